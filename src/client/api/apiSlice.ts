@@ -1,0 +1,141 @@
+import {
+  createApi,
+  fetchBaseQuery,
+  type BaseQueryFn,
+  type FetchArgs,
+  type FetchBaseQueryError,
+  type FetchBaseQueryMeta,
+} from '@reduxjs/toolkit/query/react';
+import { CALL_ERRORS } from '../../shared/constants';
+import { browser } from '../common/browser';
+import { clearSession, getInstallationId, projectIdFromPath } from '../common/session';
+
+/**
+ * The error every endpoint rejects with: serialisable, and `message` is the text to show
+ * (part 1 section 8: the server's `detail` or `message`, else 'HTTP {status}: {statusText or body}').
+ */
+export interface ApiError {
+  /** HTTP status, or 'FETCH_ERROR' / 'CUSTOM_ERROR' when no answer came. */
+  status: number | 'FETCH_ERROR' | 'PARSING_ERROR' | 'TIMEOUT_ERROR' | 'CUSTOM_ERROR';
+  message: string;
+  data?: unknown;
+}
+
+/** Answers without content (204) come back as null; JSON is parsed; anything else is text. */
+async function contentHandler(response: Response): Promise<unknown> {
+  if (response.status === 204) return null;
+  const text = await response.text();
+  if (!text) return null;
+  const type = response.headers.get('content-type') ?? '';
+  if (/\bjson\b/i.test(type)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** For downloads: `query: () => ({ url, responseHandler: blobResponse })`. */
+export const blobResponse = (response: Response): Promise<Blob> => response.blob();
+
+const rawBaseQuery = fetchBaseQuery({
+  // Absolute, because `new Request()` outside a browser (tests, workers) rejects relative URLs.
+  baseUrl: `${globalThis.location?.origin ?? ''}/api`,
+  credentials: 'same-origin',
+  responseHandler: contentHandler,
+  prepareHeaders: (headers) => {
+    const installationId = getInstallationId();
+    if (installationId) headers.set('Installation-Id', installationId);
+    const projectId = projectIdFromPath(window.location.pathname);
+    if (projectId && !headers.has('Project-Id')) headers.set('Project-Id', projectId);
+    if (!headers.has('Accept')) headers.set('Accept', 'application/json');
+    return headers;
+  },
+});
+
+function fieldText(data: unknown, field: 'detail' | 'message'): string | null {
+  if (typeof data !== 'object' || data === null || !(field in data)) return null;
+  const value = (data as Record<string, unknown>)[field];
+  return typeof value === 'string' && value.trim() ? value : null;
+}
+
+function bodyText(data: unknown): string {
+  if (data === null || data === undefined) return '';
+  return typeof data === 'string' ? data : JSON.stringify(data);
+}
+
+/** Turns any failed fetch into the message part 1 section 8 prescribes. */
+export function toApiError(error: FetchBaseQueryError, meta?: FetchBaseQueryMeta): ApiError {
+  if (typeof error.status === 'number') {
+    const data = error.data;
+    const serverText = fieldText(data, 'detail') ?? fieldText(data, 'message');
+    const statusText = meta?.response?.statusText ?? '';
+    return {
+      status: error.status,
+      message: serverText ?? CALL_ERRORS.http(error.status, statusText || bodyText(data)),
+      data,
+    };
+  }
+  if (error.status === 'PARSING_ERROR') {
+    return {
+      status: error.originalStatus,
+      message: CALL_ERRORS.http(error.originalStatus, meta?.response?.statusText || error.data),
+      data: error.data,
+    };
+  }
+  return { status: error.status, message: error.error };
+}
+
+/**
+ * fetchBaseQuery with the call conventions of part 1 section 7: every call but `/github…` needs the
+ * stored installation id, a 401 ends the session (session storage cleared, browser sent to /).
+ */
+export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiError, object, FetchBaseQueryMeta> = async (
+  args,
+  api,
+  extraOptions,
+) => {
+  const url = typeof args === 'string' ? args : args.url;
+  if (!getInstallationId() && !url.startsWith('/github')) {
+    return { error: { status: 'CUSTOM_ERROR', message: CALL_ERRORS.noInstallationId } };
+  }
+  const result = await rawBaseQuery(args, api, extraOptions);
+  if (!result.error) return result;
+  if (result.error.status === 401) {
+    clearSession();
+    browser.assign('/');
+  }
+  return { error: toApiError(result.error, result.meta), meta: result.meta };
+};
+
+/** Every tag any feature invalidates; features add endpoints with `apiSlice.injectEndpoints`. */
+export const TAG_TYPES = ['User', 'Project', 'ProjectState', 'ProjectCosts'] as const;
+
+/** The one RTK Query API of the app. */
+export const apiSlice = createApi({
+  reducerPath: 'api',
+  baseQuery,
+  tagTypes: TAG_TYPES,
+  refetchOnFocus: true,
+  refetchOnReconnect: true,
+  endpoints: () => ({}),
+});
+
+/** The message to show for any error a hook or `unwrap()` produced. */
+export function errorMessage(error: unknown, fallback = 'Something went wrong'): string {
+  if (typeof error === 'object' && error !== null) {
+    if ('message' in error && typeof error.message === 'string' && error.message) return error.message;
+    if ('error' in error && typeof error.error === 'string' && error.error) return error.error;
+  }
+  return fallback;
+}
+
+/** The HTTP status of an error from a hook, if it had one. */
+export function errorStatus(error: unknown): number | null {
+  if (typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number') {
+    return error.status;
+  }
+  return null;
+}

@@ -1,0 +1,37 @@
+/**
+ * The one theme of the app: a dark, quiet palette for an infrastructure tool. Components take colours
+ * and spacing from here through styled-components' `theme`, never as literals.
+ */
+export const theme = {
+  colors: {
+    background: '#0d1117',
+    surface: '#161b22',
+    surfaceRaised: '#1c2230',
+    surfaceHover: '#222a38',
+    border: '#30363d',
+    text: '#e6edf3',
+    textMuted: '#8b949e',
+    primary: '#2f81f7',
+    primaryHover: '#4493f8',
+    primaryText: '#ffffff',
+    success: '#3fb950',
+    successSurface: 'rgba(63, 185, 80, 0.12)',
+    danger: '#f85149',
+    dangerSurface: 'rgba(248, 81, 73, 0.12)',
+    warning: '#d29922',
+    focus: '#58a6ff',
+    overlay: 'rgba(1, 4, 9, 0.7)',
+  },
+  fonts: {
+    body: "-apple-system, BlinkMacSystemFont, 'Segoe UI', 'Noto Sans', Helvetica, Arial, sans-serif",
+    mono: "ui-monospace, SFMono-Regular, 'SF Mono', Menlo, Consolas, 'Liberation Mono', monospace",
+  },
+  fontSizes: { xs: '12px', sm: '13px', md: '14px', lg: '16px', xl: '20px', xxl: '28px', hero: '44px' },
+  /** Spacing scale in px: space(1) = 4px. */
+  space: (n: number): string => `${n * 4}px`,
+  radii: { sm: '4px', md: '6px', lg: '10px', round: '999px' },
+  shadows: { raised: '0 8px 24px rgba(1, 4, 9, 0.5)' },
+  sidebarWidth: '300px',
+} as const;
+
+export type AppTheme = typeof theme;

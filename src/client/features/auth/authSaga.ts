@@ -1,0 +1,56 @@
+import { call, delay, put, takeLeading, type SagaReturnType } from 'redux-saga/effects';
+import { PATHS, TIMING } from '../../../shared/constants';
+import { browser } from '../../common/browser';
+import { clearSession } from '../../common/session';
+import { authApi } from './authApi';
+import { signOutRequested } from './authSlice';
+
+/** Adds an invisible iframe; the provider's logout page ends its own session inside it. */
+export function appendHiddenFrame(src: string): HTMLIFrameElement {
+  const frame = document.createElement('iframe');
+  frame.src = src;
+  frame.title = 'Sign out';
+  frame.hidden = true;
+  frame.setAttribute('aria-hidden', 'true');
+  document.body.appendChild(frame);
+  return frame;
+}
+
+export function removeFrame(frame: HTMLIFrameElement): void {
+  frame.remove();
+}
+
+/** Loads `src` in a hidden iframe for `ms` (part 1 section 9: 1 second), then removes it. */
+export function* loadHiddenPage(src: string, ms: number): Generator {
+  const frame = (yield call(appendHiddenFrame, src)) as HTMLIFrameElement;
+  try {
+    yield delay(ms);
+  } finally {
+    yield call(removeFrame, frame);
+  }
+}
+
+/** POST /api/github/logout through RTK Query; resolves whatever the answer, the sign-out goes on. */
+export function* requestLogout(): Generator {
+  const request = (yield put(authApi.endpoints.logout.initiate())) as ReturnType<
+    ReturnType<typeof authApi.endpoints.logout.initiate>
+  >;
+  const result = (yield call(() => request)) as SagaReturnType<() => typeof request>;
+  return result;
+}
+
+/**
+ * Sign Out (part 1 section 7): end the server session, clear session storage, let the provider's
+ * logout page load in a hidden frame for 1 s, then go to /. A failed logout call still signs the
+ * browser out: the marker is gone and the cookie is useless without it.
+ */
+export function* signOutWorker(): Generator {
+  yield call(requestLogout);
+  yield call(clearSession);
+  yield call(loadHiddenPage, PATHS.providerLogout, TIMING.logoutHiddenPageMs);
+  yield call([browser, browser.assign], '/');
+}
+
+export function* authSaga(): Generator {
+  yield takeLeading(signOutRequested.type, signOutWorker);
+}

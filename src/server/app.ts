@@ -1,0 +1,74 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { AppConfig } from './config';
+import type { Database } from './db/client';
+import { docsPlugin } from './plugins/docs';
+import { errorsPlugin } from './plugins/errors';
+import { servicesPlugin } from './plugins/services';
+import { sessionPlugin } from './plugins/session';
+import { staticFilesPlugin } from './plugins/staticFiles';
+import { authRoutes } from './routes/auth';
+import { costRoutes } from './routes/costs';
+import { healthRoutes } from './routes/health';
+import { projectRoutes } from './routes/projects';
+import { stageRoutes } from './routes/stages';
+import { createLocalProvider, type IdentityProvider } from './services/auth/identityProvider';
+
+export interface BuildOptions {
+  config: AppConfig;
+  database: Database;
+  /** Defaults to the provider the configuration names. */
+  identityProvider?: IdentityProvider;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/**
+ * Builds the Fastify app: external plugins, then ours, then routes under /api (fastify/demo's order).
+ * `server.ts` only opens the database and listens; tests build it and use `app.inject`.
+ */
+export async function buildApp(options: BuildOptions): Promise<FastifyInstance> {
+  const { config } = options;
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimit,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(cookie);
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, message: `Too many requests: try again in ${ctx.after}` }),
+  });
+  await app.register(servicesPlugin, { config, database: options.database });
+  await app.register(errorsPlugin);
+  await app.register(sessionPlugin);
+  await app.register(docsPlugin);
+
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'same-origin');
+    reply.header('x-frame-options', 'SAMEORIGIN');
+  });
+
+  const provider = options.identityProvider ?? createLocalProvider();
+  await app.register(
+    async (api) => {
+      await api.register(healthRoutes);
+      await api.register(authRoutes, { provider });
+      await api.register(projectRoutes);
+      await api.register(stageRoutes);
+      await api.register(costRoutes);
+    },
+    { prefix: '/api' },
+  );
+  await app.register(staticFilesPlugin);
+  return app;
+}

@@ -1,0 +1,140 @@
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * Every setting comes from the environment, with embedded defaults so that `npm start` needs no
+ * configuration. `.env.example` lists them all. A bad value stops the start with a message that
+ * names the variable.
+ */
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')]);
+
+const EnvSchema = Type.Object({
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  PORT: Port,
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
+  TRUST_PROXY: Bool,
+  STATIC_DIR: Type.String({ minLength: 1, default: 'dist/public' }),
+  MIGRATIONS_DIR: Type.String({ minLength: 1, default: 'migrations' }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024 }),
+  SESSION_IDLE_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 }),
+  SESSION_ABSOLUTE_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 }),
+  LOGIN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  GITHUB_APP_ID: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+  GITHUB_APP_PRIVATE_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  GITHUB_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  GITHUB_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  GITHUB_APP_SLUG: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]+$' })),
+  GITHUB_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.github.com' }),
+  GITHUB_WEB_URL: Type.String({ pattern: '^https?://', default: 'https://github.com' }),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+const DEFAULTS: Record<string, string> = {
+  PORT: '8080',
+  TRUST_PROXY: 'false',
+  BODY_LIMIT_BYTES: String(1024 * 1024),
+  SESSION_IDLE_HOURS: '72',
+  SESSION_ABSOLUTE_HOURS: '720',
+  LOGIN_RATE_LIMIT_PER_MINUTE: '20',
+};
+
+const NUMERIC = new Set(['PORT', 'BODY_LIMIT_BYTES', 'SESSION_IDLE_HOURS', 'SESSION_ABSOLUTE_HOURS', 'LOGIN_RATE_LIMIT_PER_MINUTE']);
+const GITHUB_VARS = ['GITHUB_APP_ID', 'GITHUB_APP_PRIVATE_KEY', 'GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET', 'GITHUB_APP_SLUG'] as const;
+
+export interface GithubAppConfig {
+  appId: string;
+  privateKey: string;
+  clientId: string;
+  clientSecret: string;
+  slug: string;
+  apiUrl: string;
+  webUrl: string;
+}
+
+export interface AppConfig {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  logLevel: string;
+  /** The origin browsers use (`http://127.0.0.1:8080` by default); WebSockets must come from it. */
+  publicUrl: string;
+  secureCookies: boolean;
+  trustProxy: boolean;
+  staticDir: string;
+  migrationsDir: string;
+  bodyLimit: number;
+  sessionIdleMs: number;
+  sessionAbsoluteMs: number;
+  loginRateLimitPerMinute: number;
+  github: GithubAppConfig | undefined;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads and validates the environment. Throws ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = env[key] === '' ? undefined : (env[key] ?? DEFAULTS[key]);
+    if (value === undefined) continue;
+    raw[key] = NUMERIC.has(key) && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+  }
+  const withDefaults = Value.Default(EnvSchema, raw) as Record<string, unknown>;
+  const first = Value.Errors(EnvSchema, withDefaults)[0];
+  if (first) {
+    const name = first.instancePath.replace(/^\//, '') || missingName(first.params);
+    throw new ConfigError(`Invalid environment variable ${name}=${JSON.stringify(env[name] ?? '')}: ${first.message}`);
+  }
+  const e = withDefaults as Env;
+  const githubSet = GITHUB_VARS.filter((k) => e[k] !== undefined);
+  if (githubSet.length > 0 && githubSet.length < GITHUB_VARS.length) {
+    const missing = GITHUB_VARS.filter((k) => e[k] === undefined);
+    throw new ConfigError(`Invalid environment variable ${missing[0]}: the GitHub App provider needs ${GITHUB_VARS.join(', ')} (missing: ${missing.join(', ')})`);
+  }
+  const publicUrl = e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`;
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    publicUrl,
+    secureCookies: publicUrl.startsWith('https://'),
+    trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
+    staticDir: path.resolve(e.STATIC_DIR),
+    migrationsDir: path.resolve(e.MIGRATIONS_DIR),
+    bodyLimit: e.BODY_LIMIT_BYTES,
+    sessionIdleMs: e.SESSION_IDLE_HOURS * 3_600_000,
+    sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
+    loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    github:
+      githubSet.length === GITHUB_VARS.length
+        ? {
+            appId: e.GITHUB_APP_ID!,
+            privateKey: e.GITHUB_APP_PRIVATE_KEY!.replace(/\\n/g, '\n'),
+            clientId: e.GITHUB_CLIENT_ID!,
+            clientSecret: e.GITHUB_CLIENT_SECRET!,
+            slug: e.GITHUB_APP_SLUG!,
+            apiUrl: e.GITHUB_API_URL.replace(/\/$/, ''),
+            webUrl: e.GITHUB_WEB_URL.replace(/\/$/, ''),
+          }
+        : undefined,
+  };
+}
+
+function missingName(params: unknown): string {
+  const p = params as { requiredProperties?: string[]; missingProperty?: string };
+  return p.requiredProperties?.[0] ?? p.missingProperty ?? 'unknown';
+}

@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fp from 'fastify-plugin';
+import type { FastifyError } from 'fastify';
+
+interface AjvIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Turns a schema failure into a message naming the field, e.g. "name must NOT have more than 100 characters". */
+export function describeValidation(issues: AjvIssue[], context: string | undefined): string {
+  const issue = issues[0];
+  if (!issue) return 'Invalid request';
+  const field = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  if (issue.keyword === 'required') {
+    const missing = String(issue.params?.missingProperty ?? '');
+    return `${field ? `${field}.` : ''}${missing} is required`;
+  }
+  if (issue.keyword === 'additionalProperties') {
+    return `${field ? `${field}.` : ''}${String(issue.params?.additionalProperty)} is not allowed`;
+  }
+  const where = field || (context === 'body' ? 'body' : context ?? 'request');
+  return `${where} ${issue.message ?? 'is invalid'}`;
+}
+
+/**
+ * Every error is JSON `{ detail }`. Client mistakes keep their 4xx status; oversized and
+ * malformed bodies answer 400 naming the problem; anything else is logged and answers 500
+ * without internals.
+ */
+export const errorsPlugin = fp(
+  async (app) => {
+    app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
+      if (error.validation) {
+        return reply.status(400).send({ detail: describeValidation(error.validation as AjvIssue[], error.validationContext) });
+      }
+      const status = error.statusCode ?? 500;
+      if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return reply.status(400).send({ detail: `Request body is too large (limit ${app.config.bodyLimit} bytes)` });
+      }
+      if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
+        return reply.status(400).send({ detail: 'Malformed JSON in request body' });
+      }
+      if (status >= 400 && status < 500) {
+        if (status === 429) return reply.status(429).send({ detail: error.message || 'Too many requests' });
+        return reply.status(status).send({ detail: error.message });
+      }
+      request.log.error({ err: error }, 'request failed');
+      return reply.status(500).send({ detail: 'Internal server error' });
+    });
+
+    const indexHtml = path.join(app.config.staticDir, 'index.html');
+    app.setNotFoundHandler((request, reply) => {
+      if (request.url.startsWith('/api/') || request.url === '/api' || request.method !== 'GET') {
+        return reply.status(404).send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
+      }
+      if (fs.existsSync(indexHtml)) {
+        return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(fs.createReadStream(indexHtml));
+      }
+      return reply
+        .status(503)
+        .type('text/plain; charset=utf-8')
+        .send('The web app is not built yet: run `npm run build` (or `npm start`, which builds first).');
+    });
+  },
+  { name: 'errors', dependencies: ['services'] },
+);

@@ -1,0 +1,36 @@
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { openDatabase } from './db/client';
+
+/** Starts the product: validate configuration, open and migrate the database, listen, shut down gracefully. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nSee .env.example for every setting.\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, migrationsDir: config.migrationsDir });
+  const app = await buildApp({ config, database });
+  await app.services.sessions.prune();
+
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    await app.close();
+    await database.close();
+  });
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info(`DevOps Agents is ready on ${config.publicUrl} (database: ${database.kind})`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

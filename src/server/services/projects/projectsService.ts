@@ -1,0 +1,148 @@
+import { and, asc, desc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { projects, projectStages } from '../../db/schema';
+import { badRequest, notFound } from '../../errors';
+import { PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX, type CreateProjectBody, type Project } from '../../../shared/api/projects';
+import type { ProjectState, Stage, StageUpdateBody } from '../../../shared/api/stages';
+import { DEFAULT_STAGES } from '../stages/defaultStages';
+
+type ProjectRow = typeof projects.$inferSelect;
+type StageRow = typeof projectStages.$inferSelect;
+
+const toProject = (row: ProjectRow): Project => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});
+
+const toStage = (row: StageRow): Stage => ({
+  stage_id: row.stageId,
+  name: row.name,
+  description: row.description,
+  agent_id: row.agentId,
+  order: row.order,
+  is_enabled: row.isEnabled,
+  is_active: row.isActive,
+  is_completed: row.isCompleted,
+});
+
+/**
+ * Projects and their staged workflow. Every method takes the caller's installation id and looks
+ * the project up within it, so another tenant's project answers 404 exactly like a missing one.
+ */
+export function createProjectsService({ db }: { db: Db }) {
+  async function findRow(installationId: number, projectId: number): Promise<ProjectRow> {
+    const [row] = await db
+      .select()
+      .from(projects)
+      .where(and(eq(projects.id, projectId), eq(projects.installationId, installationId)));
+    if (!row) throw notFound('Project not found');
+    return row;
+  }
+
+  async function stagesOf(projectId: number): Promise<StageRow[]> {
+    return db.select().from(projectStages).where(eq(projectStages.projectId, projectId)).orderBy(asc(projectStages.order));
+  }
+
+  return {
+    async list(installationId: number): Promise<Project[]> {
+      const rows = await db
+        .select()
+        .from(projects)
+        .where(eq(projects.installationId, installationId))
+        .orderBy(desc(projects.updatedAt), desc(projects.id));
+      return rows.map(toProject);
+    },
+
+    async get(installationId: number, projectId: number): Promise<Project> {
+      return toProject(await findRow(installationId, projectId));
+    },
+
+    /** Creates the project with its five stages in one transaction; the first stage is active. */
+    async create(installationId: number, body: CreateProjectBody): Promise<Project> {
+      const name = body.name.trim();
+      if (!name) throw badRequest('name is required and cannot be blank');
+      if (name.length > PROJECT_NAME_MAX) throw badRequest(`name must be at most ${PROJECT_NAME_MAX} characters`);
+      const description = body.description?.trim() || null;
+      if (description && description.length > PROJECT_DESCRIPTION_MAX) {
+        throw badRequest(`description must be at most ${PROJECT_DESCRIPTION_MAX} characters`);
+      }
+      return db.transaction(async (tx) => {
+        const [row] = await tx.insert(projects).values({ installationId, name, description }).returning();
+        await tx.insert(projectStages).values(
+          DEFAULT_STAGES.map((s, order) => ({
+            projectId: row!.id,
+            stageId: s.stageId,
+            agentId: s.agentId,
+            name: s.name,
+            description: s.description,
+            order,
+            isActive: order === 0,
+          })),
+        );
+        return toProject(row!);
+      });
+    },
+
+    /** Resolves a project id the caller named (path or Project-Id header) within their installation. */
+    async require(installationId: number, projectId: number): Promise<ProjectRow> {
+      return findRow(installationId, projectId);
+    },
+
+    async state(installationId: number, projectId: number): Promise<ProjectState> {
+      const row = await findRow(installationId, projectId);
+      const stages = await stagesOf(projectId);
+      return { projectId, current_stage_index: row.currentStageIndex, stages: stages.map(toStage) };
+    },
+
+    /** Makes `stageId` the current stage and marks it active. Setting the current stage again changes nothing. */
+    async setCurrentStage(installationId: number, projectId: number, stageId: string): Promise<{ current_stage_index: number; stage_id: string }> {
+      await findRow(installationId, projectId);
+      return db.transaction(async (tx) => {
+        const [stage] = await tx
+          .select()
+          .from(projectStages)
+          .where(and(eq(projectStages.projectId, projectId), eq(projectStages.stageId, stageId)));
+        if (!stage) throw notFound(`Stage not found: ${stageId}`);
+        await tx.update(projectStages).set({ isActive: true }).where(and(eq(projectStages.projectId, projectId), eq(projectStages.stageId, stageId)));
+        await tx.update(projects).set({ currentStageIndex: stage.order, updatedAt: new Date() }).where(eq(projects.id, projectId));
+        return { current_stage_index: stage.order, stage_id: stageId };
+      });
+    },
+
+    /**
+     * Merges the given fields into a stage and answers the merged stage. Completing a stage moves the
+     * project to the next stage (if any) and marks that one active.
+     */
+    async updateStage(installationId: number, projectId: number, stageId: string, patch: StageUpdateBody): Promise<Stage> {
+      await findRow(installationId, projectId);
+      return db.transaction(async (tx) => {
+        const where = and(eq(projectStages.projectId, projectId), eq(projectStages.stageId, stageId));
+        const set: Partial<StageRow> = {};
+        if (patch.is_completed !== undefined) set.isCompleted = patch.is_completed;
+        if (patch.is_active !== undefined) set.isActive = patch.is_active;
+        if (patch.is_enabled !== undefined) set.isEnabled = patch.is_enabled;
+        const [updated] = Object.keys(set).length
+          ? await tx.update(projectStages).set(set).where(where).returning()
+          : await tx.select().from(projectStages).where(where);
+        if (!updated) throw notFound(`Stage not found: ${stageId}`);
+        const projectSet: Partial<ProjectRow> = { updatedAt: new Date() };
+        if (patch.is_completed) {
+          const next = updated.order + 1;
+          const [nextStage] = await tx
+            .update(projectStages)
+            .set({ isActive: true })
+            .where(and(eq(projectStages.projectId, projectId), eq(projectStages.order, next)))
+            .returning({ order: projectStages.order });
+          if (nextStage) projectSet.currentStageIndex = next;
+        }
+        await tx.update(projects).set(projectSet).where(eq(projects.id, projectId));
+        return toStage(updated);
+      });
+    },
+  };
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>;

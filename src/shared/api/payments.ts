@@ -1,0 +1,55 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * Dodo Payments webhooks (Standard Webhooks). The route must verify `webhook-signature` over the raw
+ * body and reject stale `webhook-timestamp`s before trusting anything here; these schemas only check the
+ * fields the server reads and let every other field through, because the provider adds fields freely.
+ */
+
+/** Event type that credits an account; every other type is acknowledged and ignored. */
+export const DODO_PAYMENT_SUCCEEDED = 'payment.succeeded';
+export const DODO_PAYMENT_FAILED = 'payment.failed';
+
+/** Headers of POST /api/payments/webhook (Fastify lower-cases header names). */
+export const DodoWebhookHeaders = Type.Object({
+  'webhook-id': Type.String({ minLength: 1, maxLength: 200 }),
+  'webhook-signature': Type.String({ minLength: 1, maxLength: 2_000 }),
+  'webhook-timestamp': Type.String({ pattern: '^[0-9]{1,12}$' }),
+});
+export type DodoWebhookHeaders = Static<typeof DodoWebhookHeaders>;
+
+/** POST /api/payments/webhook: the body as Dodo sends it. `total_amount` is in the smallest currency unit (cents). */
+export const DodoWebhookBody = Type.Object({
+  type: Type.String({ maxLength: 100 }),
+  business_id: Type.Optional(Type.String({ maxLength: 200 })),
+  timestamp: Type.Optional(Type.String({ maxLength: 100 })),
+  data: Type.Object({
+    payload_type: Type.Optional(Type.String({ maxLength: 100 })),
+    payment_id: Type.Optional(Type.String({ maxLength: 200 })),
+    total_amount: Type.Optional(Type.Integer({ minimum: 0 })),
+    currency: Type.Optional(Type.String({ maxLength: 10 })),
+    status: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
+    metadata: Type.Optional(
+      Type.Object({
+        /** Our order id, set when the checkout session was created. */
+        purchase_id: Type.Optional(Type.String({ maxLength: 200 })),
+      }),
+    ),
+  }),
+});
+export type DodoWebhookBody = Static<typeof DodoWebhookBody>;
+
+/** Answer of POST /api/payments/webhook (2xx tells Dodo not to retry). */
+export const WebhookAck = Type.Object({ received: Type.Boolean() });
+export type WebhookAck = Static<typeof WebhookAck>;
+
+/**
+ * Query of the app's payment success page (/credits/success, /payment-success): the amount we put in the
+ * return URL, and the `payment_id` and `status` the provider appends. Read by the client only.
+ */
+export const PaymentSuccessQuery = Type.Object({
+  amount: Type.Optional(Type.String({ maxLength: 20 })),
+  payment_id: Type.Optional(Type.String({ maxLength: 200 })),
+  status: Type.Optional(Type.String({ maxLength: 50 })),
+});
+export type PaymentSuccessQuery = Static<typeof PaymentSuccessQuery>;

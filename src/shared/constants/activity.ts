@@ -1,0 +1,62 @@
+/** The activity overview and the home timeline (part 1 sections 2, 3, 9; part 2 sections 2, 4, 7, 8, 9). */
+
+/** Activity types; any other value is shown as unknown. */
+export const ACTIVITY_TYPES = {
+  projectWorkflowCompleted: 'PROJECT_WORKFLOW_COMPLETED',
+} as const;
+
+/** Categories an activity is shown under; validations are labelled 'Analysis'. */
+export const ACTIVITY_CATEGORIES = {
+  projects: 'Projects',
+  deployments: 'Deployments',
+  validations: 'Analysis',
+  other: 'Other',
+} as const;
+export type ActivityCategory = keyof typeof ACTIVITY_CATEGORIES;
+
+export const ACTIVITY = {
+  gridDays: 365,
+  gridMonths: 12,
+  dayLabels: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'],
+  legendLess: 'Less',
+  legendMore: 'More',
+  /** Levels 0 (none) to 4 (four or more activities in a day). */
+  maxLevel: 4,
+  timelineDefaultLimit: 50,
+  timelineDefaultOffset: 0,
+  timelineMaxLimit: 200,
+  timelineDefaultFilter: 'all',
+  /** The projects home shows up to this many timeline items ... */
+  homeTimelineMax: 20,
+  /** ... with details cut to this many characters. */
+  detailsMaxChars: 100,
+  /** Relative times are used under this many days, then a date. */
+  relativeTimeMaxDays: 30,
+  loadError: 'Failed to load activity data',
+  unknownType: 'Unknown activity',
+} as const;
+
+/** Colour level of a day: 0 none, 1, 2, 3, and 4 for four or more. */
+export const activityLevel = (count: number): 0 | 1 | 2 | 3 | 4 => {
+  if (count <= 0) return 0;
+  if (count >= ACTIVITY.maxLevel) return 4;
+  return Math.floor(count) as 1 | 2 | 3;
+};
+
+/** Timeline time: 'just now', 'Nm ago', 'Nh ago', 'Nd ago' under 30 days, then a date. */
+export const relativeTime = (iso: string, now: Date = new Date()): string => {
+  const at = new Date(iso);
+  const minutes = Math.floor((now.getTime() - at.getTime()) / 60_000);
+  if (Number.isNaN(minutes)) return '';
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes}m ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h ago`;
+  const days = Math.floor(hours / 24);
+  if (days < ACTIVITY.relativeTimeMaxDays) return `${days}d ago`;
+  return at.toLocaleDateString();
+};
+
+/** Details cut to 100 characters, with an ellipsis when cut. */
+export const truncateDetails = (text: string): string =>
+  text.length > ACTIVITY.detailsMaxChars ? `${text.slice(0, ACTIVITY.detailsMaxChars)}...` : text;

@@ -1,0 +1,46 @@
+/** Project costs, token prices and the pricing page's example costs (part 2 sections 2, 4, 7, 9). */
+
+export const COSTS = {
+  /** Project costs are polled this often, in ms. */
+  pollMs: 10_000,
+  /** Costs are shown in dollars with this many decimals. */
+  decimals: 4,
+  /** `returnTo` query value of the costs page that leads back to the project home. */
+  returnToHome: 'home',
+} as const;
+
+/** Token prices in US dollars per million tokens. */
+export const TOKEN_PRICES = {
+  /** Research-preview pricing, in force now. */
+  researchPreview: { inputPerMillion: 5, outputPerMillion: 20 },
+  /** Regular pricing after the preview ends (no date known): one rate for any token. */
+  regular: { perMillion: 30 },
+} as const;
+
+/** Research-preview cost in dollars of one model call. */
+export const tokenCostUsd = (inputTokens: number, outputTokens: number): number =>
+  (inputTokens * TOKEN_PRICES.researchPreview.inputPerMillion +
+    outputTokens * TOKEN_PRICES.researchPreview.outputPerMillion) /
+  1_000_000;
+
+export type ExampleCost = { task: string; time: string; cost: string };
+
+/** The pricing page's 'Example Costs' table. */
+export const EXAMPLE_COSTS: readonly ExampleCost[] = [
+  { task: 'Basic VPS on a cloud droplet provider', time: '14 mins', cost: '$2.00' },
+  { task: 'VPS with MySQL', time: '25 mins', cost: '$4.00' },
+  { task: 'VPS with PostgreSQL', time: '32 mins', cost: '$4.50' },
+  { task: 'ELK stack on VPS', time: '40 mins', cost: '$7.00' },
+  { task: 'EC2 instance with SSH access', time: '16 mins', cost: '$3.60' },
+  { task: 'VPS with Prometheus/Grafana', time: '24 mins', cost: '$4.00' },
+];
+
+export const PRICING_TEXT = {
+  title: 'DevOps Agents - Pricing Page',
+  currentRates: 'Current Rates',
+  exampleCosts: 'Example Costs',
+  researchPreview: 'Research preview',
+  regularPricing: 'Regular pricing after the research preview',
+  quickInfo: ['Pay per use', 'Real-time tracking', 'No hidden fees'],
+  getStarted: 'Get Started',
+} as const;

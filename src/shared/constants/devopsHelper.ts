@@ -1,0 +1,36 @@
+/** The DevOps Helper chat, its warning dialog and its approval socket (part 2 sections 2, 4, 7, 8, 9). */
+
+export const DEVOPS_HELPER = {
+  title: 'DevOps Helper',
+  /** The approval socket sends a ping this often, in ms. */
+  approvalPingMs: 30_000,
+  /** Reconnect delay after an unclean close of the approval socket, in ms. */
+  approvalReconnectMs: 5_000,
+  /** Local storage flag of the accepted warning (cleared on page unload). */
+  acceptanceStorageKey: 'devops_helper_warning_accepted',
+  approve: 'Approve',
+  deny: 'Deny',
+} as const;
+
+/** Roles of DevOps Helper messages: the chat roles plus approval requests. */
+export const DEVOPS_HELPER_ROLES = ['user', 'assistant', 'approval'] as const;
+export type DevopsHelperRole = (typeof DEVOPS_HELPER_ROLES)[number];
+
+export const DEVOPS_HELPER_WARNING = {
+  title: 'Important Notice',
+  body: 'The DevOps Helper has full command access in your sandbox and on your VPS. Every command it wants to run is shown to you first and runs only after you approve it.',
+  recommendedUsage: [
+    'Read each command before approving it.',
+    'Prefer read-only investigation before changes.',
+    'Keep backups of anything you cannot lose.',
+  ],
+  checkbox: 'I understand that the DevOps Helper can run commands with full access once I approve them.',
+  proceed: 'I Understand - Proceed',
+} as const;
+
+export const DEVOPS_HELPER_ERRORS = {
+  sendWithRetry: 'Failed to send message. Please try again.',
+  send: 'Failed to send message',
+  /** 'Server error: {data}' */
+  server: (data: string): string => `Server error: ${data}`,
+} as const;

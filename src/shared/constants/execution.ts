@@ -1,0 +1,61 @@
+/** The execution stage: progress, step cards, approvals and auto-retry (part 2 sections 2, 3, 4, 8, 9). */
+
+/** Step statuses. `rejected` is the server's answer to a rejected step; the client styles it like failed. */
+export const STEP_STATUSES = ['pending', 'in_progress', 'waiting_approval', 'completed', 'failed', 'rejected'] as const;
+export type StepStatusName = (typeof STEP_STATUSES)[number];
+
+/** A status as shown on a step card: underscores become spaces ('waiting approval'). */
+export const formatStepStatus = (status: string): string => status.replace(/_/g, ' ');
+
+export const EXECUTION = {
+  /** Fixed message of the implementation confirm's execution trigger. */
+  triggerMessage: 'Start execution',
+  progressPollMs: 5_000,
+  /** Lines of step output shown before 'View Full Output'. */
+  outputPreviewLines: 5,
+  /** A failed step is re-executed automatically at most this many times. */
+  autoRetryMax: 3,
+  /** Local storage key of the per-step retry counts (a JSON map of step number to count). */
+  retryCountStorageKey: 'execution_step_retry_counts',
+  /** Radius of the circular progress indicator (SVG units). */
+  progressRingRadius: 35,
+} as const;
+
+export const EXECUTION_TEXT = {
+  title: 'Execution Progress',
+  currentExecution: 'Current Execution',
+  lastExecuted: 'Last Executed',
+  none: 'None',
+  autoApprove: 'Auto-Approve All Steps',
+  autoRetry: 'Auto-Retry Failed Steps',
+  noSteps: 'No execution steps available',
+  /** 'Execution Step N', the default step description. */
+  stepDefault: (n: number): string => `Execution Step ${n}`,
+  /** 'N / total steps completed' */
+  completedCount: (completed: number, total: number): string => `${completed} / ${total} steps completed`,
+  promptLabel: 'Step to be executed by the execution agent',
+  commandLabel: 'Command to be executed',
+  outputLabel: 'Output from the execution agent',
+  approve: 'Approve',
+  reject: 'Reject',
+  reExecute: 'Re-execute',
+  allCompleted: 'All execution steps completed successfully!',
+  proceedToValidation: 'Proceed to Validation Stage',
+  comingSoon: 'Coming Soon',
+  comingSoonDescription: 'An interactive terminal and file editor.',
+} as const;
+
+/** The 'Full Output' modal, shared by execution and validation step cards. */
+export const FULL_OUTPUT_MODAL = {
+  open: 'View Full Output',
+  title: 'Full Output',
+  hint:
+    'Terminal output appears only after commands complete. If nothing new shows, the AI agent might still be executing commands.',
+  close: 'Close',
+  copy: 'Copy to Clipboard',
+} as const;
+
+export const EXECUTION_ERRORS = {
+  loadProgress: 'Failed to load execution progress',
+  noStepsData: 'No steps data available',
+} as const;

@@ -1,0 +1,47 @@
+import path from 'node:path';
+import HtmlWebpackPlugin from 'html-webpack-plugin';
+import type { Configuration } from 'webpack';
+import type { Configuration as DevServerConfiguration } from 'webpack-dev-server';
+
+/**
+ * Client bundle. Production output lands in dist/public, which the Fastify server serves.
+ * In development webpack-dev-server proxies /api (HTTP, SSE and WebSockets) to the watched server.
+ */
+export default (_env: unknown, argv: { mode?: Configuration['mode'] }): Configuration & { devServer?: DevServerConfiguration } => {
+  const production = argv.mode !== 'development';
+  const apiTarget = `http://127.0.0.1:${process.env.PORT ?? 8080}`;
+  return {
+    mode: production ? 'production' : 'development',
+    entry: { main: './src/client/index.tsx' },
+    output: {
+      path: path.resolve(process.cwd(), 'dist/public'),
+      filename: production ? 'assets/[name].[contenthash:8].js' : 'assets/[name].js',
+      chunkFilename: production ? 'assets/[name].[contenthash:8].js' : 'assets/[name].js',
+      publicPath: '/',
+      clean: true,
+    },
+    resolve: { extensions: ['.tsx', '.ts', '.js', '.mjs'] },
+    module: {
+      rules: [
+        { test: /\.[cm]?tsx?$/, loader: 'esbuild-loader', options: { target: 'es2020', jsx: 'automatic' } },
+        { test: /\.css$/, use: ['style-loader', 'css-loader'] },
+      ],
+    },
+    plugins: [
+      new HtmlWebpackPlugin({ template: './public/index.html', favicon: './public/favicon.svg' }),
+    ],
+    devtool: production ? 'source-map' : 'eval-cheap-module-source-map',
+    performance: production
+      ? { hints: 'error', maxEntrypointSize: 560_000, maxAssetSize: 560_000, assetFilter: (f: string) => f.endsWith('.js') }
+      : false,
+    optimization: { splitChunks: { chunks: 'async' } },
+    devServer: {
+      host: '127.0.0.1',
+      port: Number(process.env.DEV_CLIENT_PORT ?? 3000),
+      hot: true,
+      historyApiFallback: true,
+      static: { directory: path.resolve(process.cwd(), 'public'), publicPath: '/' },
+      proxy: [{ context: ['/api'], target: apiTarget, ws: true, changeOrigin: false }],
+    },
+  };
+};
