@@ -14,6 +14,7 @@ import { costRoutes } from './routes/costs';
 import { healthRoutes } from './routes/health';
 import { projectRoutes } from './routes/projects';
 import { stageRoutes } from './routes/stages';
+import { createGithubProvider } from './services/auth/githubProvider';
 import { createLocalProvider, type IdentityProvider } from './services/auth/identityProvider';
 
 export interface BuildOptions {
@@ -58,7 +59,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     reply.header('x-frame-options', 'SAMEORIGIN');
   });
 
-  const provider = options.identityProvider ?? createLocalProvider();
+  const provider =
+    options.identityProvider ??
+    (config.github ? createGithubProvider({ db: options.database.db, github: config.github }) : createLocalProvider());
   await app.register(
     async (api) => {
       await api.register(healthRoutes);

@@ -39,7 +39,7 @@ export const sessionPlugin = fp(
     app.addHook('onRequest', async (request: FastifyRequest) => {
       if (!request.url.startsWith('/api/')) return;
       if (request.routeOptions.config?.public || PUBLIC_PREFIXES.some((p) => request.url.startsWith(p))) return;
-      if (!request.routeOptions.url) return; // unknown route: the not-found handler answers 404
+      if (request.is404) return; // unknown route: the not-found handler answers 404
       const session = await app.services.sessions.resolve(request.cookies[cookieName]);
       if (!session) throw unauthorized();
       const header = request.headers['installation-id'];

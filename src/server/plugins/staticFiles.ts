@@ -14,7 +14,7 @@ export const staticFilesPlugin = fp(
     }
     await app.register(fastifyStatic, {
       root: app.config.staticDir,
-      wildcard: true,
+      wildcard: false,
       index: false,
       setHeaders: (res, filePath) => {
         res.header('cache-control', /\.[0-9a-f]{8}\.(js|css)$/.test(filePath) ? 'public, max-age=31536000, immutable' : 'no-cache');

@@ -1,0 +1,43 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp, type BuildOptions } from '../../../src/server/app';
+import { loadConfig, type AppConfig } from '../../../src/server/config';
+import type { Database } from '../../../src/server/db/client';
+
+export interface TestUser {
+  login: string;
+  installationId: number;
+  cookie: string;
+  /** Headers a browser of this user sends: the session cookie and its Installation-Id. */
+  headers: Record<string, string>;
+}
+
+/** A configuration as `npm start` would load it, with overrides from a test. */
+export function testConfig(env: Record<string, string> = {}): AppConfig {
+  return loadConfig({ DATA_DIR: '/tmp/devops-agents-test', STATIC_DIR: '/nonexistent', ...env });
+}
+
+/** Builds the real app on the given database, quiet, ready for `app.inject`. */
+export async function buildTestApp(
+  database: Database,
+  options: Partial<Omit<BuildOptions, 'database'>> & { env?: Record<string, string> } = {},
+): Promise<FastifyInstance> {
+  const app = await buildApp({ config: testConfig(options.env), logger: false, ...options, database });
+  await app.ready();
+  return app;
+}
+
+export function sessionCookieOf(response: LightMyRequestResponse): string {
+  const setCookie = response.headers['set-cookie'];
+  const first = Array.isArray(setCookie) ? setCookie[0] : setCookie;
+  if (!first) throw new Error(`no session cookie in response ${response.statusCode}: ${response.body}`);
+  return first.split(';')[0]!;
+}
+
+/** Signs in through the local provider, as the sign-in page does. */
+export async function signIn(app: FastifyInstance, login: string): Promise<TestUser> {
+  const response = await app.inject({ method: 'POST', url: '/api/github/local-login', payload: { login } });
+  if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.statusCode} ${response.body}`);
+  const cookie = sessionCookieOf(response);
+  const installationId = response.json<{ installation_id: number }>().installation_id;
+  return { login, installationId, cookie, headers: { cookie, 'installation-id': String(installationId) } };
+}

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../../src/server/db/client';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+/**
+ * The databases the server's tests run on: PGlite always, PostgreSQL too when TEST_DATABASE_URL
+ * is set (CI sets it). Use with `describe.each(databaseKinds())`.
+ */
+export function databaseKinds(): DatabaseKind[] {
+  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export interface TestDatabase extends Database {
+  /** Drops what the test created (the whole PostgreSQL database). */
+  destroy(): Promise<void>;
+}
+
+/** A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped afterwards. */
+export async function openTestDatabase(kind: DatabaseKind, dataDir?: string): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const database = await openDatabase({ migrationsDir: 'migrations', dataDir });
+    return { ...database, destroy: () => database.close() };
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `da_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ url: url.toString(), migrationsDir: 'migrations' });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await database.close();
+  };
+  return {
+    ...database,
+    close,
+    destroy: async () => {
+      await close();
+      const drop = new pg.Client({ connectionString: adminUrl });
+      await drop.connect();
+      await drop.query(`drop database if exists ${name} with (force)`);
+      await drop.end();
+    },
+  };
+}
