@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
+import { INPUT_LIMITS } from '../constants/foundation';
 
 /** Login names follow GitHub's rule: 1–39 letters, digits and hyphens. */
-export const LOGIN_PATTERN = '^[A-Za-z0-9-]{1,39}$';
+export const LOGIN_PATTERN = INPUT_LIMITS.loginPattern;
 
 export const LocalLoginBody = Type.Object({ login: Type.String({ pattern: LOGIN_PATTERN }) });
 export type LocalLoginBody = Static<typeof LocalLoginBody>;

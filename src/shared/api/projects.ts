@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
+import { INPUT_LIMITS } from '../constants/foundation';
 import { Timestamp } from './common';
 
-export const PROJECT_NAME_MAX = 100;
-export const PROJECT_DESCRIPTION_MAX = 2000;
+export const PROJECT_NAME_MAX = INPUT_LIMITS.projectNameMax;
+export const PROJECT_DESCRIPTION_MAX = INPUT_LIMITS.projectDescriptionMax;
 
 export const Project = Type.Object({
   id: Type.Integer(),

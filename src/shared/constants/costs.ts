@@ -1,12 +1,16 @@
-/** Project costs, token prices and the pricing page's example costs (part 2 sections 2, 4, 7, 9). */
+/**
+ * Project costs, token prices and the pricing page's example costs (part 2 sections 2, 4, 7, 9). The cost
+ * polling interval and decimals are in foundation.ts (POLLING.projectCostsMs, COST_DECIMALS).
+ */
 
 export const COSTS = {
-  /** Project costs are polled this often, in ms. */
-  pollMs: 10_000,
-  /** Costs are shown in dollars with this many decimals. */
-  decimals: 4,
   /** `returnTo` query value of the costs page that leads back to the project home. */
   returnToHome: 'home',
+  totalCost: 'Total Project Cost',
+  lastUpdated: 'Last Updated',
+  intelligenceCosts: 'Intelligence Costs',
+  aboutCosts: 'About costs',
+  viewPricing: 'View Pricing',
 } as const;
 
 /** Token prices in US dollars per million tokens. */
@@ -36,11 +40,9 @@ export const EXAMPLE_COSTS: readonly ExampleCost[] = [
 ];
 
 export const PRICING_TEXT = {
-  title: 'DevOps Agents - Pricing Page',
   currentRates: 'Current Rates',
   exampleCosts: 'Example Costs',
   researchPreview: 'Research preview',
   regularPricing: 'Regular pricing after the research preview',
   quickInfo: ['Pay per use', 'Real-time tracking', 'No hidden fees'],
-  getStarted: 'Get Started',
 } as const;

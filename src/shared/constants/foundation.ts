@@ -125,3 +125,14 @@ export const POLLING = {
 
 /** Project cost is shown in dollars with 4 decimals (part 1 section 9). */
 export const COST_DECIMALS = 4;
+
+/**
+ * Limits the browser checks before it calls. They equal LOGIN_PATTERN in api/auth.ts and
+ * PROJECT_NAME_MAX / PROJECT_DESCRIPTION_MAX in api/projects.ts; the client reads them from here
+ * because importing a value from an api/ file pulls the TypeBox runtime into the browser bundle.
+ */
+export const INPUT_LIMITS = {
+  loginPattern: '^[A-Za-z0-9-]{1,39}$',
+  projectNameMax: 100,
+  projectDescriptionMax: 2000,
+} as const;

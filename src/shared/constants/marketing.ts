@@ -1,6 +1,8 @@
-/** The landing, pricing and legal pages (part 2 sections 1, 2, 3, 7, 9). */
-
-export const PRODUCT_NAME = 'DevOps Agents';
+/**
+ * The landing, pricing and legal pages (part 2 sections 1, 2, 3, 7, 9). The product name, tagline,
+ * 'Get Started' / 'Pricing' labels and page titles are in foundation.ts (PRODUCT_NAME, LANDING, PAGE_TITLES).
+ */
+import { PRODUCT_NAME } from './foundation';
 
 /** Public routes of the app (part 2 section 2). */
 export const PUBLIC_ROUTES = {
@@ -12,11 +14,8 @@ export const PUBLIC_ROUTES = {
   githubSuccess: '/github-success',
 } as const;
 
-export const LANDING = {
-  tagline: 'Not so autonomous AI to assist you in creating and running your production infra',
+export const LANDING_PAGE = {
   researchPreview: 'Research preview',
-  pricingButton: 'Pricing',
-  loginButton: 'Get Started',
   /** Delay of the landing page's on-load timer, in ms. */
   loadTimerMs: 1_000,
   trailer: {
@@ -102,9 +101,4 @@ export const LEGAL = {
   supportResponseBusinessDays: 5,
   governingLaw: 'Delaware',
   backToHome: 'Back to Home',
-  titles: {
-    terms: `${PRODUCT_NAME} - Terms of Service`,
-    privacy: `${PRODUCT_NAME} - Privacy Policy`,
-    refund: `${PRODUCT_NAME} - Refund Policy`,
-  },
 } as const;

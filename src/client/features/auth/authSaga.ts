@@ -1,4 +1,4 @@
-import { call, delay, put, takeLeading, type SagaReturnType } from 'redux-saga/effects';
+import { call, delay, put, takeLeading } from 'redux-saga/effects';
 import { PATHS, TIMING } from '../../../shared/constants';
 import { browser } from '../../common/browser';
 import { clearSession } from '../../common/session';
@@ -32,12 +32,13 @@ export function* loadHiddenPage(src: string, ms: number): Generator {
 
 /** POST /api/github/logout through RTK Query; resolves whatever the answer, the sign-out goes on. */
 export function* requestLogout(): Generator {
-  const request = (yield put(authApi.endpoints.logout.initiate())) as ReturnType<
-    ReturnType<typeof authApi.endpoints.logout.initiate>
-  >;
-  const result = (yield call(() => request)) as SagaReturnType<() => typeof request>;
-  return result;
+  const request = (yield put(authApi.endpoints.logout.initiate())) as LogoutRequest;
+  // The request settles with `{ data }` or `{ error }`; it never rejects.
+  yield call(() => request);
+  request.reset();
 }
+
+type LogoutRequest = ReturnType<ReturnType<typeof authApi.endpoints.logout.initiate>>;
 
 /**
  * Sign Out (part 1 section 7): end the server session, clear session storage, let the provider's

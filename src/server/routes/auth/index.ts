@@ -38,6 +38,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ provider: IdentityProvider 
     },
     async (request, reply) => {
       if (!provider.completeLogin) throw notFound('GitHub sign-in is not configured on this server');
+      // Installed from GitHub's own page: no sign-in of ours is pending, so start one.
+      if (!request.query.state && request.query.setup_action === 'install') return reply.redirect('/api/github/login');
       try {
         const identity = await auth.signInGithub(await provider.completeLogin(request.query));
         app.setSessionCookie(reply, await sessions.create(identity.userId, identity.installationId));

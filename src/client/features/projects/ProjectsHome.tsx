@@ -1,0 +1,48 @@
+import { useState, type ReactElement } from 'react';
+import { useNavigate } from 'react-router-dom';
+import type { Project } from '../../../shared/api/projects';
+import { HOME, PRODUCT_NAME } from '../../../shared/constants';
+import { Button } from '../../common/components/Button';
+import { Main, Shell, Sidebar, SidebarFooter, SidebarTitle } from '../../common/components/Layout';
+import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
+import { RecentActivity } from '../activity/RecentActivity';
+import { UserProfile } from '../auth/UserProfile';
+import { CreditsButton } from '../credits/CreditsButton';
+import { CreateProjectDialog } from './components/CreateProjectDialog';
+import { PaymentBanner } from './components/PaymentBanner';
+import { ProjectList } from './components/ProjectList';
+import { projectNavigationState } from './navigationState';
+
+/** The projects home at /app (part 1 section 2). */
+export function ProjectsHome(): ReactElement {
+  useDocumentTitle(`${HOME.title} - ${PRODUCT_NAME}`);
+  const navigate = useNavigate();
+  const [creating, setCreating] = useState(false);
+
+  const onCreated = (project: Project): void => {
+    setCreating(false);
+    // Relative to /app: the new project's workspace, without loading the project again.
+    navigate(String(project.id), { state: projectNavigationState(project) });
+  };
+
+  return (
+    <Shell>
+      <Sidebar aria-label="Sidebar">
+        <SidebarTitle>{PRODUCT_NAME}</SidebarTitle>
+        <Button $variant="primary" $block onClick={() => setCreating(true)}>
+          {HOME.createButton}
+        </Button>
+        <CreditsButton />
+        <SidebarFooter>
+          <UserProfile />
+        </SidebarFooter>
+      </Sidebar>
+      <Main>
+        <PaymentBanner />
+        <ProjectList />
+        <RecentActivity />
+      </Main>
+      {creating && <CreateProjectDialog onClose={() => setCreating(false)} onCreated={onCreated} />}
+    </Shell>
+  );
+}

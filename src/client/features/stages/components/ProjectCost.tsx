@@ -1,0 +1,41 @@
+import type { ReactElement } from 'react';
+import { Link } from 'react-router-dom';
+import styled from 'styled-components';
+import { WORKSPACE } from '../../../../shared/constants';
+import { formatCost } from '../../../common/format';
+import { useProjectCosts } from '../../costs/costsApi';
+
+/** The cost box of the workspace sidebar: dollars with 4 decimals, polled every 10 s. */
+export function ProjectCost({ projectId }: { projectId: number }): ReactElement {
+  const { data } = useProjectCosts(projectId);
+  return (
+    <Box aria-label="Project cost">
+      <Label>Project Cost</Label>
+      <Amount data-testid="project-cost">{formatCost(data?.total_cost)}</Amount>
+      <Link to={`/app/${projectId}/costs`}>{WORKSPACE.viewDetails}</Link>
+    </Box>
+  );
+}
+
+const Box = styled.section`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(1)};
+  padding: ${({ theme }) => theme.space(3)};
+  border-radius: ${({ theme }) => theme.radii.md};
+  border: 1px solid ${({ theme }) => theme.colors.border};
+  background: ${({ theme }) => theme.colors.background};
+  a { font-size: ${({ theme }) => theme.fontSizes.sm}; }
+`;
+
+const Label = styled.span`
+  color: ${({ theme }) => theme.colors.textMuted};
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+  text-transform: uppercase;
+  letter-spacing: 0.06em;
+`;
+
+const Amount = styled.span`
+  font-family: ${({ theme }) => theme.fonts.mono};
+  font-size: ${({ theme }) => theme.fontSizes.xl};
+`;

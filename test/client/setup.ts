@@ -1,0 +1,26 @@
+import '@testing-library/jest-dom';
+import { cleanup } from '@testing-library/react';
+import { browser } from '../../src/client/common/browser';
+import { closeMockSockets } from './utils/mockSocket';
+import { resetDb, server } from './utils/server';
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+
+beforeEach(() => {
+  jest.spyOn(browser, 'assign').mockImplementation(() => undefined);
+});
+
+afterEach(() => {
+  // Unmount first, so nothing still mounted reacts to the resets below.
+  cleanup();
+  server.resetHandlers();
+  resetDb();
+  closeMockSockets();
+  window.sessionStorage.clear();
+  window.localStorage.clear();
+  window.history.replaceState(null, '', '/');
+  document.title = '';
+  jest.restoreAllMocks();
+});
+
+afterAll(() => server.close());
