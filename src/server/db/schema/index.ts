@@ -1,0 +1,5 @@
+/**
+ * The database schema, one file per area. drizzle-kit reads this folder; generate a migration with
+ * `npm run db:generate` after a change and commit it.
+ */
+export * from './core';
