@@ -3,3 +3,4 @@
  * `npm run db:generate` after a change and commit it.
  */
 export * from './core';
+export * from './credits';
