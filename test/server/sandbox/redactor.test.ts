@@ -1,0 +1,49 @@
+import { createRedactor, REDACTED, redactText } from '../../../src/server/sandbox/redactor';
+
+const SECRET = 'canary-7f3a9c1e';
+const B64 = Buffer.from(SECRET).toString('base64');
+
+describe('redactor', () => {
+  it('replaces a secret and its base64 forms', () => {
+    const text = `token=${SECRET} encoded=${B64} url=${Buffer.from(SECRET).toString('base64url')} bare=${B64.replace(/=+$/, '')}`;
+    const out = redactText(text, [SECRET]);
+    expect(out).not.toContain(SECRET);
+    expect(out).not.toContain(B64.replace(/=+$/, ''));
+    expect(out.match(/\[REDACTED\]/g)).toHaveLength(4);
+  });
+
+  it('catches a secret split across chunks, at every split point', () => {
+    const text = `before ${SECRET} after`;
+    for (let cut = 1; cut < text.length; cut++) {
+      const r = createRedactor([SECRET]);
+      const out = r.push(text.slice(0, cut)) + r.push(text.slice(cut)) + r.flush();
+      expect(out).toBe(`before ${REDACTED} after`);
+    }
+  });
+
+  it('catches a secret typed one character per chunk', () => {
+    const r = createRedactor([SECRET]);
+    let out = '';
+    for (const ch of `$ echo ${SECRET}\r\n`) out += r.push(ch);
+    out += r.flush();
+    expect(out).toBe(`$ echo ${REDACTED}\r\n`);
+  });
+
+  it('holds back only what could start a secret, so ordinary output is not delayed', () => {
+    const r = createRedactor([SECRET]);
+    expect(r.push('user@sandbox:~$ ')).toBe('user@sandbox:~$ ');
+    expect(r.pending).toBe(false);
+    expect(r.push('echo can')).toBe('echo ');
+    expect(r.pending).toBe(true);
+    expect(r.push('dle')).toBe('candle');
+  });
+
+  it('passes text through untouched without secrets and ignores values too short to matter', () => {
+    expect(redactText('a b c', [])).toBe('a b c');
+    expect(redactText('a b c', ['a'])).toBe('a b c');
+  });
+
+  it('prefers the longest form when forms overlap', () => {
+    expect(redactText('xx secretvalue-long yy', ['secretvalue', 'secretvalue-long'])).toBe(`xx ${REDACTED} yy`);
+  });
+});
