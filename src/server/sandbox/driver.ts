@@ -1,0 +1,100 @@
+import type { Readable } from 'node:stream';
+import type { ContainerStatusName } from '../../shared/constants/sandbox';
+import type { SandboxCommit } from '../../shared/api/sandbox';
+
+/** Which sandbox a driver call is about: the project and its Linux user inside the sandbox. */
+export interface SandboxRef {
+  projectId: number;
+  /** `user_{installationId}_{projectId}`; the workspace is `/home/{username}/workspace`. */
+  username: string;
+}
+
+export interface ExecOptions {
+  /** Extra environment for the command (user secrets arrive here). */
+  env?: Record<string, string>;
+  /** Values to blank out of every output chunk, with their base64 forms. */
+  secrets?: string[];
+  /** Milliseconds before the command is killed; the driver's default when absent. */
+  timeoutMs?: number;
+  /** Aborting kills the command at once. */
+  signal?: AbortSignal;
+  /** Each redacted chunk of stdout and stderr, in arrival order. */
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void;
+}
+
+export interface ExecResult {
+  /** The shell's exit code; null when killed by a timeout, a cancel or a signal. */
+  exitCode: number | null;
+  /** stdout and stderr interleaved as they arrived, redacted, at most the driver's output cap (the end is kept). */
+  output: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+}
+
+/** An interactive shell on a pseudo-terminal inside the sandbox. */
+export interface SandboxPty {
+  readonly pid: number;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Stops reading the pty, so the shell blocks on output (flow control). */
+  pause(): void;
+  resume(): void;
+  onData(listener: (data: string) => void): { dispose(): void };
+  onExit(listener: (event: { exitCode: number; signal?: number }) => void): { dispose(): void };
+  kill(): void;
+}
+
+export interface ShellOptions {
+  cols: number;
+  rows: number;
+  env?: Record<string, string>;
+}
+
+export interface BackupResult {
+  lastSyncTime: Date;
+}
+
+/**
+ * One sandbox per project. Statuses follow part 2: a usable sandbox is `Running`, a stopped or never
+ * started one `NotRunning`, one being started or stopped `Pending`. Every call that touches the
+ * workspace's contents (exec, shell, backup, restore, zips, git) runs inside the sandbox, so a symlink
+ * or a git hook planted there can never make the server read or run anything outside it.
+ */
+export interface SandboxDriver {
+  readonly kind: 'local';
+  status(sandbox: SandboxRef): Promise<ContainerStatusName>;
+  /** Creates the workspace (or restores the latest backup) and leaves the sandbox Running. Idempotent. */
+  initialise(sandbox: SandboxRef): Promise<void>;
+  /** Restores the latest backup when the workspace is gone, then Running. Idempotent. */
+  start(sandbox: SandboxRef): Promise<void>;
+  /** Ends every process of the sandbox and discards the workspace: only backups survive a stop. */
+  stop(sandbox: SandboxRef): Promise<void>;
+  /** Archives the workspace; the newest backup is what `start` restores. */
+  backup(sandbox: SandboxRef): Promise<BackupResult>;
+  /** Time of the newest backup, or null. */
+  lastBackupTime(sandbox: SandboxRef): Promise<Date | null>;
+  exec(sandbox: SandboxRef, command: string, options?: ExecOptions): Promise<ExecResult>;
+  shell(sandbox: SandboxRef, options: ShellOptions): SandboxPty;
+  /** The whole workspace as a zip stream. */
+  zipWorkspace(sandbox: SandboxRef): Promise<Readable>;
+  /** A folder of the workspace (relative path, already checked for `..`) as a zip; refuses symlinks leading out. */
+  zipFolder(sandbox: SandboxRef, relativePath: string): Promise<Readable>;
+  /** Commits everything the step changed (an empty commit when nothing did); answers the commit sha. */
+  commitStep(sandbox: SandboxRef, stepNumber: number, command: string): Promise<string>;
+  /** The workspace's commits, newest first. */
+  history(sandbox: SandboxRef, limit?: number): Promise<SandboxCommit[]>;
+  /** Ends every process of every sandbox (server shutdown). */
+  close(): Promise<void>;
+}
+
+/** A failure the caller can show: a missing folder, a path leading out of the workspace, a stopped sandbox. */
+export class SandboxError extends Error {
+  constructor(
+    readonly code: 'not_running' | 'not_found' | 'outside_workspace' | 'failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SandboxError';
+  }
+}

@@ -1,0 +1,142 @@
+import fs from 'node:fs';
+
+/** Resource and isolation settings of the local driver, from configuration. */
+export interface LocalSandboxLimits {
+  /** Network inside the sandbox (the host's, through `--share-net`). */
+  network: boolean;
+  /** Address-space limit per process in MiB (RLIMIT_AS); 0 for none. */
+  memoryMb: number;
+  /** Processes of the sandbox's host user (RLIMIT_NPROC); applied only with a dedicated host uid. */
+  maxProcesses: number;
+  /** CPU seconds per process (RLIMIT_CPU); 0 for none. */
+  cpuSeconds: number;
+}
+
+export interface BwrapSpec {
+  username: string;
+  /** Host path bound at /home/{username}/workspace. */
+  workspace: string;
+  /** Read-only instead of read-write (backups, zips, history). */
+  workspaceReadOnly?: boolean;
+  /** Host files replacing /etc/passwd and /etc/group, so the user has a name and no host account is listed. */
+  passwdFile: string;
+  groupFile: string;
+  /** Host uid/gid the sandbox runs as (a dedicated one per project when the server runs as root). */
+  hostUid: number | null;
+  /** `--new-session` (no controlling terminal): for commands without a pty; a pty shell needs its tty for Ctrl-C. */
+  newSession: boolean;
+  limits: LocalSandboxLimits;
+}
+
+export const SANDBOX_UID = 1000;
+
+/** Where the sandbox's home and workspace appear inside it. */
+export const homeOf = (username: string): string => `/home/${username}`;
+export const workspaceOf = (username: string): string => `/home/${username}/workspace`;
+
+const exists = (p: string): boolean => {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The argv that starts a program inside the sandbox: `[setpriv …] [prlimit …] bwrap … --`, to which the
+ * caller appends the program. The root is built from the host's /usr and /etc read-only, with fresh
+ * /proc, /dev and /tmp; nothing else of the host is visible (not DATA_DIR, not the server's keys or
+ * processes, not other workspaces). The environment is passed through spawn's `env`, never on the
+ * command line, so secrets do not show in the host's process list.
+ */
+export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
+  const home = homeOf(spec.username);
+  const bwrap = [
+    'bwrap',
+    '--unshare-all',
+    ...(spec.limits.network ? ['--share-net'] : []),
+    '--die-with-parent',
+    ...(spec.newSession ? ['--new-session'] : []),
+    '--hostname',
+    'sandbox',
+    '--uid',
+    String(SANDBOX_UID),
+    '--gid',
+    String(SANDBOX_UID),
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    '--ro-bind',
+    '/etc',
+    '/etc',
+    '--ro-bind',
+    spec.passwdFile,
+    '/etc/passwd',
+    '--ro-bind',
+    spec.groupFile,
+    '/etc/group',
+  ];
+  for (const link of ['bin', 'lib', 'lib32', 'lib64', 'libx32', 'sbin']) {
+    const host = `/${link}`;
+    let target: string | null = null;
+    try {
+      target = fs.readlinkSync(host);
+    } catch {
+      target = null;
+    }
+    if (target !== null) bwrap.push('--symlink', target, host);
+    else if (exists(host)) bwrap.push('--ro-bind', host, host);
+  }
+  bwrap.push(
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/run',
+    '--tmpfs',
+    '/var',
+    '--dir',
+    '/var/tmp',
+    '--tmpfs',
+    '/home',
+    '--dir',
+    home,
+    spec.workspaceReadOnly ? '--ro-bind' : '--bind',
+    spec.workspace,
+    workspaceOf(spec.username),
+    '--chdir',
+    workspaceOf(spec.username),
+    '--',
+  );
+
+  const prefix: string[] = [];
+  if (spec.hostUid !== null) {
+    prefix.push('setpriv', '--reuid', String(spec.hostUid), '--regid', String(spec.hostUid), '--clear-groups', '--');
+  }
+  const limits: string[] = [];
+  if (spec.limits.memoryMb > 0) limits.push(`--as=${spec.limits.memoryMb * 1024 * 1024}`);
+  if (spec.limits.cpuSeconds > 0) limits.push(`--cpu=${spec.limits.cpuSeconds}`);
+  // RLIMIT_NPROC counts every process of the host user: only meaningful with a uid of its own.
+  if (spec.hostUid !== null && spec.limits.maxProcesses > 0) limits.push(`--nproc=${spec.limits.maxProcesses}`);
+  if (limits.length) prefix.push('prlimit', ...limits, '--');
+  const argv = [...prefix, ...bwrap];
+  return { file: argv[0]!, args: argv.slice(1) };
+}
+
+/** The environment every sandbox program starts with (plus the caller's extras). */
+export function baseEnv(username: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: homeOf(username),
+    USER: username,
+    LOGNAME: username,
+    SHELL: '/bin/bash',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    ...extra,
+  };
+}

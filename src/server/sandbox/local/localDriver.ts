@@ -1,0 +1,444 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import * as pty from 'node-pty';
+import type { SandboxCommit } from '../../../shared/api/sandbox';
+import type { ContainerStatusName } from '../../../shared/constants/sandbox';
+import {
+  SandboxError,
+  type BackupResult,
+  type ExecOptions,
+  type ExecResult,
+  type SandboxDriver,
+  type SandboxPty,
+  type SandboxRef,
+  type ShellOptions,
+} from '../driver';
+import { createRedactor } from '../redactor';
+import { tarToZip } from '../tarToZip';
+import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
+
+export interface LocalDriverOptions {
+  /** DATA_DIR/sandboxes: one folder per project with `workspace/`, `backups/` and `etc/`. */
+  root: string;
+  limits: LocalSandboxLimits;
+  /** First host uid of the per-project users when the server runs as root (uid = base + projectId). */
+  uidBase: number;
+  /** Default exec timeout in ms. */
+  execTimeoutMs: number;
+  /** Largest output an ExecResult keeps (the end is kept). */
+  maxOutputChars?: number;
+  /** Backups kept per project (the newest is restored). */
+  keepBackups?: number;
+}
+
+const WORKSPACE_FOLDERS = ['ssh-keys', 'terraform', 'ansible'];
+const GITIGNORE = '# Private keys stay out of the history; provider plugins are re-downloaded.\nssh-keys/\n.terraform/\n';
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'DevOps Agents',
+  GIT_AUTHOR_EMAIL: 'agent@devops-agents.local',
+  GIT_COMMITTER_NAME: 'DevOps Agents',
+  GIT_COMMITTER_EMAIL: 'agent@devops-agents.local',
+};
+const STEP_TRAILER = 'Step-Number';
+
+/** Field and record separators of the history format. */
+const FS = '\x1f';
+const RS = '\x1e';
+
+interface Running {
+  children: Set<ChildProcess>;
+  shells: Set<pty.IPty>;
+}
+
+/**
+ * The local driver: bubblewrap around a per-project workspace under DATA_DIR/sandboxes/<projectId>.
+ * Running as root, each project's programs run as a host uid of their own (uidBase + projectId), so
+ * process limits are per project and even an escape from the mount namespace finds nothing it owns
+ * but its own workspace. A sandbox is Running while its workspace exists; stop archives nothing by
+ * itself (the service backs up first) and removes the workspace; start restores the newest backup.
+ */
+export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
+  const root = path.resolve(options.root);
+  const maxOutput = options.maxOutputChars ?? 1_000_000;
+  const keepBackups = options.keepBackups ?? 3;
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const running = new Map<number, Running>();
+  const pending = new Set<number>();
+
+  const dirOf = (s: SandboxRef): string => path.join(root, String(s.projectId));
+  const workspaceDir = (s: SandboxRef): string => path.join(dirOf(s), 'workspace');
+  const backupsDir = (s: SandboxRef): string => path.join(dirOf(s), 'backups');
+  const etcDir = (s: SandboxRef): string => path.join(dirOf(s), 'etc');
+  const hostUid = (s: SandboxRef): number | null => (asRoot ? options.uidBase + s.projectId : null);
+
+  const processesOf = (projectId: number): Running => {
+    let entry = running.get(projectId);
+    if (!entry) {
+      entry = { children: new Set(), shells: new Set() };
+      running.set(projectId, entry);
+    }
+    return entry;
+  };
+
+  const argv = (s: SandboxRef, opts: { readOnly?: boolean; newSession?: boolean } = {}) =>
+    bwrapArgv({
+      username: s.username,
+      workspace: workspaceDir(s),
+      workspaceReadOnly: opts.readOnly,
+      passwdFile: path.join(etcDir(s), 'passwd'),
+      groupFile: path.join(etcDir(s), 'group'),
+      hostUid: hostUid(s),
+      newSession: opts.newSession ?? true,
+      limits: options.limits,
+    });
+
+  const isRunning = (s: SandboxRef): boolean => fs.existsSync(workspaceDir(s));
+  const requireRunning = (s: SandboxRef): void => {
+    if (!isRunning(s)) throw new SandboxError('not_running', 'The sandbox is not running');
+  };
+
+  /** Spawns a program inside the sandbox (no tty) and tracks it so that stop can end it. */
+  const spawnInside = (
+    s: SandboxRef,
+    program: string[],
+    opts: { readOnly?: boolean; env?: Record<string, string>; stdin?: 'pipe' | 'ignore' } = {},
+  ): ChildProcess => {
+    const { file, args } = argv(s, { readOnly: opts.readOnly });
+    const child = spawn(file, [...args, ...program], {
+      env: baseEnv(s.username, opts.env),
+      cwd: '/',
+      stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const set = processesOf(s.projectId).children;
+    set.add(child);
+    child.once('close', () => set.delete(child));
+    return child;
+  };
+
+  /** Runs a program inside the sandbox to completion, collecting stdout and stderr. */
+  const run = (
+    s: SandboxRef,
+    program: string[],
+    opts: { readOnly?: boolean; env?: Record<string, string>; input?: Readable } = {},
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+    new Promise((resolve, reject) => {
+      const child = spawnInside(s, program, { ...opts, stdin: opts.input ? 'pipe' : 'ignore' });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-10_000)));
+      if (opts.input) opts.input.pipe(child.stdin!).on('error', () => undefined);
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  const killChild = (child: ChildProcess): void => {
+    if (child.pid === undefined || child.exitCode !== null) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  };
+
+  const ensureLayout = (s: SandboxRef): void => {
+    fs.mkdirSync(root, { recursive: true, mode: 0o711 });
+    // The sandbox user must traverse DATA_DIR/sandboxes/<id> to have its workspace bound; listing stays closed.
+    for (const dir of [path.dirname(root), root]) {
+      const mode = fs.statSync(dir).mode & 0o777;
+      if ((mode & 0o001) === 0 && asRoot) fs.chmodSync(dir, mode | 0o001);
+    }
+    fs.mkdirSync(dirOf(s), { recursive: true, mode: 0o711 });
+    fs.chmodSync(dirOf(s), 0o711);
+    fs.mkdirSync(backupsDir(s), { recursive: true, mode: 0o700 });
+    fs.mkdirSync(etcDir(s), { recursive: true, mode: 0o755 });
+    fs.writeFileSync(
+      path.join(etcDir(s), 'passwd'),
+      `root:x:0:0:root:/root:/usr/sbin/nologin\n${s.username}:x:${SANDBOX_UID}:${SANDBOX_UID}:${s.username}:/home/${s.username}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+    );
+    fs.writeFileSync(path.join(etcDir(s), 'group'), `root:x:0:\n${s.username}:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`);
+  };
+
+  /** An empty workspace owned by the sandbox user. */
+  const makeWorkspace = (s: SandboxRef): void => {
+    const dir = workspaceDir(s);
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const uid = hostUid(s);
+    if (uid !== null) fs.chownSync(dir, uid, uid);
+  };
+
+  const backups = (s: SandboxRef): string[] => {
+    try {
+      return fs
+        .readdirSync(backupsDir(s))
+        .filter((f) => /^backup-\d+\.tar\.gz$/.test(f))
+        .sort((a, b) => Number(b.slice(7, -7)) - Number(a.slice(7, -7)));
+    } catch {
+      return [];
+    }
+  };
+
+  const restoreLatest = async (s: SandboxRef): Promise<boolean> => {
+    const [latest] = backups(s);
+    if (!latest) return false;
+    const result = await run(s, ['tar', '-xzf', '-', '--no-same-owner', '-C', workspaceOf(s.username)], {
+      input: fs.createReadStream(path.join(backupsDir(s), latest)),
+    });
+    if (result.code !== 0) throw new SandboxError('failed', `Restoring the backup failed: ${result.stderr.trim()}`);
+    return true;
+  };
+
+  const git = (s: SandboxRef, args: string[], readOnly = false) =>
+    run(s, ['git', ...args], { readOnly, env: { ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1' } });
+
+  const createFresh = async (s: SandboxRef): Promise<void> => {
+    const script = [
+      'set -e',
+      `mkdir -p ${WORKSPACE_FOLDERS.join(' ')}`,
+      'chmod 700 ssh-keys',
+      `printf '%s' "$1" > .gitignore`,
+      'git init -q -b main',
+      'git add -A',
+      'git commit -q -m "Workspace created"',
+    ].join('\n');
+    const result = await run(s, ['bash', '-c', script, 'init', GITIGNORE], { env: GIT_IDENTITY });
+    if (result.code !== 0) throw new SandboxError('failed', `Creating the workspace failed: ${result.stderr.trim()}`);
+  };
+
+  /** Workspace present (restored or created); serialised per project by the caller's lock. */
+  const bringUp = async (s: SandboxRef): Promise<void> => {
+    ensureLayout(s);
+    if (isRunning(s)) return;
+    pending.add(s.projectId);
+    try {
+      makeWorkspace(s);
+      try {
+        if (!(await restoreLatest(s))) await createFresh(s);
+      } catch (err) {
+        fs.rmSync(workspaceDir(s), { recursive: true, force: true });
+        throw err;
+      }
+    } finally {
+      pending.delete(s.projectId);
+    }
+  };
+
+  const endProcesses = async (projectId: number): Promise<void> => {
+    const entry = running.get(projectId);
+    if (!entry) return;
+    const closing = [...entry.children].map(
+      (child) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('close', () => resolve()), killChild(child)))),
+    );
+    for (const shell of entry.shells) {
+      try {
+        shell.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    entry.shells.clear();
+    await Promise.all(closing);
+  };
+
+  const zipOf = async (s: SandboxRef, inside: string, prefix: string): Promise<Readable> => {
+    const child = spawnInside(s, ['tar', '-cf', '-', '--format=gnu', '-C', inside, '.'], { readOnly: true });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
+    const zip = tarToZip(child.stdout!, prefix);
+    child.once('close', (code) => {
+      // GNU tar answers 1 when a file changed while being read: the archive is still whole.
+      if (code !== 0 && code !== 1) zip.destroy(new SandboxError('failed', `Archiving failed: ${stderr.trim()}`));
+    });
+    zip.once('close', () => killChild(child));
+    return zip;
+  };
+
+  return {
+    kind: 'local',
+
+    async status(s): Promise<ContainerStatusName> {
+      if (pending.has(s.projectId)) return 'Pending';
+      return isRunning(s) ? 'Running' : 'NotRunning';
+    },
+
+    initialise: bringUp,
+    start: bringUp,
+
+    async stop(s): Promise<void> {
+      pending.add(s.projectId);
+      try {
+        await endProcesses(s.projectId);
+        fs.rmSync(workspaceDir(s), { recursive: true, force: true });
+      } finally {
+        pending.delete(s.projectId);
+      }
+    },
+
+    async backup(s): Promise<BackupResult> {
+      requireRunning(s);
+      const at = new Date();
+      const file = path.join(backupsDir(s), `backup-${at.getTime()}.tar.gz`);
+      const partial = `${file}.partial`;
+      const child = spawnInside(s, ['tar', '-czf', '-', '-C', workspaceOf(s.username), '.'], { readOnly: true });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
+      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+      try {
+        await pipeline(child.stdout!, fs.createWriteStream(partial, { mode: 0o600 }));
+        const code = await exited;
+        if (code !== 0 && code !== 1) throw new SandboxError('failed', stderr.trim() || `tar exited with ${code}`);
+        fs.renameSync(partial, file);
+      } catch (err) {
+        fs.rmSync(partial, { force: true });
+        throw err instanceof SandboxError ? err : new SandboxError('failed', (err as Error).message);
+      }
+      for (const old of backups(s).slice(keepBackups)) fs.rmSync(path.join(backupsDir(s), old), { force: true });
+      return { lastSyncTime: at };
+    },
+
+    async lastBackupTime(s): Promise<Date | null> {
+      const [latest] = backups(s);
+      return latest ? new Date(Number(latest.slice(7, -7))) : null;
+    },
+
+    async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
+      requireRunning(s);
+      const started = Date.now();
+      const child = spawnInside(s, ['bash', '-c', command], { env: opts.env });
+      let output = '';
+      let timedOut = false;
+      let cancelled = false;
+      const redactors = { stdout: createRedactor(opts.secrets ?? []), stderr: createRedactor(opts.secrets ?? []) };
+      const emit = (text: string, stream: 'stdout' | 'stderr'): void => {
+        if (!text) return;
+        output += text;
+        if (output.length > maxOutput * 2) output = output.slice(-maxOutput);
+        opts.onOutput?.(text, stream);
+      };
+      for (const stream of ['stdout', 'stderr'] as const) {
+        child[stream]!.setEncoding('utf8').on('data', (d: string) => emit(redactors[stream].push(d), stream));
+      }
+      const timer = setTimeout(() => {
+        timedOut = true;
+        killChild(child);
+      }, opts.timeoutMs ?? options.execTimeoutMs);
+      const onAbort = (): void => {
+        cancelled = true;
+        killChild(child);
+      };
+      if (opts.signal?.aborted) onAbort();
+      else opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const code = await new Promise<number | null>((resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', (c) => resolve(c));
+      }).finally(() => {
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+      });
+      emit(redactors.stdout.flush(), 'stdout');
+      emit(redactors.stderr.flush(), 'stderr');
+      return {
+        exitCode: timedOut || cancelled ? null : code,
+        output: output.length > maxOutput ? output.slice(-maxOutput) : output,
+        timedOut,
+        cancelled,
+        durationMs: Date.now() - started,
+      };
+    },
+
+    shell(s, opts: ShellOptions): SandboxPty {
+      requireRunning(s);
+      // No --new-session: the pty must stay the shell's controlling terminal, or Ctrl-C reaches nobody.
+      // The terminal is the sandbox's own, so TIOCSTI on it injects into nothing but itself.
+      const { file, args } = argv(s, { newSession: false });
+      const term = pty.spawn(file, [...args, 'bash', '-l'], {
+        name: 'xterm-256color',
+        cols: opts.cols,
+        rows: opts.rows,
+        cwd: '/',
+        env: baseEnv(s.username, { TERM: 'xterm-256color', PS1: '\\u@sandbox:\\w\\$ ', ...opts.env }),
+      });
+      const shells = processesOf(s.projectId).shells;
+      shells.add(term);
+      term.onExit(() => shells.delete(term));
+      return {
+        pid: term.pid,
+        write: (data) => term.write(data),
+        resize: (cols, rows) => term.resize(cols, rows),
+        pause: () => term.pause(),
+        resume: () => term.resume(),
+        onData: (listener) => term.onData(listener),
+        onExit: (listener) => term.onExit(listener),
+        kill: () => {
+          try {
+            term.kill('SIGKILL');
+          } catch {
+            // already gone
+          }
+        },
+      };
+    },
+
+    async zipWorkspace(s): Promise<Readable> {
+      requireRunning(s);
+      return zipOf(s, workspaceOf(s.username), '');
+    },
+
+    async zipFolder(s, relativePath): Promise<Readable> {
+      requireRunning(s);
+      const workspace = workspaceOf(s.username);
+      const target = relativePath ? `${workspace}/${relativePath}` : workspace;
+      // Resolved inside the sandbox: a symlink there may point anywhere in its view, never into the host.
+      const check = await run(
+        s,
+        ['bash', '-c', 'p=$(realpath -e -- "$1") || exit 3; case "$p/" in "$2"/*) ;; *) exit 4;; esac; [ -d "$p" ] || exit 5; printf %s "$p"', 'check', target, workspace],
+        { readOnly: true },
+      );
+      if (check.code === 3 || check.code === 5) throw new SandboxError('not_found', `No such folder: ${target}`);
+      if (check.code === 4) throw new SandboxError('outside_workspace', 'The path leads outside the workspace');
+      if (check.code !== 0) throw new SandboxError('failed', check.stderr.trim());
+      return zipOf(s, check.stdout, '');
+    },
+
+    async commitStep(s, stepNumber, command): Promise<string> {
+      requireRunning(s);
+      const subject = `Step ${stepNumber}: ${command.split('\n')[0]!.slice(0, 72)}`;
+      const message = `${subject}\n\n${command}\n\n${STEP_TRAILER}: ${stepNumber}\n`;
+      const result = await run(
+        s,
+        ['bash', '-c', 'set -e; git add -A; git commit -q --allow-empty --no-verify -F - <<<"$1"; git rev-parse HEAD', 'commit', message],
+        { env: { ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1' } },
+      );
+      if (result.code !== 0) throw new SandboxError('failed', `Committing step ${stepNumber} failed: ${result.stderr.trim()}`);
+      return result.stdout.trim();
+    },
+
+    async history(s, limit = 200): Promise<SandboxCommit[]> {
+      requireRunning(s);
+      const result = await git(s, ['log', `-n${limit}`, `--format=%H${FS}%cI${FS}%s${FS}%b${RS}`], true);
+      if (result.code !== 0) {
+        if (/does not have any commits|not a git repository/.test(result.stderr)) return [];
+        throw new SandboxError('failed', `Reading the history failed: ${result.stderr.trim()}`);
+      }
+      return result.stdout
+        .split(RS)
+        .map((r) => r.replace(/^\n/, ''))
+        .filter(Boolean)
+        .map((record) => {
+          const [sha, date, subject, body = ''] = record.split(FS);
+          const trailer = new RegExp(`^${STEP_TRAILER}: (\\d+)\\s*$`, 'm').exec(body);
+          const step = trailer ? Number(trailer[1]) : null;
+          const command = step !== null ? body.slice(0, trailer!.index).trim() : null;
+          return { sha: sha!, message: subject!, step_number: step, command, created_at: new Date(date!).toISOString() };
+        });
+    },
+
+    async close(): Promise<void> {
+      await Promise.all([...running.keys()].map(endProcesses));
+    },
+  };
+}

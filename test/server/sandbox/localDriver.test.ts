@@ -1,0 +1,296 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { SandboxDriver, SandboxPty, SandboxRef } from '../../../src/server/sandbox/driver';
+import { createLocalDriver } from '../../../src/server/sandbox/local/localDriver';
+import { readZip, streamToBuffer } from './zipHelpers';
+
+const limits = { network: true, memoryMb: 8192, maxProcesses: 256, cpuSeconds: 600 };
+
+/** Collects pty output until `pattern` shows up. */
+function waitFor(shell: SandboxPty, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`timed out waiting for ${pattern}; saw ${JSON.stringify(seen.slice(-500))}`));
+    }, timeoutMs);
+    const sub = shell.onData((d) => {
+      seen += d;
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(seen);
+      }
+    });
+  });
+}
+
+describe('local sandbox driver (bubblewrap, for real)', () => {
+  let dataDir: string;
+  let driver: SandboxDriver;
+  const one: SandboxRef = { projectId: 1, username: 'user_7_1' };
+  const two: SandboxRef = { projectId: 2, username: 'user_8_2' };
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-sandbox-'));
+    fs.writeFileSync(path.join(dataDir, 'server-secret.key'), 'server-private-key-material');
+    driver = createLocalDriver({ root: path.join(dataDir, 'sandboxes'), limits, uidBase: 200_000, execTimeoutMs: 30_000 });
+    await driver.initialise(one);
+    await driver.initialise(two);
+  });
+  afterAll(async () => {
+    await driver.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  describe('layout', () => {
+    it('is Running with a git workspace at /home/{username}/workspace holding ssh-keys, terraform and ansible', async () => {
+      expect(await driver.status(one)).toBe('Running');
+      const result = await driver.exec(one, 'pwd; whoami; ls -A; stat -c %a ssh-keys; git log --format=%s');
+      expect(result.exitCode).toBe(0);
+      const lines = result.output.trim().split('\n');
+      expect(lines[0]).toBe('/home/user_7_1/workspace');
+      expect(lines[1]).toBe('user_7_1');
+      expect(lines.slice(2, 7).sort()).toEqual(['.git', '.gitignore', 'ansible', 'ssh-keys', 'terraform']);
+      expect(lines).toContain('700');
+      expect(lines).toContain('Workspace created');
+    });
+
+    it('initialising again changes nothing', async () => {
+      await driver.exec(one, 'echo keep > keep.txt');
+      await driver.initialise(one);
+      expect((await driver.exec(one, 'cat keep.txt')).output).toBe('keep\n');
+    });
+  });
+
+  describe('exec', () => {
+    it('streams stdout and stderr and answers the exit code', async () => {
+      const chunks: string[] = [];
+      const result = await driver.exec(one, 'echo out; echo err >&2; exit 3', { onOutput: (c) => chunks.push(c) });
+      expect(result).toMatchObject({ exitCode: 3, timedOut: false, cancelled: false });
+      expect(result.output).toContain('out\n');
+      expect(result.output).toContain('err\n');
+      expect(chunks.join('')).toBe(result.output);
+    });
+
+    it('passes environment variables and redacts secrets and their base64 from the output', async () => {
+      const canary = 'canary-secret-5d1e2f';
+      const chunks: string[] = [];
+      const result = await driver.exec(one, 'echo "value=$API_TOKEN"; printf %s "$API_TOKEN" | base64; echo "$API_TOKEN" >&2', {
+        env: { API_TOKEN: canary },
+        secrets: [canary],
+        onOutput: (c) => chunks.push(c),
+      });
+      expect(result.exitCode).toBe(0);
+      expect(result.output).toContain('value=[REDACTED]');
+      expect(result.output).not.toContain(canary);
+      expect(result.output).not.toContain(Buffer.from(canary).toString('base64'));
+      expect(chunks.join('')).not.toContain(canary);
+    });
+
+    it('kills a command at its timeout', async () => {
+      const result = await driver.exec(one, 'echo started; sleep 20; echo never', { timeoutMs: 300 });
+      expect(result).toMatchObject({ exitCode: null, timedOut: true });
+      expect(result.output).toBe('started\n');
+      expect(result.durationMs).toBeLessThan(3_000);
+    });
+
+    it('kills a command and everything it started when its signal aborts', async () => {
+      const controller = new AbortController();
+      const pending = driver.exec(one, '(sleep 30 &) ; sleep 30', { signal: controller.signal });
+      setTimeout(() => controller.abort(), 200);
+      const result = await pending;
+      expect(result).toMatchObject({ exitCode: null, cancelled: true });
+      expect(result.durationMs).toBeLessThan(3_000);
+    });
+
+    it('refuses to run in a stopped sandbox', async () => {
+      const stopped: SandboxRef = { projectId: 99, username: 'user_9_99' };
+      await expect(driver.exec(stopped, 'true')).rejects.toThrow('not running');
+      expect(await driver.status(stopped)).toBe('NotRunning');
+    });
+  });
+
+  describe('isolation', () => {
+    it('cannot see or read the data directory, the server key or the database', async () => {
+      const result = await driver.exec(one, `cat ${dataDir}/server-secret.key; ls ${dataDir}; find / -xdev -name 'server-secret.key' 2>/dev/null; ls /`);
+      expect(result.output).not.toContain('server-private-key-material');
+      expect(result.output).toMatch(/No such file or directory/);
+      expect(result.output).not.toContain('server-secret.key\n');
+      expect(result.output.split('\n')).not.toContain('work');
+    });
+
+    it("cannot see another project's workspace", async () => {
+      await driver.exec(two, 'echo project-two-private > private.txt');
+      const hostPath = path.join(dataDir, 'sandboxes', '2', 'workspace', 'private.txt');
+      const result = await driver.exec(one, `cat ${hostPath}; cat /home/user_8_2/workspace/private.txt; grep -rs project-two-private /home /tmp /var /run; ls /home`);
+      expect(result.output).not.toContain('project-two-private');
+      expect(result.output.trim().split('\n').pop()).toBe('user_7_1');
+    });
+
+    it("cannot see the server's processes or their environment (/proc)", async () => {
+      process.env.DA_SERVER_CANARY = 'server-env-canary-91b2';
+      try {
+        const result = await driver.exec(one, `ls /proc | grep -E '^[0-9]+$' | wc -l; cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/${process.pid}/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c DA_SERVER_CANARY`);
+        const lines = result.output.trim().split('\n');
+        expect(Number(lines[0])).toBeLessThan(10);
+        expect(lines[1]).toMatch(/bwrap|bash/);
+        expect(result.output).not.toContain('server-env-canary-91b2');
+        expect(result.output).not.toMatch(/jest|node /);
+        expect(lines[lines.length - 1]).toBe('0');
+      } finally {
+        delete process.env.DA_SERVER_CANARY;
+      }
+    });
+
+    it('cannot write to /usr or /etc, and runs without capabilities', async () => {
+      const result = await driver.exec(one, 'touch /usr/pwned; echo "rc=$?"; echo x >> /etc/hosts; echo "rc=$?"; grep CapEff /proc/self/status');
+      expect(result.output).toMatch(/Read-only file system/);
+      expect(result.output).toContain('rc=1');
+      expect(result.output).not.toContain('rc=0');
+      expect(result.output).toMatch(/CapEff:\s+0+\n/);
+      expect(fs.existsSync('/usr/pwned')).toBe(false);
+    });
+
+    it('applies the process, memory and CPU limits', async () => {
+      const result = await driver.exec(one, 'ulimit -v; ulimit -t; ulimit -u');
+      const [memory, cpu, processes] = result.output.trim().split('\n');
+      expect(Number(memory)).toBe(8192 * 1024);
+      expect(Number(cpu)).toBe(600);
+      if (process.getuid?.() === 0) expect(Number(processes)).toBe(256);
+    });
+
+    it('has the network by default and none when configured off', async () => {
+      const server = net.createServer((socket) => socket.end('hello-from-host\n'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as net.AddressInfo).port;
+      const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`;
+      try {
+        expect((await driver.exec(one, probe)).output).toContain('hello-from-host');
+        const offline = createLocalDriver({
+          root: path.join(dataDir, 'sandboxes'),
+          limits: { ...limits, network: false },
+          uidBase: 200_000,
+          execTimeoutMs: 30_000,
+        });
+        const result = await offline.exec(one, probe);
+        expect(result.exitCode).not.toBe(0);
+        expect(result.output).not.toContain('hello-from-host');
+      } finally {
+        server.close();
+      }
+    });
+  });
+
+  describe('interactive shell', () => {
+    it('runs commands typed into the pty, resizes, and Ctrl-C interrupts the foreground program', async () => {
+      const shell = driver.shell(one, { cols: 80, rows: 24 });
+      try {
+        shell.write('echo $((6*7))-answer\r');
+        await waitFor(shell, /42-answer/);
+        shell.resize(120, 40);
+        shell.write('stty size\r');
+        await waitFor(shell, /40 120/);
+        shell.write('sleep 30; echo slept\r');
+        await new Promise((r) => setTimeout(r, 300));
+        const started = Date.now();
+        shell.write('\x03');
+        shell.write('echo after-interrupt\r');
+        const seen = await waitFor(shell, /after-interrupt\r?\n/);
+        expect(Date.now() - started).toBeLessThan(2_000);
+        expect(seen).not.toContain('slept');
+      } finally {
+        shell.kill();
+      }
+    });
+  });
+
+  describe('backup, stop and start', () => {
+    it('keeps the workspace across a stop and start through the newest backup', async () => {
+      const ref: SandboxRef = { projectId: 3, username: 'user_7_3' };
+      await driver.initialise(ref);
+      expect(await driver.lastBackupTime(ref)).toBeNull();
+      await driver.exec(ref, 'mkdir -p terraform/env && echo "resource {}" > terraform/env/main.tf && echo key > ssh-keys/id_ed25519');
+      await driver.commitStep(ref, 1, 'terraform init');
+      const shell = driver.shell(ref, { cols: 80, rows: 24 });
+      const exited = new Promise((resolve) => shell.onExit(resolve));
+      const { lastSyncTime } = await driver.backup(ref);
+      expect(await driver.lastBackupTime(ref)).toEqual(lastSyncTime);
+
+      await driver.stop(ref);
+      await exited;
+      expect(await driver.status(ref)).toBe('NotRunning');
+      expect(fs.existsSync(path.join(dataDir, 'sandboxes', '3', 'workspace'))).toBe(false);
+      await expect(driver.backup(ref)).rejects.toThrow('not running');
+
+      await driver.start(ref);
+      expect(await driver.status(ref)).toBe('Running');
+      const result = await driver.exec(ref, 'cat terraform/env/main.tf ssh-keys/id_ed25519; git log --format=%s');
+      expect(result.output).toBe('resource {}\nkey\nStep 1: terraform init\nWorkspace created\n');
+    });
+
+    it('keeps the three newest backups', async () => {
+      const ref: SandboxRef = { projectId: 4, username: 'user_7_4' };
+      await driver.initialise(ref);
+      for (let i = 0; i < 5; i++) {
+        await driver.backup(ref);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(fs.readdirSync(path.join(dataDir, 'sandboxes', '4', 'backups'))).toHaveLength(3);
+    });
+  });
+
+  describe('history', () => {
+    it('commits each step with its number and command and reads them newest first', async () => {
+      const ref: SandboxRef = { projectId: 5, username: 'user_7_5' };
+      await driver.initialise(ref);
+      await driver.exec(ref, 'echo a > ansible/hosts');
+      const sha = await driver.commitStep(ref, 1, 'ansible-playbook -i ansible/hosts site.yml');
+      await driver.commitStep(ref, 2, 'echo "multi\nline" && true');
+      const history = await driver.history(ref);
+      expect(history).toHaveLength(3);
+      expect(history[0]).toMatchObject({ step_number: 2, command: 'echo "multi\nline" && true', message: 'Step 2: echo "multi' });
+      expect(history[1]).toMatchObject({ sha, step_number: 1, command: 'ansible-playbook -i ansible/hosts site.yml' });
+      expect(history[2]).toMatchObject({ step_number: null, command: null, message: 'Workspace created' });
+      expect(new Date(history[0]!.created_at).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    });
+
+    it('never runs git hooks planted in the workspace on the host', async () => {
+      const ref: SandboxRef = { projectId: 6, username: 'user_7_6' };
+      await driver.initialise(ref);
+      const marker = path.join(dataDir, 'hook-ran');
+      await driver.exec(ref, `printf '#!/bin/sh\\ntouch ${marker}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`);
+      await driver.commitStep(ref, 1, 'true');
+      expect(fs.existsSync(marker)).toBe(false);
+    });
+  });
+
+  describe('zips', () => {
+    it('zips the workspace with files, folders and symlinks stored as links, not followed', async () => {
+      await driver.exec(one, 'mkdir -p terraform/mod && echo "hello zip" > terraform/mod/a.tf && ln -sf /etc/shadow escape-link && head -c 300000 /dev/urandom > big.bin');
+      const entries = await readZip(await streamToBuffer(await driver.zipWorkspace(one)));
+      expect(entries.get('terraform/mod/a.tf')!.data.toString()).toBe('hello zip\n');
+      expect(entries.has('ansible/')).toBe(true);
+      expect(entries.has('.git/HEAD')).toBe(true);
+      expect(entries.get('big.bin')!.data).toHaveLength(300_000);
+      const link = entries.get('escape-link')!;
+      expect(link.mode & 0o170000).toBe(0o120000);
+      expect(link.data.toString()).toBe('/etc/shadow');
+    });
+
+    it('zips one folder with names relative to it', async () => {
+      const entries = await readZip(await streamToBuffer(await driver.zipFolder(one, 'terraform')));
+      expect(entries.get('mod/a.tf')!.data.toString()).toBe('hello zip\n');
+      expect([...entries.keys()].some((k) => k.startsWith('terraform/'))).toBe(false);
+    });
+
+    it('refuses a folder that is a symlink leading out of the workspace, and a missing one', async () => {
+      await driver.exec(one, 'ln -sfn / root-link; ln -sfn /home/user_7_1 home-link');
+      await expect(driver.zipFolder(one, 'root-link')).rejects.toMatchObject({ code: 'outside_workspace' });
+      await expect(driver.zipFolder(one, 'home-link')).rejects.toMatchObject({ code: 'outside_workspace' });
+      await expect(driver.zipFolder(one, 'no/such/folder')).rejects.toMatchObject({ code: 'not_found' });
+    });
+  });
+});
