@@ -1,0 +1,640 @@
+import YAML from 'yaml';
+import {
+  ACME_EMAIL_SECRET,
+  ADMIN_CIDR_SECRET,
+  APP_REPOSITORY_SECRET,
+  COMPONENTS,
+  IMAGES,
+  PROVIDER_SECRETS,
+  SSH_PUBLIC_KEY_SECRET,
+  type Component,
+  type ConfigFile,
+  type SecretSpec,
+  type ServiceSpec,
+} from './components';
+import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
+
+/**
+ * The composer: turns facts into a stack — the docker-compose file, the files it mounts, the secrets
+ * it needs, the machine it runs on, a mermaid diagram and the routes the reverse proxy serves.
+ */
+
+export interface Route {
+  host: string;
+  service: string;
+  port: number;
+}
+
+export interface Machine {
+  provider: ProviderId;
+  providerLabel: string;
+  region: string;
+  instanceType: string;
+  memoryGb: number;
+  vcpus: number;
+  diskGb: number;
+}
+
+export interface Repository {
+  fullName: string;
+  branch: string;
+}
+
+export interface StackOptions {
+  /** Names cloud resources: `da-<slug>`. */
+  slug?: string;
+  /** The analysed repository the app component is built from. */
+  repository?: Repository;
+}
+
+export interface Stack {
+  facts: Facts;
+  name: string;
+  components: Component[];
+  proxy: ProxyId | undefined;
+  tls: boolean;
+  domain: string | undefined;
+  services: ServiceSpec[];
+  routes: Route[];
+  /** Services reachable without the proxy, as `service: host port`. */
+  published: Array<{ service: string; port: string }>;
+  compose: Record<string, unknown>;
+  composeYaml: string;
+  files: ConfigFile[];
+  secrets: SecretSpec[];
+  machine: Machine;
+  memoryMb: number;
+  repository: Repository | undefined;
+  /** Decisions made for the person, said out loud in the documents. */
+  notes: string[];
+}
+
+const WORKLOAD_ORDER = ['app', 'n8n', 'web', 'grafana', 'elk'];
+const DATA_SERVICES = new Set(['postgres', 'mysql', 'mongo', 'redis', 'rabbitmq', 'kafka']);
+
+const PROVIDER_LABELS: Record<ProviderId, string> = {
+  aws: 'AWS (EC2)',
+  gcp: 'Google Cloud (Compute Engine)',
+  azure: 'Microsoft Azure (Virtual Machines)',
+  digitalocean: 'DigitalOcean (Droplet)',
+  hetzner: 'Hetzner Cloud',
+  vps: 'Existing VPS (any provider, Ubuntu 24.04 LTS)',
+};
+
+export const DEFAULT_REGIONS: Record<ProviderId, string> = {
+  aws: 'us-east-1',
+  gcp: 'us-central1',
+  azure: 'eastus',
+  digitalocean: 'nyc3',
+  hetzner: 'fsn1',
+  vps: "the server's existing location",
+};
+
+const TIERS_GB = [2, 4, 8, 16, 32];
+const INSTANCE_TYPES: Record<ProviderId, string[]> = {
+  aws: ['t3.small', 't3.medium', 't3.large', 't3.xlarge', 't3.2xlarge'],
+  gcp: ['e2-small', 'e2-medium', 'e2-standard-2', 'e2-standard-4', 'e2-standard-8'],
+  azure: ['Standard_B1ms', 'Standard_B2s', 'Standard_B2ms', 'Standard_B4ms', 'Standard_B8ms'],
+  digitalocean: ['s-1vcpu-2gb', 's-2vcpu-4gb', 's-4vcpu-8gb', 's-8vcpu-16gb', 'g-8vcpu-32gb'],
+  hetzner: ['cx22', 'cx22', 'cx32', 'cx42', 'cx52'],
+  vps: ['1 vCPU / 2 GB RAM', '2 vCPU / 4 GB RAM', '4 vCPU / 8 GB RAM', '8 vCPU / 16 GB RAM', '8 vCPU / 32 GB RAM'],
+};
+const TIER_VCPUS: Record<ProviderId, number[]> = {
+  aws: [2, 2, 2, 4, 8],
+  gcp: [2, 2, 2, 4, 8],
+  azure: [1, 2, 2, 4, 8],
+  digitalocean: [1, 2, 4, 8, 8],
+  hetzner: [2, 2, 4, 8, 16],
+  vps: [1, 2, 4, 8, 8],
+};
+
+const APP_PORTS: Record<string, number> = { 'Node.js': 3000, Python: 8000, Ruby: 3000, PHP: 80, Java: 8080, Go: 8080, Rust: 8080, '.NET': 8080 };
+
+/** Images that offer no way to check their own health (one-shot or loop containers). */
+export const NO_HEALTHCHECK_IMAGES = new Set<string>([IMAGES.certbot]);
+
+const slugify = (s: string): string =>
+  s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30) || 'stack';
+
+/** A numeric reading of the expected load, to size the machine up for heavy use. */
+function loadTierBump(load: string | undefined): number {
+  if (!load) return 0;
+  const m = load.match(/(\d[\d,.]*)\s?(k)?/i);
+  if (!m) return /\b(high|heavy)\b/i.test(load) ? 1 : 0;
+  const n = Number(m[1]!.replace(/,/g, '')) * (m[2] ? 1000 : 1);
+  if (/req|rps|per second/i.test(load)) return n > 500 ? 2 : n > 50 ? 1 : 0;
+  return n > 5000 ? 2 : n > 500 ? 1 : 0;
+}
+
+function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
+  const provider = facts.provider ?? 'vps';
+  const needGb = (memoryMb + 512) * 1.25 / 1024;
+  let tier = TIERS_GB.findIndex((gb) => gb >= needGb);
+  if (tier < 0) tier = TIERS_GB.length - 1;
+  if (facts.memoryGb) {
+    const asked = TIERS_GB.findIndex((gb) => gb >= facts.memoryGb!);
+    tier = asked < 0 ? TIERS_GB.length - 1 : asked;
+  }
+  tier = Math.min(TIERS_GB.length - 1, tier + (facts.memoryGb ? 0 : loadTierBump(facts.load)));
+  const instanceType = facts.instanceType ?? INSTANCE_TYPES[provider][tier]!;
+  return {
+    provider,
+    providerLabel: PROVIDER_LABELS[provider],
+    region: facts.region ?? DEFAULT_REGIONS[provider],
+    instanceType,
+    memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,
+    vcpus: facts.cpus ?? TIER_VCPUS[provider][tier]!,
+    diskGb: Math.max(diskGb, facts.storageGb ? facts.storageGb + 20 : 0),
+  };
+}
+
+const clone = (s: ServiceSpec): ServiceSpec => JSON.parse(JSON.stringify(s)) as ServiceSpec;
+
+/**
+ * Builds the stack the facts describe. With no workload named, a basic server gets the Nginx web
+ * server so that there is something to verify.
+ */
+export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
+  const notes: string[] = [];
+  const ids = new Set(facts.components);
+  if (ids.has('n8n') && ids.has('mysql') && !ids.has('postgres')) {
+    notes.push('n8n 1.x no longer supports MySQL, so n8n keeps its data in PostgreSQL; MySQL stays available for your other applications.');
+    ids.add('postgres');
+  }
+  if (ids.has('grafana')) ids.add('prometheus');
+  const hasWorkload = [...ids].some((id) => !DATA_SERVICES.has(id));
+  if (!hasWorkload && ids.size === 0) ids.add('web');
+
+  let proxy = chosenProxy(facts);
+  const domain = facts.noDomain ? undefined : facts.domain;
+  let tls = Boolean(proxy && domain);
+  if (facts.tls && !domain) {
+    notes.push("TLS needs a domain name pointing at the server (Let's Encrypt validates the domain); without one the stack is served over plain HTTP on the server's IP.");
+    tls = false;
+  }
+
+  const components: Component[] = [...ids]
+    .sort((a, b) => Object.keys(COMPONENTS).indexOf(a) - Object.keys(COMPONENTS).indexOf(b))
+    .map((id) => COMPONENTS[id]!)
+    .filter(Boolean);
+  if (proxy) components.push(COMPONENTS[proxy]!);
+
+  const services: ServiceSpec[] = components.flatMap((c) => c.services.map(clone));
+  const byName = new Map(services.map((s) => [s.name, s]));
+  const name = slugify(options.slug ?? 'stack');
+
+  // The application: built from its repository, wired to every data service.
+  const app = byName.get('app');
+  if (app) {
+    const port = APP_PORTS[facts.appLanguage ?? 'Node.js'] ?? 3000;
+    app.internalPort = port;
+    app.publish = [`80:${port}`];
+    app.environment = { PORT: String(port), ...(facts.appLanguage === 'Node.js' || !facts.appLanguage ? { NODE_ENV: 'production' } : {}) };
+    const env = app.environment;
+    if (byName.has('postgres')) env.DATABASE_URL = 'postgres://app:${POSTGRES_PASSWORD}@postgres:5432/app';
+    if (byName.has('mysql')) env[byName.has('postgres') ? 'MYSQL_URL' : 'DATABASE_URL'] = 'mysql://app:${MYSQL_PASSWORD}@mysql:3306/app';
+    if (byName.has('mongo')) env.MONGO_URL = 'mongodb://root:${MONGO_ROOT_PASSWORD}@mongo:27017/?authSource=admin';
+    if (byName.has('redis')) env.REDIS_URL = 'redis://:${REDIS_PASSWORD}@redis:6379/0';
+    if (byName.has('rabbitmq')) env.AMQP_URL = 'amqp://app:${RABBITMQ_PASSWORD}@rabbitmq:5672/';
+    if (byName.has('kafka')) env.KAFKA_BROKERS = 'kafka:9092';
+    app.dependsOn = services.filter((s) => DATA_SERVICES.has(s.name)).map((s) => s.name);
+  }
+
+  const n8n = byName.get('n8n');
+  if (n8n) {
+    const env = n8n.environment!;
+    if (byName.has('postgres')) {
+      Object.assign(env, {
+        DB_TYPE: 'postgresdb',
+        DB_POSTGRESDB_HOST: 'postgres',
+        DB_POSTGRESDB_PORT: '5432',
+        DB_POSTGRESDB_DATABASE: 'app',
+        DB_POSTGRESDB_USER: 'app',
+        DB_POSTGRESDB_PASSWORD: '${POSTGRES_PASSWORD}',
+      });
+      n8n.dependsOn = ['postgres'];
+    }
+    if (domain) {
+      Object.assign(env, {
+        N8N_HOST: domain,
+        N8N_PORT: '5678',
+        N8N_PROTOCOL: tls ? 'https' : 'http',
+        WEBHOOK_URL: `${tls ? 'https' : 'http'}://${domain}/`,
+        N8N_PROXY_HOPS: '1',
+      });
+    }
+    if (!tls) env.N8N_SECURE_COOKIE = 'false';
+  }
+
+  const es = byName.get('elasticsearch');
+  if (es) es.environment!.KIBANA_SYSTEM_PASSWORD = '${KIBANA_SYSTEM_PASSWORD}';
+
+  // Routes: the primary workload at the apex, the others on sub-domains.
+  const routable = services.filter((s) => s.webLabel !== undefined);
+  routable.sort((a, b) => WORKLOAD_ORDER.indexOf(componentOf(a.name)) - WORKLOAD_ORDER.indexOf(componentOf(b.name)));
+  const routes: Route[] = [];
+  if (proxy) {
+    routable.forEach((s, i) => {
+      if (!domain && i > 0) return;
+      const host = domain ? (i === 0 ? domain : `${s.webLabel || s.name}.${domain}`) : ':80';
+      routes.push({ host, service: s.name, port: s.internalPort! });
+    });
+  }
+  const routed = new Set(routes.map((r) => r.service));
+  const grafana = byName.get('grafana');
+  const grafanaRoute = routes.find((r) => r.service === 'grafana');
+  if (grafana && grafanaRoute && domain) grafana.environment!.GF_SERVER_ROOT_URL = `${tls ? 'https' : 'http'}://${grafanaRoute.host}/`;
+
+  const files: ConfigFile[] = [];
+  const proxyService = services.find((s) => s.alwaysPublish?.includes('443:443'));
+  if (proxyService && !tls) proxyService.alwaysPublish = proxyService.alwaysPublish!.filter((p) => !p.startsWith('443'));
+  if (proxy === 'caddy') {
+    const caddy = byName.get('caddy')!;
+    if (tls) caddy.environment = { ACME_EMAIL: '${ACME_EMAIL}' };
+    files.push({ path: 'Caddyfile', content: caddyfile(routes, tls) });
+    caddy.dependsOn = routes.map((r) => r.service);
+  }
+  if (proxy === 'nginxProxy') {
+    const nginx = byName.get('proxy')!;
+    nginx.dependsOn = routes.map((r) => r.service);
+    files.push({ path: 'nginx/conf.d/default.conf', content: nginxConf(routes, tls, domain) });
+    if (tls) {
+      services.push({
+        name: 'certbot',
+        image: IMAGES.certbot,
+        command: [],
+        volumes: ['certbot_www:/var/www/certbot', 'letsencrypt:/etc/letsencrypt'],
+        noHealthcheck: 'Certbot runs a renewal loop, not a server; there is nothing to probe',
+        networks: ['edge'],
+        memoryMb: 32,
+      });
+    } else {
+      nginx.volumes = nginx.volumes!.filter((v) => v.startsWith('./'));
+    }
+  }
+  if (proxy === 'traefik') {
+    const traefik = byName.get('traefik')!;
+    traefik.command = [
+      '--ping=true',
+      '--providers.docker=true',
+      '--providers.docker.exposedbydefault=false',
+      '--providers.docker.network=edge',
+      '--entrypoints.web.address=:80',
+      ...(tls
+        ? [
+            '--entrypoints.websecure.address=:443',
+            '--entrypoints.web.http.redirections.entrypoint.to=websecure',
+            '--entrypoints.web.http.redirections.entrypoint.scheme=https',
+            '--certificatesresolvers.le.acme.tlschallenge=true',
+            '--certificatesresolvers.le.acme.email=${ACME_EMAIL}',
+            '--certificatesresolvers.le.acme.storage=/letsencrypt/acme.json',
+          ]
+        : []),
+    ];
+    if (!tls) {
+      traefik.volumes = traefik.volumes!.filter((v) => !v.startsWith('letsencrypt'));
+    }
+  }
+  // Published ports: the proxy's, the routed services' when there is no proxy, data services on loopback
+  // only when they are the workload (reached through an SSH tunnel).
+  const published: Array<{ service: string; port: string }> = [];
+  let webPortTaken = false;
+  for (const s of services) {
+    const ports: string[] = [...(s.alwaysPublish ?? [])];
+    if (!proxy && s.publish && !routed.has(s.name)) {
+      for (const p of s.publish) {
+        if (p.startsWith('80:')) {
+          if (webPortTaken) continue;
+          webPortTaken = true;
+        }
+        ports.push(p);
+      }
+    }
+    if (proxy && s.publish && !routed.has(s.name) && s.webLabel !== undefined) ports.push(...s.publish.filter((p) => !p.startsWith('80:')));
+    if (!hasWorkload && DATA_SERVICES.has(s.name) && s.internalPort) ports.push(`127.0.0.1:${s.internalPort}:${s.internalPort}`);
+    s.publish = [...new Set(ports)];
+    for (const p of s.publish) published.push({ service: s.name, port: p });
+    if (s.publish.length && !s.networks.includes('edge')) s.networks = ['edge', ...s.networks];
+  }
+
+  if (byName.has('prometheus')) files.push({ path: 'prometheus/prometheus.yml', content: prometheusYml(services) });
+  if (grafana) files.push({ path: 'grafana/provisioning/datasources/prometheus.yml', content: grafanaDatasource() });
+  if (es) files.push({ path: 'logstash/pipeline/logstash.conf', content: logstashConf() });
+  if (byName.has('web')) files.push({ path: 'site/index.html', content: siteIndex(name) });
+
+  if (app) {
+    notes.push(
+      `The application is built from ${options.repository ? `${options.repository.fullName} (branch ${options.repository.branch})` : 'its repository'} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
+    );
+  }
+  if (!hasWorkload) {
+    notes.push('Databases are not exposed to the internet: they listen on the server\'s loopback interface only; reach them through an SSH tunnel (ssh -L).');
+  }
+  if (published.some((p) => !p.port.startsWith('127.0.0.1') && !/^(80|443):/.test(p.port))) {
+    notes.push('Ports Docker publishes bypass ufw, so the cloud firewall (security group) is what limits them; only the ports listed under Networking are opened there.');
+  }
+
+  const compose = buildCompose(services, proxy, routes, tls);
+  const secrets = secretsFor(components, facts, tls, Boolean(app), options.repository);
+  const memoryMb = services.reduce((n, s) => n + s.memoryMb, 0);
+  const diskGb = Math.ceil((components.reduce((n, c) => n + c.diskGb, 0) + 10) / 10) * 10;
+  return {
+    facts,
+    name,
+    components,
+    proxy,
+    tls,
+    domain,
+    services,
+    routes,
+    published,
+    compose,
+    composeYaml: YAML.stringify(compose, { lineWidth: 0 }),
+    files,
+    secrets,
+    machine: machineFor(facts, memoryMb, Math.max(20, diskGb)),
+    memoryMb,
+    repository: options.repository,
+    notes,
+  };
+}
+
+function componentOf(service: string): string {
+  for (const c of Object.values(COMPONENTS)) if (c.services.some((s) => s.name === service)) return c.id;
+  return service;
+}
+
+function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, routes: Route[], tls: boolean): Record<string, unknown> {
+  const healthy = new Set(services.filter((s) => s.healthcheck).map((s) => s.name));
+  const out: Record<string, unknown> = {};
+  const volumes = new Set<string>();
+  const networks = new Set<string>();
+  for (const s of services) {
+    const svc: Record<string, unknown> = {};
+    if (s.image === 'build') {
+      svc.build = { context: `./${s.name}` };
+      svc.image = `${s.name}:1.0.0`;
+    } else svc.image = s.image;
+    if (s.name === 'certbot') {
+      svc.entrypoint = ['/bin/sh', '-c', "trap exit TERM; while :; do certbot renew --webroot -w /var/www/certbot --quiet; sleep 12h & wait $${!}; done"];
+    } else if (s.command?.length) svc.command = s.command;
+    svc.restart = 'unless-stopped';
+    if (s.environment && Object.keys(s.environment).length) svc.environment = s.environment;
+    if (s.volumes?.length) {
+      svc.volumes = s.volumes;
+      for (const v of s.volumes) {
+        const source = v.split(':')[0]!;
+        if (!source.startsWith('.') && !source.startsWith('/')) volumes.add(source);
+      }
+    }
+    if (s.publish?.length) svc.ports = s.publish;
+    if (s.ulimits) svc.ulimits = s.ulimits;
+    if (s.healthcheck) svc.healthcheck = s.healthcheck;
+    if (s.dependsOn?.length) {
+      svc.depends_on = Object.fromEntries(
+        s.dependsOn.map((d) => [d, { condition: healthy.has(d) ? 'service_healthy' : 'service_started' }]),
+      );
+    }
+    if (proxy === 'traefik') {
+      const route = routes.find((r) => r.service === s.name);
+      if (route) {
+        const rule = route.host === ':80' ? 'PathPrefix(`/`)' : `Host(\`${route.host}\`)`;
+        svc.labels = {
+          'traefik.enable': 'true',
+          [`traefik.http.routers.${s.name}.rule`]: rule,
+          [`traefik.http.routers.${s.name}.entrypoints`]: tls ? 'websecure' : 'web',
+          ...(tls ? { [`traefik.http.routers.${s.name}.tls.certresolver`]: 'le' } : {}),
+          [`traefik.http.services.${s.name}.loadbalancer.server.port`]: String(route.port),
+        };
+      }
+    }
+    svc.networks = s.networks;
+    for (const n of s.networks) networks.add(n);
+    svc.logging = { driver: 'json-file', options: { 'max-size': '10m', 'max-file': '3' } };
+    out[s.name] = svc;
+  }
+  const compose: Record<string, unknown> = { services: out };
+  if (volumes.size) compose.volumes = Object.fromEntries([...volumes].map((v) => [v, {}]));
+  compose.networks = Object.fromEntries(
+    [...networks].map((n) => [n, n === 'backend' ? { internal: true } : {}]),
+  );
+  return compose;
+}
+
+function secretsFor(components: Component[], facts: Facts, tls: boolean, hasApp: boolean, repository: Repository | undefined): SecretSpec[] {
+  const list: SecretSpec[] = [];
+  const add = (s: SecretSpec): void => {
+    if (!list.some((x) => x.name === s.name)) list.push(s);
+  };
+  for (const s of PROVIDER_SECRETS[facts.provider ?? 'vps'] ?? []) add(s);
+  if (facts.provider === 'gcp') add({ name: 'GCP_PROJECT_ID', description: 'Google Cloud project id to create the VM in', required: true, secret_type: 'text' });
+  add(ADMIN_CIDR_SECRET);
+  if (facts.provider && facts.provider !== 'vps') add(SSH_PUBLIC_KEY_SECRET);
+  for (const c of components) for (const s of c.secrets) add(s);
+  if (tls) add(ACME_EMAIL_SECRET);
+  if (hasApp) {
+    if (repository) add({ name: 'GITHUB_TOKEN', description: `Repository-scoped token to clone ${repository.fullName} (provided by the server)`, required: true, secret_type: 'password' });
+    else add(APP_REPOSITORY_SECRET);
+  }
+  return list;
+}
+
+function caddyfile(routes: Route[], tls: boolean): string {
+  const head = tls ? '{\n\temail {$ACME_EMAIL}\n}\n\n' : '';
+  const sites = routes.map((r) => `${tls ? r.host : r.host === ':80' ? ':80' : `http://${r.host}`} {\n\tencode gzip\n\treverse_proxy ${r.service}:${r.port}\n}\n`);
+  return head + sites.join('\n');
+}
+
+function nginxConf(routes: Route[], tls: boolean, domain: string | undefined): string {
+  const proxyBlock = (r: Route): string =>
+    [
+      '    location / {',
+      `        proxy_pass http://${r.service}:${r.port};`,
+      '        proxy_http_version 1.1;',
+      '        proxy_set_header Host $host;',
+      '        proxy_set_header X-Real-IP $remote_addr;',
+      '        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+      '        proxy_set_header X-Forwarded-Proto $scheme;',
+      '        proxy_set_header Upgrade $http_upgrade;',
+      '        proxy_set_header Connection "upgrade";',
+      '    }',
+    ].join('\n');
+  if (!tls) {
+    const r = routes[0];
+    return [
+      'server {',
+      '    listen 80 default_server;',
+      '    location = /healthz { access_log off; return 200 "ok"; }',
+      r ? proxyBlock(r) : '    location / { return 404; }',
+      '}',
+      '',
+    ].join('\n');
+  }
+  const http = [
+    'server {',
+    '    listen 80 default_server;',
+    '    location = /healthz { access_log off; return 200 "ok"; }',
+    '    location /.well-known/acme-challenge/ { root /var/www/certbot; }',
+    '    location / { return 301 https://$host$request_uri; }',
+    '}',
+  ].join('\n');
+  const https = routes.map((r) =>
+    [
+      'server {',
+      '    listen 443 ssl;',
+      '    http2 on;',
+      `    server_name ${r.host};`,
+      `    ssl_certificate /etc/letsencrypt/live/${domain}/fullchain.pem;`,
+      `    ssl_certificate_key /etc/letsencrypt/live/${domain}/privkey.pem;`,
+      '    ssl_protocols TLSv1.2 TLSv1.3;',
+      '    add_header Strict-Transport-Security "max-age=31536000" always;',
+      '    client_max_body_size 50m;',
+      proxyBlock(r),
+      '}',
+    ].join('\n'),
+  );
+  return [http, ...https, ''].join('\n\n');
+}
+
+function prometheusYml(services: ServiceSpec[]): string {
+  const jobs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> = [
+    { job_name: 'prometheus', static_configs: [{ targets: ['localhost:9090'] }] },
+    { job_name: 'node', static_configs: [{ targets: ['node-exporter:9100'] }] },
+  ];
+  if (services.some((s) => s.name === 'caddy')) jobs.push({ job_name: 'caddy', static_configs: [{ targets: ['caddy:2019'] }] });
+  return YAML.stringify({ global: { scrape_interval: '15s', evaluation_interval: '15s' }, scrape_configs: jobs });
+}
+
+function grafanaDatasource(): string {
+  return YAML.stringify({
+    apiVersion: 1,
+    datasources: [{ name: 'Prometheus', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090', isDefault: true }],
+  });
+}
+
+function logstashConf(): string {
+  return [
+    'input {',
+    '  beats { port => 5044 }',
+    '  tcp { port => 5000 codec => json_lines }',
+    '}',
+    'output {',
+    '  elasticsearch {',
+    '    hosts => ["http://elasticsearch:9200"]',
+    '    user => "elastic"',
+    '    password => "${ELASTIC_PASSWORD}"',
+    '    index => "logs-%{+YYYY.MM.dd}"',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+}
+
+function siteIndex(name: string): string {
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${name}</title></head>\n<body><h1>${name} is running</h1></body></html>\n`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * Checks a compose file the way `docker compose config` would, plus our rules: images pinned to a
+ * tag, named volumes and networks declared and used, depends_on targets present (and healthy when
+ * waited on), a healthcheck on every service whose image supports one, every `${VAR}` supplied.
+ * Answers the problems found; none means valid.
+ */
+export function validateCompose(text: string, suppliedVars: Iterable<string> = []): string[] {
+  const problems: string[] = [];
+  let doc: unknown;
+  try {
+    doc = YAML.parse(text);
+  } catch (err) {
+    return [`does not parse: ${(err as Error).message}`];
+  }
+  if (!doc || typeof doc !== 'object') return ['is not a mapping'];
+  const root = doc as Record<string, unknown>;
+  const services = root.services as Record<string, Record<string, unknown>> | undefined;
+  if (!services || typeof services !== 'object' || !Object.keys(services).length) return ['has no services'];
+  const declaredVolumes = new Set(Object.keys((root.volumes as object | undefined) ?? {}));
+  const declaredNetworks = new Set(Object.keys((root.networks as object | undefined) ?? {}));
+  const usedVolumes = new Set<string>();
+  const usedNetworks = new Set<string>();
+  const vars = new Set(suppliedVars);
+  for (const [name, svc] of Object.entries(services)) {
+    const image = svc.image as string | undefined;
+    if (!image && !svc.build) problems.push(`${name}: neither image nor build`);
+    if (image && !svc.build) {
+      const tag = image.includes('@sha256:') ? 'digest' : image.slice(image.lastIndexOf('/') + 1).split(':')[1];
+      if (!tag || tag === 'latest') problems.push(`${name}: image ${image} is not pinned to a tag`);
+    }
+    for (const v of (svc.volumes as string[] | undefined) ?? []) {
+      const source = String(v).split(':')[0]!;
+      if (source.startsWith('.') || source.startsWith('/')) continue;
+      usedVolumes.add(source);
+      if (!declaredVolumes.has(source)) problems.push(`${name}: volume ${source} is not declared`);
+    }
+    const nets = Array.isArray(svc.networks) ? (svc.networks as string[]) : Object.keys((svc.networks as object | undefined) ?? {});
+    for (const n of nets) {
+      usedNetworks.add(n);
+      if (!declaredNetworks.has(n)) problems.push(`${name}: network ${n} is not declared`);
+    }
+    for (const p of (svc.ports as string[] | undefined) ?? []) {
+      if (!/^((\d{1,3}\.){3}\d{1,3}:)?\d{1,5}:\d{1,5}(\/(tcp|udp))?$/.test(String(p))) problems.push(`${name}: port ${p} is malformed`);
+    }
+    const deps = svc.depends_on as Record<string, { condition?: string }> | string[] | undefined;
+    const depEntries = Array.isArray(deps) ? deps.map((d) => [d, {}] as const) : Object.entries(deps ?? {});
+    for (const [dep, spec] of depEntries) {
+      if (!services[dep]) problems.push(`${name}: depends on missing service ${dep}`);
+      else if ((spec as { condition?: string }).condition === 'service_healthy' && !services[dep]!.healthcheck) {
+        problems.push(`${name}: waits for ${dep} to be healthy but ${dep} has no healthcheck`);
+      }
+    }
+    if (!svc.healthcheck && !svc.build && !(image && NO_HEALTHCHECK_IMAGES.has(image))) problems.push(`${name}: no healthcheck`);
+    const hc = svc.healthcheck as { test?: unknown } | undefined;
+    if (hc && (!Array.isArray(hc.test) || !['CMD', 'CMD-SHELL'].includes(String(hc.test[0])))) problems.push(`${name}: healthcheck test must start with CMD or CMD-SHELL`);
+    for (const m of JSON.stringify(svc).matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+      if (!vars.has(m[1]!)) problems.push(`${name}: \${${m[1]}} is not supplied`);
+    }
+  }
+  for (const v of declaredVolumes) if (!usedVolumes.has(v)) problems.push(`volume ${v} is declared but unused`);
+  for (const n of declaredNetworks) if (!usedNetworks.has(n)) problems.push(`network ${n} is declared but unused`);
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Diagram
+// ---------------------------------------------------------------------------------------------------
+
+const nodeId = (name: string): string => name.replace(/[^A-Za-z0-9_]/g, '_');
+
+/** A mermaid flowchart: people → proxy → services → data, inside the machine. */
+export function mermaidDiagram(stack: Stack): string {
+  const lines = ['flowchart LR', '  users([Users])', '  admin([Administrator])'];
+  const m = stack.machine;
+  lines.push(`  subgraph host["${m.providerLabel} · ${m.instanceType} · ${m.region}"]`);
+  for (const s of stack.services) {
+    const label = `${s.name}<br/>${s.image === 'build' ? 'built from repository' : s.image}`;
+    lines.push(DATA_SERVICES.has(s.name) || s.name === 'elasticsearch' ? `    ${nodeId(s.name)}[("${label}")]` : `    ${nodeId(s.name)}["${label}"]`);
+  }
+  lines.push('  end');
+  const proxyService = stack.services.find((s) => ['caddy', 'proxy', 'traefik'].includes(s.name));
+  if (proxyService) {
+    lines.push(`  users -->|"${stack.tls ? 'HTTPS 443' : 'HTTP 80'}"| ${nodeId(proxyService.name)}`);
+    for (const r of stack.routes) lines.push(`  ${nodeId(proxyService.name)} -->|"${r.host}"| ${nodeId(r.service)}`);
+  }
+  for (const p of stack.published) {
+    if (proxyService && p.service === proxyService.name) continue;
+    const who = p.port.startsWith('127.0.0.1') ? 'admin' : 'users';
+    lines.push(`  ${who} -->|"${p.port.startsWith('127.0.0.1') ? 'SSH tunnel' : `port ${p.port.split(':')[0]}`}"| ${nodeId(p.service)}`);
+  }
+  for (const s of stack.services) for (const d of s.dependsOn ?? []) {
+    if (proxyService && s.name === proxyService.name) continue;
+    lines.push(`  ${nodeId(s.name)} --> ${nodeId(d)}`);
+  }
+  if (stack.services.some((s) => s.name === 'prometheus')) {
+    for (const s of stack.services) if (s.name === 'caddy') lines.push('  prometheus -.->|scrape| caddy');
+  }
+  lines.push('  admin -->|"SSH 22 from ADMIN_CIDR"| host');
+  return lines.join('\n');
+}

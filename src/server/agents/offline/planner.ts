@@ -1,0 +1,307 @@
+import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
+import { composeStack, DEFAULT_REGIONS, type Repository, type Stack } from './composer';
+import { renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
+import { extractFacts, type Facts } from './facts';
+
+/**
+ * The offline planner's reasoning, free of LangChain: given the agent's role, the context the graph put
+ * in the system prompt and the conversation, it answers what a DevOps engineer would say and which tool
+ * it calls. offlineChatModel.ts streams the answer.
+ */
+
+export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer';
+
+export interface Turn {
+  role: 'user' | 'assistant' | 'tool';
+  content: string;
+}
+
+export interface PlannerToolCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface PlannerReply {
+  text: string;
+  toolCalls: PlannerToolCall[];
+}
+
+/** The system prompt names the role on its first line, `Role: <role>`, and context in tagged blocks. */
+export function roleOf(system: string): AgentRole | undefined {
+  const m = system.match(/^Role:\s*([a-z]+)/m);
+  return m && ['requirements', 'architect', 'implementation', 'analyzer'].includes(m[1]!) ? (m[1] as AgentRole) : undefined;
+}
+
+export function contextBlock(system: string, tag: string): string | undefined {
+  const m = system.match(new RegExp(`<${tag}>\\n?([\\s\\S]*?)\\n?</${tag}>`));
+  const body = m?.[1]?.trim();
+  return body ? body : undefined;
+}
+
+export const TOOL_NAMES = {
+  requirements: 'update_requirements',
+  architecture: 'save_architecture_plan',
+  implementation: 'save_implementation_plan',
+  analysis: 'save_analysis',
+} as const;
+
+interface Question {
+  key: keyof Unknowns;
+  marker: string;
+  text: string;
+  open: (f: Facts) => boolean;
+  assume: (f: Facts) => string;
+  applyDefault: (f: Facts) => void;
+}
+
+const QUESTIONS: Question[] = [
+  {
+    key: 'workload',
+    marker: 'What should the server run',
+    text: 'What should the server run? For example your own application (which language or framework?), n8n, a database (PostgreSQL, MySQL, MongoDB), a cache or queue (Redis, RabbitMQ), monitoring (Prometheus and Grafana) or log management (ELK).',
+    open: (f) => f.components.size === 0 && !f.basicServer,
+    assume: () => 'a basic server with an Nginx web server, so there is something to check',
+    applyDefault: (f) => void (f.basicServer = true),
+  },
+  {
+    key: 'provider',
+    marker: 'Where should it run',
+    text: 'Where should it run: an existing VPS you can reach over SSH (any provider), or a new machine on AWS EC2, DigitalOcean, Hetzner, Google Cloud or Azure?',
+    open: (f) => f.provider === undefined,
+    assume: () => 'an existing VPS of yours running Ubuntu 24.04',
+    applyDefault: (f) => void (f.provider = 'vps'),
+  },
+  {
+    key: 'region',
+    marker: 'Which region',
+    text: 'Which region (or city) should the machine be in? Close to your users is best.',
+    open: (f) => f.provider !== undefined && f.provider !== 'vps' && f.region === undefined,
+    assume: (f) => `region ${DEFAULT_REGIONS[f.provider ?? 'vps']}`,
+    applyDefault: (f) => void (f.region = DEFAULT_REGIONS[f.provider ?? 'vps']),
+  },
+  {
+    key: 'domain',
+    marker: 'Which domain should point',
+    text: "Which domain should point at the server (e.g. app.example.com)? With a domain I'll put a reverse proxy with Let's Encrypt certificates in front; without one the stack is served over HTTP on the server's IP.",
+    open: (f) =>
+      f.domain === undefined && !f.noDomain && (f.genericProxy || f.proxy !== undefined || f.tls || f.components.has('n8n') || f.components.has('app')),
+    assume: () => "no domain: served over HTTP on the server's IP",
+    applyDefault: (f) => void (f.noDomain = true),
+  },
+  {
+    key: 'load',
+    marker: 'how much load do you expect',
+    text: 'Roughly how much load do you expect (users or requests per second), and how much data will you keep (GB)? That sizes the machine and its disk.',
+    open: (f) => f.load === undefined && f.storageGb === undefined && f.memoryGb === undefined && f.instanceType === undefined,
+    assume: () => 'light load (up to about 100 concurrent users)',
+    applyDefault: (f) => void (f.load = 'light (up to about 100 concurrent users)'),
+  },
+];
+
+function analysisTexts(system: string): { texts: string[]; repository?: Repository } {
+  const raw = contextBlock(system, 'repository_analysis');
+  if (!raw) return { texts: [] };
+  try {
+    const a = JSON.parse(raw) as { repository?: { full_name?: string; default_branch?: string }; branch?: string; repo_analysis?: { technology_stack?: Record<string, unknown> } };
+    const stack = a.repo_analysis?.technology_stack ?? {};
+    const text = Object.entries(stack).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('. ');
+    const repository = a.repository?.full_name ? { fullName: a.repository.full_name, branch: a.branch ?? a.repository.default_branch ?? 'main' } : undefined;
+    return { texts: [`my own app. ${text}`], repository };
+  } catch {
+    return { texts: [] };
+  }
+}
+
+function describeFacts(stack: Stack, unknowns: Unknowns): string[] {
+  const lines: string[] = [];
+  if (!unknowns.workload) lines.push(`Stack: ${stack.components.map((c) => c.label).join(', ')}`);
+  if (!unknowns.provider) lines.push(`Runs on: ${stack.machine.providerLabel}${unknowns.region ? '' : `, ${stack.machine.region}`}`);
+  if (stack.domain) lines.push(`Domain: ${stack.domain}${stack.tls ? " with Let's Encrypt TLS" : ''}`);
+  if (stack.facts.load) lines.push(`Load: ${stack.facts.load}`);
+  return lines;
+}
+
+function requirementsReply(system: string, turns: Turn[], now: Date): PlannerReply {
+  const userTexts = turns.filter((t) => t.role === 'user' && t.content.trim()).map((t) => t.content);
+  const analysis = analysisTexts(system);
+  const facts = extractFacts([...analysis.texts, ...userTexts]);
+  const spoken = turns.filter((t) => t.role === 'assistant').map((t) => t.content).join('\n');
+  const unknowns: Unknowns = {};
+  const toAsk: Question[] = [];
+  const assumed: string[] = [];
+  for (const q of QUESTIONS) {
+    if (!q.open(facts)) continue;
+    const askedBefore = spoken.includes(q.marker);
+    if (askedBefore || facts.acceptsDefaults) {
+      assumed.push(q.assume(facts));
+      q.applyDefault(facts);
+    } else {
+      toAsk.push(q);
+      unknowns[q.key] = true;
+    }
+  }
+  const stack = composeStack(facts, { repository: analysis.repository });
+  const document = renderRequirements(stack, unknowns, now);
+  const ready = toAsk.length === 0;
+  const secrets = stack.secrets.map(({ name, description, required, secret_type }) => ({ name, description, required, secret_type }));
+  const known = describeFacts(stack, unknowns);
+  let text: string;
+  if (!userTexts.length && !analysis.texts.length) {
+    text = [
+      "Hi! I'm the requirements gatherer. I'll turn what you need into a requirements document, then an architecture and a deployment plan.",
+      '',
+      ...toAsk.map((q, i) => `${i + 1}. ${q.text}`),
+    ].join('\n');
+  } else if (!ready) {
+    text = [
+      known.length ? `Thanks. So far I have:\n${known.map((l) => `- ${l}`).join('\n')}` : 'Thanks.',
+      '',
+      toAsk.length === 1 ? 'One question to complete the requirements:' : 'A few questions to complete the requirements:',
+      ...toAsk.map((q, i) => `${i + 1}. ${q.text}`),
+      ...(assumed.length ? ['', `Meanwhile I assumed ${assumed.join('; ')}.`] : []),
+    ].join('\n');
+  } else {
+    text = [
+      'The requirements are complete:',
+      ...known.map((l) => `- ${l}`),
+      `- Machine: ${stack.machine.instanceType} (${stack.machine.vcpus} vCPU, ${stack.machine.memoryGb} GB RAM, ${stack.machine.diskGb} GB disk)`,
+      ...(assumed.length ? ['', `Where you left it open I assumed ${assumed.join('; ')}. Tell me if any of that should change.`] : []),
+      ...stack.notes.map((n) => `\nNote: ${n}`),
+      '',
+      `Please add the ${secrets.filter((s) => s.required && s.name !== 'GITHUB_TOKEN').length} required secrets under User Secrets (${secrets.map((s) => s.name).join(', ')}). When the Collected Requirements look right, confirm to move on to the architecture.`,
+    ].join('\n');
+  }
+  return {
+    text,
+    toolCalls: [{ name: TOOL_NAMES.requirements, args: { document, secrets, ready_to_continue: ready } }],
+  };
+}
+
+/** Facts of the confirmed requirements, then what was asked in this agent's own thread. */
+function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 'architecture'): { facts: Facts; repository?: Repository } | undefined {
+  const own = turns.filter((t) => t.role === 'user' && t.content.trim()).map((t) => t.content);
+  if (base === 'architecture') {
+    const plan = contextBlock(system, 'architecture_plan');
+    const def = plan ? readStackDefinition(plan) : undefined;
+    if (def) return { facts: extractFacts(own, def.facts), repository: def.repository };
+  }
+  const doc = contextBlock(system, 'requirements_document');
+  if (!doc) return undefined;
+  const parsed = parseRequirementsDocument(doc);
+  const sections = ['Required Stack', 'Configuration Requirements', 'Scale & Resource Requirements'].map((s) => parsed.sections[s] ?? '');
+  const cloud = ['Provider', 'Compute', 'Region'].map((f) => parsed.cloud[f] ?? '');
+  const analysis = analysisTexts(system);
+  const facts = extractFacts([...sections, ...cloud, ...own]);
+  facts.acceptsDefaults = true;
+  if (!facts.domain) facts.noDomain = true;
+  const repoLine = sections[0]!.match(/built from ([\w.-]+\/[\w.-]+)/);
+  const repository = analysis.repository ?? (repoLine ? { fullName: repoLine[1]!, branch: 'main' } : undefined);
+  return { facts, repository };
+}
+
+function architectReply(system: string, turns: Turn[]): PlannerReply {
+  const input = factsForPlanning(system, turns, 'requirements');
+  if (!input) {
+    return { text: 'I need the requirements first: finish the Requirements stage and confirm it, then ask me for the architecture plan.', toolCalls: [] };
+  }
+  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name') });
+  const plan = renderArchitecturePlan(stack);
+  const m = stack.machine;
+  const text = [
+    `Here is the architecture: ${stack.services.length} containers with Docker Compose on one ${m.providerLabel} machine (${m.instanceType}, ${m.vcpus} vCPU, ${m.memoryGb} GB RAM, ${m.diskGb} GB disk) in ${m.region}.`,
+    '',
+    ...stack.services.map((s) => `- ${s.name}: ${s.image === 'build' ? 'built from the repository' : s.image}${s.healthcheck ? ', with a healthcheck' : ''}`),
+    ...(stack.routes.length ? ['', `Traffic enters through ${stack.components.find((c) => c.category === 'proxy')?.label}: ${stack.routes.map((r) => `${r.host} → ${r.service}`).join(', ')}.`] : []),
+    '',
+    'The Cloud Architecture Plan view has the diagram, the docker-compose.yml and every configuration file. Ask me for changes, or confirm to get the implementation plan.',
+  ].join('\n');
+  return { text, toolCalls: [{ name: TOOL_NAMES.architecture, args: { plan } }] };
+}
+
+function implementationReply(system: string, turns: Turn[]): PlannerReply {
+  const input = factsForPlanning(system, turns, 'architecture');
+  if (!input) {
+    return { text: 'I need a confirmed architecture plan first: confirm the architecture stage, then ask me for the implementation plan.', toolCalls: [] };
+  }
+  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name') });
+  const plan = renderImplementationPlan(stack);
+  const titles = [...plan.matchAll(/^## Step (\d+): (.+)$/gm)].map((m) => `${m[1]}. ${m[2]}`);
+  const text = [
+    `The implementation plan has ${titles.length} steps, each with the exact commands the execution stage will run:`,
+    '',
+    ...titles,
+    '',
+    'Secrets are read from User Secrets at run time and never written into the plan. Ask me to change a step, or confirm to start execution.',
+  ].join('\n');
+  return { text, toolCalls: [{ name: TOOL_NAMES.implementation, args: { plan } }] };
+}
+
+function analyzerReply(system: string): PlannerReply {
+  const raw = contextBlock(system, 'repository_facts');
+  if (!raw) return { text: 'I could not read the repository.', toolCalls: [] };
+  const repo = JSON.parse(raw) as {
+    full_name: string;
+    branch: string;
+    technology_stack: Record<string, unknown>;
+    files: string[];
+    env_names: string[];
+  };
+  const stack = repo.technology_stack;
+  const entries = Object.entries(stack).map(([k, v]) => `- ${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`);
+  const hasDockerfile = repo.files.some((f) => /(^|\/)Dockerfile/.test(f));
+  const questions: Record<string, string> = {
+    'Which domain should the application be served on?': '',
+    'Where should it run (existing VPS, AWS, DigitalOcean, Hetzner, Google Cloud, Azure)?': '',
+  };
+  if (!hasDockerfile) questions['The repository has no Dockerfile: should I plan one for you?'] = '';
+  const analysis = [
+    `## ${repo.full_name} (${repo.branch})`,
+    '',
+    '### Technology stack',
+    ...entries,
+    '',
+    '### Deployment-relevant files',
+    ...repo.files.map((f) => `- ${f}`),
+    ...(repo.env_names.length ? ['', '### Environment', `Variables provided (values stored as secrets, not shown): ${repo.env_names.join(', ')}`] : []),
+  ].join('\n');
+  const deployment_plan = {
+    prerequisites: ['A server or cloud account', ...(hasDockerfile ? [] : ['A Dockerfile for the application'])],
+    deployment_steps: ['Build the image from the repository', 'Start it with its services using Docker Compose', 'Put a reverse proxy with TLS in front'],
+    post_deployment: ['Check the healthchecks', 'Set up backups of the data volumes'],
+    scaling_considerations: ['Move to a larger machine first; split the database onto its own host when it dominates'],
+  };
+  const text = [
+    `I analysed ${repo.full_name} on ${repo.branch}:`,
+    ...entries,
+    '',
+    `Files that matter for deployment: ${repo.files.length ? repo.files.join(', ') : 'none found'}.`,
+    hasDockerfile ? 'It has a Dockerfile, so the app can be built as is.' : 'It has no Dockerfile yet; the plan will need one.',
+  ].join('\n');
+  return {
+    text,
+    toolCalls: [
+      {
+        name: TOOL_NAMES.analysis,
+        args: { analysis, user_questions: { reason: 'Deployment details the repository cannot tell', questions }, deployment_plan },
+      },
+    ],
+  };
+}
+
+/** What the offline planner says next, for the role its system prompt names. */
+export function plan(system: string, turns: Turn[], now = new Date()): PlannerReply {
+  const role = roleOf(system) ?? 'requirements';
+  // After its own tool call has been answered, the planner has nothing more to add.
+  const last = turns[turns.length - 1];
+  if (last?.role === 'tool') return { text: '', toolCalls: [] };
+  switch (role) {
+    case 'requirements':
+      return requirementsReply(system, turns, now);
+    case 'architect':
+      return architectReply(system, turns);
+    case 'implementation':
+      return implementationReply(system, turns);
+    case 'analyzer':
+      return analyzerReply(system);
+  }
+}
