@@ -5,3 +5,4 @@
 export * from './core';
 export * from './credits';
 export * from './sandbox';
+export * from './planning';
