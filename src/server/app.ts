@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
+import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppConfig } from './config';
 import type { Database } from './db/client';
@@ -13,6 +14,7 @@ import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
 import { healthRoutes } from './routes/health';
 import { projectRoutes } from './routes/projects';
+import { sandboxRoutes } from './routes/sandbox';
 import { stageRoutes } from './routes/stages';
 import { createGithubProvider } from './services/auth/githubProvider';
 import { createLocalProvider, type IdentityProvider } from './services/auth/identityProvider';
@@ -48,6 +50,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     global: false,
     errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, message: `Too many requests: try again in ${ctx.after}` }),
   });
+  // Terminal frames are small JSON; a browser never needs more than this in one message.
+  await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await app.register(servicesPlugin, { config, database: options.database });
   await app.register(errorsPlugin);
   await app.register(sessionPlugin);
@@ -68,6 +72,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(authRoutes, { provider });
       await api.register(projectRoutes);
       await api.register(stageRoutes);
+      await api.register(sandboxRoutes);
       await api.register(costRoutes);
     },
     { prefix: '/api' },

@@ -34,6 +34,15 @@ const EnvSchema = Type.Object({
   GITHUB_APP_SLUG: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]+$' })),
   GITHUB_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.github.com' }),
   GITHUB_WEB_URL: Type.String({ pattern: '^https?://', default: 'https://github.com' }),
+  SANDBOX_DRIVER: Type.Literal('local', { default: 'local' }),
+  SANDBOX_NETWORK: Bool,
+  SANDBOX_MEMORY_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
+  SANDBOX_MAX_PROCESSES: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  SANDBOX_CPU_SECONDS: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
+  SANDBOX_UID_BASE: Type.Integer({ minimum: 1_000, maximum: 2_000_000_000 }),
+  SANDBOX_EXEC_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  TERMINAL_RECONNECT_GRACE_SECONDS: Type.Number({ minimum: 0, maximum: 3_600 }),
+  ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+\\s*(,\\s*https?://[^/,\\s]+\\s*)*$' })),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -45,9 +54,25 @@ const DEFAULTS: Record<string, string> = {
   SESSION_IDLE_HOURS: '72',
   SESSION_ABSOLUTE_HOURS: '720',
   LOGIN_RATE_LIMIT_PER_MINUTE: '20',
+  SANDBOX_NETWORK: 'true',
+  SANDBOX_MEMORY_MB: '8192',
+  SANDBOX_MAX_PROCESSES: '512',
+  SANDBOX_CPU_SECONDS: '3600',
+  SANDBOX_UID_BASE: '200000',
+  SANDBOX_EXEC_TIMEOUT_SECONDS: '900',
+  TERMINAL_RECONNECT_GRACE_SECONDS: '30',
 };
 
 const NUMERIC = new Set(['PORT', 'BODY_LIMIT_BYTES', 'SESSION_IDLE_HOURS', 'SESSION_ABSOLUTE_HOURS', 'LOGIN_RATE_LIMIT_PER_MINUTE']);
+const SANDBOX_NUMERIC = [
+  'SANDBOX_MEMORY_MB',
+  'SANDBOX_MAX_PROCESSES',
+  'SANDBOX_CPU_SECONDS',
+  'SANDBOX_UID_BASE',
+  'SANDBOX_EXEC_TIMEOUT_SECONDS',
+  'TERMINAL_RECONNECT_GRACE_SECONDS',
+];
+for (const key of SANDBOX_NUMERIC) NUMERIC.add(key);
 const GITHUB_VARS = ['GITHUB_APP_ID', 'GITHUB_APP_PRIVATE_KEY', 'GITHUB_CLIENT_ID', 'GITHUB_CLIENT_SECRET', 'GITHUB_APP_SLUG'] as const;
 
 export interface GithubAppConfig {
@@ -58,6 +83,25 @@ export interface GithubAppConfig {
   slug: string;
   apiUrl: string;
   webUrl: string;
+}
+
+/** The per-project sandbox (`local`: bubblewrap) and its terminal. */
+export interface SandboxConfig {
+  driver: 'local';
+  /** DATA_DIR/sandboxes: workspaces and backups, one folder per project. */
+  root: string;
+  network: boolean;
+  /** Address space per process in MiB; 0 for no limit. */
+  memoryMb: number;
+  /** Processes per sandbox (enforced when the server runs as root, with a host uid per project). */
+  maxProcesses: number;
+  /** CPU seconds per process; 0 for no limit. */
+  cpuSeconds: number;
+  /** Host uid of project N's sandbox user is uidBase + N (root only). */
+  uidBase: number;
+  execTimeoutMs: number;
+  /** How long a terminal whose socket dropped keeps its shell for a reconnect. */
+  terminalGraceMs: number;
 }
 
 export interface AppConfig {
@@ -77,6 +121,9 @@ export interface AppConfig {
   sessionAbsoluteMs: number;
   loginRateLimitPerMinute: number;
   github: GithubAppConfig | undefined;
+  /** Origins besides publicUrl allowed to open WebSockets (e.g. the dev server). */
+  allowedOrigins: string[];
+  sandbox: SandboxConfig;
 }
 
 export class ConfigError extends Error {
@@ -119,6 +166,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionIdleMs: e.SESSION_IDLE_HOURS * 3_600_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    allowedOrigins: (e.ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim().replace(/\/$/, ''))
+      .filter(Boolean),
+    sandbox: {
+      driver: e.SANDBOX_DRIVER,
+      root: path.join(path.resolve(e.DATA_DIR), 'sandboxes'),
+      network: e.SANDBOX_NETWORK === 'true' || e.SANDBOX_NETWORK === '1',
+      memoryMb: e.SANDBOX_MEMORY_MB,
+      maxProcesses: e.SANDBOX_MAX_PROCESSES,
+      cpuSeconds: e.SANDBOX_CPU_SECONDS,
+      uidBase: e.SANDBOX_UID_BASE,
+      execTimeoutMs: e.SANDBOX_EXEC_TIMEOUT_SECONDS * 1000,
+      terminalGraceMs: e.TERMINAL_RECONNECT_GRACE_SECONDS * 1000,
+    },
     github:
       githubSet.length === GITHUB_VARS.length
         ? {

@@ -1,0 +1,210 @@
+import type { Readable } from 'node:stream';
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { sandboxes } from '../../db/schema';
+import { badRequest, conflict, HttpError, notFound } from '../../errors';
+import { SandboxError, type ExecOptions, type ExecResult, type SandboxDriver, type SandboxRef } from '../../sandbox/driver';
+import type {
+  ContainerActionResponse,
+  ContainerStatusResponse,
+  SandboxBackupResponse,
+  SandboxHistoryResponse,
+  SandboxInitializeResponse,
+  SandboxStatusResponse,
+} from '../../../shared/api/sandbox';
+import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS } from '../../../shared/constants/sandbox';
+
+/** The project as `projects.require` answers it: already scoped to the caller. */
+export interface ScopedProject {
+  id: number;
+  installationId: number;
+}
+
+export const NOT_RUNNING = 'The sandbox is not running';
+
+/** The sandbox's Linux user: `user_{installationId}_{projectId}` (the folder download is named after it). */
+export const sandboxUsername = (project: ScopedProject): string => `user_${project.installationId}_${project.id}`;
+
+/**
+ * The sandbox of a project: provisioning for the initialisation flow, container status and control,
+ * backups, history and downloads. It receives a driver and never asks which one it is. Lifecycle calls
+ * of one project run one at a time.
+ */
+export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDriver }) {
+  const locks = new Map<number, Promise<unknown>>();
+  const initialising = new Set<number>();
+
+  /** Runs `task` after every earlier lifecycle call of the project has settled. */
+  const serial = <T>(projectId: number, task: () => Promise<T>): Promise<T> => {
+    const previous = locks.get(projectId) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(task);
+    locks.set(projectId, next);
+    void next.catch(() => undefined).finally(() => {
+      if (locks.get(projectId) === next) locks.delete(projectId);
+    });
+    return next;
+  };
+
+  const refOf = (project: ScopedProject): SandboxRef => ({ projectId: project.id, username: sandboxUsername(project) });
+
+  const rowOf = async (projectId: number) => {
+    const [row] = await db.select().from(sandboxes).where(eq(sandboxes.projectId, projectId));
+    return row;
+  };
+
+  const upsert = async (project: ScopedProject, set: Partial<typeof sandboxes.$inferInsert>): Promise<void> => {
+    const values = { projectId: project.id, username: sandboxUsername(project), ...set, updatedAt: new Date() };
+    await db.insert(sandboxes).values(values).onConflictDoUpdate({ target: sandboxes.projectId, set: { ...set, updatedAt: new Date() } });
+  };
+
+  /** Maps driver failures a client caused (a stopped sandbox, a bad folder) to their HTTP answers. */
+  const asHttp = (err: unknown): unknown => {
+    if (!(err instanceof SandboxError)) return err;
+    if (err.code === 'not_running') return conflict(NOT_RUNNING);
+    if (err.code === 'not_found') return notFound(err.message);
+    if (err.code === 'outside_workspace') return badRequest(err.message);
+    return err;
+  };
+
+  const requireRunning = async (ref: SandboxRef): Promise<void> => {
+    if ((await driver.status(ref)) !== 'Running') throw conflict(NOT_RUNNING);
+  };
+
+  return {
+    ref: refOf,
+
+    /** READY once initialised, FAILED after a failed initialisation, CREATING before and meanwhile. */
+    async provisioningStatus(project: ScopedProject): Promise<SandboxStatusResponse> {
+      const row = await rowOf(project.id);
+      if (!row || initialising.has(project.id)) return { status: 'CREATING' };
+      return { status: row.provisioning as SandboxStatusResponse['status'] };
+    },
+
+    /**
+     * Makes the sandbox usable: creates the workspace or restores the newest backup, then answers
+     * `success`. A call while another is under way answers `creating` at once (the client asks again in 10 s).
+     */
+    async initialise(project: ScopedProject): Promise<SandboxInitializeResponse> {
+      if (initialising.has(project.id)) return { status: 'creating', detail: 'The sandbox is being created' };
+      initialising.add(project.id);
+      try {
+        return await serial(project.id, async () => {
+          await upsert(project, { provisioning: 'CREATING', error: null });
+          try {
+            await driver.initialise(refOf(project));
+          } catch (err) {
+            const detail = `${SANDBOX_INIT_ERRORS.failed}: ${(err as Error).message}`;
+            await upsert(project, { provisioning: 'FAILED', error: detail });
+            return { status: 'failed', detail } as const;
+          }
+          await upsert(project, { provisioning: 'READY', error: null });
+          return { status: 'success', detail: 'The sandbox is ready' } as const;
+        });
+      } finally {
+        initialising.delete(project.id);
+      }
+    },
+
+    async containerStatus(project: ScopedProject): Promise<ContainerStatusResponse> {
+      const ref = refOf(project);
+      const [status, row] = await Promise.all([driver.status(ref), rowOf(project.id)]);
+      return { container_status: status, username: ref.username, last_sync_time: row?.lastSyncTime?.toISOString() ?? null };
+    },
+
+    async start(project: ScopedProject): Promise<ContainerActionResponse> {
+      return serial(project.id, async () => {
+        const ref = refOf(project);
+        try {
+          await driver.start(ref);
+        } catch (err) {
+          throw new HttpError(500, `${SANDBOX_ERRORS.start}: ${(err as Error).message}`);
+        }
+        await upsert(project, { provisioning: 'READY', error: null });
+        return { container_status: await driver.status(ref), message: 'Sandbox started' };
+      });
+    },
+
+    /** Backs up, then stops; a failed backup aborts the stop (409 with the spec's message) and nothing is lost. */
+    async stop(project: ScopedProject): Promise<ContainerActionResponse> {
+      return serial(project.id, async () => {
+        const ref = refOf(project);
+        if ((await driver.status(ref)) !== 'Running') return { container_status: await driver.status(ref), message: NOT_RUNNING };
+        try {
+          const { lastSyncTime } = await driver.backup(ref);
+          await upsert(project, { lastSyncTime });
+        } catch (err) {
+          throw new HttpError(409, `${SANDBOX_ERRORS.stop} (${(err as Error).message})`);
+        }
+        await driver.stop(ref);
+        return { container_status: await driver.status(ref), message: 'Sandbox stopped' };
+      });
+    },
+
+    /** A backup that ran and failed answers `status: 'error'`; a sandbox that is not Running is a 409. */
+    async backup(project: ScopedProject): Promise<SandboxBackupResponse> {
+      return serial(project.id, async () => {
+        const ref = refOf(project);
+        await requireRunning(ref);
+        try {
+          const { lastSyncTime } = await driver.backup(ref);
+          await upsert(project, { lastSyncTime });
+          return { status: 'success', last_sync_time: lastSyncTime.toISOString() } as const;
+        } catch (err) {
+          const row = await rowOf(project.id);
+          return { status: 'error', last_sync_time: row?.lastSyncTime?.toISOString() ?? null, error: (err as Error).message } as const;
+        }
+      });
+    },
+
+    async history(project: ScopedProject): Promise<SandboxHistoryResponse> {
+      try {
+        return { commits: await driver.history(refOf(project)) };
+      } catch (err) {
+        throw asHttp(err);
+      }
+    },
+
+    /** Runs a command in the project's sandbox (the execution stage's steps); a stopped sandbox is a 409. */
+    async exec(project: ScopedProject, command: string, options?: ExecOptions): Promise<ExecResult> {
+      try {
+        return await driver.exec(refOf(project), command, options);
+      } catch (err) {
+        throw asHttp(err);
+      }
+    },
+
+    /** Commits what an executed step changed; used by the execution stage. */
+    async commitStep(project: ScopedProject, stepNumber: number, command: string): Promise<string> {
+      return driver.commitStep(refOf(project), stepNumber, command);
+    },
+
+    async workspaceZip(project: ScopedProject): Promise<Readable> {
+      try {
+        return await driver.zipWorkspace(refOf(project));
+      } catch (err) {
+        throw asHttp(err);
+      }
+    },
+
+    /**
+     * The folder at `path` (`/home/{username}/workspace/...`, already free of `.` and `..` segments by
+     * the query schema) as a zip and its file name. Another user's path is refused.
+     */
+    async folderZip(project: ScopedProject, path: string): Promise<{ stream: Readable; username: string }> {
+      const ref = refOf(project);
+      const root = `/home/${ref.username}/workspace`;
+      if (path !== root && !path.startsWith(`${root}/`)) throw badRequest(`path must be inside ${root}/`);
+      const relative = path.slice(root.length).replace(/^\/+|\/+$/g, '');
+      if (relative.split('/').some((part) => part === '..' || part === '.')) throw badRequest('path must not contain . or .. segments');
+      try {
+        return { stream: await driver.zipFolder(ref, relative), username: ref.username };
+      } catch (err) {
+        throw asHttp(err);
+      }
+    },
+
+    close: (): Promise<void> => driver.close(),
+  };
+}
+
+export type SandboxService = ReturnType<typeof createSandboxService>;

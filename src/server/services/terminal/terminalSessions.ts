@@ -1,0 +1,191 @@
+import type { WebSocket } from 'ws';
+import { Compile } from 'typebox/compile';
+import { TerminalClientMessage, type TerminalOutputMessage } from '../../../shared/events';
+import type { SandboxDriver, SandboxPty, SandboxRef } from '../../sandbox/driver';
+import { createRedactor, type Redactor } from '../../sandbox/redactor';
+
+const clientMessage = Compile(TerminalClientMessage);
+
+export interface TerminalOptions {
+  /** How long a shell whose socket dropped waits for a reconnect. */
+  graceMs: number;
+  /** Pause the pty when the socket has this many bytes queued… */
+  highWatermark?: number;
+  /** …and resume it once fewer than this remain. */
+  lowWatermark?: number;
+  /** Secret values of a project, blanked out of its terminal output. */
+  secretsOf?: (projectId: number) => Promise<string[]>;
+}
+
+/** Close codes of the terminal socket. */
+export const TERMINAL_CLOSE = { replaced: 4000, exited: 4001, badMessage: 4002 } as const;
+
+interface Session {
+  key: string;
+  pty: SandboxPty;
+  redactor: Redactor;
+  socket: WebSocket | null;
+  graceTimer: NodeJS.Timeout | null;
+  flushTimer: NodeJS.Timeout | null;
+  /** Why the pty is paused: the socket's queue, the client's own flow control, or no socket at all. */
+  backpressure: boolean;
+  clientPaused: boolean;
+  paused: boolean;
+}
+
+/**
+ * Terminal shells, one per project and user, kept across socket drops for a grace period so that a
+ * reconnecting browser finds the same shell. Output reaches the socket as `{type:'output',data}`
+ * frames, redacted; when the socket's queue passes the high watermark the pty is paused (the shell then
+ * blocks on its own writes), so `yes` or a 100 MB `cat` costs bounded memory. Input is written straight
+ * to the pty, so Ctrl-C (\x03) reaches the shell's line discipline at once whatever output is queued.
+ */
+export function createTerminalSessions(driver: SandboxDriver, options: TerminalOptions) {
+  const high = options.highWatermark ?? 1024 * 1024;
+  const low = options.lowWatermark ?? 256 * 1024;
+  const sessions = new Map<string, Session>();
+
+  const applyPause = (s: Session): void => {
+    const shouldPause = s.backpressure || s.clientPaused || s.socket === null;
+    if (shouldPause === s.paused) return;
+    s.paused = shouldPause;
+    if (shouldPause) s.pty.pause();
+    else s.pty.resume();
+  };
+
+  const send = (s: Session, data: string): void => {
+    const socket = s.socket;
+    if (!data || !socket || socket.readyState !== socket.OPEN) return;
+    const frame: TerminalOutputMessage = { type: 'output', data };
+    socket.send(JSON.stringify(frame), () => {
+      if (s.backpressure && s.socket === socket && socket.bufferedAmount < low) {
+        s.backpressure = false;
+        applyPause(s);
+      }
+    });
+    if (socket.bufferedAmount > high && !s.backpressure) {
+      s.backpressure = true;
+      applyPause(s);
+    }
+  };
+
+  const end = (s: Session): void => {
+    if (sessions.get(s.key) === s) sessions.delete(s.key);
+    if (s.graceTimer) clearTimeout(s.graceTimer);
+    if (s.flushTimer) clearTimeout(s.flushTimer);
+    s.pty.kill();
+  };
+
+  const create = async (key: string, ref: SandboxRef): Promise<Session> => {
+    const secrets = (await options.secretsOf?.(ref.projectId)) ?? [];
+    const pty = driver.shell(ref, { cols: 80, rows: 24 });
+    const s: Session = {
+      key,
+      pty,
+      redactor: createRedactor(secrets),
+      socket: null,
+      graceTimer: null,
+      flushTimer: null,
+      backpressure: false,
+      clientPaused: false,
+      paused: false,
+    };
+    pty.onData((data) => {
+      send(s, s.redactor.push(data));
+      // A tail held back as a possible secret prefix goes out once the shell is quiet.
+      if (s.redactor.pending && !s.flushTimer) {
+        s.flushTimer = setTimeout(() => {
+          s.flushTimer = null;
+          send(s, s.redactor.flush());
+        }, 30);
+      }
+    });
+    pty.onExit(() => {
+      if (sessions.get(key) === s) sessions.delete(key);
+      if (s.graceTimer) clearTimeout(s.graceTimer);
+      send(s, s.redactor.flush());
+      s.socket?.close(TERMINAL_CLOSE.exited, 'Shell exited');
+    });
+    sessions.set(key, s);
+    return s;
+  };
+
+  return {
+    /**
+     * Attaches a socket to the user's shell in the project's sandbox, starting one if there is none.
+     * A second socket for the same shell takes it over and the first is closed.
+     */
+    async attach(ref: SandboxRef, userId: number, socket: WebSocket): Promise<void> {
+      const key = `${ref.projectId}:${userId}`;
+      // Listen at once: frames sent while the shell starts must not be lost.
+      const early: string[] = [];
+      let session: Session | null = null;
+      const onMessage = (raw: Buffer | string): void => {
+        const text = raw.toString();
+        if (!session) {
+          early.push(text);
+          return;
+        }
+        let message: unknown;
+        try {
+          message = JSON.parse(text);
+        } catch {
+          message = undefined;
+        }
+        if (!clientMessage.Check(message)) {
+          socket.close(TERMINAL_CLOSE.badMessage, 'Invalid terminal message');
+          return;
+        }
+        if (message.type === 'input') session.pty.write(message.input);
+        else if (message.type === 'resize') session.pty.resize(message.cols, message.rows);
+        else {
+          session.clientPaused = message.type === 'pause';
+          applyPause(session);
+        }
+      };
+      socket.on('message', onMessage);
+
+      let existing = sessions.get(key);
+      if (!existing) existing = await create(key, ref);
+      session = existing;
+      if (socket.readyState !== socket.OPEN) {
+        if (!session.socket) scheduleEnd(session);
+        return;
+      }
+      if (session.graceTimer) {
+        clearTimeout(session.graceTimer);
+        session.graceTimer = null;
+      }
+      const previous = session.socket;
+      session.socket = socket;
+      session.backpressure = false;
+      session.clientPaused = false;
+      if (previous && previous !== socket) previous.close(TERMINAL_CLOSE.replaced, 'Attached elsewhere');
+      applyPause(session);
+      const attached = session;
+      socket.once('close', () => {
+        if (attached.socket !== socket) return;
+        attached.socket = null;
+        applyPause(attached);
+        scheduleEnd(attached);
+      });
+      for (const text of early.splice(0)) onMessage(text);
+    },
+
+    /** Shells alive (attached or waiting for a reconnect). */
+    get size(): number {
+      return sessions.size;
+    },
+
+    close(): void {
+      for (const s of [...sessions.values()]) end(s);
+    },
+  };
+
+  function scheduleEnd(s: Session): void {
+    if (s.graceTimer) clearTimeout(s.graceTimer);
+    s.graceTimer = setTimeout(() => end(s), options.graceMs);
+  }
+}
+
+export type TerminalSessions = ReturnType<typeof createTerminalSessions>;
