@@ -12,7 +12,9 @@ import { sessionPlugin } from './plugins/session';
 import { staticFilesPlugin } from './plugins/staticFiles';
 import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
+import { creditRoutes } from './routes/credits';
 import { healthRoutes } from './routes/health';
+import { paymentRoutes } from './routes/payments';
 import { projectRoutes } from './routes/projects';
 import { sandboxRoutes } from './routes/sandbox';
 import { stageRoutes } from './routes/stages';
@@ -74,6 +76,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(stageRoutes);
       await api.register(sandboxRoutes);
       await api.register(costRoutes);
+      await api.register(creditRoutes);
+      await api.register(paymentRoutes);
     },
     { prefix: '/api' },
   );

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { TOKEN_PRICES } from '../shared/constants/costs';
 
 /**
  * Every setting comes from the environment, with embedded defaults so that `npm start` needs no
@@ -43,6 +44,17 @@ const EnvSchema = Type.Object({
   SANDBOX_EXEC_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400 }),
   TERMINAL_RECONNECT_GRACE_SECONDS: Type.Number({ minimum: 0, maximum: 3_600 }),
   ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+\\s*(,\\s*https?://[^/,\\s]+\\s*)*$' })),
+  SIGNUP_CREDIT_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
+  PRICING_MODE: Type.Union([Type.Literal('research_preview'), Type.Literal('regular')], { default: 'research_preview' }),
+  PRICE_INPUT_PER_MILLION_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
+  PRICE_OUTPUT_PER_MILLION_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
+  PRICE_REGULAR_PER_MILLION_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
+  PAYMENT_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  DODO_PAYMENTS_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  DODO_PRODUCT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  DODO_PAYMENTS_ENVIRONMENT: Type.Union([Type.Literal('test_mode'), Type.Literal('live_mode')], { default: 'test_mode' }),
+  DODO_PAYMENTS_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  DODO_PAYMENTS_WEBHOOK_KEY: Type.Optional(Type.String({ minLength: 1 })),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -61,9 +73,25 @@ const DEFAULTS: Record<string, string> = {
   SANDBOX_UID_BASE: '200000',
   SANDBOX_EXEC_TIMEOUT_SECONDS: '900',
   TERMINAL_RECONNECT_GRACE_SECONDS: '30',
+  SIGNUP_CREDIT_USD: '5',
+  PRICE_INPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.inputPerMillion),
+  PRICE_OUTPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.outputPerMillion),
+  PRICE_REGULAR_PER_MILLION_USD: String(TOKEN_PRICES.regular.perMillion),
+  PAYMENT_RATE_LIMIT_PER_MINUTE: '10',
 };
 
-const NUMERIC = new Set(['PORT', 'BODY_LIMIT_BYTES', 'SESSION_IDLE_HOURS', 'SESSION_ABSOLUTE_HOURS', 'LOGIN_RATE_LIMIT_PER_MINUTE']);
+const NUMERIC = new Set([
+  'PORT',
+  'BODY_LIMIT_BYTES',
+  'SESSION_IDLE_HOURS',
+  'SESSION_ABSOLUTE_HOURS',
+  'LOGIN_RATE_LIMIT_PER_MINUTE',
+  'SIGNUP_CREDIT_USD',
+  'PRICE_INPUT_PER_MILLION_USD',
+  'PRICE_OUTPUT_PER_MILLION_USD',
+  'PRICE_REGULAR_PER_MILLION_USD',
+  'PAYMENT_RATE_LIMIT_PER_MINUTE',
+]);
 const SANDBOX_NUMERIC = [
   'SANDBOX_MEMORY_MB',
   'SANDBOX_MAX_PROCESSES',
@@ -104,6 +132,32 @@ export interface SandboxConfig {
   terminalGraceMs: number;
 }
 
+/**
+ * What a model call costs, in dollars per million tokens. Research preview prices input and output
+ * apart; regular pricing charges one rate for any token (part 2 section 9).
+ */
+export type PricingConfig =
+  | { mode: 'research_preview'; inputPerMillionUsd: number; outputPerMillionUsd: number }
+  | { mode: 'regular'; perMillionUsd: number };
+
+/** Dodo Payments checkout; absent means the local test checkout. */
+export interface DodoConfig {
+  apiKey: string;
+  productId: string;
+  environment: 'test_mode' | 'live_mode';
+  /** Overrides the environment's API host (a recorded fake in tests). */
+  baseUrl: string | undefined;
+}
+
+export interface PaymentsConfig {
+  /** Credits every new installation starts with, in dollars. */
+  signupCreditUsd: number;
+  rateLimitPerMinute: number;
+  dodo: DodoConfig | undefined;
+  /** Standard Webhooks secret (`whsec_…`); the webhook route exists only when it is set. */
+  webhookKey: string | undefined;
+}
+
 export interface AppConfig {
   host: string;
   port: number;
@@ -121,6 +175,8 @@ export interface AppConfig {
   sessionAbsoluteMs: number;
   loginRateLimitPerMinute: number;
   github: GithubAppConfig | undefined;
+  pricing: PricingConfig;
+  payments: PaymentsConfig;
   /** Origins besides publicUrl allowed to open WebSockets (e.g. the dev server). */
   allowedOrigins: string[];
   sandbox: SandboxConfig;
@@ -149,6 +205,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (githubSet.length > 0 && githubSet.length < GITHUB_VARS.length) {
     const missing = GITHUB_VARS.filter((k) => e[k] === undefined);
     throw new ConfigError(`Invalid environment variable ${missing[0]}: the GitHub App provider needs ${GITHUB_VARS.join(', ')} (missing: ${missing.join(', ')})`);
+  }
+  if ((e.DODO_PAYMENTS_API_KEY === undefined) !== (e.DODO_PRODUCT_ID === undefined)) {
+    const missing = e.DODO_PAYMENTS_API_KEY === undefined ? 'DODO_PAYMENTS_API_KEY' : 'DODO_PRODUCT_ID';
+    throw new ConfigError(`Invalid environment variable ${missing}: Dodo Payments needs both DODO_PAYMENTS_API_KEY and DODO_PRODUCT_ID`);
   }
   const publicUrl = e.PUBLIC_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`;
   return {
@@ -193,6 +253,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             webUrl: e.GITHUB_WEB_URL.replace(/\/$/, ''),
           }
         : undefined,
+    pricing:
+      e.PRICING_MODE === 'regular'
+        ? { mode: 'regular', perMillionUsd: e.PRICE_REGULAR_PER_MILLION_USD }
+        : { mode: 'research_preview', inputPerMillionUsd: e.PRICE_INPUT_PER_MILLION_USD, outputPerMillionUsd: e.PRICE_OUTPUT_PER_MILLION_USD },
+    payments: {
+      signupCreditUsd: e.SIGNUP_CREDIT_USD,
+      rateLimitPerMinute: e.PAYMENT_RATE_LIMIT_PER_MINUTE,
+      dodo:
+        e.DODO_PAYMENTS_API_KEY && e.DODO_PRODUCT_ID
+          ? { apiKey: e.DODO_PAYMENTS_API_KEY, productId: e.DODO_PRODUCT_ID, environment: e.DODO_PAYMENTS_ENVIRONMENT, baseUrl: e.DODO_PAYMENTS_BASE_URL }
+          : undefined,
+      webhookKey: e.DODO_PAYMENTS_WEBHOOK_KEY,
+    },
   };
 }
 

@@ -4,6 +4,10 @@ import type { Database } from '../db/client';
 import { createAuthService, type AuthService } from '../services/auth/authService';
 import { createSessionStore, type SessionStore } from '../services/auth/sessionStore';
 import { createCostsService, type CostsService } from '../services/costs/costsService';
+import { createDodoCheckout, createLocalCheckout } from '../services/credits/checkoutProvider';
+import { createCreditsLedger, type CreditsLedger } from '../services/credits/ledger';
+import { createMeter, type Meter } from '../services/credits/meter';
+import { createPaymentsService, type PaymentsService } from '../services/credits/paymentsService';
 import { createProjectsService, type ProjectsService } from '../services/projects/projectsService';
 import { createSandboxService, type SandboxService } from '../services/sandbox/sandboxService';
 import { createTerminalSessions, type TerminalSessions } from '../services/terminal/terminalSessions';
@@ -18,6 +22,11 @@ export interface Services {
   sandbox: SandboxService;
   /** Terminal shells kept across socket drops. */
   terminals: TerminalSessions;
+  /** The credit ledger of each installation (balance, history). */
+  credits: CreditsLedger;
+  /** Prices model calls and charges them: `meter.record(...)`, `meter.assertCanSpend(...)`. */
+  meter: Meter;
+  payments: PaymentsService;
 }
 
 declare module 'fastify' {
@@ -32,6 +41,8 @@ declare module 'fastify' {
 export const servicesPlugin = fp(
   async (app, opts: { config: AppConfig; database: Database }) => {
     const { db } = opts.database;
+    const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd });
+    const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
     const sandboxDriver = createSandboxDriver(opts.config.sandbox);
     app.decorate('config', opts.config);
     app.decorate('database', opts.database);
@@ -42,6 +53,9 @@ export const servicesPlugin = fp(
       costs: createCostsService({ db }),
       sandbox: createSandboxService({ db, driver: sandboxDriver }),
       terminals: createTerminalSessions(sandboxDriver, { graceMs: opts.config.sandbox.terminalGraceMs }),
+      credits,
+      meter: createMeter({ db, ledger: credits, pricing: opts.config.pricing }),
+      payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),
     });
     app.addHook('onClose', async () => {
       app.services.terminals.close();

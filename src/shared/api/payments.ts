@@ -9,6 +9,9 @@ import { Type, type Static } from 'typebox';
 /** Event type that credits an account; every other type is acknowledged and ignored. */
 export const DODO_PAYMENT_SUCCEEDED = 'payment.succeeded';
 export const DODO_PAYMENT_FAILED = 'payment.failed';
+export const DODO_PAYMENT_CANCELLED = 'payment.cancelled';
+/** A refund went through: the refunded dollars leave the balance as a `refund` transaction. */
+export const DODO_REFUND_SUCCEEDED = 'refund.succeeded';
 
 /** Headers of POST /api/payments/webhook (Fastify lower-cases header names). */
 export const DodoWebhookHeaders = Type.Object({
@@ -27,7 +30,10 @@ export const DodoWebhookBody = Type.Object({
     payload_type: Type.Optional(Type.String({ maxLength: 100 })),
     payment_id: Type.Optional(Type.String({ maxLength: 200 })),
     total_amount: Type.Optional(Type.Integer({ minimum: 0 })),
-    currency: Type.Optional(Type.String({ maxLength: 10 })),
+    /** Refund events: the refund's id and amount (cents; null or absent means the whole payment). */
+    refund_id: Type.Optional(Type.String({ maxLength: 200 })),
+    amount: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    currency: Type.Optional(Type.Union([Type.String({ maxLength: 10 }), Type.Null()])),
     status: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()])),
     metadata: Type.Optional(
       Type.Object({

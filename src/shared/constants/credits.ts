@@ -49,6 +49,9 @@ export const CREDIT_ERRORS = {
   paymentSuffix: 'Please try again or contact support if the problem persists.',
   paymentFallback: 'Failed to initiate payment',
   noPaymentLink: 'Payment link not received from backend',
+  /** 402 of an agent call that starts with no credits left; the chat shows it as the reply. */
+  outOfCredits:
+    "You are out of credits. Add credits with 'View & Add Credits' on the projects home to continue; a reply already running finishes.",
 } as const;
 
 /** Payment alert text: '{message} Please try again or contact support if the problem persists.' */
@@ -64,8 +67,26 @@ export const creditAmountError = (input: string): string | null => {
   if (input.trim() === '' || !Number.isFinite(amount) || amount <= 0) return CREDIT_ERRORS.invalidAmount;
   if (amount < CREDIT_LIMITS.minAmount) return CREDIT_ERRORS.belowMinimum;
   if (amount > CREDIT_LIMITS.maxAmount) return CREDIT_ERRORS.aboveMaximum;
+  // Payments are in whole cents: '1.234' is not an amount anyone can be charged.
+  if (!/^\d*\.?\d{0,2}$/.test(input.trim())) return CREDIT_ERRORS.invalidAmount;
   return null;
 };
+
+/**
+ * The same rule for a JSON body's `amount`, as the server applies it: only a JSON number counts (the
+ * string "10" is refused), then the text rules above.
+ */
+export const creditAmountValueError = (amount: unknown): string | null =>
+  typeof amount === 'number' && Number.isFinite(amount) ? creditAmountError(String(amount)) : CREDIT_ERRORS.invalidAmount;
+
+/** Payment page texts of the local test checkout (our own page; no money moves). */
+export const TEST_CHECKOUT_TEXT = {
+  title: 'Test checkout',
+  notice: 'This is a test checkout. No card is asked for and no money moves: Pay adds test credits to your account.',
+  pay: 'Pay',
+  cancel: 'Cancel',
+  closed: 'This payment is already closed.',
+} as const;
 
 /** App routes of the payment success page (both lead to the same screen). */
 export const PAYMENT_SUCCESS_PATHS = ['/credits/success', '/payment-success'] as const;

@@ -46,6 +46,13 @@ export async function openTestDatabase(kind: DatabaseKind, dataDir?: string): Pr
       await close();
       const drop = new pg.Client({ connectionString: adminUrl });
       await drop.connect();
+      // pool.end() resolves once it has asked its clients to close, not once they have: a forced drop
+      // would then kill a closing client, whose FATAL surfaces as an unhandled error in the test run.
+      for (let i = 0; i < 50; i += 1) {
+        const { rows } = await drop.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await drop.query(`drop database if exists ${name} with (force)`);
       await drop.end();
     },

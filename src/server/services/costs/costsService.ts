@@ -1,6 +1,7 @@
-import { eq, max, sum } from 'drizzle-orm';
+import { asc, eq, max, sql, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { tokenUsage } from '../../db/schema';
+import type { TokenUsageResponse } from '../../../shared/api/costs';
 
 export interface ProjectCosts {
   total_cost: string;
@@ -18,6 +19,36 @@ export function createCostsService({ db }: { db: Db }) {
       return {
         total_cost: Number(row?.total ?? 0).toFixed(8),
         last_updated: row?.last ? new Date(row.last).toISOString() : null,
+      };
+    },
+
+    /**
+     * The same sum as `projectCosts`, with the breakdown by agent and model. The lines add up to the
+     * total exactly in the database; as JSON numbers they are rounded to 8 decimals.
+     */
+    async tokenUsage(projectId: number): Promise<TokenUsageResponse> {
+      const rows = await db
+        .select({
+          agent: tokenUsage.agent,
+          model: tokenUsage.model,
+          input: sql<string>`coalesce(sum(${tokenUsage.inputTokens}), 0)`,
+          output: sql<string>`coalesce(sum(${tokenUsage.outputTokens}), 0)`,
+          cost: sum(tokenUsage.cost),
+        })
+        .from(tokenUsage)
+        .where(eq(tokenUsage.projectId, projectId))
+        .groupBy(tokenUsage.agent, tokenUsage.model)
+        .orderBy(asc(tokenUsage.agent), asc(tokenUsage.model));
+      const { total_cost } = await this.projectCosts(projectId);
+      return {
+        total_cost: Number(total_cost),
+        breakdown: rows.map((row) => ({
+          agent: row.agent,
+          model: row.model,
+          input_tokens: Number(row.input),
+          output_tokens: Number(row.output),
+          cost: Number(row.cost ?? 0),
+        })),
       };
     },
   };

@@ -1,0 +1,214 @@
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { creditAccounts, creditTransactions } from '../../db/schema';
+import type { Transaction } from '../../../shared/api/credits';
+import type { TransactionStatusName, TransactionTypeName } from '../../../shared/constants/credits';
+import { toUnits, unitsToDecimal, unitsToNumber } from './money';
+
+/** A Drizzle transaction: ledger writes only happen inside one. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/** 'signup' (the starting credit), 'local' (test checkout), 'dodo', 'usage' (model calls). */
+export type PaymentMethod = 'signup' | 'local' | 'dodo' | 'usage';
+
+export interface LedgerEntry {
+  installationId: number;
+  type: TransactionTypeName;
+  /** Dollars in 10⁻⁸ units, never negative: the type gives the sign. */
+  amountUnits: bigint;
+  paymentMethod: PaymentMethod;
+  description?: string;
+  purchaseId?: string;
+  tokenUsageId?: number;
+  /** The provider's id of what this row records; a second row with the same id is refused. */
+  externalId?: string;
+}
+
+/** The most transactions GET /api/user/transactions lists (newest first). */
+export const TRANSACTION_LIST_LIMIT = 200;
+
+/** How a completed row of `type` moves the balance. */
+export const signedUnits = (type: TransactionTypeName, units: bigint): bigint => (type === 'add' ? units : -units);
+
+const SIGNUP_DESCRIPTION = 'Sign-up credit';
+
+type TransactionRow = typeof creditTransactions.$inferSelect;
+
+const toTransaction = (row: TransactionRow): Transaction => ({
+  id: row.id,
+  transaction_type: row.type as TransactionTypeName,
+  amount: unitsToNumber(toUnits(row.amount)),
+  payment_method: row.paymentMethod,
+  status: row.status as TransactionStatusName,
+  created_at: row.createdAt.toISOString(),
+  ...(row.description ? { description: row.description } : {}),
+});
+
+/**
+ * The credit ledger of each installation. Credits belong to the installation rather than the user:
+ * projects, and so every model call that spends credits, belong to the installation, and a GitHub
+ * organisation's installation is shared by its members, who should draw on one balance instead of each
+ * member's own. The sign-up credit is therefore granted once per installation.
+ *
+ * Every change of balance is a `credit_transactions` row. The balance row is locked
+ * (`SELECT … FOR UPDATE`) before any row that counts is written or completed, and the cached balance
+ * moves in the same transaction, so `balance == Σ completed rows` holds under concurrent writers on
+ * PostgreSQL (row lock) and PGlite (one connection; transactions run one at a time).
+ */
+export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCreditUsd: number }) {
+  const signupUnits = toUnits(signupCreditUsd);
+
+  /**
+   * Creates the account on first sight with its sign-up credit. Concurrent first calls are safe: the
+   * loser of the primary-key race waits for the winner's commit, then inserts nothing.
+   */
+  async function ensureAccount(tx: Tx, installationId: number): Promise<void> {
+    const created = await tx
+      .insert(creditAccounts)
+      .values({ installationId, balance: unitsToDecimal(signupUnits) })
+      .onConflictDoNothing()
+      .returning({ installationId: creditAccounts.installationId });
+    if (created.length === 0 || signupUnits === 0n) return;
+    await tx.insert(creditTransactions).values({
+      installationId,
+      type: 'add',
+      amount: unitsToDecimal(signupUnits),
+      status: 'completed',
+      paymentMethod: 'signup',
+      description: SIGNUP_DESCRIPTION,
+    });
+  }
+
+  /** Locks the installation's balance row until the transaction ends and answers the balance in units. */
+  async function lock(tx: Tx, installationId: number): Promise<bigint> {
+    await ensureAccount(tx, installationId);
+    const [row] = await tx
+      .select({ balance: creditAccounts.balance })
+      .from(creditAccounts)
+      .where(eq(creditAccounts.installationId, installationId))
+      .for('update');
+    return toUnits(row!.balance);
+  }
+
+  async function move(tx: Tx, installationId: number, deltaUnits: bigint): Promise<void> {
+    if (deltaUnits === 0n) return;
+    await tx
+      .update(creditAccounts)
+      .set({ balance: sql`${creditAccounts.balance} + ${unitsToDecimal(deltaUnits)}::numeric`, updatedAt: new Date() })
+      .where(eq(creditAccounts.installationId, installationId));
+  }
+
+  /** Polled every 10 s: a plain read, except the very first time, which creates the account. */
+  async function readBalance(installationId: number): Promise<string> {
+    const read = async (): Promise<string | undefined> =>
+      (await db.select({ balance: creditAccounts.balance }).from(creditAccounts).where(eq(creditAccounts.installationId, installationId)))[0]
+        ?.balance;
+    const balance = await read();
+    if (balance !== undefined) return balance;
+    await db.transaction((tx) => ensureAccount(tx, installationId));
+    return (await read()) ?? '0';
+  }
+
+  return {
+    lock,
+
+    /** The balance in dollars, creating the account (with its sign-up credit) on first call. */
+    async balance(installationId: number): Promise<number> {
+      return unitsToNumber(toUnits(await readBalance(installationId)));
+    },
+
+    /** Newest first, at most TRANSACTION_LIST_LIMIT rows. */
+    async transactions(installationId: number): Promise<Transaction[]> {
+      await readBalance(installationId);
+      const rows = await db
+        .select()
+        .from(creditTransactions)
+        .where(eq(creditTransactions.installationId, installationId))
+        .orderBy(desc(creditTransactions.id))
+        .limit(TRANSACTION_LIST_LIMIT);
+      return rows.map(toTransaction);
+    },
+
+    /**
+     * Writes a completed row and moves the balance by it. Answers null, writing nothing, when a row with
+     * the same `externalId` exists already. Locks the account itself.
+     */
+    async post(tx: Tx, entry: LedgerEntry): Promise<{ id: number } | null> {
+      await lock(tx, entry.installationId);
+      const [row] = await tx
+        .insert(creditTransactions)
+        .values({
+          installationId: entry.installationId,
+          type: entry.type,
+          amount: unitsToDecimal(entry.amountUnits),
+          status: 'completed',
+          paymentMethod: entry.paymentMethod,
+          description: entry.description ?? null,
+          purchaseId: entry.purchaseId ?? null,
+          tokenUsageId: entry.tokenUsageId ?? null,
+          externalId: entry.externalId ?? null,
+        })
+        .onConflictDoNothing()
+        .returning({ id: creditTransactions.id });
+      if (!row) return null;
+      await move(tx, entry.installationId, signedUnits(entry.type, entry.amountUnits));
+      return row;
+    },
+
+    /** Writes a pending row: it shows in the history but does not count until `complete`. */
+    async addPending(tx: Tx, entry: LedgerEntry): Promise<{ id: number }> {
+      await ensureAccount(tx, entry.installationId);
+      const [row] = await tx
+        .insert(creditTransactions)
+        .values({
+          installationId: entry.installationId,
+          type: entry.type,
+          amount: unitsToDecimal(entry.amountUnits),
+          status: 'pending',
+          paymentMethod: entry.paymentMethod,
+          description: entry.description ?? null,
+          purchaseId: entry.purchaseId ?? null,
+        })
+        .returning({ id: creditTransactions.id });
+      return row!;
+    },
+
+    /**
+     * Completes a pending (or failed, when the provider later reports success) row and moves the balance
+     * by it. Answers false when the row was completed already: nothing changes twice.
+     */
+    async complete(tx: Tx, installationId: number, transactionId: number): Promise<boolean> {
+      await lock(tx, installationId);
+      const [row] = await tx
+        .update(creditTransactions)
+        .set({ status: 'completed' })
+        .where(
+          and(
+            eq(creditTransactions.id, transactionId),
+            eq(creditTransactions.installationId, installationId),
+            inArray(creditTransactions.status, ['pending', 'failed']),
+          ),
+        )
+        .returning({ type: creditTransactions.type, amount: creditTransactions.amount });
+      if (!row) return false;
+      await move(tx, installationId, signedUnits(row.type as TransactionTypeName, toUnits(row.amount)));
+      return true;
+    },
+
+    /** Marks a pending row failed; a completed row stays completed. */
+    async fail(tx: Tx, installationId: number, transactionId: number): Promise<void> {
+      await tx
+        .update(creditTransactions)
+        .set({ status: 'failed' })
+        .where(
+          and(
+            eq(creditTransactions.id, transactionId),
+            eq(creditTransactions.installationId, installationId),
+            eq(creditTransactions.status, 'pending'),
+          ),
+        );
+    },
+  };
+}
+
+export type CreditsLedger = ReturnType<typeof createCreditsLedger>;

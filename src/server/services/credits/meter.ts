@@ -1,0 +1,127 @@
+import { and, eq } from 'drizzle-orm';
+import type { PricingConfig } from '../../config';
+import type { Db } from '../../db/client';
+import { projects, tokenUsage } from '../../db/schema';
+import { badRequest, notFound, paymentRequired } from '../../errors';
+import { CREDIT_ERRORS } from '../../../shared/constants/credits';
+import type { CreditsLedger } from './ledger';
+import { perMillionToUnits, tokensCostUnits, unitsToDecimal } from './money';
+
+/** One model call, as the agent that made it reports it. */
+export interface ModelUsage {
+  /** Our installation row id (`authOf(request).installationId`), the owner of the project. */
+  installationId: number;
+  projectId: number;
+  /** The stage agent, e.g. `requirementsAgent`. */
+  agent: string;
+  /** The model name as the provider reports it, e.g. `gpt-4o-mini` or `offline-planner`. */
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface MeteredCall {
+  tokenUsageId: number;
+  /** What the call cost, in dollars, as stored: "0.00012500". */
+  cost: string;
+}
+
+const MAX_TOKENS_PER_CALL = 100_000_000;
+
+function checkTokens(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_TOKENS_PER_CALL) {
+    throw badRequest(`${name} must be a whole number of tokens between 0 and ${MAX_TOKENS_PER_CALL}`);
+  }
+}
+
+/**
+ * Prices model calls and charges them to the installation's credits.
+ *
+ * @example
+ * ```ts
+ * // Before an agent turn starts (a turn already running is never cut off):
+ * await app.services.meter.assertCanSpend({ installationId });
+ * // After each model call, with the usage the model reported:
+ * await app.services.meter.record({
+ *   installationId, projectId, agent: 'requirementsAgent', model: 'gpt-4o-mini', inputTokens: 1200, outputTokens: 350,
+ * });
+ * ```
+ */
+export function createMeter({ db, ledger, pricing }: { db: Db; ledger: CreditsLedger; pricing: PricingConfig }) {
+  /** Cost in 10⁻⁸ dollar units, rounded half up once. */
+  function costUnits(inputTokens: number, outputTokens: number): bigint {
+    if (pricing.mode === 'regular') return perMillionToUnits(tokensCostUnits(inputTokens + outputTokens, pricing.perMillionUsd));
+    return perMillionToUnits(
+      tokensCostUnits(inputTokens, pricing.inputPerMillionUsd) + tokensCostUnits(outputTokens, pricing.outputPerMillionUsd),
+    );
+  }
+
+  return {
+    /** The configured prices (the pricing page shows the same ones). */
+    pricing,
+
+    /** What a call with these token counts costs, in dollars with 8 decimals ("0.00017500"). */
+    price(inputTokens: number, outputTokens: number): string {
+      checkTokens('inputTokens', inputTokens);
+      checkTokens('outputTokens', outputTokens);
+      return unitsToDecimal(costUnits(inputTokens, outputTokens));
+    },
+
+    /**
+     * Records one model call: in one database transaction, the `token_usage` row with its cost (what
+     * GET /api/projects/{id}/costs sums) and a completed `use` transaction of exactly that cost, so the
+     * balance falls by exactly what the project costs. Never refuses for lack of credits: the call has
+     * happened, and a turn already running finishes; the balance may go below zero, and the next
+     * `assertCanSpend` refuses.
+     *
+     * @throws HttpError 404 when the project is not the installation's; 400 for negative or fractional token counts.
+     */
+    async record(usage: ModelUsage): Promise<MeteredCall> {
+      checkTokens('inputTokens', usage.inputTokens);
+      checkTokens('outputTokens', usage.outputTokens);
+      const units = costUnits(usage.inputTokens, usage.outputTokens);
+      const cost = unitsToDecimal(units);
+      return db.transaction(async (tx) => {
+        const [project] = await tx
+          .select({ id: projects.id })
+          .from(projects)
+          .where(and(eq(projects.id, usage.projectId), eq(projects.installationId, usage.installationId)));
+        if (!project) throw notFound('Project not found');
+        // Lock first: the balance row is the one lock every writer of this installation takes.
+        await ledger.lock(tx, usage.installationId);
+        const [row] = await tx
+          .insert(tokenUsage)
+          .values({
+            projectId: usage.projectId,
+            agent: usage.agent,
+            model: usage.model,
+            inputTokens: usage.inputTokens,
+            outputTokens: usage.outputTokens,
+            cost,
+          })
+          .returning({ id: tokenUsage.id });
+        await ledger.post(tx, {
+          installationId: usage.installationId,
+          type: 'use',
+          amountUnits: units,
+          paymentMethod: 'usage',
+          description: `${usage.agent} · ${usage.model}: ${usage.inputTokens} input and ${usage.outputTokens} output tokens (project ${usage.projectId})`,
+          tokenUsageId: row!.id,
+        });
+        return { tokenUsageId: row!.id, cost };
+      });
+    },
+
+    /**
+     * Refuses to start an agent call when the installation's balance is at or below zero.
+     *
+     * @throws HttpError 402 with `CREDIT_ERRORS.outOfCredits`, a text the chat shows as the reply; it
+     * tells the user to add credits with 'View & Add Credits'.
+     */
+    async assertCanSpend({ installationId }: { installationId: number }): Promise<void> {
+      if ((await ledger.balance(installationId)) <= 0) throw paymentRequired(CREDIT_ERRORS.outOfCredits);
+    },
+  };
+}
+
+export type Meter = ReturnType<typeof createMeter>;

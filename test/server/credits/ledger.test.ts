@@ -1,0 +1,177 @@
+import { sql } from 'drizzle-orm';
+import type { FastifyInstance } from 'fastify';
+import { CREDIT_ERRORS } from '../../../src/shared/constants/credits';
+import { HttpError } from '../../../src/server/errors';
+import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+
+/** The ledger's own view of an installation, straight from the tables. */
+async function ledgerOf(database: TestDatabase, installationId: number) {
+  const rows = await database.db.execute<{ balance: string; ledger: string; completed: string }>(sql`
+    select
+      (select balance from credit_accounts where installation_id = ${installationId}) as balance,
+      (select coalesce(sum(case when type = 'add' then amount else -amount end), 0)
+         from credit_transactions where installation_id = ${installationId} and status = 'completed') as ledger,
+      (select count(*) from credit_transactions where installation_id = ${installationId} and status = 'completed') as completed`);
+  const row = (rows as unknown as { rows: { balance: string; ledger: string; completed: string }[] }).rows[0]!;
+  return { balance: row.balance, ledger: row.ledger, completed: Number(row.completed) };
+}
+
+async function internalInstallationId(database: TestDatabase, user: TestUser): Promise<number> {
+  const result = await database.db.execute<{ id: number }>(sql`select id from installations where public_id = ${user.installationId}`);
+  return (result as unknown as { rows: { id: number }[] }).rows[0]!.id;
+}
+
+describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let alice: TestUser;
+  let aliceId: number;
+  let projectId: number;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    app = await buildTestApp(database, { env: { LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    alice = await signIn(app, 'alice');
+    aliceId = await internalInstallationId(database, alice);
+    const created = await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Metered' } });
+    projectId = created.json().id;
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.destroy();
+  });
+
+  const get = (user: TestUser, url: string) => app.inject({ method: 'GET', url, headers: user.headers });
+
+  it('starts a new installation with the $5 sign-up credit, recorded as a completed add', async () => {
+    const bob = await signIn(app, 'bob');
+    expect((await get(bob, '/api/user/credits')).json()).toEqual({ credits_balance: 5 });
+    const transactions = (await get(bob, '/api/user/transactions')).json();
+    expect(transactions).toEqual([
+      { id: expect.any(Number), transaction_type: 'add', amount: 5, payment_method: 'signup', status: 'completed', created_at: expect.any(String), description: 'Sign-up credit' },
+    ]);
+  });
+
+  it('grants the sign-up credit once even when the first calls race', async () => {
+    const carol = await signIn(app, 'carol');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => get(carol, '/api/user/credits')));
+    expect(answers.map((a) => a.json().credits_balance)).toEqual(Array(10).fill(5));
+    expect((await get(carol, '/api/user/transactions')).json()).toHaveLength(1);
+  });
+
+  it('takes the sign-up credit from SIGNUP_CREDIT_USD', async () => {
+    const other = await buildTestApp(database, { env: { SIGNUP_CREDIT_USD: '12.5' } });
+    try {
+      const dave = await signIn(other, 'dave');
+      expect((await other.inject({ method: 'GET', url: '/api/user/credits', headers: dave.headers })).json()).toEqual({ credits_balance: 12.5 });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('prices a call at research-preview rates: $5 per million input, $20 per million output', () => {
+    expect(app.services.meter.price(1_000_000, 0)).toBe('5.00000000');
+    expect(app.services.meter.price(0, 1_000_000)).toBe('20.00000000');
+    expect(app.services.meter.price(1200, 350)).toBe('0.01300000');
+    expect(app.services.meter.price(1, 1)).toBe('0.00002500');
+  });
+
+  it('prices every token at $30 per million with PRICING_MODE=regular', async () => {
+    const regular = await buildTestApp(database, { env: { PRICING_MODE: 'regular' } });
+    try {
+      expect(regular.services.meter.price(1_000_000, 1_000_000)).toBe('60.00000000');
+      expect(regular.services.meter.price(1200, 350)).toBe('0.04650000');
+    } finally {
+      await regular.close();
+    }
+  });
+
+  it('keeps balance == sum of the ledger == sign-up − project cost under 50 concurrent metered calls', async () => {
+    const calls = Array.from({ length: 50 }, (_, i) => ({
+      installationId: aliceId,
+      projectId,
+      agent: i % 2 ? 'requirementsAgent' : 'cloudArchitectAgent',
+      model: i % 3 ? 'offline-planner' : 'gpt-4o-mini',
+      inputTokens: 1000 + i * 37,
+      outputTokens: 200 + i * 11,
+    }));
+    const results = await Promise.all(calls.map((call) => app.services.meter.record(call)));
+    expect(new Set(results.map((r) => r.tokenUsageId)).size).toBe(50);
+
+    const state = await ledgerOf(database, aliceId);
+    expect(state.balance).toBe(state.ledger);
+    expect(state.completed).toBe(51); // sign-up + 50 uses
+
+    const costs = (await get(alice, `/api/projects/${projectId}/costs`)).json();
+    const expectedSpent = calls.reduce((sum, c) => sum + c.inputTokens * 500 + c.outputTokens * 2000, 0); // 10⁻⁸ dollars
+    expect(costs.total_cost).toBe((expectedSpent / 1e8).toFixed(8));
+    expect(Number(state.balance)).toBeCloseTo(5 - expectedSpent / 1e8, 8);
+    expect((await get(alice, '/api/user/credits')).json().credits_balance).toBeCloseTo(5 - Number(costs.total_cost), 8);
+
+    const transactions = (await get(alice, '/api/user/transactions')).json();
+    expect(transactions.filter((t: { transaction_type: string }) => t.transaction_type === 'use')).toHaveLength(50);
+    // Newest first.
+    const ids = transactions.map((t: { id: number }) => t.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+  });
+
+  it('answers token usage with the same total as costs, broken down by agent and model', async () => {
+    const usage = (await get(alice, `/api/projects/${projectId}/token-usage`)).json();
+    const costs = (await get(alice, `/api/projects/${projectId}/costs`)).json();
+    expect(usage.total_cost).toBeCloseTo(Number(costs.total_cost), 8);
+    expect(usage.breakdown.map((l: { agent: string; model: string }) => `${l.agent}/${l.model}`)).toEqual([
+      'cloudArchitectAgent/gpt-4o-mini',
+      'cloudArchitectAgent/offline-planner',
+      'requirementsAgent/gpt-4o-mini',
+      'requirementsAgent/offline-planner',
+    ]);
+    const sum = usage.breakdown.reduce((s: number, l: { cost: number }) => s + l.cost, 0);
+    expect(sum).toBeCloseTo(usage.total_cost, 8);
+    expect(usage.breakdown.reduce((s: number, l: { input_tokens: number }) => s + l.input_tokens, 0)).toBe(
+      Array.from({ length: 50 }, (_, i) => 1000 + i * 37).reduce((a, b) => a + b, 0),
+    );
+  });
+
+  it('answers 404 for another installation’s project, on token usage and on metering', async () => {
+    const mallory = await signIn(app, 'mallory');
+    expect((await get(mallory, `/api/projects/${projectId}/token-usage`)).statusCode).toBe(404);
+    const malloryId = await internalInstallationId(database, mallory);
+    await expect(
+      app.services.meter.record({ installationId: malloryId, projectId, agent: 'a', model: 'm', inputTokens: 1, outputTokens: 1 }),
+    ).rejects.toMatchObject({ statusCode: 404 });
+    expect((await get(mallory, '/api/user/credits')).json().credits_balance).toBe(5);
+  });
+
+  it('refuses negative or fractional token counts', async () => {
+    for (const inputTokens of [-1, 1.5, Number.NaN]) {
+      await expect(
+        app.services.meter.record({ installationId: aliceId, projectId, agent: 'a', model: 'm', inputTokens, outputTokens: 0 }),
+      ).rejects.toMatchObject({ statusCode: 400 });
+    }
+  });
+
+  it('lets spending start while the balance is positive, refuses with 402 at or below zero, and lets a running call finish', async () => {
+    const erin = await signIn(app, 'erin');
+    const erinId = await internalInstallationId(database, erin);
+    const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: erin.headers, payload: { name: 'Spender' } })).json();
+    await expect(app.services.meter.assertCanSpend({ installationId: erinId })).resolves.toBeUndefined();
+    // One call costs exactly the $5 sign-up credit: the balance reaches zero.
+    await app.services.meter.record({ installationId: erinId, projectId: project.id, agent: 'executionAgent', model: 'm', inputTokens: 1_000_000, outputTokens: 0 });
+    const refused = await app.services.meter.assertCanSpend({ installationId: erinId }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(HttpError);
+    expect(refused).toMatchObject({ statusCode: 402, message: CREDIT_ERRORS.outOfCredits });
+    expect(CREDIT_ERRORS.outOfCredits).toMatch(/add credits/i);
+    // A call already running is still recorded: the balance goes below zero and the ledger stays whole.
+    await app.services.meter.record({ installationId: erinId, projectId: project.id, agent: 'executionAgent', model: 'm', inputTokens: 0, outputTokens: 1000 });
+    expect((await get(erin, '/api/user/credits')).json().credits_balance).toBeCloseTo(-0.02, 8);
+    const state = await ledgerOf(database, erinId);
+    expect(state.balance).toBe(state.ledger);
+    await expect(app.services.meter.assertCanSpend({ installationId: erinId })).rejects.toMatchObject({ statusCode: 402 });
+  });
+
+  it('needs a session for credits and transactions', async () => {
+    expect((await app.inject({ method: 'GET', url: '/api/user/credits' })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/api/user/transactions' })).statusCode).toBe(401);
+  });
+});
