@@ -15,6 +15,7 @@ import { costRoutes } from './routes/costs';
 import { creditRoutes } from './routes/credits';
 import { healthRoutes } from './routes/health';
 import { paymentRoutes } from './routes/payments';
+import { planningRoutes } from './routes/planning';
 import { projectRoutes } from './routes/projects';
 import { sandboxRoutes } from './routes/sandbox';
 import { stageRoutes } from './routes/stages';
@@ -78,6 +79,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(costRoutes);
       await api.register(creditRoutes);
       await api.register(paymentRoutes);
+      await api.register(planningRoutes);
     },
     { prefix: '/api' },
   );

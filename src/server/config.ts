@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import type { ModelConfig } from './agents/models';
 import { TOKEN_PRICES } from '../shared/constants/costs';
 
 /**
@@ -10,6 +11,8 @@ import { TOKEN_PRICES } from '../shared/constants/costs';
  */
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')]);
+/** A per-agent model: `provider:model`, `provider:` or a bare model name. */
+const AGENT_MODEL_PATTERN = '^((openai|anthropic|offline):)?[A-Za-z0-9._:/@-]*$';
 
 const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
@@ -35,6 +38,21 @@ const EnvSchema = Type.Object({
   GITHUB_APP_SLUG: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]+$' })),
   GITHUB_API_URL: Type.String({ pattern: '^https?://', default: 'https://api.github.com' }),
   GITHUB_WEB_URL: Type.String({ pattern: '^https?://', default: 'https://github.com' }),
+  MODEL_PROVIDER: Type.Union(['auto', 'openai', 'anthropic', 'offline'].map((p) => Type.Literal(p)), { default: 'auto' }),
+  OPENAI_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  OPENAI_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OPENAI_MODEL: Type.String({ minLength: 1, default: 'gpt-4o-mini' }),
+  ANTHROPIC_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  ANTHROPIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
+  ANTHROPIC_MODEL: Type.String({ minLength: 1, default: 'claude-sonnet-4-5' }),
+  REQUIREMENTS_MODEL: Type.Optional(Type.String({ pattern: AGENT_MODEL_PATTERN })),
+  ANALYZER_MODEL: Type.Optional(Type.String({ pattern: AGENT_MODEL_PATTERN })),
+  ARCHITECT_MODEL: Type.Optional(Type.String({ pattern: AGENT_MODEL_PATTERN })),
+  IMPLEMENTATION_MODEL: Type.Optional(Type.String({ pattern: AGENT_MODEL_PATTERN })),
+  MODEL_TIMEOUT_SECONDS: Type.String({ pattern: '^[1-9][0-9]{0,4}$', default: '120' }),
+  OFFLINE_TOKEN_DELAY_MS: Type.String({ pattern: '^[0-9]{1,4}$', default: '0' }),
+  ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([A-Fa-f0-9]{64}|[A-Za-z0-9+/]{43}=)$' })),
+  LOCAL_REPOS_DIR: Type.Optional(Type.String({ minLength: 1 })),
   SANDBOX_DRIVER: Type.Literal('local', { default: 'local' }),
   SANDBOX_NETWORK: Bool,
   SANDBOX_MEMORY_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
@@ -175,6 +193,8 @@ export interface AppConfig {
   sessionAbsoluteMs: number;
   loginRateLimitPerMinute: number;
   github: GithubAppConfig | undefined;
+  /** Planning agents: language models, user-secret encryption, local repositories. */
+  planning: PlanningConfig;
   pricing: PricingConfig;
   payments: PaymentsConfig;
   /** Origins besides publicUrl allowed to open WebSockets (e.g. the dev server). */
@@ -226,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionIdleMs: e.SESSION_IDLE_HOURS * 3_600_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    planning: planningConfig(e),
     allowedOrigins: (e.ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((o) => o.trim().replace(/\/$/, ''))
@@ -272,4 +293,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 function missingName(params: unknown): string {
   const p = params as { requiredProperties?: string[]; missingProperty?: string };
   return p.requiredProperties?.[0] ?? p.missingProperty ?? 'unknown';
+}
+
+export interface PlanningConfig {
+  models: ModelConfig;
+  /** 32-byte key (hex or base64) for user secrets; unset: a key file generated once in DATA_DIR. */
+  encryptionKey: string | undefined;
+  /** Folder whose git repositories the local repository provider lists; unset: none. */
+  localReposDir: string | undefined;
+}
+
+function planningConfig(e: Env): PlanningConfig {
+  return {
+    models: {
+      provider: e.MODEL_PROVIDER as ModelConfig['provider'],
+      openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL?.replace(/\/$/, ''), model: e.OPENAI_MODEL },
+      anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL?.replace(/\/$/, ''), model: e.ANTHROPIC_MODEL },
+      perAgent: {
+        requirements: e.REQUIREMENTS_MODEL,
+        analyzer: e.ANALYZER_MODEL,
+        architect: e.ARCHITECT_MODEL,
+        implementation: e.IMPLEMENTATION_MODEL,
+      },
+      offlineTokenDelayMs: Number(e.OFFLINE_TOKEN_DELAY_MS),
+      timeoutMs: Number(e.MODEL_TIMEOUT_SECONDS) * 1000,
+    },
+    encryptionKey: e.ENCRYPTION_KEY,
+    localReposDir: e.LOCAL_REPOS_DIR ? path.resolve(e.LOCAL_REPOS_DIR) : undefined,
+  };
 }

@@ -9,6 +9,9 @@ import { createCreditsLedger, type CreditsLedger } from '../services/credits/led
 import { createMeter, type Meter } from '../services/credits/meter';
 import { createPaymentsService, type PaymentsService } from '../services/credits/paymentsService';
 import { createProjectsService, type ProjectsService } from '../services/projects/projectsService';
+import { createPlanningService, type PlanningService } from '../services/planning/planningService';
+import { createSecretBox, loadSecretKey } from '../services/planning/secretBox';
+import { createModelProvider } from '../agents/models';
 import { createSandboxService, type SandboxService } from '../services/sandbox/sandboxService';
 import { createTerminalSessions, type TerminalSessions } from '../services/terminal/terminalSessions';
 import { createSandboxDriver } from '../sandbox';
@@ -27,6 +30,8 @@ export interface Services {
   /** Prices model calls and charges them: `meter.record(...)`, `meter.assertCanSpend(...)`. */
   meter: Meter;
   payments: PaymentsService;
+  /** Planning agents, their documents and the user secrets (models chosen by configuration). */
+  planning: PlanningService;
 }
 
 declare module 'fastify' {
@@ -56,6 +61,11 @@ export const servicesPlugin = fp(
       credits,
       meter: createMeter({ db, ledger: credits, pricing: opts.config.pricing }),
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),
+      planning: createPlanningService({
+        db,
+        models: createModelProvider(opts.config.planning.models),
+        secretBox: createSecretBox(loadSecretKey(opts.config.planning.encryptionKey, opts.config.dataDir)),
+      }),
     });
     app.addHook('onClose', async () => {
       app.services.terminals.close();

@@ -172,3 +172,19 @@ export type ArchitecturePlanResponse = PlanResponse;
 /** GET /api/planning/implementation-plan */
 export const ImplementationPlanResponse = PlanResponse;
 export type ImplementationPlanResponse = PlanResponse;
+
+/** The planning agents whose conversation can be read back: GET /api/planning/threads/{agent}. */
+export const PLANNING_AGENTS = ['requirements', 'analyzer', 'architect', 'implementation'] as const;
+export const PlanningThreadParams = Type.Object({ agent: Type.Enum([...PLANNING_AGENTS]) });
+export type PlanningThreadParams = Static<typeof PlanningThreadParams>;
+
+/**
+ * GET /api/planning/threads/{agent}: the agent's latest conversation in the project (`thread_id` null
+ * while there is none) and the model that answers it, so a reloaded chat shows the thread again.
+ */
+export const PlanningThreadResponse = Type.Object({
+  thread_id: Type.Union([Type.String(), Type.Null()]),
+  model: Type.String(),
+  messages: Type.Array(Type.Object({ role: Type.Enum(['user', 'assistant']), content: Type.String() })),
+});
+export type PlanningThreadResponse = Static<typeof PlanningThreadResponse>;

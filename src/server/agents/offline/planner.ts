@@ -38,6 +38,9 @@ export function contextBlock(system: string, tag: string): string | undefined {
   return body ? body : undefined;
 }
 
+/** What the server sends the requirements agent for the spec's empty message (after an analysis). */
+export const CONTINUE_PROMPT = 'Please start (or continue) gathering the requirements.';
+
 export const TOOL_NAMES = {
   requirements: 'update_requirements',
   architecture: 'save_architecture_plan',
@@ -122,7 +125,7 @@ function describeFacts(stack: Stack, unknowns: Unknowns): string[] {
 }
 
 function requirementsReply(system: string, turns: Turn[], now: Date): PlannerReply {
-  const userTexts = turns.filter((t) => t.role === 'user' && t.content.trim()).map((t) => t.content);
+  const userTexts = turns.filter((t) => t.role === 'user' && t.content.trim() && t.content !== CONTINUE_PROMPT).map((t) => t.content);
   const analysis = analysisTexts(system);
   const facts = extractFacts([...analysis.texts, ...userTexts]);
   const spoken = turns.filter((t) => t.role === 'assistant').map((t) => t.content).join('\n');
@@ -239,14 +242,15 @@ function implementationReply(system: string, turns: Turn[]): PlannerReply {
 function analyzerReply(system: string): PlannerReply {
   const raw = contextBlock(system, 'repository_facts');
   if (!raw) return { text: 'I could not read the repository.', toolCalls: [] };
-  const repo = JSON.parse(raw) as {
-    full_name: string;
+  const stored = JSON.parse(raw) as {
+    repository: { full_name: string };
     branch: string;
-    technology_stack: Record<string, unknown>;
-    files: string[];
-    env_names: string[];
+    repo_analysis: { technology_stack: Record<string, unknown> };
+    files?: string[];
+    env_names?: string[];
   };
-  const stack = repo.technology_stack;
+  const repo = { full_name: stored.repository.full_name, branch: stored.branch, files: stored.files ?? [], env_names: stored.env_names ?? [] };
+  const stack = stored.repo_analysis.technology_stack;
   const entries = Object.entries(stack).map(([k, v]) => `- ${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`);
   const hasDockerfile = repo.files.some((f) => /(^|\/)Dockerfile/.test(f));
   const questions: Record<string, string> = {

@@ -1,0 +1,437 @@
+import { randomUUID } from 'node:crypto';
+import { AIMessage, HumanMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { planningDocuments, planningSecrets, planningThreads, tokenUsage } from '../../db/schema';
+import { badRequest, conflict, HttpError, notFound } from '../../errors';
+import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
+import { buildAgentGraph, type AgentGraph, type AgentRunContext, type AgentWorkspace } from '../../agents/graphs';
+import type { AgentName, ModelProvider } from '../../agents/models';
+import { messageText } from '../../agents/offline/offlineChatModel';
+import { CONTINUE_PROMPT, TOOL_NAMES } from '../../agents/offline/planner';
+import { NO_ANALYSIS_MESSAGE, USER_SECRETS } from '../../../shared/constants/planning';
+import { STREAM_EVENTS, type StreamEvent } from '../../../shared/events';
+import type { AnalysisResponse, RepositoryAnalysis, UserSecret, UserSecretStatus } from '../../../shared/api/planning';
+import { isRequirementsComplete } from '../../../shared/requirementsDocument';
+import type { SecretBox } from './secretBox';
+
+/** One model call's tokens, as the credits meter takes them (`meter.record`). */
+export interface ModelUsage {
+  installationId: number;
+  projectId: number;
+  /** The stage agent, e.g. `requirementsAgent`. */
+  agent: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Stage agent ids (ARCHITECTURE.md) of the planning agents, as token_usage records them. */
+export const USAGE_AGENT: Record<AgentName, string> = {
+  requirements: 'requirementsAgent',
+  analyzer: 'repositoryAnalyzerAgent',
+  architect: 'cloudArchitectAgent',
+  implementation: 'implementationPlanningAgent',
+};
+
+type DocumentKind = 'requirements' | 'analysis' | 'architecture' | 'implementation';
+
+const MAX_DOCUMENT = 200_000;
+const MAX_SECRETS = 60;
+const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/** A turn ready to stream: the thread is resolved and the turn registered before any byte is sent. */
+export interface AgentTurn {
+  threadId: string;
+  model: string;
+  events: AsyncIterable<StreamEvent>;
+}
+
+/** The part of a repository analysis the server reads itself (the analyzer route provides it). */
+export interface RepositoryFacts {
+  repository: RepositoryAnalysis['repository'];
+  branch: string;
+  technology_stack: Record<string, unknown>;
+  files: string[];
+  env_names: string[];
+  env_content_summary: string | null;
+}
+
+export interface PlanningDeps {
+  db: Db;
+  models: ModelProvider;
+  secretBox: SecretBox;
+  /**
+   * Records one model call. The default stores a token_usage row with cost 0; the credits meter
+   * replaces it (`onUsage: (u) => meter.record(u)`) to price the call and charge it.
+   */
+  onUsage?: (usage: ModelUsage) => Promise<unknown>;
+}
+
+/**
+ * The planning stages: agent conversations (streamed, durable, killable), the documents the agents
+ * write, and the user secrets the plans need. Every method takes a project already scoped to the caller.
+ */
+export function createPlanningService(deps: PlanningDeps) {
+  const { db, models, secretBox } = deps;
+  const onUsage =
+    deps.onUsage ??
+    (async (u: ModelUsage) => {
+      await db.insert(tokenUsage).values({ projectId: u.projectId, agent: u.agent, model: u.model, inputTokens: u.inputTokens, outputTokens: u.outputTokens });
+    });
+  const checkpointer = new DrizzleCheckpointSaver(db);
+  /** Generations running now, by project: aborting them is the kill. */
+  const running = new Map<number, Map<string, AbortController>>();
+
+  async function getDocument(projectId: number, kind: DocumentKind): Promise<{ content: string; ready: boolean } | undefined> {
+    const [row] = await db
+      .select({ content: planningDocuments.content, ready: planningDocuments.ready })
+      .from(planningDocuments)
+      .where(and(eq(planningDocuments.projectId, projectId), eq(planningDocuments.kind, kind)));
+    return row;
+  }
+
+  async function putDocument(projectId: number, kind: DocumentKind, content: string, ready = false): Promise<void> {
+    if (content.length > MAX_DOCUMENT) throw badRequest(`the ${kind} document is longer than ${MAX_DOCUMENT} characters`);
+    await db
+      .insert(planningDocuments)
+      .values({ projectId, kind, content, ready })
+      .onConflictDoUpdate({ target: [planningDocuments.projectId, planningDocuments.kind], set: { content, ready, updatedAt: new Date() } });
+  }
+
+  async function analysisOf(projectId: number): Promise<RepositoryAnalysis | undefined> {
+    const doc = await getDocument(projectId, 'analysis');
+    return doc ? (JSON.parse(doc.content) as RepositoryAnalysis) : undefined;
+  }
+
+  async function secretRows(projectId: number) {
+    return db.select().from(planningSecrets).where(eq(planningSecrets.projectId, projectId)).orderBy(planningSecrets.name);
+  }
+
+  async function listSecrets(projectId: number): Promise<UserSecret[]> {
+    const rows = (await secretRows(projectId)).filter((r) => r.declared);
+    const list: UserSecret[] = rows
+      .filter((r) => r.name !== USER_SECRETS.autoGeneratedName)
+      .map((r) => ({
+        name: r.name,
+        description: r.description,
+        required: r.required,
+        provided: r.ciphertext !== null,
+        secret_type: r.secretType === 'text' ? 'text' : 'password',
+      }));
+    if (await analysisOf(projectId)) {
+      list.unshift({
+        name: USER_SECRETS.autoGeneratedName,
+        description: 'Generated by the server for the analysed repository (not editable)',
+        required: true,
+        provided: true,
+        secret_type: 'password',
+      });
+    }
+    return list;
+  }
+
+  /** Declares the secrets the agent listed; values already stored are kept. */
+  async function declareSecrets(projectId: number, secrets: unknown): Promise<void> {
+    if (!Array.isArray(secrets)) throw badRequest('secrets must be a list');
+    if (secrets.length > MAX_SECRETS) throw badRequest(`at most ${MAX_SECRETS} secrets`);
+    const names = new Set<string>();
+    for (const s of secrets as Array<Record<string, unknown>>) {
+      const name = String(s?.name ?? '');
+      if (!SECRET_NAME.test(name)) throw badRequest(`secret name ${JSON.stringify(name)} is not an environment variable name`);
+      if (name === USER_SECRETS.autoGeneratedName || names.has(name)) continue;
+      names.add(name);
+      const values = {
+        description: String(s.description ?? '').slice(0, 500),
+        required: s.required !== false,
+        secretType: s.secret_type === 'text' ? 'text' : 'password',
+        declared: true,
+      };
+      await db
+        .insert(planningSecrets)
+        .values({ projectId, name, ...values })
+        .onConflictDoUpdate({ target: [planningSecrets.projectId, planningSecrets.name], set: { ...values, updatedAt: new Date() } });
+    }
+    for (const row of await secretRows(projectId)) {
+      if (row.declared && !names.has(row.name)) {
+        await db.update(planningSecrets).set({ declared: false }).where(and(eq(planningSecrets.projectId, projectId), eq(planningSecrets.name, row.name)));
+      }
+    }
+  }
+
+  const secretStatusLine = (s: UserSecret): string => `${s.name} (${s.required ? 'required' : 'optional'}): ${s.provided ? 'provided' : 'missing'}`;
+
+  const workspace: AgentWorkspace = {
+    async systemPrompt(agent, ctx) {
+      const [requirements, architecture, implementation, analysis, secrets, project] = await Promise.all([
+        getDocument(ctx.projectId, 'requirements'),
+        getDocument(ctx.projectId, 'architecture'),
+        getDocument(ctx.projectId, 'implementation'),
+        getDocument(ctx.projectId, 'analysis'),
+        listSecrets(ctx.projectId),
+        db.query.projects.findFirst({ where: (p, { eq: is }) => is(p.id, ctx.projectId) }),
+      ]);
+      const block = (tag: string, body: string | undefined): string => (body ? `<${tag}>\n${body}\n</${tag}>` : '');
+      const common = [
+        block('project_name', project?.name),
+        block('user_secrets', secrets.map(secretStatusLine).join('\n')),
+        'Secret values are never shown to you and must never be asked for in the chat: declare them as secrets; the person enters them in the User Secrets form.',
+      ];
+      const byAgent: Record<AgentName, string[]> = {
+        requirements: [
+          'Role: requirements',
+          'You are a senior DevOps engineer gathering the requirements to deploy a docker-compose stack. Ask only what the requirements document needs (workload, where it runs, region, domain and TLS, load and data size), a few questions at a time. After every answer call update_requirements with the whole document, the secrets the plan needs and ready_to_continue (true only when every section has substance). Reply briefly in the chat; the document is shown beside it.',
+          block('requirements_document', requirements?.content),
+          block('repository_analysis', analysis?.content),
+        ],
+        analyzer: [
+          'Role: analyzer',
+          'You analyse a code repository to plan its deployment with Docker Compose. Describe the technology stack, what is needed to run it and what to ask the person, then call save_analysis.',
+          block('repository_facts', analysis?.content),
+        ],
+        architect: [
+          'Role: architect',
+          'You are a cloud architect. From the confirmed requirements, design a single-host docker-compose deployment and call save_architecture_plan with the complete plan (mermaid diagram, services, networking and security, the full docker-compose.yml with pinned images and healthchecks, every mounted file). Apply changes the person asks for and save the plan again.',
+          block('requirements_document', requirements?.content),
+          block('architecture_plan', architecture?.content),
+        ],
+        implementation: [
+          'Role: implementation',
+          'You plan the deployment of the confirmed architecture as ordered steps that the execution stage runs exactly: call save_implementation_plan with "## Step N: <title>" sections, each with a description and a ```bash block of exact commands. Reference secrets as environment variables.',
+          block('requirements_document', requirements?.content),
+          block('architecture_plan', architecture?.content),
+          block('implementation_plan', implementation?.content),
+        ],
+      };
+      return [...byAgent[agent], ...common].filter(Boolean).join('\n\n');
+    },
+
+    async runTool(agent, ctx, name, args) {
+      if (agent === 'requirements' && name === TOOL_NAMES.requirements) {
+        if (typeof args.document !== 'string' || !args.document.trim()) throw badRequest('document must be the whole requirements text');
+        await declareSecrets(ctx.projectId, args.secrets ?? []);
+        await putDocument(ctx.projectId, 'requirements', args.document, args.ready_to_continue === true);
+        const complete = isRequirementsComplete(args.document);
+        return `Saved the requirements document (${complete ? 'every section has substance' : 'some sections are still open'}).`;
+      }
+      if (agent === 'architect' && name === TOOL_NAMES.architecture && typeof args.plan === 'string') {
+        await putDocument(ctx.projectId, 'architecture', args.plan);
+        return 'Saved the architecture plan.';
+      }
+      if (agent === 'implementation' && name === TOOL_NAMES.implementation && typeof args.plan === 'string') {
+        await putDocument(ctx.projectId, 'implementation', args.plan);
+        return 'Saved the implementation plan.';
+      }
+      if (agent === 'analyzer' && name === TOOL_NAMES.analysis) {
+        const current = await analysisOf(ctx.projectId);
+        if (!current) throw notFound('no repository was read for this project');
+        const merged: RepositoryAnalysis = {
+          ...current,
+          analysis: typeof args.analysis === 'string' ? args.analysis : current.analysis,
+          user_questions: (args.user_questions as RepositoryAnalysis['user_questions']) ?? current.user_questions,
+          deployment_plan: (args.deployment_plan as RepositoryAnalysis['deployment_plan']) ?? current.deployment_plan,
+          message: 'Analysis complete',
+        };
+        await putDocument(ctx.projectId, 'analysis', JSON.stringify(merged));
+        return 'Saved the analysis.';
+      }
+      throw badRequest(`unknown tool ${name}`);
+    },
+  };
+
+  const graphs = new Map<AgentName, AgentGraph>();
+  const graphOf = (agent: AgentName): AgentGraph => {
+    let graph = graphs.get(agent);
+    if (!graph) {
+      graph = buildAgentGraph(agent, { models, checkpointer, workspace });
+      graphs.set(agent, graph);
+    }
+    return graph;
+  };
+
+  async function resolveThread(projectId: number, agent: AgentName, threadId: string | undefined): Promise<string> {
+    if (threadId) {
+      const [row] = await db
+        .select({ id: planningThreads.id })
+        .from(planningThreads)
+        .where(and(eq(planningThreads.id, threadId), eq(planningThreads.projectId, projectId), eq(planningThreads.agent, agent)));
+      if (!row) throw notFound('Thread not found');
+      return row.id;
+    }
+    const [latest] = await db
+      .select({ id: planningThreads.id })
+      .from(planningThreads)
+      .where(and(eq(planningThreads.projectId, projectId), eq(planningThreads.agent, agent)))
+      .orderBy(desc(planningThreads.updatedAt))
+      .limit(1);
+    if (latest) return latest.id;
+    const id = randomUUID();
+    await db.insert(planningThreads).values({ id, projectId, agent });
+    return id;
+  }
+
+  const chunkText = (chunk: unknown): string => (chunk && typeof chunk === 'object' && 'content' in chunk ? messageText(chunk as BaseMessage) : '');
+
+  async function* runTurn(agent: AgentName, ctx: AgentRunContext, threadId: string, model: string, message: string, controller: AbortController): AsyncGenerator<StreamEvent> {
+    const graph = graphOf(agent);
+    const config = { configurable: { thread_id: threadId, project_id: ctx.projectId, installation_id: ctx.installationId } };
+    let partial = '';
+    try {
+      const events = graph.streamEvents(
+        { messages: [new HumanMessage(message.trim() ? message : CONTINUE_PROMPT)] },
+        { ...config, version: 'v2', signal: controller.signal, recursionLimit: 12 },
+      );
+      for await (const ev of events) {
+        if (ev.event === 'on_chat_model_stream') {
+          const text = chunkText(ev.data.chunk);
+          if (!text) continue;
+          partial += text;
+          yield { event: STREAM_EVENTS.stream, thread_id: threadId, model, chunk: { content: text } };
+        } else if (ev.event === 'on_chat_model_end') {
+          partial = '';
+          const usage = (ev.data.output as AIMessageChunk | undefined)?.usage_metadata;
+          if (usage) {
+            await onUsage({ ...ctx, agent: USAGE_AGENT[agent], model, inputTokens: usage.input_tokens, outputTokens: usage.output_tokens });
+          }
+        }
+      }
+    } catch (err) {
+      if (!controller.signal.aborted) {
+        const detail = err instanceof HttpError ? err.message : 'The agent failed to answer; please try again.';
+        yield { event: STREAM_EVENTS.error, thread_id: threadId, model, data: { detail } };
+        throw err;
+      }
+      // Killed: keep what was already said in the thread.
+      if (partial) await graph.updateState(config, { messages: [new AIMessage(partial)] }, 'agent');
+    }
+    yield { event: STREAM_EVENTS.end, thread_id: threadId, model };
+  }
+
+  return {
+    /**
+     * Starts an agent turn. Resolves the thread (the given one, which must be this project's and this
+     * agent's, else 404; or the project's latest for the agent, or a new one) and refuses a second
+     * concurrent turn on the same thread (409). The events end with one `on_chat_model_end`.
+     */
+    async startTurn(agent: AgentName, ctx: AgentRunContext, body: { message: string; thread_id?: string }): Promise<AgentTurn> {
+      const threadId = await resolveThread(ctx.projectId, agent, body.thread_id);
+      const projectRuns = running.get(ctx.projectId) ?? new Map<string, AbortController>();
+      if (projectRuns.has(threadId)) throw conflict('A reply is already being generated in this conversation');
+      const controller = new AbortController();
+      projectRuns.set(threadId, controller);
+      running.set(ctx.projectId, projectRuns);
+      const model = models.forAgent(agent).name;
+      const release = (): void => {
+        if (projectRuns.get(threadId) === controller) projectRuns.delete(threadId);
+        if (!projectRuns.size) running.delete(ctx.projectId);
+      };
+      async function* events(): AsyncGenerator<StreamEvent> {
+        try {
+          yield* runTurn(agent, ctx, threadId, model, body.message, controller);
+        } finally {
+          release();
+        }
+      }
+      return { threadId, model, events: events() };
+    },
+
+    /** Aborts the running generation of the given turn (the client went away). */
+    abortTurn(projectId: number, threadId: string): void {
+      running.get(projectId)?.get(threadId)?.abort();
+    },
+
+    /** Stops every generation running for the project at once; what was said stays in the threads. */
+    kill(projectId: number): 'stopped' | 'idle' {
+      const runs = running.get(projectId);
+      if (!runs?.size) return 'idle';
+      for (const c of runs.values()) c.abort();
+      return 'stopped';
+    },
+
+    /** The conversation of an agent (its latest thread), for reloading the chat. */
+    async thread(projectId: number, agent: AgentName): Promise<{ thread_id: string | null; model: string; messages: ChatMessage[] }> {
+      const model = models.forAgent(agent).name;
+      const [latest] = await db
+        .select({ id: planningThreads.id })
+        .from(planningThreads)
+        .where(and(eq(planningThreads.projectId, projectId), eq(planningThreads.agent, agent)))
+        .orderBy(desc(planningThreads.updatedAt))
+        .limit(1);
+      if (!latest) return { thread_id: null, model, messages: [] };
+      const state = await graphOf(agent).getState({ configurable: { thread_id: latest.id } });
+      const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? [])
+        .filter((m) => m.getType() === 'human' || m.getType() === 'ai')
+        .map((m) => ({ role: m.getType() === 'human' ? ('user' as const) : ('assistant' as const), content: messageText(m) }))
+        .filter((m) => m.content.trim() && m.content !== CONTINUE_PROMPT);
+      return { thread_id: latest.id, model, messages };
+    },
+
+    async requirements(projectId: number): Promise<{ content: string; ready_to_continue: boolean }> {
+      const doc = await getDocument(projectId, 'requirements');
+      if (!doc) return { content: '', ready_to_continue: false };
+      return { content: doc.content, ready_to_continue: doc.ready && isRequirementsComplete(doc.content) };
+    },
+
+    async analysis(projectId: number): Promise<AnalysisResponse> {
+      return (await analysisOf(projectId)) ?? { message: NO_ANALYSIS_MESSAGE };
+    },
+
+    async plan(projectId: number, kind: 'architecture' | 'implementation'): Promise<{ plan: string }> {
+      return { plan: (await getDocument(projectId, kind))?.content ?? '' };
+    },
+
+    listSecrets,
+
+    /**
+     * Stores one secret value, encrypted. GITHUB_TOKEN is the server's (400); a name the requirements
+     * do not declare answers 404. Answers every declared secret's status.
+     */
+    async saveSecret(projectId: number, name: string, value: string): Promise<UserSecretStatus[]> {
+      if (name === USER_SECRETS.autoGeneratedName) throw badRequest(`${name} is generated by the server and cannot be edited`);
+      const [row] = await db
+        .select({ declared: planningSecrets.declared })
+        .from(planningSecrets)
+        .where(and(eq(planningSecrets.projectId, projectId), eq(planningSecrets.name, name)));
+      if (!row?.declared) throw notFound(`The requirements do not list a secret named ${name}`);
+      const sealed = secretBox.seal(projectId, name, value);
+      await db
+        .update(planningSecrets)
+        .set({ ciphertext: sealed.ciphertext, iv: sealed.iv, updatedAt: new Date() })
+        .where(and(eq(planningSecrets.projectId, projectId), eq(planningSecrets.name, name)));
+      return (await listSecrets(projectId)).map(({ name: n, description, required, provided }) => ({ name: n, description, required, provided }));
+    },
+
+    /**
+     * The decrypted values of a project's provided secrets, for injection into its sandbox only.
+     * Never send them to a client, a log or a model.
+     */
+    async secretValues(projectId: number): Promise<Record<string, string>> {
+      const out: Record<string, string> = {};
+      for (const r of await secretRows(projectId)) {
+        if (r.ciphertext && r.iv) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
+      }
+      return out;
+    },
+
+    /** Stores what the server read of a repository, before the analyzer agent describes it. */
+    async putRepositoryFacts(projectId: number, facts: RepositoryFacts): Promise<void> {
+      const analysis: RepositoryAnalysis = {
+        repository: facts.repository,
+        repo_analysis: { technology_stack: facts.technology_stack },
+        environment: { env_content_summary: facts.env_content_summary },
+        user_questions: { reason: '', questions: {} },
+        deployment_plan: { prerequisites: [], deployment_steps: [], post_deployment: [], scaling_considerations: [] },
+        analysis: '',
+        message: 'Analysis in progress',
+      };
+      await putDocument(projectId, 'analysis', JSON.stringify({ ...analysis, branch: facts.branch, files: facts.files, env_names: facts.env_names }));
+    },
+  };
+}
+
+export type PlanningService = ReturnType<typeof createPlanningService>;
