@@ -1,10 +1,11 @@
 import { all, fork } from 'redux-saga/effects';
 import { authSaga } from '../features/auth/authSaga';
+import { creditsSaga } from '../features/credits/creditsSaga';
 
 /**
  * Sagas carry streams, sockets and multi-step workflows only (STYLE.md, habit 2); REST and polling go
  * through RTK Query. Each feature adds its watcher here.
  */
 export function* rootSaga(): Generator {
-  yield all([fork(authSaga)]);
+  yield all([fork(authSaga), fork(creditsSaga)]);
 }

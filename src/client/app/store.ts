@@ -2,10 +2,11 @@ import { combineSlices, configureStore } from '@reduxjs/toolkit';
 import createSagaMiddleware from 'redux-saga';
 import { apiSlice } from '../api/apiSlice';
 import { authSlice } from '../features/auth/authSlice';
+import { creditsSlice } from '../features/credits/creditsSlice';
 import { rootSaga } from './rootSaga';
 
 /** Slices that later features inject lazily can join with `rootReducer.inject(slice)`. */
-export const rootReducer = combineSlices(apiSlice, authSlice);
+export const rootReducer = combineSlices(apiSlice, authSlice, creditsSlice);
 
 export type RootState = ReturnType<typeof rootReducer>;
 

@@ -38,6 +38,14 @@ export const CREDITS_TEXT = {
   neverExpire: 'Credits never expire.',
   /** Pay button label while the payment link is being created. */
   creatingLink: 'Creating Link...',
+  currentBalance: 'Current Balance',
+  addCredits: 'Add Credits',
+  amountLabel: 'Amount (USD)',
+  amountPlaceholder: 'Enter amount',
+  payButton: 'Add Credits',
+  history: 'Transaction History',
+  noTransactions: 'No transactions yet',
+  aboutCredits: 'About Credits',
 } as const;
 
 export const CREDIT_ERRORS = {
@@ -103,4 +111,7 @@ export const PAYMENT_SUCCESS = {
   redirectCountdownSeconds: 8,
   /** Delay before the new balance is fetched, in milliseconds. */
   balanceFetchDelayMs: 1_000,
+  paymentId: 'Payment ID',
+  status: 'Status',
+  redirecting: (seconds: number): string => `Redirecting to your projects in ${seconds} second${seconds === 1 ? '' : 's'}...`,
 } as const;

@@ -42,11 +42,5 @@ describe('landing page', () => {
     expect(document.title).toBe(title);
   });
 
-  it.each(['/payment-success', '/credits/success'])('%s leads to the projects', async (path) => {
-    sessionStorage.setItem(INSTALLATION_ID_KEY, '1');
-    const { user, router } = renderApp(path);
-    await user.click(await screen.findByRole('button', { name: 'Go to Projects' }));
-    expect(await screen.findByRole('heading', { name: 'My Projects' })).toBeInTheDocument();
-    expect(router.state.location.pathname).toBe('/app');
-  });
+  // The payment success page (both paths) is tested in credits/paymentSuccess.test.tsx.
 });

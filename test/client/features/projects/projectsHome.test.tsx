@@ -4,6 +4,7 @@ import { HOME, INSTALLATION_ID_KEY, TIMING } from '../../../../src/shared/consta
 import { makeProject } from '../../utils/factories';
 import { renderApp } from '../../utils/renderWithProviders';
 import { api, seedProjects, server } from '../../utils/server';
+import { useCreditsServer } from '../credits/creditsHandlers';
 
 function cards(): HTMLElement[] {
   return within(screen.getByRole('list', { name: 'Projects' })).getAllByRole('link');
@@ -133,11 +134,12 @@ describe('projects home', () => {
     expect(await screen.findByRole('heading', { name: 'Recent Activity' })).toBeInTheDocument();
   });
 
-  it('the credits button says plainly that credits come later', async () => {
+  it('the credits button opens the credits dialog with the balance; Escape closes it', async () => {
+    useCreditsServer({ balance: 7.25 });
     const { user } = renderApp('/app');
     await user.click(await screen.findByRole('button', { name: HOME.creditsButton }));
     const dialog = screen.getByRole('dialog', { name: 'Credits' });
-    expect(dialog).toHaveTextContent(/later release/);
+    expect(await within(dialog).findByText('$7.25')).toBeInTheDocument();
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
   });
