@@ -17,6 +17,7 @@ import { healthRoutes } from './routes/health';
 import { paymentRoutes } from './routes/payments';
 import { planningRoutes } from './routes/planning';
 import { projectRoutes } from './routes/projects';
+import { repositoryRoutes } from './routes/repositories';
 import { sandboxRoutes } from './routes/sandbox';
 import { stageRoutes } from './routes/stages';
 import { createGithubProvider } from './services/auth/githubProvider';
@@ -80,6 +81,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(creditRoutes);
       await api.register(paymentRoutes);
       await api.register(planningRoutes);
+      await api.register(repositoryRoutes);
     },
     { prefix: '/api' },
   );

@@ -13,6 +13,9 @@ import { createPlanningService, type PlanningService } from '../services/plannin
 import { createSecretBox, loadSecretKey } from '../services/planning/secretBox';
 import { createModelProvider } from '../agents/models';
 import { createSandboxService, type SandboxService } from '../services/sandbox/sandboxService';
+import { createGithubRepositories } from '../services/repositories/githubRepositories';
+import { createLocalRepositories } from '../services/repositories/localRepositories';
+import { createRepositoryService, type RepositoryService } from '../services/repositories/repositoryService';
 import { createTerminalSessions, type TerminalSessions } from '../services/terminal/terminalSessions';
 import { createSandboxDriver } from '../sandbox';
 
@@ -32,6 +35,8 @@ export interface Services {
   payments: PaymentsService;
   /** Planning agents, their documents and the user secrets (models chosen by configuration). */
   planning: PlanningService;
+  /** The installation's repositories (LOCAL_REPOS_DIR, or the GitHub App's) and their analysis. */
+  repositories: RepositoryService;
 }
 
 declare module 'fastify' {
@@ -49,6 +54,14 @@ export const servicesPlugin = fp(
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
     const sandboxDriver = createSandboxDriver(opts.config.sandbox);
+    const planning = createPlanningService({
+      db,
+      models: createModelProvider(opts.config.planning.models),
+      secretBox: createSecretBox(loadSecretKey(opts.config.planning.encryptionKey, opts.config.dataDir)),
+    });
+    const repositorySource = opts.config.github
+      ? createGithubRepositories(opts.config.github)
+      : createLocalRepositories(opts.config.planning.localReposDir);
     app.decorate('config', opts.config);
     app.decorate('database', opts.database);
     app.decorate('services', {
@@ -61,11 +74,8 @@ export const servicesPlugin = fp(
       credits,
       meter: createMeter({ db, ledger: credits, pricing: opts.config.pricing }),
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),
-      planning: createPlanningService({
-        db,
-        models: createModelProvider(opts.config.planning.models),
-        secretBox: createSecretBox(loadSecretKey(opts.config.planning.encryptionKey, opts.config.dataDir)),
-      }),
+      planning,
+      repositories: createRepositoryService({ source: repositorySource, planning }),
     });
     app.addHook('onClose', async () => {
       app.services.terminals.close();

@@ -29,7 +29,7 @@ const sseAnswer = { 200: Type.Unknown({ description: 'text/event-stream of Strea
  * after `on_chat_model_end` (ARCHITECTURE.md, "The wire contract"). A client that goes away aborts the
  * generation.
  */
-async function sendStream(request: FastifyRequest, reply: FastifyReply, turn: { events: AsyncIterable<StreamEvent> }, onGone: () => void): Promise<void> {
+export async function sendStream(request: FastifyRequest, reply: FastifyReply, turn: { events: AsyncIterable<StreamEvent> }, onGone: () => void): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {
