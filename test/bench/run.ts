@@ -5,6 +5,7 @@ import { buildApp } from '../../src/server/app';
 import { loadConfig } from '../../src/server/config';
 import { openDatabase } from '../../src/server/db/client';
 import { measure, report, startBareFastify } from './harness';
+import { benchTerminal } from './terminal';
 
 /**
  * `npm run bench`: the real server's routes against a bare Fastify JSON route measured in the same
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     const reference = await measure('bare Fastify JSON route (20 items)', bare.url, {}, seconds);
     const projects = await measure('GET /api/projects (session, 20 projects)', `${base}/api/projects`, headers, seconds);
     report(reference, projects);
+    await benchTerminal(app, base, headers);
   } finally {
     await bare.app.close();
     await app.close();

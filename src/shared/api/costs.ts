@@ -22,9 +22,31 @@ export const TokenUsageLine = Type.Object({
 });
 export type TokenUsageLine = Static<typeof TokenUsageLine>;
 
-/** GET /api/projects/{id}/token-usage: `total_cost` in dollars, and the breakdown by agent and model. */
+/** What the project spent on one day (UTC), for the cost-over-time chart. */
+export const DailyCost = Type.Object({
+  /** 'YYYY-MM-DD' */
+  date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }),
+  /** Dollars. */
+  cost: Type.Number({ minimum: 0 }),
+});
+export type DailyCost = Static<typeof DailyCost>;
+
+/** The token prices the server charges (its configuration), in dollars per million tokens. */
+export const TokenRates = Type.Object({
+  mode: Type.Union([Type.Literal('research_preview'), Type.Literal('regular')]),
+  input_per_million: Type.Number({ minimum: 0 }),
+  output_per_million: Type.Number({ minimum: 0 }),
+});
+export type TokenRates = Static<typeof TokenRates>;
+
+/**
+ * GET /api/projects/{id}/token-usage: `total_cost` in dollars (the same sum as /costs), the breakdown
+ * by agent and model, the cost per day and the rates in force.
+ */
 export const TokenUsageResponse = Type.Object({
   total_cost: Type.Number({ minimum: 0 }),
   breakdown: Type.Array(TokenUsageLine),
+  daily: Type.Optional(Type.Array(DailyCost)),
+  rates: Type.Optional(TokenRates),
 });
 export type TokenUsageResponse = Static<typeof TokenUsageResponse>;

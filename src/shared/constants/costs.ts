@@ -11,6 +11,21 @@ export const COSTS = {
   intelligenceCosts: 'Intelligence Costs',
   aboutCosts: 'About costs',
   viewPricing: 'View Pricing',
+  title: 'Project Costs',
+  back: 'Back',
+  costOverTime: 'Cost over time',
+  noUsage: 'No model calls yet: this project has cost nothing so far.',
+  never: 'Never',
+  loadFailed: 'Failed to load project costs',
+  /** The about-cost text of the costs page. */
+  aboutCostsText:
+    'The project cost is what the AI agents of this project have spent on model calls, priced per token. Each call is taken from your credits as it happens, so your balance falls by exactly what your projects cost. Cloud resources the agents create are billed by your cloud provider, not here.',
+  researchPreviewNotice: (input: number, output: number): string =>
+    `Research preview pricing: $${input} per million input tokens and $${output} per million output tokens.`,
+  regularNotice: (perMillion: number): string => `Pricing: $${perMillion} per million tokens of any kind.`,
+  /** Named in part 2 section 9; the rate is TOKEN_PRICES.regular (below). */
+  regularAfterPreview: (): string =>
+    `Regular pricing after the research preview: $${TOKEN_PRICES.regular.perMillion} per million tokens of any kind.`,
 } as const;
 
 /** Token prices in US dollars per million tokens. */

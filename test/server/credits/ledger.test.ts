@@ -126,6 +126,10 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
       'requirementsAgent/gpt-4o-mini',
       'requirementsAgent/offline-planner',
     ]);
+    expect(usage.rates).toEqual({ mode: 'research_preview', input_per_million: 5, output_per_million: 20 });
+    const today = new Date().toISOString().slice(0, 10);
+    expect(usage.daily).toEqual([{ date: today, cost: expect.any(Number) }]);
+    expect(usage.daily[0].cost).toBeCloseTo(usage.total_cost, 8);
     const sum = usage.breakdown.reduce((s: number, l: { cost: number }) => s + l.cost, 0);
     expect(sum).toBeCloseTo(usage.total_cost, 8);
     expect(usage.breakdown.reduce((s: number, l: { input_tokens: number }) => s + l.input_tokens, 0)).toBe(

@@ -1,28 +1,153 @@
 import type { ReactElement } from 'react';
-import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import styled from 'styled-components';
+import { COSTS, PRODUCT_NAME, TOKEN_PRICES } from '../../../shared/constants';
+import type { TokenRates } from '../../../shared/api/costs';
 import { Button } from '../../common/components/Button';
-import { CenteredPage } from '../../common/components/Card';
-import { ComingSoon } from '../../common/components/ComingSoon';
+import { Card } from '../../common/components/Card';
+import { ErrorText } from '../../common/components/Field';
+import { MutedText, SectionTitle } from '../../common/components/Layout';
+import { formatCost } from '../../common/format';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
+import { CostChart } from './CostChart';
+import { useGetTokenUsageQuery, useProjectCosts } from './costsApi';
 
 /** Part 2 section 2: `returnTo=home` goes back to the project home, anything else to the workspace. */
 export function costsReturnPath(projectId: string, returnTo: string | null): string {
-  return returnTo === 'home' ? `/app/${projectId}/home` : `/app/${projectId}`;
+  return returnTo === COSTS.returnToHome ? `/app/${projectId}/home` : `/app/${projectId}`;
 }
 
-/** /app/{projectId}/costs. The breakdown comes with the credits release; the way back is real. */
+function ratesNotice(rates: TokenRates | undefined): string {
+  if (rates?.mode === 'regular') return COSTS.regularNotice(rates.input_per_million);
+  const { inputPerMillion, outputPerMillion } = TOKEN_PRICES.researchPreview;
+  return COSTS.researchPreviewNotice(rates?.input_per_million ?? inputPerMillion, rates?.output_per_million ?? outputPerMillion);
+}
+
+/**
+ * /app/{projectId}/costs (part 2 sections 2 and 7): total cost (polled every 10 s) and last update,
+ * intelligence costs by agent and model, cost per day, the about-cost text, the pricing notices and
+ * a link to /pricing.
+ */
 export function CostsPage(): ReactElement {
-  useDocumentTitle('Project Costs');
+  useDocumentTitle(`${COSTS.title} - ${PRODUCT_NAME}`);
   const { projectId = '' } = useParams();
   const [params] = useSearchParams();
   const navigate = useNavigate();
+  const id = Number(projectId);
+  const costs = useProjectCosts(id);
+  const usage = useGetTokenUsageQuery(id);
+  const lastUpdated = costs.data?.last_updated;
+
   return (
-    <CenteredPage>
-      <ComingSoon title="Cost Details" message="The detailed cost breakdown is coming in a later release.">
-        <Button $variant="primary" onClick={() => navigate(costsReturnPath(projectId, params.get('returnTo')))}>
-          Back
+    <Page>
+      <Header>
+        <Button onClick={() => navigate(costsReturnPath(projectId, params.get('returnTo')))}>
+          <span aria-hidden="true">←</span>
+          {COSTS.back}
         </Button>
-      </ComingSoon>
-    </CenteredPage>
+        <h1>{COSTS.title}</h1>
+      </Header>
+
+      {(costs.isError || usage.isError) && <ErrorText>{COSTS.loadFailed}</ErrorText>}
+
+      <Figures>
+        <Card aria-label={COSTS.totalCost}>
+          <MutedText>{COSTS.totalCost}</MutedText>
+          <Big data-testid="total-cost">{formatCost(costs.data?.total_cost)}</Big>
+        </Card>
+        <Card aria-label={COSTS.lastUpdated}>
+          <MutedText>{COSTS.lastUpdated}</MutedText>
+          <Big data-testid="last-updated">{lastUpdated ? new Date(lastUpdated).toLocaleString() : COSTS.never}</Big>
+        </Card>
+      </Figures>
+
+      <Card aria-label={COSTS.intelligenceCosts}>
+        <SectionTitle>{COSTS.intelligenceCosts}</SectionTitle>
+        {usage.data && usage.data.breakdown.length === 0 && <MutedText>{COSTS.noUsage}</MutedText>}
+        {usage.data && usage.data.breakdown.length > 0 && (
+          <>
+            <Table>
+              <thead>
+                <tr>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Input tokens</th>
+                  <th scope="col">Output tokens</th>
+                  <th scope="col">Cost</th>
+                </tr>
+              </thead>
+              <tbody>
+                {usage.data.breakdown.map((line) => (
+                  <tr key={`${line.agent}/${line.model}`}>
+                    <td>{line.agent}</td>
+                    <td>{line.model}</td>
+                    <td>{line.input_tokens.toLocaleString()}</td>
+                    <td>{line.output_tokens.toLocaleString()}</td>
+                    <td>{formatCost(line.cost)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </Table>
+            {usage.data.daily && usage.data.daily.length > 0 && (
+              <>
+                <SectionTitle as="h3">{COSTS.costOverTime}</SectionTitle>
+                <CostChart days={usage.data.daily} label={COSTS.costOverTime} />
+              </>
+            )}
+          </>
+        )}
+      </Card>
+
+      <Card aria-label={COSTS.aboutCosts}>
+        <SectionTitle>{COSTS.aboutCosts}</SectionTitle>
+        <MutedText>{COSTS.aboutCostsText}</MutedText>
+        <Notices>
+          <li>{ratesNotice(usage.data?.rates)}</li>
+          {usage.data?.rates?.mode !== 'regular' && <li>{COSTS.regularAfterPreview()}</li>}
+        </Notices>
+        <Link to="/pricing">{COSTS.viewPricing}</Link>
+      </Card>
+    </Page>
   );
 }
+
+const Page = styled.main`
+  max-width: 960px;
+  margin: 0 auto;
+  padding: ${({ theme }) => theme.space(6)};
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(4)};
+`;
+
+const Header = styled.header`
+  display: flex;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(4)};
+  h1 { font-size: ${({ theme }) => theme.fontSizes.xxl}; }
+`;
+
+const Figures = styled.div`
+  display: grid;
+  grid-template-columns: 1fr 1fr;
+  gap: ${({ theme }) => theme.space(4)};
+  p { margin: 0; }
+`;
+
+const Big = styled.span`
+  font-family: ${({ theme }) => theme.fonts.mono};
+  font-size: ${({ theme }) => theme.fontSizes.xl};
+`;
+
+const Table = styled.table`
+  width: 100%;
+  border-collapse: collapse;
+  margin-bottom: ${({ theme }) => theme.space(4)};
+  th, td { text-align: left; padding: ${({ theme }) => theme.space(2)}; border-bottom: 1px solid ${({ theme }) => theme.colors.border}; }
+  td:nth-child(n + 3), th:nth-child(n + 3) { text-align: right; font-family: ${({ theme }) => theme.fonts.mono}; }
+`;
+
+const Notices = styled.ul`
+  color: ${({ theme }) => theme.colors.textMuted};
+  padding-left: ${({ theme }) => theme.space(5)};
+`;

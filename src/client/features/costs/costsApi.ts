@@ -1,4 +1,4 @@
-import type { ProjectCostsResponse } from '../../../shared/api/costs';
+import type { ProjectCostsResponse, TokenUsageResponse } from '../../../shared/api/costs';
 import { POLLING } from '../../../shared/constants';
 import { apiSlice } from '../../api/apiSlice';
 
@@ -6,6 +6,11 @@ export const costsApi = apiSlice.injectEndpoints({
   endpoints: (build) => ({
     getProjectCosts: build.query<ProjectCostsResponse, number>({
       query: (projectId) => `/projects/${projectId}/costs`,
+      providesTags: (_result, _error, projectId) => [{ type: 'ProjectCosts', id: projectId }],
+    }),
+    /** Breakdown by agent and model, cost per day and the rates (the costs page). */
+    getTokenUsage: build.query<TokenUsageResponse, number>({
+      query: (projectId) => `/projects/${projectId}/token-usage`,
       providesTags: (_result, _error, projectId) => [{ type: 'ProjectCosts', id: projectId }],
     }),
   }),
@@ -19,4 +24,4 @@ export function useProjectCosts(projectId: number): ReturnType<typeof costsApi.u
   });
 }
 
-export const { useGetProjectCostsQuery } = costsApi;
+export const { useGetProjectCostsQuery, useGetTokenUsageQuery } = costsApi;

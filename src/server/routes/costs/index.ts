@@ -22,7 +22,7 @@ export const costRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags: ['costs'], params: ProjectParams, response: { 200: TokenUsageResponse, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse } } },
     async (request) => {
       const project = await app.services.projects.require(authOf(request).installationId, Number(request.params.id));
-      return app.services.costs.tokenUsage(project.id);
+      return { ...(await app.services.costs.tokenUsage(project.id)), rates: app.services.meter.rates() };
     },
   );
 };

@@ -39,9 +39,19 @@ export function createCostsService({ db }: { db: Db }) {
         .where(eq(tokenUsage.projectId, projectId))
         .groupBy(tokenUsage.agent, tokenUsage.model)
         .orderBy(asc(tokenUsage.agent), asc(tokenUsage.model));
+      const days = await db
+        .select({
+          date: sql<string>`to_char(date_trunc('day', ${tokenUsage.createdAt} at time zone 'UTC'), 'YYYY-MM-DD')`,
+          cost: sum(tokenUsage.cost),
+        })
+        .from(tokenUsage)
+        .where(eq(tokenUsage.projectId, projectId))
+        .groupBy(sql`1`)
+        .orderBy(sql`1`);
       const { total_cost } = await this.projectCosts(projectId);
       return {
         total_cost: Number(total_cost),
+        daily: days.map((day) => ({ date: day.date, cost: Number(day.cost ?? 0) })),
         breakdown: rows.map((row) => ({
           agent: row.agent,
           model: row.model,

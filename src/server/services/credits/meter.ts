@@ -3,6 +3,7 @@ import type { PricingConfig } from '../../config';
 import type { Db } from '../../db/client';
 import { projects, tokenUsage } from '../../db/schema';
 import { badRequest, notFound, paymentRequired } from '../../errors';
+import type { TokenRates } from '../../../shared/api/costs';
 import { CREDIT_ERRORS } from '../../../shared/constants/credits';
 import type { CreditsLedger } from './ledger';
 import { perMillionToUnits, tokensCostUnits, unitsToDecimal } from './money';
@@ -59,6 +60,13 @@ export function createMeter({ db, ledger, pricing }: { db: Db; ledger: CreditsLe
   return {
     /** The configured prices (the pricing page shows the same ones). */
     pricing,
+
+    /** The prices as the API shows them (dollars per million tokens). */
+    rates(): TokenRates {
+      return pricing.mode === 'regular'
+        ? { mode: 'regular', input_per_million: pricing.perMillionUsd, output_per_million: pricing.perMillionUsd }
+        : { mode: 'research_preview', input_per_million: pricing.inputPerMillionUsd, output_per_million: pricing.outputPerMillionUsd };
+    },
 
     /** What a call with these token counts costs, in dollars with 8 decimals ("0.00017500"). */
     price(inputTokens: number, outputTokens: number): string {

@@ -31,7 +31,13 @@ interface Session {
   backpressure: boolean;
   clientPaused: boolean;
   paused: boolean;
+  /** Output read from the pty this turn, sent as one frame. */
+  outBuffer: string;
+  outScheduled: boolean;
 }
+
+/** Largest output frame; a busy pty is flushed at this size without waiting for the turn to end. */
+const FRAME_MAX = 256 * 1024;
 
 /**
  * Terminal shells, one per project and user, kept across socket drops for a grace period so that a
@@ -69,6 +75,13 @@ export function createTerminalSessions(driver: SandboxDriver, options: TerminalO
     }
   };
 
+  const flushOut = (s: Session): void => {
+    s.outScheduled = false;
+    const data = s.outBuffer;
+    s.outBuffer = '';
+    send(s, data);
+  };
+
   const end = (s: Session): void => {
     if (sessions.get(s.key) === s) sessions.delete(s.key);
     if (s.graceTimer) clearTimeout(s.graceTimer);
@@ -89,21 +102,31 @@ export function createTerminalSessions(driver: SandboxDriver, options: TerminalO
       backpressure: false,
       clientPaused: false,
       paused: false,
+      outBuffer: '',
+      outScheduled: false,
     };
     pty.onData((data) => {
-      send(s, s.redactor.push(data));
+      // Chunks read in one turn of the event loop go out as one frame: fewer frames, same latency.
+      s.outBuffer += s.redactor.push(data);
+      if (s.outBuffer.length >= FRAME_MAX) flushOut(s);
+      else if (!s.outScheduled) {
+        s.outScheduled = true;
+        setImmediate(() => flushOut(s));
+      }
       // A tail held back as a possible secret prefix goes out once the shell is quiet.
       if (s.redactor.pending && !s.flushTimer) {
         s.flushTimer = setTimeout(() => {
           s.flushTimer = null;
-          send(s, s.redactor.flush());
+          s.outBuffer += s.redactor.flush();
+          flushOut(s);
         }, 30);
       }
     });
     pty.onExit(() => {
       if (sessions.get(key) === s) sessions.delete(key);
       if (s.graceTimer) clearTimeout(s.graceTimer);
-      send(s, s.redactor.flush());
+      s.outBuffer += s.redactor.flush();
+      flushOut(s);
       s.socket?.close(TERMINAL_CLOSE.exited, 'Shell exited');
     });
     sessions.set(key, s);

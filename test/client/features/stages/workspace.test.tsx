@@ -128,15 +128,17 @@ describe('project workspace frame', () => {
 
   it('View Details opens the costs page, whose Back returns to the workspace (returnTo rule)', async () => {
     seedProjects(makeProject({ id: 3, name: 'Edge proxy' }));
+    server.use(http.get(api('/projects/:id/token-usage'), () => HttpResponse.json({ total_cost: 0, breakdown: [] })));
     const { user, router } = renderApp('/app/3');
     await user.click(await screen.findByRole('link', { name: WORKSPACE.viewDetails }));
-    expect(await screen.findByRole('heading', { name: 'Cost Details' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Project Costs' })).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Back' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Edge proxy' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/app/3');
   });
 
   it('the costs page returns to the project home with returnTo=home', async () => {
+    server.use(http.get(api('/projects/:id/token-usage'), () => HttpResponse.json({ total_cost: 0, breakdown: [] })));
     const { user, router } = renderApp('/app/3/costs?returnTo=home');
     await user.click(await screen.findByRole('button', { name: 'Back' }));
     expect(await screen.findByRole('heading', { name: 'Project Home' })).toBeInTheDocument();
