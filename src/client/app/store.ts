@@ -2,11 +2,13 @@ import { combineSlices, configureStore } from '@reduxjs/toolkit';
 import createSagaMiddleware from 'redux-saga';
 import { apiSlice } from '../api/apiSlice';
 import { authSlice } from '../features/auth/authSlice';
+import { chatSlice } from '../features/chat/chatSlice';
 import { creditsSlice } from '../features/credits/creditsSlice';
+import { planningSlice } from '../features/planning/planningSlice';
 import { rootSaga } from './rootSaga';
 
 /** Slices that later features inject lazily can join with `rootReducer.inject(slice)`. */
-export const rootReducer = combineSlices(apiSlice, authSlice, creditsSlice);
+export const rootReducer = combineSlices(apiSlice, authSlice, creditsSlice, chatSlice, planningSlice);
 
 export type RootState = ReturnType<typeof rootReducer>;
 

@@ -6,6 +6,7 @@ import type { CreateProjectBody, Project, ProjectList } from '../../../src/share
 import type { ProjectState, SetCurrentStageResponse, Stage, StageUpdateBody } from '../../../src/shared/api/stages';
 import type { ProjectCostsResponse as ProjectCosts } from '../../../src/shared/api/costs';
 import { makeProject, makeProjectState, makeUser, resetFactoryIds } from './factories';
+import { planningHandlers, resetPlanningDb } from './planningServer';
 
 /** Absolute URL of an API path, as the client calls it. */
 export const api = (path: string): string => `http://localhost/api${path}`;
@@ -29,6 +30,7 @@ export function resetDb(): void {
   db.projectStates = new Map();
   db.costs = new Map();
   db.nextInstallationId = 1000;
+  resetPlanningDb();
 }
 
 /** Adds projects (with their default stage state) to the fake server and returns them. */
@@ -124,4 +126,4 @@ export const handlers = [
 ];
 
 /** The msw server of the client tests; any request without a handler fails the test. */
-export const server = setupServer(...handlers);
+export const server = setupServer(...handlers, ...planningHandlers);

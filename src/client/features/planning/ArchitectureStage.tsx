@@ -1,8 +1,62 @@
 import type { ReactElement } from 'react';
-import { StagePlaceholder } from '../stages/components/StagePlaceholder';
+import { ARCHITECTURE_TEXT, PLANNING_TIMING, PLANNING_PROMPTS } from '../../../shared/constants';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { Button } from '../../common/components/Button';
+import { Chat } from '../chat/Chat';
+import { messageSubmitted, selectChatStreaming } from '../chat/chatSlice';
 import type { StagePanelProps } from '../stages/types';
+import { ConfirmButton } from './components/ConfirmButton';
+import { PlanView } from './components/PlanView';
+import { StageColumns } from './components/StageLayout';
+import { useGetArchitecturePlanQuery } from './planningApi';
+import { PLANNING_CHATS } from './planningChats';
+import { useRestoredChat } from './useRestoredChat';
 
-/** Placeholder until this stage's release lands; the workspace frame around it is real. */
-export function ArchitectureStage({ stage }: StagePanelProps): ReactElement {
-  return <StagePlaceholder stage={stage} title="Cloud Architecture Plan" />;
+/**
+ * The architecture stage (part 1 section 2): the 'Cloud Architecture Plan' with its confirm (polled
+ * every 5 s while shown) and the 'Cloud Architecture Assistant' chat that writes and revises it.
+ */
+export function ArchitectureStage({ projectId }: StagePanelProps): ReactElement {
+  const dispatch = useAppDispatch();
+  const key = useRestoredChat(projectId, 'architect');
+  const streaming = useAppSelector((state) => selectChatStreaming(state, key));
+  const { data, isLoading, isError } = useGetArchitecturePlanQuery(projectId, {
+    pollingInterval: PLANNING_TIMING.dataPollMs,
+    skipPollingIfUnfocused: true,
+  });
+  const plan = isError ? undefined : data?.plan;
+  const generate = (): void => {
+    dispatch(messageSubmitted({ key, message: PLANNING_PROMPTS.generateArchitecturePlan, ...PLANNING_CHATS.architect }));
+  };
+
+  return (
+    <StageColumns>
+      <PlanView
+        title={ARCHITECTURE_TEXT.viewTitle}
+        plan={plan}
+        isLoading={isLoading}
+        error={isError ? ARCHITECTURE_TEXT.loadError : null}
+        confirm={
+          <ConfirmButton
+            projectId={projectId}
+            stage="architecture"
+            label="Confirm Architecture"
+            enabled={Boolean(plan?.trim()) && !streaming}
+            hint="Available once the plan exists and no reply is running"
+          />
+        }
+        empty={
+          <>
+            {streaming ? 'The assistant is writing the plan; it appears here when it is saved.' : 'No architecture plan yet. '}
+            {!streaming && (
+              <Button $size="sm" onClick={generate}>
+                {PLANNING_PROMPTS.generateArchitecturePlan}
+              </Button>
+            )}
+          </>
+        }
+      />
+      <Chat chatKey={key} title={ARCHITECTURE_TEXT.chatTitle} endpoint={PLANNING_CHATS.architect} />
+    </StageColumns>
+  );
 }

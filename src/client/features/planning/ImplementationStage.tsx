@@ -1,8 +1,81 @@
 import type { ReactElement } from 'react';
-import { StagePlaceholder } from '../stages/components/StagePlaceholder';
+import { useParams } from 'react-router-dom';
+import { IMPLEMENTATION_TEXT, PLANNING_PROMPTS, PLANNING_TIMING, WORKSPACE } from '../../../shared/constants';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { Button } from '../../common/components/Button';
+import { ErrorText } from '../../common/components/Field';
+import { Chat } from '../chat/Chat';
+import { messageSubmitted, selectChatStreaming } from '../chat/chatSlice';
 import type { StagePanelProps } from '../stages/types';
+import { ConfirmButton } from './components/ConfirmButton';
+import { PlanView } from './components/PlanView';
+import { Panel, StageColumns } from './components/StageLayout';
+import { useGetImplementationPlanQuery } from './planningApi';
+import { PLANNING_CHATS } from './planningChats';
+import { useRestoredChat } from './useRestoredChat';
 
-/** Placeholder until this stage's release lands; the workspace frame around it is real. */
-export function ImplementationStage({ stage }: StagePanelProps): ReactElement {
-  return <StagePlaceholder stage={stage} title="Implementation Plan" />;
+/** Title of the implementation planner's chat (the documents call it "a planner chat" without a name). */
+export const IMPLEMENTATION_CHAT_TITLE = 'Implementation Planner';
+
+const NUMERIC_ID = /^\d+$/;
+
+/**
+ * The implementation stage (part 1 section 2): the 'Implementation Plan' with its confirm and the
+ * planner chat. The view needs a numeric project id from the URL, else it says 'Invalid project ID'.
+ */
+export function ImplementationStage(props: StagePanelProps): ReactElement {
+  const { projectId: fromUrl = String(props.projectId) } = useParams();
+  if (!NUMERIC_ID.test(fromUrl)) {
+    return (
+      <Panel aria-label={IMPLEMENTATION_TEXT.viewTitle}>
+        <ErrorText>{WORKSPACE.invalidProjectIdFull(fromUrl)}</ErrorText>
+      </Panel>
+    );
+  }
+  return <ImplementationPlanStage projectId={Number(fromUrl)} />;
+}
+
+function ImplementationPlanStage({ projectId }: { projectId: number }): ReactElement {
+  const dispatch = useAppDispatch();
+  const key = useRestoredChat(projectId, 'implementation');
+  const streaming = useAppSelector((state) => selectChatStreaming(state, key));
+  const { data, isLoading, isError } = useGetImplementationPlanQuery(projectId, {
+    pollingInterval: PLANNING_TIMING.dataPollMs,
+    skipPollingIfUnfocused: true,
+  });
+  const plan = isError ? undefined : data?.plan;
+  const generate = (): void => {
+    dispatch(messageSubmitted({ key, message: PLANNING_PROMPTS.generateImplementationPlan, ...PLANNING_CHATS.implementation }));
+  };
+
+  return (
+    <StageColumns>
+      <PlanView
+        title={IMPLEMENTATION_TEXT.viewTitle}
+        plan={plan}
+        isLoading={isLoading}
+        error={isError ? IMPLEMENTATION_TEXT.loadError : null}
+        confirm={
+          <ConfirmButton
+            projectId={projectId}
+            stage="implementation"
+            label="Confirm Implementation Plan"
+            enabled={Boolean(plan?.trim()) && !streaming}
+            hint="Available once the plan exists and no reply is running"
+          />
+        }
+        empty={
+          <>
+            {streaming ? 'The planner is writing the plan; it appears here when it is saved.' : 'No implementation plan yet. '}
+            {!streaming && (
+              <Button $size="sm" onClick={generate}>
+                {PLANNING_PROMPTS.generateImplementationPlan}
+              </Button>
+            )}
+          </>
+        }
+      />
+      <Chat chatKey={key} title={IMPLEMENTATION_CHAT_TITLE} endpoint={PLANNING_CHATS.implementation} />
+    </StageColumns>
+  );
 }

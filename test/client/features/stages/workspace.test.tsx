@@ -54,11 +54,11 @@ describe('project workspace frame', () => {
     expect(screen.queryByText('Validation')).not.toBeInTheDocument();
   });
 
-  it('shows the current stage panel as an honest placeholder from its own chunk', async () => {
+  it('shows the current stage panel from its own chunk', async () => {
     seedProjects(makeProject({ id: 3 }));
     renderApp('/app/3');
-    const panel = await screen.findByRole('region', { name: 'Requirements Gatherer' });
-    expect(panel).toHaveTextContent('The Requirements stage arrives in a later release.');
+    expect(await screen.findByRole('region', { name: 'Requirements Gatherer' })).toBeInTheDocument();
+    expect(await screen.findByRole('region', { name: 'Collected Requirements' })).toBeInTheDocument();
   });
 
   it('clamps a current stage index past the enabled stages to the last one', async () => {

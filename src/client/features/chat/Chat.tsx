@@ -1,0 +1,253 @@
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactElement, type ReactNode } from 'react';
+import { Link } from 'react-router-dom';
+import styled, { css } from 'styled-components';
+import { CHAT, HOME } from '../../../shared/constants';
+import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { Button } from '../../common/components/Button';
+import { TextArea } from '../../common/components/Field';
+import { messageSubmitted, selectChatThread, stopRequested, type ChatEndpoint, type ChatMessage } from './chatSlice';
+import { LazyMarkdown } from './markdown/LazyMarkdown';
+
+export interface ChatProps {
+  /** `chatKey(projectId, agent)`: the conversation shown. */
+  chatKey: string;
+  title: string;
+  endpoint: ChatEndpoint;
+  placeholder?: string;
+  /** Extra controls in the header (e.g. the repository analysis button). */
+  actions?: ReactNode;
+  /** Shown above the messages while the conversation is empty. */
+  intro?: ReactNode;
+}
+
+/**
+ * The one chat of every agent (part 1 section 2, "Chat behaviour"): messages alternate user /
+ * assistant, Enter sends and Shift+Enter breaks the line, a streaming reply disables the input and
+ * Send and shows Stop; the Thread ID and the answering model are shown.
+ */
+export function Chat({ chatKey, title, endpoint, placeholder, actions, intro }: ChatProps): ReactElement {
+  const dispatch = useAppDispatch();
+  const thread = useAppSelector((state) => selectChatThread(state, chatKey));
+  const [draft, setDraft] = useState('');
+  const headingId = useId();
+  const inputId = useId();
+  const listRef = useRef<HTMLOListElement>(null);
+  const streaming = thread.status === 'streaming';
+  const canSend = !streaming && draft.trim() !== '';
+
+  const lastContent = thread.messages[thread.messages.length - 1]?.content;
+  useEffect(() => {
+    const list = listRef.current;
+    if (list) list.scrollTop = list.scrollHeight;
+  }, [thread.messages.length, lastContent]);
+
+  const send = (): void => {
+    if (!canSend) return;
+    dispatch(messageSubmitted({ key: chatKey, message: draft, ...endpoint }));
+    setDraft('');
+  };
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    send();
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): void => {
+    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+    event.preventDefault();
+    send();
+  };
+
+  return (
+    <ChatCard aria-labelledby={headingId}>
+      <Header>
+        <div>
+          <h2 id={headingId}>{title}</h2>
+          <Meta>
+            {thread.model && (
+              <span>
+                Model: <strong data-testid="chat-model">{thread.model}</strong>
+              </span>
+            )}
+            {thread.threadId && (
+              <span>
+                {CHAT.threadIdLabel}: <code>{thread.threadId}</code>
+              </span>
+            )}
+          </Meta>
+        </div>
+        {actions && <HeaderActions>{actions}</HeaderActions>}
+      </Header>
+
+      <Messages ref={listRef} aria-label={`${title} messages`} aria-live="polite" aria-busy={streaming}>
+        {thread.messages.length === 0 && intro && <Intro>{intro}</Intro>}
+        {thread.messages.map((message) => (
+          <MessageItem key={message.id} message={message} />
+        ))}
+      </Messages>
+
+      <Composer onSubmit={onSubmit}>
+        <label htmlFor={inputId} className="visually-hidden">
+          Message {title}
+        </label>
+        <TextArea
+          id={inputId}
+          value={draft}
+          onChange={(event) => setDraft(event.target.value)}
+          onKeyDown={onKeyDown}
+          disabled={streaming}
+          maxLength={CHAT.maxMessageLength}
+          placeholder={placeholder ?? 'Type a message. Enter sends, Shift+Enter adds a line.'}
+          rows={3}
+        />
+        <ComposerActions>
+          {streaming && (
+            <Button $variant="danger" onClick={() => dispatch(stopRequested({ key: chatKey }))} disabled={thread.stopRequested}>
+              {CHAT.stop}
+            </Button>
+          )}
+          <Button type="submit" $variant="primary" disabled={!canSend}>
+            {CHAT.send}
+          </Button>
+        </ComposerActions>
+      </Composer>
+    </ChatCard>
+  );
+}
+
+function MessageItem({ message }: { message: ChatMessage }): ReactElement {
+  const fromUser = message.role === 'user';
+  return (
+    <Bubble $role={message.role} $notice={Boolean(message.kind)} data-role={message.role}>
+      <Speaker>{fromUser ? 'You' : 'Assistant'}</Speaker>
+      {fromUser ? (
+        <PlainText>{message.content}</PlainText>
+      ) : message.pending && message.content === '' ? (
+        <Thinking>{CHAT.thinking}</Thinking>
+      ) : message.kind ? (
+        <>
+          <PlainText role={message.kind === 'stopped' ? undefined : 'alert'}>{message.content}</PlainText>
+          {message.kind === 'outOfCredits' && (
+            <CreditsLink to="/app">{HOME.creditsButton}</CreditsLink>
+          )}
+        </>
+      ) : (
+        <LazyMarkdown diagrams={!message.pending}>{message.content}</LazyMarkdown>
+      )}
+    </Bubble>
+  );
+}
+
+const ChatCard = styled.section`
+  display: flex;
+  flex-direction: column;
+  min-height: 480px;
+  max-height: calc(100vh - 96px);
+  border-radius: ${({ theme }) => theme.radii.lg};
+  border: 1px solid ${({ theme }) => theme.colors.border};
+  background: ${({ theme }) => theme.colors.surface};
+`;
+
+const Header = styled.header`
+  display: flex;
+  align-items: flex-start;
+  justify-content: space-between;
+  gap: ${({ theme }) => theme.space(3)};
+  padding: ${({ theme }) => `${theme.space(4)} ${theme.space(5)}`};
+  border-bottom: 1px solid ${({ theme }) => theme.colors.border};
+  h2 { font-size: ${({ theme }) => theme.fontSizes.lg}; }
+`;
+
+const Meta = styled.div`
+  display: flex;
+  flex-wrap: wrap;
+  gap: ${({ theme }) => theme.space(3)};
+  margin-top: ${({ theme }) => theme.space(1)};
+  color: ${({ theme }) => theme.colors.textMuted};
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+  code { font-family: ${({ theme }) => theme.fonts.mono}; overflow-wrap: anywhere; }
+  strong { color: ${({ theme }) => theme.colors.text}; font-weight: 600; }
+`;
+
+const HeaderActions = styled.div`
+  display: flex;
+  gap: ${({ theme }) => theme.space(2)};
+  flex: none;
+`;
+
+const Messages = styled.ol`
+  flex: 1;
+  min-height: 0;
+  overflow-y: auto;
+  list-style: none;
+  margin: 0;
+  padding: ${({ theme }) => theme.space(4)} ${({ theme }) => theme.space(5)};
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(3)};
+`;
+
+const Intro = styled.li`
+  color: ${({ theme }) => theme.colors.textMuted};
+`;
+
+const Bubble = styled.li<{ $role: ChatMessage['role']; $notice: boolean }>`
+  max-width: 88%;
+  padding: ${({ theme }) => `${theme.space(2.5)} ${theme.space(3.5)}`};
+  border-radius: ${({ theme }) => theme.radii.lg};
+  border: 1px solid ${({ theme }) => theme.colors.border};
+  ${({ $role, theme }) =>
+    $role === 'user'
+      ? css`
+          align-self: flex-end;
+          background: ${theme.colors.surfaceHover};
+        `
+      : css`
+          align-self: flex-start;
+          background: ${theme.colors.surfaceRaised};
+        `}
+  ${({ $notice, theme }) =>
+    $notice &&
+    css`
+      border-color: ${theme.colors.warning};
+    `}
+`;
+
+const Speaker = styled.div`
+  margin-bottom: ${({ theme }) => theme.space(1)};
+  color: ${({ theme }) => theme.colors.textMuted};
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+  font-weight: 600;
+`;
+
+const PlainText = styled.div`
+  white-space: pre-wrap;
+  overflow-wrap: anywhere;
+`;
+
+const Thinking = styled.div`
+  color: ${({ theme }) => theme.colors.textMuted};
+  font-style: italic;
+`;
+
+const CreditsLink = styled(Link)`
+  display: inline-block;
+  margin-top: ${({ theme }) => theme.space(2)};
+  color: ${({ theme }) => theme.colors.focus};
+  font-weight: 600;
+`;
+
+const Composer = styled.form`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(2)};
+  padding: ${({ theme }) => `${theme.space(3)} ${theme.space(5)} ${theme.space(4)}`};
+  border-top: 1px solid ${({ theme }) => theme.colors.border};
+  textarea { min-height: 64px; }
+`;
+
+const ComposerActions = styled.div`
+  display: flex;
+  justify-content: flex-end;
+  gap: ${({ theme }) => theme.space(2)};
+`;

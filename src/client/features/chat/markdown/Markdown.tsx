@@ -1,0 +1,111 @@
+import type { Element, ElementContent } from 'hast';
+import { lazy, Suspense, type ReactElement } from 'react';
+import ReactMarkdown, { defaultUrlTransform, type Components } from 'react-markdown';
+import styled from 'styled-components';
+
+const MermaidDiagram = lazy(() =>
+  import(/* webpackChunkName: "mermaid-diagram" */ './MermaidDiagram').then((m) => ({ default: m.MermaidDiagram })),
+);
+
+export interface MarkdownProps {
+  children: string;
+  /**
+   * Render ```mermaid blocks as diagrams. Off while a reply still streams: a half-written diagram is
+   * shown as its source until it is complete.
+   */
+  diagrams?: boolean;
+}
+
+/**
+ * Links may only be http, https, irc, ircs, mailto, xmpp or relative (part 2 section 5); anything else
+ * (javascript:, data:, vbscript:) becomes an empty href. react-markdown's default does exactly this.
+ */
+export function safeUrl(url: string): string {
+  return defaultUrlTransform(url);
+}
+
+function textOf(node: ElementContent): string {
+  if (node.type === 'text') return node.value;
+  if (node.type === 'element') return node.children.map(textOf).join('');
+  return '';
+}
+
+/** The source of a ```mermaid block, when `pre` holds one. */
+export function mermaidSource(pre: Element | undefined): string | null {
+  const code = pre?.children[0];
+  if (!code || code.type !== 'element' || code.tagName !== 'code') return null;
+  const classes = code.properties.className;
+  if (!Array.isArray(classes) || !classes.includes('language-mermaid')) return null;
+  return code.children.map(textOf).join('');
+}
+
+const externalLink: Components['a'] = ({ node: _node, href, children, ...rest }) => {
+  const external = Boolean(href && /^[a-z][a-z0-9+.-]*:/i.test(href));
+  return (
+    <a href={href} {...rest} {...(external ? { target: '_blank', rel: 'noopener noreferrer' } : {})}>
+      {children}
+    </a>
+  );
+};
+
+const plainPre: Components['pre'] = ({ node: _node, ...rest }) => <pre {...rest} />;
+
+const diagramPre: Components['pre'] = ({ node, ...rest }) => {
+  const source = mermaidSource(node);
+  if (source === null) return <pre {...rest} />;
+  return (
+    <Suspense fallback={<pre {...rest} />}>
+      <MermaidDiagram source={source} />
+    </Suspense>
+  );
+};
+
+/**
+ * Agent replies and plans as markdown, without raw HTML (react-markdown never renders it), with the
+ * link rule above. Lives in its own chunk (see LazyMarkdown); mermaid loads only when a diagram shows.
+ */
+export function Markdown({ children, diagrams = true }: MarkdownProps): ReactElement {
+  return (
+    <Prose>
+      <ReactMarkdown urlTransform={safeUrl} components={{ a: externalLink, pre: diagrams ? diagramPre : plainPre }}>
+        {children}
+      </ReactMarkdown>
+    </Prose>
+  );
+}
+
+const Prose = styled.div`
+  overflow-wrap: anywhere;
+  line-height: 1.55;
+  & > :first-child { margin-top: 0; }
+  & > :last-child { margin-bottom: 0; }
+  p, ul, ol, pre, blockquote { margin: 0 0 ${({ theme }) => theme.space(3)}; }
+  ul, ol { padding-left: ${({ theme }) => theme.space(5)}; }
+  li + li { margin-top: ${({ theme }) => theme.space(1)}; }
+  h1, h2, h3, h4 {
+    margin: ${({ theme }) => theme.space(4)} 0 ${({ theme }) => theme.space(2)};
+    font-size: ${({ theme }) => theme.fontSizes.lg};
+  }
+  h1 { font-size: ${({ theme }) => theme.fontSizes.xl}; }
+  a { color: ${({ theme }) => theme.colors.focus}; }
+  code {
+    font-family: ${({ theme }) => theme.fonts.mono};
+    font-size: 0.92em;
+    padding: 1px 4px;
+    border-radius: ${({ theme }) => theme.radii.sm};
+    background: ${({ theme }) => theme.colors.background};
+  }
+  pre {
+    overflow-x: auto;
+    padding: ${({ theme }) => theme.space(3)};
+    border-radius: ${({ theme }) => theme.radii.md};
+    border: 1px solid ${({ theme }) => theme.colors.border};
+    background: ${({ theme }) => theme.colors.background};
+    code { padding: 0; background: none; }
+  }
+  blockquote {
+    padding-left: ${({ theme }) => theme.space(3)};
+    border-left: 3px solid ${({ theme }) => theme.colors.border};
+    color: ${({ theme }) => theme.colors.textMuted};
+  }
+`;

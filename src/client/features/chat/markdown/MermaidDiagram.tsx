@@ -1,0 +1,83 @@
+import { useEffect, useId, useRef, useState, type ReactElement } from 'react';
+import styled from 'styled-components';
+import { logError } from '../../../common/log';
+
+type MermaidApi = (typeof import('mermaid'))['default'];
+
+let mermaidPromise: Promise<MermaidApi> | null = null;
+
+/**
+ * mermaid (and d3 behind it) in lazy chunks, initialised once, with its strict security level.
+ *
+ * mermaid's core statically imports its config/sanitiser chunk (with DOMPurify and khroma), which makes
+ * one 650 KiB chunk, past the performance budget of webpack.config.ts. Importing that internal chunk
+ * from a second split point makes webpack's splitChunks move it into a chunk of its own (a module
+ * shared by two async chunks), so both stay under the budget; both load in parallel. If a mermaid
+ * upgrade renames the file, the build fails on the missing module instead of silently growing.
+ */
+function loadMermaid(): Promise<MermaidApi> {
+  mermaidPromise ??= Promise.all([
+    import(/* webpackChunkName: "mermaid-config" */ 'mermaid/dist/chunks/mermaid.core/chunk-DU6HZSFF.mjs'),
+    import(/* webpackChunkName: "mermaid" */ 'mermaid'),
+  ]).then(([, { default: mermaid }]) => {
+    mermaid.initialize({ startOnLoad: false, theme: 'dark', securityLevel: 'strict' });
+    return mermaid;
+  });
+  // A failed load can be tried again on the next diagram.
+  mermaidPromise.catch(() => {
+    mermaidPromise = null;
+  });
+  return mermaidPromise;
+}
+
+/**
+ * A ```mermaid block drawn as a diagram (the architecture plan's). Until it is drawn, and when the
+ * source does not parse, the source itself shows, so nothing of the plan is ever hidden.
+ */
+export function MermaidDiagram({ source }: { source: string }): ReactElement {
+  const id = `mermaid-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
+  const [svg, setSvg] = useState<string | null>(null);
+  const [failed, setFailed] = useState(false);
+  const figureRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    let live = true;
+    setSvg(null);
+    setFailed(false);
+    loadMermaid()
+      .then((mermaid) => mermaid.render(id, source))
+      .then((result) => {
+        if (live) setSvg(result.svg);
+      })
+      .catch((error: unknown) => {
+        logError('mermaid', error);
+        if (live) setFailed(true);
+      });
+    return () => {
+      live = false;
+    };
+  }, [id, source]);
+
+  useEffect(() => {
+    // mermaid's output with securityLevel 'strict' is sanitised by its own DOMPurify pass.
+    if (figureRef.current && svg !== null) figureRef.current.innerHTML = svg;
+  }, [svg]);
+
+  return (
+    <Figure role="figure" aria-label="Diagram" aria-busy={svg === null && !failed}>
+      {svg !== null ? <div ref={figureRef} /> : <pre><code>{source}</code></pre>}
+      {failed && <Note>The diagram could not be drawn; its source is shown.</Note>}
+    </Figure>
+  );
+}
+
+const Figure = styled.figure`
+  margin: 0 0 ${({ theme }) => theme.space(3)};
+  overflow-x: auto;
+  svg { max-width: 100%; height: auto; }
+`;
+
+const Note = styled.figcaption`
+  color: ${({ theme }) => theme.colors.textMuted};
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+`;

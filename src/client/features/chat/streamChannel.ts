@@ -1,0 +1,175 @@
+import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
+import type { KnownStreamEventName, StreamEvent } from '../../../shared/events';
+import { CALL_ERRORS } from '../../../shared/constants';
+import { getInstallationId, projectIdFromPath } from '../../common/session';
+import { createSseParser } from './sseParser';
+
+/**
+ * The event names this reader acts on. Spelled here, checked against the contract's union by
+ * `satisfies`: importing the values from src/shared/events.ts would pull the TypeBox runtime into
+ * the main bundle (see INPUT_LIMITS in the constants).
+ */
+const EVENTS = {
+  stream: 'on_chat_model_stream',
+  end: 'on_chat_model_end',
+  error: 'error',
+} as const satisfies Record<string, KnownStreamEventName>;
+
+/** What an agent stream channel emits: serialisable, action-shaped events, then END. */
+export type AgentStreamEvent =
+  /** The server answered 200 and the body is being read. */
+  | { type: 'stream/opened' }
+  /** An `on_chat_model_stream` frame (content may be '' on frames that only name the thread). */
+  | { type: 'stream/chunk'; threadId: string; content: string; model: string | null }
+  /** `on_chat_model_end`: the turn is over; the channel closes right after. */
+  | { type: 'stream/ended'; threadId: string | null; model: string | null }
+  /**
+   * The turn failed. `phase: 'start'` when no stream was opened (no installation or project id, an
+   * HTTP error such as 402, a network failure); `'stream'` for an `error` frame or a body that ended
+   * without `on_chat_model_end`. `message` is the server's detail when it gave one.
+   */
+  | { type: 'stream/failed'; phase: 'start' | 'stream'; status: number | null; message: string };
+
+export interface AgentStreamRequest {
+  /** API path under /api, e.g. '/planning/requirements-gatherer'. */
+  path: string;
+  /** JSON body, e.g. `{ message, thread_id }`. */
+  body: unknown;
+}
+
+/** The fetch the channel uses; tests hand in one that answers a ReadableStream they build. */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+const defaultFetch: FetchLike = (input, init) => fetch(input, init);
+
+/** Text for a non-OK answer (part 1 section 8): `detail` or `message`, else 'HTTP {status}: {statusText or body}'. */
+export async function httpErrorText(response: Response): Promise<string> {
+  const body = await response.text().catch(() => '');
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (typeof parsed === 'object' && parsed !== null) {
+      for (const field of ['detail', 'message'] as const) {
+        const value = (parsed as Record<string, unknown>)[field];
+        if (typeof value === 'string' && value.trim()) return value;
+      }
+    }
+  } catch {
+    // Not JSON: fall through to the status line.
+  }
+  return CALL_ERRORS.http(response.status, response.statusText || body);
+}
+
+function parseEvent(data: string): StreamEvent | null {
+  try {
+    const value: unknown = JSON.parse(data);
+    if (typeof value !== 'object' || value === null) return null;
+    const event = value as Partial<StreamEvent>;
+    return typeof event.event === 'string' ? (event as StreamEvent) : null;
+  } catch {
+    return null;
+  }
+}
+
+function errorDetail(event: StreamEvent): string {
+  const data = event.data;
+  if (typeof data === 'object' && data !== null && 'detail' in data && typeof data.detail === 'string') return data.detail;
+  return 'The agent stopped with an error';
+}
+
+/**
+ * POSTs to an agent stream (ARCHITECTURE.md: `text/event-stream`, read with fetch so that the
+ * Installation-Id and Project-Id headers travel) and wraps the body in an `eventChannel`. Each
+ * `data:` frame becomes an `AgentStreamEvent`; `on_chat_model_end` emits `stream/ended` and closes the
+ * channel; closing the channel (a cancelled saga, Stop) aborts the fetch, which stops the server's
+ * generation too.
+ *
+ * Wire example:
+ *   data: {"event":"on_chat_model_stream","thread_id":"t-1","chunk":{"content":"Hel"},"model":"offline-planner"}
+ *   data: {"event":"on_chat_model_end","thread_id":"t-1","model":"offline-planner"}
+ */
+export function createAgentStreamChannel(
+  request: AgentStreamRequest,
+  fetchImpl: FetchLike = defaultFetch,
+): EventChannel<AgentStreamEvent> {
+  return eventChannel<AgentStreamEvent>((emit) => {
+    const controller = new AbortController();
+    let finished = false;
+    let opened = false;
+    const finish = (last: AgentStreamEvent): void => {
+      if (finished) return;
+      finished = true;
+      emit(last);
+      emit(END);
+    };
+    const fail = (phase: 'start' | 'stream', status: number | null, message: string): void =>
+      finish({ type: 'stream/failed', phase, status, message });
+
+    const run = async (): Promise<void> => {
+      const installationId = getInstallationId();
+      if (!installationId) return fail('start', null, CALL_ERRORS.noInstallationId);
+      const projectId = projectIdFromPath(window.location.pathname);
+      if (!projectId) return fail('start', null, CALL_ERRORS.noProjectIdInUrl);
+
+      const response = await fetchImpl(`${window.location.origin}/api${request.path}`, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'text/event-stream',
+          'Installation-Id': installationId,
+          'Project-Id': projectId,
+        },
+        body: JSON.stringify(request.body),
+        signal: controller.signal,
+      });
+      if (!response.ok) return fail('start', response.status, await httpErrorText(response));
+      if (!response.body) return fail('start', response.status, 'The server sent no stream');
+      opened = true;
+      emit({ type: 'stream/opened' });
+
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      const parser = createSseParser((frame) => {
+        if (finished) return;
+        const event = parseEvent(frame.data);
+        if (!event) return;
+        const model = event.model ?? null;
+        if (event.event === EVENTS.stream) {
+          emit({ type: 'stream/chunk', threadId: event.thread_id, content: event.chunk?.content ?? '', model });
+        } else if (event.event === EVENTS.end) {
+          finish({ type: 'stream/ended', threadId: event.thread_id ?? null, model });
+        } else if (event.event === EVENTS.error) {
+          fail('stream', null, errorDetail(event));
+        }
+      });
+      while (!finished) {
+        const { done, value } = await reader.read();
+        if (done) {
+          parser.feed(decoder.decode());
+          parser.end();
+          break;
+        }
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+      if (finished) {
+        // The turn is over: let go of the connection instead of waiting for the server to close it.
+        reader.cancel().catch(() => undefined);
+      } else {
+        fail('stream', null, 'The stream closed before the reply finished');
+      }
+    };
+
+    // Started on the next microtask: an eventChannel must not emit before its subscriber returns.
+    Promise.resolve()
+      .then(run)
+      .catch((error: unknown) => {
+        if (controller.signal.aborted) return;
+        fail(opened ? 'stream' : 'start', null, error instanceof Error ? error.message : String(error));
+      });
+
+    return () => {
+      finished = true;
+      controller.abort();
+    };
+  }, buffers.expanding<AgentStreamEvent>(256));
+}

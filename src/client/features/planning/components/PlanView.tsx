@@ -1,0 +1,41 @@
+import type { ReactElement, ReactNode } from 'react';
+import styled from 'styled-components';
+import { MutedText } from '../../../common/components/Layout';
+import { Spinner } from '../../../common/components/Spinner';
+import { ErrorText } from '../../../common/components/Field';
+import { LazyMarkdown } from '../../chat/markdown/LazyMarkdown';
+import { Panel, PanelHeader } from './StageLayout';
+
+export interface PlanViewProps {
+  title: string;
+  plan: string | undefined;
+  isLoading: boolean;
+  /** The stage's load error text, shown when the plan could not be read. */
+  error: string | null;
+  /** The confirm button. */
+  confirm: ReactNode;
+  /** Shown while there is no plan yet. */
+  empty: ReactNode;
+}
+
+/** A plan as markdown (mermaid blocks drawn as diagrams), with its stage's confirm. */
+export function PlanView({ title, plan, isLoading, error, confirm, empty }: PlanViewProps): ReactElement {
+  let body: ReactNode;
+  if (error) body = <ErrorText>{error}</ErrorText>;
+  else if (isLoading) body = <Spinner label={`Loading ${title}...`} />;
+  else if (plan?.trim()) body = <LazyMarkdown>{plan}</LazyMarkdown>;
+  else body = <MutedText>{empty}</MutedText>;
+  return (
+    <Panel aria-label={title}>
+      <PanelHeader>
+        <h2>{title}</h2>
+        {confirm}
+      </PanelHeader>
+      <Body>{body}</Body>
+    </Panel>
+  );
+}
+
+const Body = styled.div`
+  min-width: 0;
+`;

@@ -1,0 +1,133 @@
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { ImplementationStage } from '../../../src/client/features/planning/ImplementationStage';
+import { makeStore } from '../../../src/client/app/store';
+import { implementationConfirmRequested, selectConfirming } from '../../../src/client/features/planning/planningSlice';
+import { ARCHITECTURE_TEXT, IMPLEMENTATION_TEXT, INSTALLATION_ID_KEY, PLANNING_PROMPTS, WORKSPACE } from '../../../src/shared/constants';
+import { makeProject, makeProjectState, makeStages } from '../utils/factories';
+import { planningDb, replyEvents, sseResponse, sseText } from '../utils/planningServer';
+import { renderApp, renderWithProviders } from '../utils/renderWithProviders';
+import { api, db, seedProjects, server } from '../utils/server';
+
+// The machine is shared: lazy chunks and streams can take longer than the 1 s default under load.
+configure({ asyncUtilTimeout: 5000 });
+
+function atStage(index: number): void {
+  seedProjects(makeProject({ id: 7 }));
+  const stages = makeStages().map((stage, i) => ({ ...stage, is_completed: i < index, is_active: i <= index }));
+  db.projectStates.set(7, makeProjectState(7, { stages, current_stage_index: index }));
+}
+
+const ARCHITECTURE_PLAN = [
+  '# Architecture',
+  'Read the [compose docs](https://docs.docker.com/compose/).',
+  '```yaml',
+  'services:',
+  '  db:',
+  '    image: postgres:16',
+  '```',
+  '```mermaid',
+  'graph TD; web-->db',
+  '```',
+].join('\n');
+
+describe('architecture stage', () => {
+  beforeEach(() => sessionStorage.setItem(INSTALLATION_ID_KEY, '42'));
+
+  it("shows the 'Cloud Architecture Plan' as markdown with its diagram beside the 'Cloud Architecture Assistant'", async () => {
+    atStage(1);
+    planningDb.architecturePlan = ARCHITECTURE_PLAN;
+    renderApp('/app/7');
+    const view = await screen.findByRole('region', { name: ARCHITECTURE_TEXT.viewTitle }, { timeout: 5000 });
+    expect(await within(view).findByRole('heading', { name: 'Architecture' }, { timeout: 5000 })).toBeInTheDocument();
+    expect(within(view).getByRole('link', { name: 'compose docs' })).toHaveAttribute('href', 'https://docs.docker.com/compose/');
+    expect(within(view).getByText(/image: postgres:16/)).toBeInTheDocument();
+    const diagram = await within(view).findByRole('figure', { name: 'Diagram' });
+    expect(diagram).toHaveTextContent('graph TD; web-->db');
+    expect(screen.getByRole('region', { name: ARCHITECTURE_TEXT.chatTitle })).toBeInTheDocument();
+  });
+
+  it("says 'Error loading architecture plan' when the plan cannot be read", async () => {
+    atStage(1);
+    server.use(http.get(api('/planning/architecture-plan'), () => HttpResponse.json({ detail: 'boom' }, { status: 500 })));
+    renderApp('/app/7');
+    expect(await screen.findByText(ARCHITECTURE_TEXT.loadError, {}, { timeout: 5000 })).toBeInTheDocument();
+  });
+
+  it('keeps confirm disabled without a plan', async () => {
+    atStage(1);
+    renderApp('/app/7');
+    await screen.findByText(/No architecture plan yet/, {}, { timeout: 5000 });
+    expect(screen.getByRole('button', { name: 'Confirm Architecture' })).toBeDisabled();
+  });
+
+  it("confirm triggers 'Generate implementation plan', completes 'architecture' and moves to stage index 2", async () => {
+    atStage(1);
+    planningDb.architecturePlan = ARCHITECTURE_PLAN;
+    planningDb.stream = () => sseResponse(sseText(replyEvents('Step 1: install Docker.', 'impl-1')));
+    const { user } = renderApp('/app/7');
+    const confirm = await screen.findByRole('button', { name: 'Confirm Architecture' }, { timeout: 5000 });
+    await waitFor(() => expect(confirm).toBeEnabled());
+    await user.click(confirm);
+
+    expect(await screen.findByRole('region', { name: IMPLEMENTATION_TEXT.viewTitle }, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText('Step 1: install Docker.')).toBeInTheDocument();
+    expect(planningDb.streamCalls).toEqual([
+      expect.objectContaining({ agent: 'implementation', body: { message: PLANNING_PROMPTS.generateImplementationPlan } }),
+    ]);
+    expect(db.projectStates.get(7)).toMatchObject({ current_stage_index: 2 });
+    expect(db.projectStates.get(7)!.stages[1].is_completed).toBe(true);
+  });
+});
+
+describe('implementation stage', () => {
+  beforeEach(() => sessionStorage.setItem(INSTALLATION_ID_KEY, '42'));
+
+  it("shows the 'Implementation Plan' and the planner chat", async () => {
+    atStage(2);
+    planningDb.implementationPlan = '1. **Install Docker**\n\n   ```sh\n   apt-get install -y docker.io\n   ```';
+    renderApp('/app/7');
+    const view = await screen.findByRole('region', { name: IMPLEMENTATION_TEXT.viewTitle }, { timeout: 5000 });
+    expect(await within(view).findByText('Install Docker', {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(within(view).getByText('apt-get install -y docker.io')).toBeInTheDocument();
+    expect(screen.getByRole('region', { name: 'Implementation Planner' })).toBeInTheDocument();
+  });
+
+  it("says 'Error loading implementation plan' when the plan cannot be read", async () => {
+    atStage(2);
+    server.use(http.get(api('/planning/implementation-plan'), () => HttpResponse.json({ detail: 'boom' }, { status: 500 })));
+    renderApp('/app/7');
+    expect(await screen.findByText(IMPLEMENTATION_TEXT.loadError, {}, { timeout: 5000 })).toBeInTheDocument();
+  });
+
+  it("says 'Invalid project ID: {id}…' without a numeric project id", () => {
+    const [stage] = makeStages();
+    renderWithProviders(<ImplementationStage projectId={Number.NaN} project={makeProject({ id: 1 })} stage={stage} stages={[stage]} />, {
+      route: '/app/abc',
+      path: '/app/:projectId',
+    });
+    expect(screen.getByText(WORKSPACE.invalidProjectIdFull('abc'))).toBeInTheDocument();
+  });
+
+  it("confirm completes 'implementation' and moves to index 3", async () => {
+    atStage(2);
+    planningDb.implementationPlan = '1. Install Docker';
+    const { user } = renderApp('/app/7');
+    const confirm = await screen.findByRole('button', { name: 'Confirm Implementation Plan' }, { timeout: 5000 });
+    await waitFor(() => expect(confirm).toBeEnabled());
+    await user.click(confirm);
+    await waitFor(() => expect(db.projectStates.get(7)).toMatchObject({ current_stage_index: 3 }));
+    expect(db.projectStates.get(7)!.stages[2].is_completed).toBe(true);
+  });
+
+  it("runs the flow from the 'implementation/confirmRequested' action that the sandbox feature extends", async () => {
+    atStage(2);
+    window.history.replaceState(null, '', '/app/7');
+    const store = makeStore();
+    store.dispatch(implementationConfirmRequested({ projectId: 7 }));
+    expect(implementationConfirmRequested.type).toBe('implementation/confirmRequested');
+    expect(selectConfirming(store.getState(), 7, 'implementation')).toBe(true);
+    await waitFor(() => expect(selectConfirming(store.getState(), 7, 'implementation')).toBe(false));
+    expect(db.projectStates.get(7)).toMatchObject({ current_stage_index: 3 });
+  });
+});
