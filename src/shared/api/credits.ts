@@ -18,7 +18,7 @@ export const Transaction = Type.Object({
   id: Type.Integer(),
   transaction_type: TransactionType,
   amount: Type.Number({ minimum: 0 }),
-  /** 'dodo', 'local' (the local test checkout) or 'usage' for agent spending. */
+  /** 'signup' (the starting credit), 'dodo', 'local' (the local test checkout) or 'usage' for agent spending. */
   payment_method: Type.String(),
   status: TransactionStatus,
   created_at: Timestamp,
