@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/server/config';
 import { openDatabase } from '../../src/server/db/client';
 import { measure, report, startBareFastify } from './harness';
 import { benchTerminal } from './terminal';
+import { benchStream } from './stream';
 
 /**
  * `npm run bench`: the real server's routes against a bare Fastify JSON route measured in the same
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     const projects = await measure('GET /api/projects (session, 20 projects)', `${base}/api/projects`, headers, seconds);
     report(reference, projects);
     await benchTerminal(app, base, headers);
+    await benchStream(database, dataDir);
   } finally {
     await bare.app.close();
     await app.close();

@@ -48,6 +48,9 @@ export async function sendStream(request: FastifyRequest, reply: FastifyReply, t
     for await (const event of turn.events) {
       if (raw.destroyed) break;
       raw.write(`data: ${JSON.stringify(event)}\n\n`);
+      // res.write corks the socket until process.nextTick, which a burst of tokens chained on promises
+      // (a fast model, a database on this thread) starves for the whole burst: send each event now.
+      raw.socket?.uncork();
     }
   } catch (err) {
     request.log.error({ err }, 'agent turn failed');
