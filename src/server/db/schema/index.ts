@@ -6,3 +6,4 @@ export * from './core';
 export * from './credits';
 export * from './sandbox';
 export * from './planning';
+export * from './execution';

@@ -1,0 +1,29 @@
+CREATE TABLE "execution_plans" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"project_id" integer NOT NULL,
+	"status" text DEFAULT 'running' NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "execution_steps" (
+	"plan_id" integer NOT NULL,
+	"step_number" integer NOT NULL,
+	"description" text DEFAULT '' NOT NULL,
+	"prompt" text DEFAULT '' NOT NULL,
+	"command" text,
+	"status" text DEFAULT 'waiting_approval' NOT NULL,
+	"output" text,
+	"error_message" text,
+	"dangerous_reason" text,
+	"started_at" timestamp with time zone,
+	"finished_at" timestamp with time zone,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "execution_steps_plan_id_step_number_pk" PRIMARY KEY("plan_id","step_number")
+);
+--> statement-breakpoint
+ALTER TABLE "execution_plans" ADD CONSTRAINT "execution_plans_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "execution_steps" ADD CONSTRAINT "execution_steps_plan_id_execution_plans_id_fk" FOREIGN KEY ("plan_id") REFERENCES "public"."execution_plans"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "execution_plans_project_idx" ON "execution_plans" USING btree ("project_id");--> statement-breakpoint
+CREATE INDEX "execution_steps_status_idx" ON "execution_steps" USING btree ("status");
