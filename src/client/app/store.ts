@@ -4,11 +4,13 @@ import { apiSlice } from '../api/apiSlice';
 import { authSlice } from '../features/auth/authSlice';
 import { chatSlice } from '../features/chat/chatSlice';
 import { creditsSlice } from '../features/credits/creditsSlice';
+import { executionSlice } from '../features/execution/executionSlice';
 import { planningSlice } from '../features/planning/planningSlice';
+import { sandboxSlice } from '../features/sandbox/sandboxSlice';
 import { rootSaga } from './rootSaga';
 
 /** Slices that later features inject lazily can join with `rootReducer.inject(slice)`. */
-export const rootReducer = combineSlices(apiSlice, authSlice, creditsSlice, chatSlice, planningSlice);
+export const rootReducer = combineSlices(apiSlice, authSlice, creditsSlice, chatSlice, planningSlice, sandboxSlice, executionSlice);
 
 export type RootState = ReturnType<typeof rootReducer>;
 

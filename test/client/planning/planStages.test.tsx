@@ -109,8 +109,18 @@ describe('implementation stage', () => {
     expect(screen.getByText(WORKSPACE.invalidProjectIdFull('abc'))).toBeInTheDocument();
   });
 
-  it("confirm completes 'implementation' and moves to index 3", async () => {
+  /** A ready sandbox and an accepted execution trigger: the sandbox feature's half of the confirm flow. */
+  const sandboxReady = (): void => {
+    server.use(
+      http.get(api('/sandbox/status/:projectId'), () => HttpResponse.json({ status: 'READY' })),
+      http.post(api('/sandbox/initialize/:projectId'), () => HttpResponse.json({ status: 'success', detail: 'Sandbox ready' })),
+      http.post(api('/execution/trigger'), () => HttpResponse.json({ status: 'success' })),
+    );
+  };
+
+  it("confirm initialises the sandbox, completes 'implementation' and moves to index 3", async () => {
     atStage(2);
+    sandboxReady();
     planningDb.implementationPlan = '1. Install Docker';
     const { user } = renderApp('/app/7');
     const confirm = await screen.findByRole('button', { name: 'Confirm Implementation Plan' }, { timeout: 5000 });
@@ -120,8 +130,9 @@ describe('implementation stage', () => {
     expect(db.projectStates.get(7)!.stages[2].is_completed).toBe(true);
   });
 
-  it("runs the flow from the 'implementation/confirmRequested' action that the sandbox feature extends", async () => {
+  it("runs the flow from the 'implementation/confirmRequested' action", async () => {
     atStage(2);
+    sandboxReady();
     window.history.replaceState(null, '', '/app/7');
     const store = makeStore();
     store.dispatch(implementationConfirmRequested({ projectId: 7 }));

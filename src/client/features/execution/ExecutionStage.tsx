@@ -1,8 +1,51 @@
 import type { ReactElement } from 'react';
-import { StagePlaceholder } from '../stages/components/StagePlaceholder';
+import styled from 'styled-components';
+import { EXECUTION_TEXT } from '../../../shared/constants';
+import { Card } from '../../common/components/Card';
+import { MutedText } from '../../common/components/Layout';
 import type { StagePanelProps } from '../stages/types';
+import { ExecutionChatPanel } from './components/ExecutionChatPanel';
+import { ExecutionProgressPanel } from './components/ExecutionProgressPanel';
+import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
 
-/** Placeholder until this stage's release lands; the workspace frame around it is real. */
-export function ExecutionStage({ stage }: StagePanelProps): ReactElement {
-  return <StagePlaceholder stage={stage} title="Execution Progress" />;
+/** Ours: the spec leaves the execution chat's title and placeholder to the caller. */
+const CHAT_TITLE = 'Execution Agent';
+const CHAT_PLACEHOLDER = 'Ask the execution agent about the run, or ask it to change a step...';
+
+/**
+ * The execution stage (part 2 section 2): the chat panel with its Chat and Terminal tabs beside the
+ * execution progress panel, and the side card the spec gives this stage.
+ */
+export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
+  return (
+    <Layout>
+      <ExecutionChatPanel projectId={projectId} title={CHAT_TITLE} placeholder={CHAT_PLACEHOLDER} />
+      <Side>
+        {/* Shown only while (or after a failed) sandbox preparation for this project: nothing once it is done. */}
+        <SandboxInitStatus projectId={projectId} />
+        <ExecutionProgressPanel projectId={projectId} />
+        <Card aria-label={EXECUTION_TEXT.comingSoon}>
+          <h3>{EXECUTION_TEXT.comingSoon}</h3>
+          <MutedText>{EXECUTION_TEXT.comingSoonDescription}</MutedText>
+        </Card>
+      </Side>
+    </Layout>
+  );
 }
+
+const Layout = styled.div`
+  display: grid;
+  grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+  gap: ${({ theme }) => theme.space(5)};
+  align-items: start;
+  @media (max-width: 1200px) {
+    grid-template-columns: minmax(0, 1fr);
+  }
+`;
+
+const Side = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(5)};
+  h3 { font-size: ${({ theme }) => theme.fontSizes.md}; margin-bottom: ${({ theme }) => theme.space(1)}; }
+`;

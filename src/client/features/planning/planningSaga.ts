@@ -24,7 +24,6 @@ import {
   architectureConfirmRequested,
   confirmFailed,
   confirmSucceeded,
-  implementationConfirmRequested,
   requirementsConfirmRequested,
   type ConfirmStage,
 } from './planningSlice';
@@ -107,18 +106,6 @@ export function* architectureConfirmWorker(action: ReturnType<typeof architectur
 }
 
 /**
- * Implementation confirm: complete 'implementation' and move to index 3. The sandbox check and
- * initialisation (part 1 section 4) and the execution trigger are the sandbox feature's to add before
- * the move; this flow does only what is built.
- */
-export function* implementationConfirmWorker(action: ReturnType<typeof implementationConfirmRequested>): Generator {
-  const { projectId } = action.payload;
-  yield call(confirmFlow, projectId, 'implementation', function* steps() {
-    yield call(completeStageAndMove, projectId, 'implementation', STAGE_INDEX.execution);
-  });
-}
-
-/**
  * Repository analysis (part 1 section 4): the analysis streams into the requirements chat; when it
  * completes, requirements gathering starts with an empty message. Each step's failure has its own
  * text (part 1 section 8).
@@ -170,7 +157,8 @@ export function* planningSaga(): Generator {
   yield all([
     takeLeading(requirementsConfirmRequested.type, requirementsConfirmWorker),
     takeLeading(architectureConfirmRequested.type, architectureConfirmWorker),
-    takeLeading(implementationConfirmRequested.type, implementationConfirmWorker),
+    // implementation/confirmRequested belongs to the sandbox feature (sandboxInitSaga): status check,
+    // initialisation loop, execution trigger, then the move to index 3.
     takeLeading(analysisRequested.type, analysisWorker),
     takeEvery([turnEnded.type, turnFailed.type, turnStopped.type], refreshAfterTurn),
   ]);

@@ -1,0 +1,222 @@
+import { useCallback, useId, type ReactElement, type ReactNode } from 'react';
+import styled from 'styled-components';
+import { EXECUTION, EXECUTION_ERRORS, EXECUTION_TEXT, formatStepStatus } from '../../../../shared/constants';
+import { errorMessage } from '../../../api/apiSlice';
+import { useAppDispatch, useAppSelector } from '../../../app/hooks';
+import { Button } from '../../../common/components/Button';
+import { Card } from '../../../common/components/Card';
+import { ErrorText } from '../../../common/components/Field';
+import { MutedText } from '../../../common/components/Layout';
+import { Spinner } from '../../../common/components/Spinner';
+import { useGetExecutionProgressQuery } from '../executionApi';
+import { summarise, toViewSteps, type ViewStep } from '../executionModel';
+import {
+  autoApproveToggled,
+  autoRetryToggled,
+  proceedToValidationRequested,
+  selectAutoApprove,
+  selectAutoRetry,
+  selectPendingActions,
+  selectProceed,
+  stepActionRequested,
+  type StepActionKind,
+} from '../executionSlice';
+import { ProgressRing } from './ProgressRing';
+import { StepCard } from './StepCard';
+
+/**
+ * The execution progress panel (part 2 section 2): polls GET /api/execution/progress every 5 s and
+ * shows the ring, the counts, Current Execution, Last Executed, the auto-approve and auto-retry
+ * toggles, the step cards, and the completion banner with 'Proceed to Validation Stage'.
+ */
+export function ExecutionProgressPanel({ projectId }: { projectId: number }): ReactElement {
+  const dispatch = useAppDispatch();
+  const { data, error, isLoading } = useGetExecutionProgressQuery(projectId, {
+    pollingInterval: EXECUTION.progressPollMs,
+    skipPollingIfUnfocused: true,
+  });
+  const pending = useAppSelector(selectPendingActions);
+  const planId = data?.id ?? null;
+
+  const onAction = useCallback(
+    (step: ViewStep, kind: StepActionKind) => {
+      if (planId === null) return;
+      dispatch(stepActionRequested({ projectId, planId, stepNumber: step.number, kind, source: 'user' }));
+    },
+    [dispatch, projectId, planId],
+  );
+
+  let content: ReactNode;
+  if (isLoading) {
+    content = <Spinner label="Loading execution progress..." />;
+  } else if (!data) {
+    content = (
+      <ErrorText>
+        {EXECUTION_ERRORS.loadProgress}
+        {error ? `: ${errorMessage(error)}` : ''}
+      </ErrorText>
+    );
+  } else if (!Array.isArray(data.steps)) {
+    content = <ErrorText>{EXECUTION_ERRORS.noStepsData}</ErrorText>;
+  } else {
+    const steps = toViewSteps(data.steps);
+    const summary = summarise(steps, data.totalSteps);
+    content = (
+      <>
+        {error && <ErrorText>{EXECUTION_ERRORS.loadProgress}</ErrorText>}
+        <Overview>
+          <ProgressRing percent={summary.percent} />
+          <Facts>
+            <Fact>{EXECUTION_TEXT.completedCount(summary.completed, summary.total)}</Fact>
+            <Fact>
+              <span>{EXECUTION_TEXT.currentExecution}:</span> {summary.current ?? EXECUTION_TEXT.none}
+            </Fact>
+            <Fact>
+              <span>{EXECUTION_TEXT.lastExecuted}:</span>{' '}
+              {summary.lastExecuted
+                ? `Step ${summary.lastExecuted.number} (${formatStepStatus(summary.lastExecuted.status)})`
+                : EXECUTION_TEXT.none}
+            </Fact>
+          </Facts>
+        </Overview>
+        <Toggles />
+        {summary.allCompleted && <CompletionBanner projectId={projectId} />}
+        {steps.length === 0 ? (
+          <MutedText>{EXECUTION_TEXT.noSteps}</MutedText>
+        ) : (
+          <StepList aria-label="Execution steps">
+            {steps.map((step) => (
+              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} />
+            ))}
+          </StepList>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <Panel aria-label={EXECUTION_TEXT.title}>
+      <h2>{EXECUTION_TEXT.title}</h2>
+      {content}
+    </Panel>
+  );
+}
+
+function Toggles(): ReactElement {
+  const dispatch = useAppDispatch();
+  const autoApprove = useAppSelector(selectAutoApprove);
+  const autoRetry = useAppSelector(selectAutoRetry);
+  return (
+    <ToggleRow>
+      <Switch label={EXECUTION_TEXT.autoApprove} checked={autoApprove} onChange={(on) => dispatch(autoApproveToggled(on))} />
+      <Switch label={EXECUTION_TEXT.autoRetry} checked={autoRetry} onChange={(on) => dispatch(autoRetryToggled(on))} />
+    </ToggleRow>
+  );
+}
+
+function Switch({ label, checked, onChange }: { label: string; checked: boolean; onChange: (on: boolean) => void }): ReactElement {
+  const id = useId();
+  return (
+    <SwitchLabel htmlFor={id}>
+      <input id={id} type="checkbox" role="switch" checked={checked} onChange={(event) => onChange(event.target.checked)} />
+      <span aria-hidden="true" className="track" />
+      {label}
+    </SwitchLabel>
+  );
+}
+
+/** All steps completed: the banner and the move to validation (part 2 section 4). */
+function CompletionBanner({ projectId }: { projectId: number }): ReactElement {
+  const dispatch = useAppDispatch();
+  const proceed = useAppSelector(selectProceed);
+  return (
+    <Banner role="status">
+      <strong>{EXECUTION_TEXT.allCompleted}</strong>
+      <Button $variant="primary" disabled={proceed.status === 'pending'} onClick={() => dispatch(proceedToValidationRequested({ projectId }))}>
+        {proceed.status === 'pending' ? <Spinner label={EXECUTION_TEXT.proceedToValidation} /> : EXECUTION_TEXT.proceedToValidation}
+      </Button>
+      {proceed.error && <ErrorText>{proceed.error}</ErrorText>}
+    </Banner>
+  );
+}
+
+const Panel = styled(Card)`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(4)};
+  h2 { font-size: ${({ theme }) => theme.fontSizes.lg}; }
+`;
+
+const Overview = styled.div`
+  display: flex;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(5)};
+`;
+
+const Facts = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(1)};
+`;
+
+const Fact = styled.p`
+  margin: 0;
+  span { color: ${({ theme }) => theme.colors.textMuted}; }
+`;
+
+const ToggleRow = styled.div`
+  display: flex;
+  flex-wrap: wrap;
+  gap: ${({ theme }) => theme.space(5)};
+`;
+
+const SwitchLabel = styled.label`
+  display: inline-flex;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(2)};
+  cursor: pointer;
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  input { position: absolute; opacity: 0; width: 1px; height: 1px; }
+  .track {
+    position: relative;
+    width: 34px;
+    height: 18px;
+    border-radius: ${({ theme }) => theme.radii.round};
+    background: ${({ theme }) => theme.colors.border};
+    transition: background 120ms ease;
+  }
+  .track::after {
+    content: '';
+    position: absolute;
+    top: 2px;
+    left: 2px;
+    width: 14px;
+    height: 14px;
+    border-radius: 50%;
+    background: ${({ theme }) => theme.colors.text};
+    transition: transform 120ms ease;
+  }
+  input:checked + .track { background: ${({ theme }) => theme.colors.success}; }
+  input:checked + .track::after { transform: translateX(16px); }
+  input:focus-visible + .track { outline: 2px solid ${({ theme }) => theme.colors.focus}; }
+`;
+
+const Banner = styled.div`
+  display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  justify-content: space-between;
+  gap: ${({ theme }) => theme.space(3)};
+  padding: ${({ theme }) => theme.space(4)};
+  border-radius: ${({ theme }) => theme.radii.md};
+  border: 1px solid ${({ theme }) => theme.colors.success};
+  background: ${({ theme }) => theme.colors.successSurface};
+`;
+
+const StepList = styled.ol`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(2)};
+  margin: 0;
+  padding: 0;
+`;

@@ -1,0 +1,58 @@
+import { useEffect, type ReactElement } from 'react';
+import styled from 'styled-components';
+import { FULL_OUTPUT_MODAL } from '../../../../shared/constants';
+import { Button } from '../../../common/components/Button';
+import { Dialog, DialogActions } from '../../../common/components/Dialog';
+import { logError } from '../../../common/log';
+
+/**
+ * The 'Full Output' modal of a step card (part 2 section 2): the info hint, the whole output, Close
+ * and Copy to Clipboard. Escape and a click on the overlay close it (the Dialog, plus a document
+ * listener so Escape works wherever focus is); the page does not scroll while it is open.
+ */
+export function FullOutputModal({ output, onClose }: { output: string; onClose: () => void }): ReactElement {
+  useEffect(() => {
+    const { body } = document;
+    const previous = body.style.overflow;
+    body.style.overflow = 'hidden';
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.key === 'Escape') onClose();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => {
+      body.style.overflow = previous;
+      document.removeEventListener('keydown', onKeyDown);
+    };
+  }, [onClose]);
+
+  const copy = (): void => {
+    navigator.clipboard?.writeText(output).catch((error: unknown) => logError('execution.copyOutput', error));
+  };
+
+  return (
+    <Dialog title={FULL_OUTPUT_MODAL.title} description={FULL_OUTPUT_MODAL.hint} onClose={onClose} width="900px">
+      <Output tabIndex={0} aria-label={FULL_OUTPUT_MODAL.title}>
+        {output}
+      </Output>
+      <DialogActions>
+        <Button onClick={onClose}>{FULL_OUTPUT_MODAL.close}</Button>
+        <Button $variant="primary" onClick={copy}>
+          {FULL_OUTPUT_MODAL.copy}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+const Output = styled.pre`
+  max-height: 60vh;
+  margin: 0;
+  padding: ${({ theme }) => theme.space(3)};
+  overflow: auto;
+  border-radius: ${({ theme }) => theme.radii.md};
+  background: ${({ theme }) => theme.colors.background};
+  font-family: ${({ theme }) => theme.fonts.mono};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  white-space: pre-wrap;
+  overflow-wrap: anywhere;
+`;

@@ -1,0 +1,241 @@
+import { useCallback, useId, useState, type ReactElement } from 'react';
+import styled, { css } from 'styled-components';
+import { EXECUTION, EXECUTION_TEXT, formatStepStatus, FULL_OUTPUT_MODAL } from '../../../../shared/constants';
+import { Button } from '../../../common/components/Button';
+import { Spinner } from '../../../common/components/Spinner';
+import type { ViewStep } from '../executionModel';
+import { previewLines } from '../executionModel';
+import type { PendingStepAction, StepActionKind } from '../executionSlice';
+import { FullOutputModal } from './FullOutputModal';
+
+/** Ours, not the spec's: the card of a step the server holds for a human says why. */
+const DANGEROUS_LABEL = 'Needs your explicit approval (never auto-approved)';
+
+export interface StepCardProps {
+  step: ViewStep;
+  /** The action sent for this step and not yet reflected in its status. */
+  pending: PendingStepAction | undefined;
+  onAction: (step: ViewStep, kind: StepActionKind) => void;
+}
+
+/**
+ * One execution step (part 2 section 2): a collapsible card whose header shows the number, the
+ * description (default 'Execution Step N') and the status, with quick Approve and Reject on a waiting
+ * step; the body shows prompt, command, the first 5 lines of output with 'View Full Output', and the
+ * error. A failed or completed step can be re-executed. While an action is pending every action
+ * button of the card is disabled and the pending one shows a spinner.
+ */
+export function StepCard({ step, pending, onAction }: StepCardProps): ReactElement {
+  const [expanded, setExpanded] = useState(() => ['in_progress', 'waiting_approval', 'failed'].includes(step.status));
+  const [fullOutput, setFullOutput] = useState(false);
+  const closeFullOutput = useCallback(() => setFullOutput(false), []);
+  const bodyId = useId();
+  const description = step.description || EXECUTION_TEXT.stepDefault(step.number);
+  const waiting = step.status === 'waiting_approval';
+  const rerunnable = step.status === 'failed' || step.status === 'completed';
+  const busy = pending !== undefined;
+
+  const actionButton = (kind: StepActionKind, label: string, variant: 'primary' | 'danger' | 'secondary'): ReactElement => (
+    <Button
+      $size="sm"
+      $variant={variant}
+      disabled={busy}
+      aria-busy={pending?.kind === kind}
+      onClick={() => onAction(step, kind)}
+    >
+      {pending?.kind === kind ? <Spinner label={label} /> : label}
+    </Button>
+  );
+
+  const preview = step.output ? previewLines(step.output, EXECUTION.outputPreviewLines) : null;
+
+  return (
+    <Card aria-label={`Step ${step.number}: ${description}`} $status={step.status}>
+      <Header>
+        <Toggle type="button" aria-expanded={expanded} aria-controls={bodyId} onClick={() => setExpanded((open) => !open)}>
+          <StepNumber aria-hidden="true">{step.number}</StepNumber>
+          <Title>{description}</Title>
+          <Status $status={step.status}>{formatStepStatus(step.status)}</Status>
+          <Chevron aria-hidden="true">{expanded ? '▾' : '▸'}</Chevron>
+        </Toggle>
+        {waiting && (
+          <QuickActions>
+            {actionButton('approve', EXECUTION_TEXT.approve, 'primary')}
+            {actionButton('reject', EXECUTION_TEXT.reject, 'danger')}
+          </QuickActions>
+        )}
+      </Header>
+      {step.dangerousReason && (
+        <Danger role="note">
+          <strong>{DANGEROUS_LABEL}:</strong> {step.dangerousReason}
+        </Danger>
+      )}
+      <Body id={bodyId} hidden={!expanded}>
+        {step.prompt && (
+          <Field>
+            <h4>{EXECUTION_TEXT.promptLabel}</h4>
+            <p>{step.prompt}</p>
+          </Field>
+        )}
+        {step.command && (
+          <Field>
+            <h4>{EXECUTION_TEXT.commandLabel}</h4>
+            <Code>{step.command}</Code>
+          </Field>
+        )}
+        {preview && step.output && (
+          <Field>
+            <h4>{EXECUTION_TEXT.outputLabel}</h4>
+            <Code data-testid={`step-${step.number}-output`}>{preview.text}</Code>
+            <div>
+              <Button $size="sm" $variant="ghost" onClick={() => setFullOutput(true)}>
+                {FULL_OUTPUT_MODAL.open}
+              </Button>
+            </div>
+          </Field>
+        )}
+        {step.error && <ErrorBlock role="alert">{step.error}</ErrorBlock>}
+        {rerunnable && <BodyActions>{actionButton('reexecute', EXECUTION_TEXT.reExecute, 'secondary')}</BodyActions>}
+      </Body>
+      {fullOutput && step.output !== null && <FullOutputModal output={step.output} onClose={closeFullOutput} />}
+    </Card>
+  );
+}
+
+function statusColour(status: string): 'success' | 'danger' | 'warning' | 'primary' | 'textMuted' {
+  switch (status) {
+    case 'completed':
+      return 'success';
+    case 'failed':
+    case 'rejected':
+      return 'danger';
+    case 'waiting_approval':
+      return 'warning';
+    case 'in_progress':
+      return 'primary';
+    default:
+      return 'textMuted';
+  }
+}
+
+const Card = styled.li<{ $status: string }>`
+  list-style: none;
+  border-radius: ${({ theme }) => theme.radii.md};
+  border: 1px solid ${({ theme }) => theme.colors.border};
+  border-left: 3px solid ${({ theme, $status }) => theme.colors[statusColour($status)]};
+  background: ${({ theme }) => theme.colors.surfaceRaised};
+`;
+
+const Header = styled.div`
+  display: flex;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(2)};
+  padding-right: ${({ theme }) => theme.space(3)};
+`;
+
+const Toggle = styled.button`
+  flex: 1;
+  display: flex;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(3)};
+  min-width: 0;
+  padding: ${({ theme }) => theme.space(3)};
+  border: none;
+  background: transparent;
+  color: inherit;
+  text-align: left;
+  cursor: pointer;
+`;
+
+const StepNumber = styled.span`
+  display: inline-flex;
+  flex: none;
+  align-items: center;
+  justify-content: center;
+  width: 26px;
+  height: 26px;
+  border-radius: ${({ theme }) => theme.radii.round};
+  background: ${({ theme }) => theme.colors.surfaceHover};
+  font-weight: 700;
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+`;
+
+const Title = styled.span`
+  flex: 1;
+  min-width: 0;
+  font-weight: 600;
+  overflow-wrap: anywhere;
+`;
+
+const Status = styled.span<{ $status: string }>`
+  flex: none;
+  color: ${({ theme, $status }) => theme.colors[statusColour($status)]};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  text-transform: capitalize;
+`;
+
+const Chevron = styled.span`
+  color: ${({ theme }) => theme.colors.textMuted};
+`;
+
+const QuickActions = styled.div`
+  display: flex;
+  flex: none;
+  gap: ${({ theme }) => theme.space(1.5)};
+`;
+
+const Danger = styled.p`
+  margin: 0 ${({ theme }) => theme.space(3)} ${({ theme }) => theme.space(3)};
+  padding: ${({ theme }) => theme.space(2)};
+  border-radius: ${({ theme }) => theme.radii.sm};
+  background: ${({ theme }) => theme.colors.dangerSurface};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+`;
+
+const Body = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(3)};
+  padding: 0 ${({ theme }) => theme.space(3)} ${({ theme }) => theme.space(3)};
+  &[hidden] { display: none; }
+`;
+
+const Field = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(1)};
+  h4 {
+    margin: 0;
+    color: ${({ theme }) => theme.colors.textMuted};
+    font-size: ${({ theme }) => theme.fontSizes.xs};
+    text-transform: uppercase;
+    letter-spacing: 0.04em;
+  }
+  p { margin: 0; white-space: pre-wrap; }
+`;
+
+const code = css`
+  margin: 0;
+  padding: ${({ theme }) => theme.space(2)};
+  border-radius: ${({ theme }) => theme.radii.sm};
+  background: ${({ theme }) => theme.colors.background};
+  font-family: ${({ theme }) => theme.fonts.mono};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  white-space: pre-wrap;
+  overflow-wrap: anywhere;
+`;
+
+const Code = styled.pre`
+  ${code}
+`;
+
+const ErrorBlock = styled.pre`
+  ${code}
+  color: ${({ theme }) => theme.colors.danger};
+  background: ${({ theme }) => theme.colors.dangerSurface};
+`;
+
+const BodyActions = styled.div`
+  display: flex;
+  gap: ${({ theme }) => theme.space(2)};
+`;

@@ -1,0 +1,49 @@
+import type {
+  ApproveStepResponse,
+  ExecutionApproveStepBody,
+  ExecutionProgress,
+  ExecutionTriggerBody,
+  ExecutionTriggerResponse,
+} from '../../../shared/api/execution';
+import { EXECUTION } from '../../../shared/constants';
+import { apiSlice } from '../../api/apiSlice';
+
+/** Every execution call names its project explicitly, whatever page dispatched it. */
+const projectHeader = (projectId: number): Record<string, string> => ({ 'Project-Id': String(projectId) });
+
+export interface ApproveStepArgs extends ExecutionApproveStepBody {
+  projectId: number;
+}
+
+/**
+ * The execution calls of part 1 section 7 ("Sandbox and execution start") and part 2 section 7.
+ * Progress is polled by the stage (`EXECUTION.progressPollMs`); approving a step refetches it at once.
+ */
+export const executionApi = apiSlice.enhanceEndpoints({ addTagTypes: ['ExecutionProgress'] }).injectEndpoints({
+  endpoints: (build) => ({
+    getExecutionProgress: build.query<ExecutionProgress, number>({
+      query: (projectId) => ({ url: '/execution/progress', headers: projectHeader(projectId) }),
+      providesTags: (_result, _error, projectId) => [{ type: 'ExecutionProgress', id: projectId }],
+    }),
+    triggerExecution: build.mutation<ExecutionTriggerResponse, { projectId: number }>({
+      query: ({ projectId }) => ({
+        url: '/execution/trigger',
+        method: 'POST',
+        headers: projectHeader(projectId),
+        body: { message: EXECUTION.triggerMessage } satisfies ExecutionTriggerBody,
+      }),
+      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ExecutionProgress', id: projectId }],
+    }),
+    approveStep: build.mutation<ApproveStepResponse, ApproveStepArgs>({
+      query: ({ projectId, ...body }) => ({
+        url: '/execution/approve-step',
+        method: 'POST',
+        headers: projectHeader(projectId),
+        body: body satisfies ExecutionApproveStepBody,
+      }),
+      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ExecutionProgress', id: projectId }],
+    }),
+  }),
+});
+
+export const { useGetExecutionProgressQuery } = executionApi;

@@ -1,0 +1,141 @@
+import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
+import type { KnownStreamEventName, StreamEvent } from '../../../shared/events';
+import { CALL_ERRORS } from '../../../shared/constants';
+import { browser } from '../../common/browser';
+import { clearSession, getInstallationId } from '../../common/session';
+import { createSseParser, type SseFrame } from '../chat/sseParser';
+import { httpErrorText } from '../chat/streamChannel';
+
+/**
+ * Spelled here and checked against the contract's union: importing the values from
+ * src/shared/events.ts would pull the TypeBox runtime into the main bundle (as in chat/streamChannel).
+ */
+const EVENTS = {
+  stream: 'on_chat_model_stream',
+  end: 'on_chat_model_end',
+  error: 'error',
+} as const satisfies Record<string, KnownStreamEventName>;
+
+/**
+ * Opens a same-origin GET event stream with fetch (so that headers travel, ARCHITECTURE.md), with the
+ * call conventions of part 1 section 7: Installation-Id and Project-Id headers; a 401 ends the session.
+ * Calls `onFrame` for every SSE frame until the body ends or `onFrame` answers true; rejects with the
+ * server's detail on a non-OK answer.
+ */
+export async function readEventStream(
+  path: string,
+  projectId: number,
+  signal: AbortSignal,
+  onFrame: (frame: SseFrame) => boolean | void,
+): Promise<void> {
+  const installationId = getInstallationId();
+  if (!installationId) throw new Error(CALL_ERRORS.noInstallationId);
+  const response = await fetch(`${window.location.origin}/api${path}`, {
+    headers: { Accept: 'text/event-stream', 'Installation-Id': installationId, 'Project-Id': String(projectId) },
+    credentials: 'same-origin',
+    signal,
+  });
+  if (response.status === 401) {
+    clearSession();
+    browser.assign('/');
+  }
+  if (!response.ok) throw new Error(await httpErrorText(response));
+  if (!response.body) throw new Error('The server sent no stream');
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let stop = false;
+  const parser = createSseParser((frame) => {
+    if (!stop && onFrame(frame) === true) stop = true;
+  });
+  while (!stop) {
+    const { done, value } = await reader.read();
+    if (done) {
+      parser.feed(decoder.decode());
+      parser.end();
+      return;
+    }
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  // The stream said all it will: let go of the connection instead of waiting for the server to close it.
+  reader.cancel().catch(() => undefined);
+}
+
+/** What an agent stream channel emits: action-shaped and serialisable, then END. */
+export type AgentStreamMessage =
+  | { type: 'agentStream/chunk'; content: string; threadId: string | null }
+  | { type: 'agentStream/ended'; threadId: string | null }
+  | { type: 'agentStream/failed'; message: string };
+
+function parseStreamEvent(data: string): StreamEvent | null {
+  try {
+    const parsed: unknown = JSON.parse(data);
+    if (typeof parsed !== 'object' || parsed === null || typeof (parsed as { event?: unknown }).event !== 'string') return null;
+    return parsed as StreamEvent;
+  } catch {
+    return null;
+  }
+}
+
+function errorDetail(event: StreamEvent): string {
+  const data = event.data;
+  if (typeof data === 'object' && data !== null && 'detail' in data && typeof data.detail === 'string') return data.detail;
+  return 'The agent stopped with an error';
+}
+
+/**
+ * The execution agent's stream, GET /api/execution/agent?message=&thread_id= (part 2 section 7), as an
+ * `eventChannel`. The shared chat channel (features/chat/streamChannel.ts) POSTs a JSON body; this
+ * one is a GET with the message in the query, as the contract makes it, and reuses that feature's SSE
+ * parser. Each `on_chat_model_stream` becomes a chunk; `on_chat_model_end` (or a body that ends
+ * without it) ends the channel; an `error` event or a failed call fails it. Closing the channel
+ * aborts the request, which is how Stop works.
+ *
+ * @example wire frames
+ *   data: {"event":"on_chat_model_stream","thread_id":"t-1","chunk":{"content":"Step 2 "}}
+ *   data: {"event":"on_chat_model_end","thread_id":"t-1"}
+ */
+export function createExecutionAgentChannel(projectId: number, message: string, threadId: string | null): EventChannel<AgentStreamMessage> {
+  const query = new URLSearchParams({ message });
+  if (threadId) query.set('thread_id', threadId);
+  const path = `/execution/agent?${query.toString()}`;
+  return eventChannel<AgentStreamMessage>((emit) => {
+    const controller = new AbortController();
+    let finished = false;
+    let lastThreadId: string | null = threadId;
+    const finish = (message_: AgentStreamMessage): void => {
+      if (finished) return;
+      finished = true;
+      emit(message_);
+      emit(END);
+    };
+    // Started on the next microtask: an eventChannel must not emit before its subscriber returns.
+    Promise.resolve()
+      .then(() =>
+        readEventStream(path, projectId, controller.signal, (frame) => {
+          const event = parseStreamEvent(frame.data);
+          if (!event) return false;
+          if (event.thread_id) lastThreadId = event.thread_id;
+          if (event.event === EVENTS.stream && event.chunk?.content) {
+            emit({ type: 'agentStream/chunk', content: event.chunk.content, threadId: event.thread_id ?? null });
+          } else if (event.event === EVENTS.end) {
+            finish({ type: 'agentStream/ended', threadId: lastThreadId });
+            return true;
+          } else if (event.event === EVENTS.error) {
+            finish({ type: 'agentStream/failed', message: errorDetail(event) });
+            return true;
+          }
+          return false;
+        }),
+      )
+      .then(
+        () => finish({ type: 'agentStream/ended', threadId: lastThreadId }),
+        (error: unknown) => {
+          if (!controller.signal.aborted) finish({ type: 'agentStream/failed', message: error instanceof Error ? error.message : String(error) });
+        },
+      );
+    return () => {
+      finished = true;
+      controller.abort();
+    };
+  }, buffers.expanding<AgentStreamMessage>(256));
+}

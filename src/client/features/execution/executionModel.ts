@@ -1,0 +1,89 @@
+import type { Step } from '../../../shared/api/execution';
+
+/** A step as the cards show it (part 2 section 3): number, status, texts, and why it needs a human. */
+export interface ViewStep {
+  number: number;
+  status: string;
+  command: string | null;
+  prompt: string;
+  description: string;
+  output: string | null;
+  error: string | null;
+  dangerousReason: string | null;
+}
+
+/** What a progress answer may hold: the contract's `Step`, or the older `number` field the spec mentions. */
+type RawStep = Partial<Step> & { number?: number; error?: string | null };
+
+/**
+ * Normalises the steps of a progress answer: the number is read from `step_number`, else `number`,
+ * else the position (1-based); status defaults to pending; the error is `error_message`. Sorted by number.
+ */
+export function toViewSteps(steps: readonly RawStep[]): ViewStep[] {
+  return steps
+    .map((step, index) => ({
+      number: step.step_number ?? step.number ?? index + 1,
+      status: step.status ?? 'pending',
+      command: step.command ?? null,
+      prompt: step.prompt ?? '',
+      description: step.description ?? '',
+      output: step.output ?? null,
+      error: step.error_message ?? step.error ?? null,
+      dangerousReason: step.dangerous_reason ? step.dangerous_reason : null,
+    }))
+    .sort((a, b) => a.number - b.number);
+}
+
+export interface ProgressSummary {
+  completed: number;
+  total: number;
+  /** 0..100, rounded. */
+  percent: number;
+  /** The in-progress step's number, or null ('None'). */
+  current: number | null;
+  /** The highest-numbered completed or failed step. */
+  lastExecuted: ViewStep | null;
+  /** Every step completed, and there is at least one. */
+  allCompleted: boolean;
+}
+
+export function summarise(steps: readonly ViewStep[], totalSteps?: number): ProgressSummary {
+  const completed = steps.filter((step) => step.status === 'completed').length;
+  const total = Math.max(totalSteps ?? 0, steps.length);
+  const executed = steps.filter((step) => step.status === 'completed' || step.status === 'failed');
+  return {
+    completed,
+    total,
+    percent: total === 0 ? 0 : Math.round((completed / total) * 100),
+    current: steps.find((step) => step.status === 'in_progress')?.number ?? null,
+    lastExecuted: executed.length ? executed.reduce((a, b) => (b.number > a.number ? b : a)) : null,
+    allCompleted: total > 0 && completed === total,
+  };
+}
+
+/**
+ * Auto-approve (part 2 section 4): the waiting step whose number is the highest completed number + 1
+ * (1 when none completed). A step the server marked dangerous is never approved automatically.
+ */
+export function nextAutoApproval(steps: readonly ViewStep[]): ViewStep | null {
+  const highestCompleted = steps.reduce((max, step) => (step.status === 'completed' ? Math.max(max, step.number) : max), 0);
+  const next = steps.find((step) => step.number === highestCompleted + 1);
+  if (!next || next.status !== 'waiting_approval' || next.dangerousReason) return null;
+  return next;
+}
+
+/**
+ * Auto-retry (part 2 section 4): the first failed step, if it has been retried fewer than `max` times.
+ * Only the first failed step is considered; a dangerous one is left to the user, as for auto-approve.
+ */
+export function nextAutoRetry(steps: readonly ViewStep[], retryCounts: Readonly<Record<string, number>>, max: number): ViewStep | null {
+  const failed = steps.find((step) => step.status === 'failed');
+  if (!failed || failed.dangerousReason) return null;
+  return (retryCounts[String(failed.number)] ?? 0) < max ? failed : null;
+}
+
+/** The first `lines` lines of an output, and whether anything was cut. */
+export function previewLines(output: string, lines: number): { text: string; truncated: boolean } {
+  const all = output.split('\n');
+  return { text: all.slice(0, lines).join('\n'), truncated: all.length > lines };
+}

@@ -1,0 +1,160 @@
+import type { PayloadAction, UnknownAction } from '@reduxjs/toolkit';
+import type { EventChannel } from 'redux-saga';
+import { call, cancelled, put, race, select, take, takeEvery, takeLeading } from 'redux-saga/effects';
+import type { ApproveStepResponse, ExecutionProgress } from '../../../shared/api/execution';
+import type { StageId } from '../../../shared/api/stages';
+import { CHAT, EXECUTION, STAGE_INDEX } from '../../../shared/constants';
+import { errorMessage } from '../../api/apiSlice';
+import { logError } from '../../common/log';
+import { completeStageAndMove, runEndpoint } from '../planning/planningSaga';
+import { executionApi } from './executionApi';
+import { createExecutionAgentChannel, type AgentStreamMessage } from './executionChannel';
+import { nextAutoApproval, nextAutoRetry, toViewSteps } from './executionModel';
+import {
+  autoApproveToggled,
+  autoRetryToggled,
+  chatChunkReceived,
+  chatMessageSent,
+  chatStopped,
+  chatStopRequested,
+  chatStreamEnded,
+  chatStreamFailed,
+  proceedToValidationFailed,
+  proceedToValidationRequested,
+  proceedToValidationSucceeded,
+  selectAutoApprove,
+  selectAutoRetry,
+  selectChat,
+  selectPendingActions,
+  stepActionAnswered,
+  stepActionFailed,
+  stepActionRequested,
+  type PendingStepAction,
+  type StepActionRequest,
+} from './executionSlice';
+import { incrementRetryCount, readRetryCounts } from './retryCounts';
+
+/**
+ * Sends one step action (POST /api/execution/approve-step): approve and re-execute send
+ * `approved: true`, reject `false`. The request's id (set by the reducer) makes a second click or an
+ * automatic action on a step that is already pending a no-op.
+ */
+export function* stepActionWorker(action: ReturnType<typeof stepActionRequested>): Generator {
+  const { projectId, planId, stepNumber, kind } = action.payload;
+  const pending = (yield select(selectPendingActions)) as Record<string, PendingStepAction>;
+  if (pending[String(stepNumber)]?.id !== action.meta.id) return;
+  try {
+    const answer = (yield call(
+      runEndpoint<ApproveStepResponse>,
+      executionApi.endpoints.approveStep.initiate({ projectId, plan_id: planId, step_number: stepNumber, approved: kind !== 'reject' }),
+    )) as ApproveStepResponse;
+    yield put(stepActionAnswered({ stepNumber, id: action.meta.id, status: answer.status }));
+  } catch (error) {
+    // Part 2 section 8: approval and rejection failures are only logged.
+    yield call(logError, 'execution.approveStep', error);
+    yield put(stepActionFailed({ stepNumber, id: action.meta.id }));
+  }
+}
+
+/**
+ * Auto-approve and auto-retry (part 2 section 4), run on every progress answer and when a toggle is
+ * turned on. At most one automatic action per answer: the approval of the next waiting step, else the
+ * re-execution of the first failed step (up to `EXECUTION.autoRetryMax` times per step, counted in
+ * local storage). Steps with a pending action are left alone.
+ */
+export function* autoActions(projectId: number, progress: ExecutionProgress): Generator {
+  if (progress.id === null || !Array.isArray(progress.steps)) return;
+  const steps = toViewSteps(progress.steps);
+  const pending = (yield select(selectPendingActions)) as Record<string, PendingStepAction>;
+  const request = (stepNumber: number, kind: StepActionRequest['kind'], source: StepActionRequest['source']) =>
+    stepActionRequested({ projectId, planId: progress.id as number, stepNumber, kind, source });
+
+  if ((yield select(selectAutoApprove)) as boolean) {
+    const next = nextAutoApproval(steps);
+    if (next && !pending[String(next.number)]) {
+      yield put(request(next.number, 'approve', 'autoApprove'));
+      return;
+    }
+  }
+  if ((yield select(selectAutoRetry)) as boolean) {
+    const failed = nextAutoRetry(steps, (yield call(readRetryCounts)) as Record<string, number>, EXECUTION.autoRetryMax);
+    if (failed && !pending[String(failed.number)]) {
+      yield call(incrementRetryCount, failed.number);
+      yield put(request(failed.number, 'reexecute', 'autoRetry'));
+    }
+  }
+}
+
+/** Watches progress answers (from the stage's polling) and the two toggles. */
+export function* autoActionsWatcher(): Generator {
+  let last: { projectId: number; progress: ExecutionProgress } | null = null;
+  const progressFulfilled = executionApi.endpoints.getExecutionProgress.matchFulfilled;
+  for (;;) {
+    const action = (yield take([progressFulfilled, autoApproveToggled.type, autoRetryToggled.type])) as UnknownAction;
+    if (progressFulfilled(action)) {
+      last = { projectId: action.meta.arg.originalArgs, progress: action.payload };
+    } else if (!(action as PayloadAction<boolean>).payload) {
+      continue; // A toggle turned off needs nothing.
+    }
+    if (last) yield call(autoActions, last.projectId, last.progress);
+  }
+}
+
+/** One chat turn with the execution agent: stream until the end event, a failure, or Stop. */
+export function* chatTurnWorker(action: ReturnType<typeof chatMessageSent>): Generator {
+  const { projectId, message } = action.payload;
+  const chat = (yield select(selectChat)) as ReturnType<typeof selectChat>;
+  // The reducer refused the message (blank, or a reply already in progress).
+  if (chat.status !== 'sending') return;
+  const channel = (yield call(createExecutionAgentChannel, projectId, message, chat.threadId)) as EventChannel<AgentStreamMessage>;
+  try {
+    for (;;) {
+      const { event, stop } = (yield race({ event: take(channel), stop: take(chatStopRequested.type) })) as {
+        event?: AgentStreamMessage;
+        stop?: unknown;
+      };
+      if (stop) {
+        yield put(chatStopped(CHAT.generationStopped));
+        return;
+      }
+      if (!event) return;
+      if (event.type === 'agentStream/chunk') {
+        yield put(chatChunkReceived({ content: event.content, threadId: event.threadId }));
+      } else if (event.type === 'agentStream/ended') {
+        yield put(chatStreamEnded({ threadId: event.threadId }));
+        return;
+      } else {
+        yield call(logError, 'execution.agentStream', event.message);
+        yield put(chatStreamFailed(CHAT.errorReply));
+        return;
+      }
+    }
+  } finally {
+    if ((yield cancelled()) as boolean) yield put(chatStreamEnded({ threadId: null }));
+    channel.close();
+  }
+}
+
+const EXECUTION_STAGE = 'execution' satisfies StageId;
+
+/**
+ * 'Proceed to Validation Stage': completes the execution stage and makes validation current (part 2
+ * section 4, "Move to validation"; stage index 4). Creating and triggering the validation plan belongs
+ * to the validation stage's release.
+ */
+export function* proceedToValidationWorker(action: ReturnType<typeof proceedToValidationRequested>): Generator {
+  try {
+    yield call(completeStageAndMove, action.payload.projectId, EXECUTION_STAGE, STAGE_INDEX.validation);
+    yield put(proceedToValidationSucceeded());
+  } catch (error) {
+    yield put(proceedToValidationFailed(errorMessage(error)));
+  }
+}
+
+/** The execution stage's workflows (STYLE.md habit 2): step actions, auto-approve/retry, the agent chat. */
+export function* executionSaga(): Generator {
+  yield takeEvery(stepActionRequested.type, stepActionWorker);
+  yield takeLeading(chatMessageSent.type, chatTurnWorker);
+  yield takeLeading(proceedToValidationRequested.type, proceedToValidationWorker);
+  yield call(autoActionsWatcher);
+}

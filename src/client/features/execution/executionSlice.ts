@@ -1,0 +1,172 @@
+import { createSlice, nanoid, type PayloadAction } from '@reduxjs/toolkit';
+import type { ChatRole } from '../../../shared/constants';
+import { executionApi } from './executionApi';
+import { toViewSteps } from './executionModel';
+
+export type StepActionKind = 'approve' | 'reject' | 'reexecute';
+
+/** An approval, rejection or re-execution sent for a step and not yet reflected in its status. */
+export interface PendingStepAction {
+  id: string;
+  kind: StepActionKind;
+  /** True once the approve-step call answered; from then on a progress answer may clear it. */
+  settled: boolean;
+}
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+export type ChatStatus = 'idle' | 'sending' | 'streaming';
+
+export interface ExecutionState {
+  autoApprove: boolean;
+  autoRetry: boolean;
+  /** Keyed by step number. */
+  pendingActions: Record<string, PendingStepAction>;
+  chat: { messages: ChatMessage[]; status: ChatStatus; threadId: string | null };
+  proceed: { status: 'idle' | 'pending' | 'failed'; error: string | null };
+}
+
+const initialState: ExecutionState = {
+  autoApprove: false,
+  autoRetry: false,
+  pendingActions: {},
+  chat: { messages: [], status: 'idle', threadId: null },
+  proceed: { status: 'idle', error: null },
+};
+
+export interface StepActionRequest {
+  projectId: number;
+  planId: number;
+  stepNumber: number;
+  kind: StepActionKind;
+  /** Who asked: a person on a card, or the auto-approve / auto-retry sagas. */
+  source: 'user' | 'autoApprove' | 'autoRetry';
+}
+
+/** Statuses that end a step action's loading state (part 2 section 4), plus the server's `rejected`. */
+const SETTLING_STATUSES = new Set(['in_progress', 'failed', 'rejected']);
+
+export const executionSlice = createSlice({
+  name: 'execution',
+  initialState,
+  reducers: {
+    autoApproveToggled(state, action: PayloadAction<boolean>) {
+      state.autoApprove = action.payload;
+    },
+    autoRetryToggled(state, action: PayloadAction<boolean>) {
+      state.autoRetry = action.payload;
+    },
+    /** A step action was asked for; ignored while another action on that step is pending. */
+    stepActionRequested: {
+      reducer(state, action: PayloadAction<StepActionRequest, string, { id: string }>) {
+        const key = String(action.payload.stepNumber);
+        if (state.pendingActions[key]) return;
+        state.pendingActions[key] = { id: action.meta.id, kind: action.payload.kind, settled: false };
+      },
+      prepare(request: StepActionRequest) {
+        return { payload: request, meta: { id: nanoid() } };
+      },
+    },
+    /** The approve-step call failed (only logged, part 2 section 8): the card is usable again. */
+    stepActionFailed(state, action: PayloadAction<{ stepNumber: number; id: string }>) {
+      const key = String(action.payload.stepNumber);
+      if (state.pendingActions[key]?.id === action.payload.id) delete state.pendingActions[key];
+    },
+    /** The approve-step call answered with the step's new status. */
+    stepActionAnswered(state, action: PayloadAction<{ stepNumber: number; id: string; status: string }>) {
+      const key = String(action.payload.stepNumber);
+      const pending = state.pendingActions[key];
+      if (pending?.id !== action.payload.id) return;
+      if (SETTLING_STATUSES.has(action.payload.status)) delete state.pendingActions[key];
+      else pending.settled = true;
+    },
+
+    /** Ignored when blank or while a reply is in progress (part 2 section 5). */
+    chatMessageSent(state, action: PayloadAction<{ projectId: number; message: string }>) {
+      if (state.chat.status !== 'idle' || !action.payload.message.trim()) return;
+      state.chat.messages.push({ role: 'user', content: action.payload.message });
+      state.chat.messages.push({ role: 'assistant', content: '' });
+      state.chat.status = 'sending';
+    },
+    chatChunkReceived(state, action: PayloadAction<{ content: string; threadId: string | null }>) {
+      if (state.chat.status === 'idle') return;
+      const last = state.chat.messages[state.chat.messages.length - 1];
+      if (last?.role === 'assistant') last.content += action.payload.content;
+      if (action.payload.threadId) state.chat.threadId = action.payload.threadId;
+      state.chat.status = 'streaming';
+    },
+    chatStreamEnded(state, action: PayloadAction<{ threadId: string | null }>) {
+      if (action.payload.threadId) state.chat.threadId = action.payload.threadId;
+      state.chat.status = 'idle';
+    },
+    /** The stream failed: the assistant bubble says so (`CHAT.errorReply` in the payload). */
+    chatStreamFailed(state, action: PayloadAction<string>) {
+      appendAssistant(state, action.payload);
+      state.chat.status = 'idle';
+    },
+    /** Stop: the saga aborts the stream; `CHAT.generationStopped` follows in `chatStopped`. */
+    chatStopRequested() {},
+    chatStopped(state, action: PayloadAction<string>) {
+      appendAssistant(state, action.payload);
+      state.chat.status = 'idle';
+    },
+
+    proceedToValidationRequested(state, _action: PayloadAction<{ projectId: number }>) {
+      state.proceed = { status: 'pending', error: null };
+    },
+    proceedToValidationSucceeded(state) {
+      state.proceed = { status: 'idle', error: null };
+    },
+    proceedToValidationFailed(state, action: PayloadAction<string>) {
+      state.proceed = { status: 'failed', error: action.payload };
+    },
+  },
+  extraReducers: (builder) => {
+    // A pending action ends when the step shows the result of the call: in progress or failed.
+    builder.addMatcher(executionApi.endpoints.getExecutionProgress.matchFulfilled, (state, action) => {
+      if (!Array.isArray(action.payload.steps)) return;
+      for (const step of toViewSteps(action.payload.steps)) {
+        const key = String(step.number);
+        const pending = state.pendingActions[key];
+        if (!pending?.settled) continue;
+        if (SETTLING_STATUSES.has(step.status) || step.status === 'completed') delete state.pendingActions[key];
+      }
+    });
+  },
+  selectors: {
+    selectAutoApprove: (state) => state.autoApprove,
+    selectAutoRetry: (state) => state.autoRetry,
+    selectPendingActions: (state) => state.pendingActions,
+    selectChat: (state) => state.chat,
+    selectProceed: (state) => state.proceed,
+  },
+});
+
+/** The empty assistant bubble of a turn that produced nothing is replaced rather than left empty. */
+function appendAssistant(state: ExecutionState, content: string): void {
+  const last = state.chat.messages[state.chat.messages.length - 1];
+  if (last?.role === 'assistant' && !last.content) last.content = content;
+  else state.chat.messages.push({ role: 'assistant', content });
+}
+
+export const {
+  autoApproveToggled,
+  autoRetryToggled,
+  stepActionRequested,
+  stepActionFailed,
+  stepActionAnswered,
+  chatMessageSent,
+  chatChunkReceived,
+  chatStreamEnded,
+  chatStreamFailed,
+  chatStopRequested,
+  chatStopped,
+  proceedToValidationRequested,
+  proceedToValidationSucceeded,
+  proceedToValidationFailed,
+} = executionSlice.actions;
+
+export const { selectAutoApprove, selectAutoRetry, selectPendingActions, selectChat, selectProceed } = executionSlice.selectors;

@@ -1,0 +1,63 @@
+import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { implementationConfirmRequested } from '../planning/planningSlice';
+
+/**
+ * The Implementation stage's confirm button dispatches planning's `implementation/confirmRequested`;
+ * `sandboxInitSaga` runs the flow and this slice tracks it.
+ */
+export { implementationConfirmRequested };
+
+export type SandboxInitPhase = 'idle' | 'checking' | 'initialising' | 'starting' | 'done' | 'failed';
+
+export interface SandboxInitState {
+  phase: SandboxInitPhase;
+  projectId: number | null;
+  /** The initialisation attempt under way (1..30). */
+  attempt: number;
+  error: string | null;
+  /** The error is about missing API keys or credentials: offer 'Return to Requirements'. */
+  credentials: boolean;
+}
+
+const initialState: SandboxInitState = { phase: 'idle', projectId: null, attempt: 0, error: null, credentials: false };
+
+export const sandboxSlice = createSlice({
+  name: 'sandbox',
+  initialState,
+  reducers: {
+    initialisationAttempted(state, action: PayloadAction<number>) {
+      state.phase = 'initialising';
+      state.attempt = action.payload;
+    },
+    /** The sandbox answered `success`; execution is being triggered and the stage moved on. */
+    sandboxReady(state) {
+      state.phase = 'starting';
+    },
+    implementationConfirmed(state) {
+      state.phase = 'done';
+    },
+    initialisationFailed(state, action: PayloadAction<{ message: string; credentials: boolean }>) {
+      state.phase = 'failed';
+      state.error = action.payload.message;
+      state.credentials = action.payload.credentials;
+    },
+    initialisationDismissed() {
+      return initialState;
+    },
+  },
+  extraReducers: (builder) => {
+    builder.addCase(implementationConfirmRequested, (state, action) => {
+      // A second click while the flow runs is ignored (the saga takes the leading one).
+      if (state.phase === 'checking' || state.phase === 'initialising' || state.phase === 'starting') return;
+      return { ...initialState, phase: 'checking', projectId: action.payload.projectId };
+    });
+  },
+  selectors: {
+    selectSandboxInit: (state) => state,
+    selectSandboxInitBusy: (state) => state.phase === 'checking' || state.phase === 'initialising' || state.phase === 'starting',
+  },
+});
+
+export const { initialisationAttempted, sandboxReady, implementationConfirmed, initialisationFailed, initialisationDismissed } =
+  sandboxSlice.actions;
+export const { selectSandboxInit, selectSandboxInitBusy } = sandboxSlice.selectors;

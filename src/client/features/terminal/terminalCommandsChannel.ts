@@ -1,0 +1,63 @@
+import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
+import type { TerminalCommandEvent } from '../../../shared/api/terminal';
+import { readEventStream } from '../execution/executionChannel';
+
+export type TerminalCommandsMessage =
+  | { type: 'terminalCommands/command'; command: TerminalCommandEvent }
+  | { type: 'terminalCommands/failed'; message: string };
+
+/**
+ * Reads one frame of GET /api/terminal/commands: a command, or a failure (an `error` frame, a frame
+ * with `detail`/`error`, or one without a command) shown as '❌ Error executing command'.
+ */
+export function parseCommandFrame(payload: string): TerminalCommandsMessage {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return { type: 'terminalCommands/failed', message: `Unreadable command frame: ${payload.slice(0, 100)}` };
+  }
+  if (typeof parsed === 'object' && parsed !== null) {
+    const frame = parsed as Record<string, unknown>;
+    if (typeof frame.command === 'string' && frame.error === undefined && frame.event !== 'error') {
+      const command: TerminalCommandEvent = { command: frame.command };
+      if (typeof frame.simulate_typing === 'boolean') command.simulate_typing = frame.simulate_typing;
+      if (typeof frame.typing_speed === 'number' && frame.typing_speed >= 0) command.typing_speed = frame.typing_speed;
+      return { type: 'terminalCommands/command', command };
+    }
+    const detail = frame.detail ?? frame.error ?? (frame.data as Record<string, unknown> | undefined)?.detail;
+    if (typeof detail === 'string') return { type: 'terminalCommands/failed', message: detail };
+  }
+  return { type: 'terminalCommands/failed', message: 'Command frame without a command' };
+}
+
+/**
+ * The commands the execution agent runs, GET /api/terminal/commands (SSE of `TerminalCommandEvent`),
+ * as an `eventChannel`; it ends when the stream does, and closing it aborts the request.
+ *
+ * @example wire frame
+ *   data: {"command":"docker compose up -d","simulate_typing":true,"typing_speed":50}
+ */
+export function createTerminalCommandsChannel(projectId: number): EventChannel<TerminalCommandsMessage> {
+  return eventChannel<TerminalCommandsMessage>((emit) => {
+    const controller = new AbortController();
+    // Started on the next microtask: an eventChannel must not emit before its subscriber returns.
+    Promise.resolve()
+      .then(() =>
+        readEventStream('/terminal/commands', projectId, controller.signal, (frame) => {
+          // An `event: error` frame is a failure whatever its data says.
+          emit(frame.event === 'error' ? { type: 'terminalCommands/failed', message: frame.data } : parseCommandFrame(frame.data));
+        }),
+      )
+      .then(
+        () => emit(END),
+        (error: unknown) => {
+          if (controller.signal.aborted) return;
+          emit({ type: 'terminalCommands/failed', message: error instanceof Error ? error.message : String(error) });
+          emit(END);
+        },
+      );
+    return () => controller.abort();
+  }, // Commands arriving while one is being typed wait their turn.
+  buffers.expanding<TerminalCommandsMessage>(16));
+}

@@ -1,0 +1,300 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { ExecutionProgressPanel } from '../../../src/client/features/execution/components/ExecutionProgressPanel';
+import { ExecutionStage } from '../../../src/client/features/execution/ExecutionStage';
+import { executionApi } from '../../../src/client/features/execution/executionApi';
+import {
+  CHAT,
+  EXECUTION,
+  EXECUTION_ERRORS,
+  EXECUTION_TEXT,
+  FULL_OUTPUT_MODAL,
+  INSTALLATION_ID_KEY,
+  TERMINAL,
+} from '../../../src/shared/constants';
+import { makeProject, makeProjectState, makeStages } from '../utils/factories';
+import { renderWithProviders } from '../utils/renderWithProviders';
+import { api, db, seedProjects, server } from '../utils/server';
+import { makeProgress, makeStep, useFakeExecution } from './executionFixtures';
+
+const PROJECT = 7;
+const route = `/app/${PROJECT}`;
+
+function renderPanel(): ReturnType<typeof renderWithProviders> {
+  return renderWithProviders(<ExecutionProgressPanel projectId={PROJECT} />, { route });
+}
+
+function card(number: number): HTMLElement {
+  return screen.getByRole('listitem', { name: new RegExp(`^Step ${number}:`) });
+}
+
+/** A poll as the 5 s interval would make it. */
+async function refetch(store: ReturnType<typeof renderWithProviders>['store']): Promise<void> {
+  await act(async () => {
+    await store.dispatch(executionApi.endpoints.getExecutionProgress.initiate(PROJECT, { forceRefetch: true }));
+  });
+}
+
+const LONG_OUTPUT = ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', 'line 6', 'line 7'].join('\n');
+
+beforeEach(() => sessionStorage.setItem(INSTALLATION_ID_KEY, '42'));
+
+describe('execution progress panel', () => {
+  it('shows the ring, the counts, Current Execution and Last Executed', async () => {
+    useFakeExecution(
+      makeProgress([
+        makeStep(1, { status: 'completed', description: 'Install Docker' }),
+        makeStep(2, { status: 'failed' }),
+        makeStep(3, { status: 'in_progress' }),
+        makeStep(4, { status: 'waiting_approval' }),
+      ]),
+    );
+    const { container } = renderPanel();
+    expect(await screen.findByText(EXECUTION_TEXT.completedCount(1, 4))).toBeInTheDocument();
+    const circles = container.querySelectorAll('svg circle');
+    expect([...circles].map((circle) => circle.getAttribute('r'))).toEqual([String(EXECUTION.progressRingRadius), String(EXECUTION.progressRingRadius)]);
+    expect(screen.getByRole('img', { name: '25% complete' })).toBeInTheDocument();
+    expect(screen.getByText(`${EXECUTION_TEXT.currentExecution}:`).parentElement).toHaveTextContent(`${EXECUTION_TEXT.currentExecution}: 3`);
+    expect(screen.getByText(`${EXECUTION_TEXT.lastExecuted}:`).parentElement).toHaveTextContent('Step 2 (failed)');
+    expect(screen.getByRole('switch', { name: EXECUTION_TEXT.autoApprove })).not.toBeChecked();
+    expect(screen.getByRole('switch', { name: EXECUTION_TEXT.autoRetry })).not.toBeChecked();
+    expect(screen.queryByText(EXECUTION_TEXT.allCompleted)).not.toBeInTheDocument();
+  });
+
+  it('shows None when nothing runs and nothing ran, and the empty text', async () => {
+    useFakeExecution(makeProgress([], { id: null }));
+    renderPanel();
+    expect(await screen.findByText(EXECUTION_TEXT.noSteps)).toBeInTheDocument();
+    expect(screen.getByText(`${EXECUTION_TEXT.currentExecution}:`).parentElement).toHaveTextContent(EXECUTION_TEXT.none);
+    expect(screen.getByText(`${EXECUTION_TEXT.lastExecuted}:`).parentElement).toHaveTextContent(EXECUTION_TEXT.none);
+  });
+
+  it("says 'Failed to load execution progress' when the call fails", async () => {
+    server.use(http.get(api('/execution/progress'), () => HttpResponse.json({ detail: 'boom' }, { status: 500 })));
+    renderPanel();
+    expect(await screen.findByText(new RegExp(EXECUTION_ERRORS.loadProgress))).toBeInTheDocument();
+  });
+
+  it("says 'No steps data available' for an answer without a steps array", async () => {
+    useFakeExecution({ id: 1, currentStep: 0, totalSteps: 0 });
+    renderPanel();
+    expect(await screen.findByText(EXECUTION_ERRORS.noStepsData)).toBeInTheDocument();
+  });
+
+  it('polls the progress every 5 seconds', async () => {
+    let calls = 0;
+    server.use(
+      http.get(api('/execution/progress'), () => {
+        calls += 1;
+        return HttpResponse.json(makeProgress([makeStep(1)]));
+      }),
+    );
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+    try {
+      renderPanel();
+      await act(() => jest.advanceTimersByTimeAsync(100));
+      expect(calls).toBe(1);
+      await act(() => jest.advanceTimersByTimeAsync(EXECUTION.progressPollMs));
+      expect(calls).toBe(2);
+      await act(() => jest.advanceTimersByTimeAsync(EXECUTION.progressPollMs));
+      expect(calls).toBe(3);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
+
+describe('step cards', () => {
+  it('header: number, description or the default, status with spaces; collapsible body with the labels', async () => {
+    useFakeExecution(
+      makeProgress([
+        makeStep(1, { status: 'completed', description: 'Install Docker', prompt: 'Install the engine', command: 'apt-get install docker.io', output: 'ok' }),
+        makeStep(2, { status: 'waiting_approval' }),
+      ]),
+    );
+    const { user } = renderPanel();
+    await screen.findByText('Install Docker');
+    const second = card(2);
+    expect(within(second).getByText(EXECUTION_TEXT.stepDefault(2))).toBeInTheDocument();
+    expect(within(second).getByText('waiting approval')).toBeInTheDocument();
+
+    const first = card(1);
+    const toggle = within(first).getByRole('button', { name: /Install Docker/ });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await user.click(toggle);
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    expect(within(first).getByText(EXECUTION_TEXT.promptLabel)).toBeVisible();
+    expect(within(first).getByText('Install the engine')).toBeVisible();
+    expect(within(first).getByText(EXECUTION_TEXT.commandLabel)).toBeVisible();
+    expect(within(first).getByText('apt-get install docker.io')).toBeVisible();
+    expect(within(first).getByText(EXECUTION_TEXT.outputLabel)).toBeVisible();
+    expect(within(first).getByRole('button', { name: EXECUTION_TEXT.reExecute })).toBeEnabled();
+    await user.click(toggle);
+    expect(within(first).getByText('Install the engine')).not.toBeVisible();
+  });
+
+  it('quick Approve sends approved: true, disables the actions while pending, and clears when the step runs', async () => {
+    const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval' })]));
+    fake.answer = 'waiting_approval';
+    const { user, store } = renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(1));
+    const header = card(1);
+    await user.click(within(header).getByRole('button', { name: EXECUTION_TEXT.approve }));
+    await waitFor(() => expect(fake.approvals).toHaveLength(1));
+    expect(fake.approvals[0]).toMatchObject({ plan_id: 11, step_number: 1, approved: true });
+
+    // Still waiting on the server: both quick buttons stay disabled.
+    await refetch(store);
+    expect(within(card(1)).getByRole('button', { name: EXECUTION_TEXT.approve })).toBeDisabled();
+    expect(within(card(1)).getByRole('button', { name: EXECUTION_TEXT.reject })).toBeDisabled();
+
+    fake.progress = makeProgress([makeStep(1, { status: 'in_progress' })]);
+    await refetch(store);
+    await waitFor(() => expect(within(card(1)).getByText('in progress')).toBeInTheDocument());
+    expect(within(card(1)).queryByRole('button', { name: EXECUTION_TEXT.approve })).not.toBeInTheDocument();
+  });
+
+  it('Reject sends approved: false; loading clears when the step fails', async () => {
+    const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval' })]));
+    fake.answer = 'waiting_approval';
+    const { user, store } = renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(1));
+    await user.click(within(card(1)).getByRole('button', { name: EXECUTION_TEXT.reject }));
+    await waitFor(() => expect(fake.approvals[0]).toMatchObject({ step_number: 1, approved: false }));
+    fake.progress = makeProgress([makeStep(1, { status: 'failed', error_message: 'Rejected by the user' })]);
+    await refetch(store);
+    await waitFor(() => expect(within(card(1)).getByRole('button', { name: EXECUTION_TEXT.reExecute })).toBeEnabled());
+    expect(within(card(1)).getByRole('alert')).toHaveTextContent('Rejected by the user');
+  });
+
+  it('Re-execute on a failed step sends an approval; a failed call re-enables the button', async () => {
+    const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'failed', error_message: 'exit 1' })]));
+    server.use(http.post(api('/execution/approve-step'), () => HttpResponse.json({ detail: 'Plan changed' }, { status: 409 })));
+    jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { user } = renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(1));
+    const button = within(card(1)).getByRole('button', { name: EXECUTION_TEXT.reExecute });
+    await user.click(button);
+    await waitFor(() => expect(within(card(1)).getByRole('button', { name: EXECUTION_TEXT.reExecute })).toBeEnabled());
+    expect(fake.approvals).toEqual([]);
+    expect(console.error).toHaveBeenCalled();
+  });
+
+  it('says why a dangerous step needs an explicit approval', async () => {
+    useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval', dangerous_reason: 'Drops the production database' })]));
+    renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(1));
+    expect(within(card(1)).getByRole('note')).toHaveTextContent('Drops the production database');
+  });
+
+  it('cuts output to 5 lines; the Full Output modal shows it all, copies it, locks scrolling and closes on Escape or overlay', async () => {
+    useFakeExecution(makeProgress([makeStep(1, { status: 'failed', output: LONG_OUTPUT })]));
+    const { user } = renderPanel();
+    // After user-event's setup, which installs its own clipboard.
+    const writeText = jest.fn().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    await screen.findByText(EXECUTION_TEXT.stepDefault(1));
+    expect(screen.getByTestId('step-1-output').textContent).toBe('line 1\nline 2\nline 3\nline 4\nline 5');
+
+    await user.click(within(card(1)).getByRole('button', { name: FULL_OUTPUT_MODAL.open }));
+    const dialog = screen.getByRole('dialog', { name: FULL_OUTPUT_MODAL.title });
+    expect(dialog).toHaveAccessibleDescription(FULL_OUTPUT_MODAL.hint);
+    expect(within(dialog).getByLabelText(FULL_OUTPUT_MODAL.title).textContent).toBe(LONG_OUTPUT);
+    expect(document.body.style.overflow).toBe('hidden');
+
+    await user.click(within(dialog).getByRole('button', { name: FULL_OUTPUT_MODAL.copy }));
+    expect(writeText).toHaveBeenCalledWith(LONG_OUTPUT);
+
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(document.body.style.overflow).toBe('');
+
+    await user.click(within(card(1)).getByRole('button', { name: FULL_OUTPUT_MODAL.open }));
+    const backdrop = screen.getByRole('dialog').parentElement as HTMLElement;
+    await user.pointer({ keys: '[MouseLeft]', target: backdrop });
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+
+    await user.click(within(card(1)).getByRole('button', { name: FULL_OUTPUT_MODAL.open }));
+    // The dialog's × is also named Close; the spec's button is the one that reads 'Close'.
+    const closeButtons = within(screen.getByRole('dialog')).getAllByRole('button', { name: FULL_OUTPUT_MODAL.close });
+    await user.click(closeButtons.find((button) => button.textContent === FULL_OUTPUT_MODAL.close) as HTMLElement);
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(document.body.style.overflow).toBe('');
+  });
+
+  it("all complete: the banner, and 'Proceed to Validation Stage' completes execution and makes validation current", async () => {
+    seedProjects(makeProject({ id: PROJECT }));
+    const stages = makeStages().map((stage, index) => ({ ...stage, is_completed: index < 3, is_active: index <= 3 }));
+    db.projectStates.set(PROJECT, makeProjectState(PROJECT, { stages, current_stage_index: 3 }));
+    useFakeExecution(makeProgress([makeStep(1, { status: 'completed' }), makeStep(2, { status: 'completed' })]));
+    const { user } = renderPanel();
+    expect(await screen.findByText(EXECUTION_TEXT.allCompleted)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: EXECUTION_TEXT.proceedToValidation }));
+    await waitFor(() => expect(db.projectStates.get(PROJECT)?.current_stage_index).toBe(4));
+    expect(db.projectStates.get(PROJECT)?.stages[3].is_completed).toBe(true);
+  });
+});
+
+describe('execution chat panel', () => {
+  function serveAgent(frames: string[]): { urls: string[] } {
+    const seen = { urls: [] as string[] };
+    server.use(
+      http.get(api('/execution/agent'), ({ request }) => {
+        seen.urls.push(request.url);
+        const encoder = new TextEncoder();
+        const stream = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            for (const frame of frames) {
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              controller.enqueue(encoder.encode(`data: ${frame}\n\n`));
+            }
+            controller.close();
+          },
+        });
+        return new HttpResponse(stream, { headers: { 'Content-Type': 'text/event-stream' } });
+      }),
+    );
+    return seen;
+  }
+
+  it('has exactly the Chat and Terminal tabs; a message shows Thinking..., then the streamed reply and the thread', async () => {
+    useFakeExecution(makeProgress([]));
+    const seen = serveAgent([
+      '{"event":"on_chat_model_stream","thread_id":"t-9","chunk":{"content":"Step 2 "}}',
+      '{"event":"on_chat_model_stream","thread_id":"t-9","chunk":{"content":"is next."}}',
+      '{"event":"on_chat_model_end","thread_id":"t-9"}',
+    ]);
+    const { user } = renderWithProviders(
+      <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
+      { route },
+    );
+    expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual([...TERMINAL.tabs]);
+    expect(screen.getByRole('tab', { name: 'Chat' })).toHaveAttribute('aria-selected', 'true');
+
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'What runs next?{Enter}');
+    expect(await screen.findByText(CHAT.thinking)).toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: 'Message' })).toBeDisabled();
+    expect(await screen.findByText('Step 2 is next.')).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled());
+    expect(screen.getByText(/Thread ID/)).toHaveTextContent('t-9');
+    expect(new URL(seen.urls[0]).searchParams.get('message')).toBe('What runs next?');
+  });
+
+  it('a failed stream says so; Stop adds the stopped message', async () => {
+    useFakeExecution(makeProgress([]));
+    server.use(http.get(api('/execution/agent'), () => HttpResponse.json({ detail: 'Out of credits' }, { status: 500 })));
+    jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { user } = renderWithProviders(
+      <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
+      { route },
+    );
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'hello{Enter}');
+    expect(await screen.findByText(CHAT.errorReply)).toBeInTheDocument();
+
+    serveAgent(Array.from({ length: 50 }, () => '{"event":"on_chat_model_stream","thread_id":"t-1","chunk":{"content":"."}}'));
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'again{Enter}');
+    await user.click(await screen.findByRole('button', { name: CHAT.stop }));
+    expect(await screen.findByText(CHAT.generationStopped)).toBeInTheDocument();
+    expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled();
+  });
+});
