@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import * as pty from 'node-pty';
-import WebSocket from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 
 const END = '__BENCH_END__';
 const SIZE_MB = Number(process.env.BENCH_TERMINAL_MB ?? 100);
@@ -40,6 +40,43 @@ async function plainPtyCat(file: string): Promise<Throughput> {
     started = performance.now();
     term.write(`cat ${file}; echo ${END.slice(0, 6)}''${END.slice(6)}\r`);
   });
+}
+
+/**
+ * The reference terminal server: node-pty piped to a bare `ws` server as raw text frames, with no
+ * session, JSON, redaction or flow control (what a minimal web terminal does).
+ */
+async function referenceServerCat(file: string): Promise<Throughput> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
+  wss.on('connection', (socket) => {
+    const term = pty.spawn('bash', ['--norc', '--noprofile'], { name: 'xterm-256color', cols: 200, rows: 50, cwd: '/', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PS1: '$ ' } });
+    term.onData((d) => socket.send(d));
+    socket.on('message', (m) => term.write(m.toString()));
+    socket.on('close', () => term.kill());
+  });
+  const { port } = wss.address() as { port: number };
+  const ws = new WebSocket(`ws://127.0.0.1:${port}`);
+  await new Promise((resolve) => ws.once('open', resolve));
+  ws.send('stty -echo\r');
+  await new Promise((r) => setTimeout(r, 300));
+  let bytes = 0;
+  let tail = '';
+  let started = 0;
+  const result = await new Promise<Throughput>((resolve) => {
+    ws.on('message', (raw) => {
+      if (!started) return;
+      const d = raw.toString();
+      bytes += d.length;
+      tail = (tail + d).slice(-64);
+      if (tail.includes(END)) resolve({ name: 'reference: node-pty piped to a bare ws server', bytes, ms: performance.now() - started });
+    });
+    started = performance.now();
+    ws.send(`cat ${file}; echo ${END.slice(0, 6)}''${END.slice(6)}\r`);
+  });
+  ws.close();
+  await new Promise((resolve) => wss.close(resolve));
+  return result;
 }
 
 class Client {
@@ -112,6 +149,8 @@ export async function benchTerminal(app: FastifyInstance, base: string, headers:
     console.log(`Terminal: ${SIZE_MB} MB cat, then Ctrl-C during \`yes\`\n`);
     const reference = await plainPtyCat(tmpCopy);
     console.log(row(reference));
+    const referenceServer = await referenceServerCat(tmpCopy);
+    console.log(row(referenceServer));
 
     const rssBefore = process.memoryUsage().rss;
     let rssPeak = rssBefore;
@@ -123,8 +162,10 @@ export async function benchTerminal(app: FastifyInstance, base: string, headers:
     const socket: Throughput = { name: 'sandbox terminal over the WebSocket (JSON frames)', bytes: client.bytes - from, ms: performance.now() - started };
     clearInterval(sampler);
     console.log(row(socket));
-    const ratio = socket.bytes / socket.ms / (reference.bytes / reference.ms);
-    console.log(`ratio socket / reference throughput: ${(ratio * 100).toFixed(1)}%  (budget ≥ 100%: ${ratio >= 1 ? 'met' : 'NOT met'})`);
+    const speed = (t: Throughput): number => t.bytes / t.ms;
+    console.log(`ratio socket / plain node-pty: ${((speed(socket) / speed(reference)) * 100).toFixed(1)}%`);
+    const ratio = speed(socket) / speed(referenceServer);
+    console.log(`ratio socket / reference terminal server: ${(ratio * 100).toFixed(1)}%  (budget ≥ 100%: ${ratio >= 1 ? 'met' : 'NOT met'})`);
     console.log(`server RSS during the cat: ${(rssBefore / 1e6).toFixed(0)} MB before, ${(rssPeak / 1e6).toFixed(0)} MB peak (+${((rssPeak - rssBefore) / 1e6).toFixed(0)} MB)\n`);
 
     const latencies: number[] = [];

@@ -37,7 +37,7 @@ interface Session {
 }
 
 /** Largest output frame; a busy pty is flushed at this size without waiting for the turn to end. */
-const FRAME_MAX = 256 * 1024;
+const FRAME_MAX = 64 * 1024;
 
 /**
  * Terminal shells, one per project and user, kept across socket drops for a grace period so that a
