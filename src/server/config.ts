@@ -61,7 +61,7 @@ const EnvSchema = Type.Object({
   SANDBOX_UID_BASE: Type.Integer({ minimum: 1_000, maximum: 2_000_000_000 }),
   SANDBOX_EXEC_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400 }),
   TERMINAL_RECONNECT_GRACE_SECONDS: Type.Number({ minimum: 0, maximum: 3_600 }),
-  ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+\\s*(,\\s*https?://[^/,\\s]+\\s*)*$' })),
+  ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+/?\\s*(,\\s*https?://[^/,\\s]+/?\\s*)*$' })),
   SIGNUP_CREDIT_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
   PRICING_MODE: Type.Union([Type.Literal('research_preview'), Type.Literal('regular')], { default: 'research_preview' }),
   PRICE_INPUT_PER_MILLION_USD: Type.Number({ minimum: 0, maximum: 10_000 }),

@@ -63,6 +63,16 @@ describe.each(databaseKinds())('sandbox routes (%s)', (kind) => {
     expect((await call(alice, 'POST', `/api/sandbox/initialize/${projectId}`, {})).json().status).toBe('success');
   });
 
+  it('answers creating to an initialisation asked while another is under way', async () => {
+    const fresh = await createProject(alice, 'Twice');
+    const answers = await Promise.all([
+      call(alice, 'POST', `/api/sandbox/initialize/${fresh}`, {}),
+      new Promise((r) => setTimeout(r, 10)).then(() => call(alice, 'POST', `/api/sandbox/initialize/${fresh}`, {})),
+    ]);
+    expect(answers.map((a) => a.json().status)).toEqual(['success', 'creating']);
+    expect((await call(alice, 'GET', `/api/sandbox/status/${fresh}`)).json()).toEqual({ status: 'READY' });
+  });
+
   it('answers FAILED with the detail when the sandbox cannot be created', async () => {
     const broken = await createProject(alice, 'Broken');
     fs.mkdirSync(path.join(dataDir, 'sandboxes'), { recursive: true });

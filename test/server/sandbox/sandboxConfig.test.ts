@@ -1,0 +1,46 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../../src/server/config';
+
+describe('sandbox and terminal configuration', () => {
+  it('defaults to the local driver under DATA_DIR/sandboxes with network and limits on', () => {
+    const config = loadConfig({ DATA_DIR: '/srv/da' });
+    expect(config.sandbox).toEqual({
+      driver: 'local',
+      root: path.join('/srv/da', 'sandboxes'),
+      network: true,
+      memoryMb: 8192,
+      maxProcesses: 512,
+      cpuSeconds: 3600,
+      uidBase: 200_000,
+      execTimeoutMs: 900_000,
+      terminalGraceMs: 30_000,
+    });
+    expect(config.allowedOrigins).toEqual([]);
+  });
+
+  it('reads the variables', () => {
+    const config = loadConfig({
+      SANDBOX_NETWORK: 'false',
+      SANDBOX_MEMORY_MB: '0',
+      SANDBOX_MAX_PROCESSES: '64',
+      SANDBOX_CPU_SECONDS: '60',
+      SANDBOX_EXEC_TIMEOUT_SECONDS: '5',
+      TERMINAL_RECONNECT_GRACE_SECONDS: '2.5',
+      ALLOWED_ORIGINS: ' http://127.0.0.1:3000 , https://ops.example.com/ ',
+    });
+    expect(config.sandbox).toMatchObject({ network: false, memoryMb: 0, maxProcesses: 64, cpuSeconds: 60, execTimeoutMs: 5_000, terminalGraceMs: 2_500 });
+    expect(config.allowedOrigins).toEqual(['http://127.0.0.1:3000', 'https://ops.example.com']);
+  });
+
+  it.each([
+    ['SANDBOX_DRIVER', 'podman'],
+    ['SANDBOX_NETWORK', 'maybe'],
+    ['SANDBOX_MEMORY_MB', '-1'],
+    ['SANDBOX_EXEC_TIMEOUT_SECONDS', '0'],
+    ['ALLOWED_ORIGINS', 'http://ok.test/path'],
+    ['ALLOWED_ORIGINS', '*'],
+  ])('refuses %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});
