@@ -18,6 +18,9 @@ import { createLocalRepositories } from '../services/repositories/localRepositor
 import { createRepositoryService, type RepositoryService } from '../services/repositories/repositoryService';
 import { createTerminalSessions, type TerminalSessions } from '../services/terminal/terminalSessions';
 import { createSandboxDriver } from '../sandbox';
+import { createInProcessEventBus, type EventBus } from '../services/execution/eventBus';
+import { createExecutionService, type ExecutionService } from '../services/execution/executionService';
+import type { TerminalCommandEvent } from '../../shared/api/terminal';
 
 export interface Services {
   auth: AuthService;
@@ -37,6 +40,10 @@ export interface Services {
   planning: PlanningService;
   /** The installation's repositories (LOCAL_REPOS_DIR, or the GitHub App's) and their analysis. */
   repositories: RepositoryService;
+  /** The execution stage: steps from the implementation plan, approvals, runs, progress from memory. */
+  execution: ExecutionService;
+  /** Commands the execution agent runs, for the terminal's command stream (in-process; Redis later). */
+  executionCommands: EventBus<TerminalCommandEvent>;
 }
 
 declare module 'fastify' {
@@ -54,14 +61,20 @@ export const servicesPlugin = fp(
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
     const sandboxDriver = createSandboxDriver(opts.config.sandbox);
+    const meter = createMeter({ db, ledger: credits, pricing: opts.config.pricing });
     const planning = createPlanningService({
       db,
       models: createModelProvider(opts.config.planning.models),
       secretBox: createSecretBox(loadSecretKey(opts.config.planning.encryptionKey, opts.config.dataDir)),
+      // Every model call is priced and charged; a turn is refused with 402 when the balance is spent.
+      onUsage: (usage) => meter.record(usage),
+      beforeTurn: (ctx) => meter.assertCanSpend(ctx),
     });
     const repositorySource = opts.config.github
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
+    const sandbox = createSandboxService({ db, driver: sandboxDriver });
+    const executionCommands = createInProcessEventBus<TerminalCommandEvent>();
     app.decorate('config', opts.config);
     app.decorate('database', opts.database);
     app.decorate('services', {
@@ -69,15 +82,18 @@ export const servicesPlugin = fp(
       sessions: createSessionStore(db, { idleMs: opts.config.sessionIdleMs, absoluteMs: opts.config.sessionAbsoluteMs }),
       projects: createProjectsService({ db }),
       costs: createCostsService({ db }),
-      sandbox: createSandboxService({ db, driver: sandboxDriver }),
+      sandbox,
       terminals: createTerminalSessions(sandboxDriver, { graceMs: opts.config.sandbox.terminalGraceMs }),
       credits,
-      meter: createMeter({ db, ledger: credits, pricing: opts.config.pricing }),
+      meter,
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),
       planning,
       repositories: createRepositoryService({ source: repositorySource, planning }),
+      execution: createExecutionService({ db, sandbox, planning, commands: executionCommands, log: app.log }),
+      executionCommands,
     });
     app.addHook('onClose', async () => {
+      await app.services.execution.close();
       app.services.terminals.close();
       await app.services.sandbox.close();
     });

@@ -71,6 +71,11 @@ export interface PlanningDeps {
    * replaces it (`onUsage: (u) => meter.record(u)`) to price the call and charge it.
    */
   onUsage?: (usage: ModelUsage) => Promise<unknown>;
+  /**
+   * Runs before a turn starts and may refuse it by throwing (the credits meter's `assertCanSpend`
+   * answers 402 when the balance is at or below zero). A turn already running always finishes.
+   */
+  beforeTurn?: (ctx: AgentRunContext) => Promise<void>;
 }
 
 /**
@@ -327,6 +332,7 @@ export function createPlanningService(deps: PlanningDeps) {
      * `on_chat_model_end`.
      */
     async startTurn(agent: AgentName, ctx: AgentRunContext, body: { message: string; thread_id?: string }, options: { fresh?: boolean } = {}): Promise<AgentTurn> {
+      await deps.beforeTurn?.(ctx);
       const threadId = await resolveThread(ctx.projectId, agent, body.thread_id, options.fresh);
       const projectRuns = running.get(ctx.projectId) ?? new Map<string, AbortController>();
       if (projectRuns.has(threadId)) throw conflict('A reply is already being generated in this conversation');
