@@ -13,6 +13,7 @@ import { staticFilesPlugin } from './plugins/staticFiles';
 import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
 import { creditRoutes } from './routes/credits';
+import { executionRoutes } from './routes/execution';
 import { healthRoutes } from './routes/health';
 import { paymentRoutes } from './routes/payments';
 import { planningRoutes } from './routes/planning';
@@ -82,6 +83,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(paymentRoutes);
       await api.register(planningRoutes);
       await api.register(repositoryRoutes);
+      await api.register(executionRoutes);
     },
     { prefix: '/api' },
   );

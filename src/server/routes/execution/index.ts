@@ -1,0 +1,116 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ErrorResponse } from '../../../shared/api/common';
+import {
+  ApproveStepResponse,
+  ExecutionApproveStepBody,
+  ExecutionProgress,
+  ExecutionTriggerBody,
+  ExecutionTriggerResponse,
+} from '../../../shared/api/execution';
+import { projectOf, type ScopedProject } from '../../plugins/projectHeader';
+import { authOf } from '../../plugins/session';
+import { terminalCommandsTopic } from '../../services/execution/executionService';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+const tags = ['execution'];
+
+/** How long a project found to be the caller's is trusted without asking the database again (as sessions are). */
+const OWNER_CACHE_MS = 5_000;
+const SSE_KEEPALIVE_MS = 25_000;
+
+/**
+ * The execution stage (part 2 section 7): trigger, approvals, the progress poll, and the commands the
+ * agent runs for the terminal. Every call names its project with Project-Id, within the caller's installation.
+ */
+export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { execution, executionCommands } = app.services;
+  await execution.recoverInterrupted();
+
+  /**
+   * `projectOf` for the hot poll: a project already found to be this installation's is trusted for a
+   * few seconds, so a poll with a current ETag costs no query at all.
+   */
+  /** Open command streams, ended before the server closes (a hijacked reply would hold `close` open). */
+  const streams = new Set<import('node:http').ServerResponse>();
+  app.addHook('preClose', async () => {
+    for (const raw of streams) raw.end();
+  });
+
+  const owners = new Map<string, number>();
+  const cachedProjectOf = async (request: FastifyRequest): Promise<ScopedProject> => {
+    const { installationId } = authOf(request);
+    const raw = request.headers['project-id'];
+    if (typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw)) {
+      const key = `${installationId}:${raw}`;
+      const until = owners.get(key);
+      if (until !== undefined && until > Date.now()) return { projectId: Number(raw), installationId };
+      const scoped = await projectOf(request);
+      if (owners.size > 10_000) owners.clear();
+      owners.set(key, Date.now() + OWNER_CACHE_MS);
+      return scoped;
+    }
+    return projectOf(request);
+  };
+
+  app.post(
+    '/execution/trigger',
+    { schema: { tags, body: ExecutionTriggerBody, response: { 200: ExecutionTriggerResponse, ...errors } } },
+    async (request) => execution.trigger(await projectOf(request)),
+  );
+
+  app.post(
+    '/execution/approve-step',
+    { schema: { tags, body: ExecutionApproveStepBody, response: { 200: ApproveStepResponse, ...errors } } },
+    async (request) => execution.approveStep(await projectOf(request), request.body),
+  );
+
+  app.get(
+    '/execution/progress',
+    {
+      schema: {
+        tags,
+        description: 'Answered from memory with a weak ETag; 304 when If-None-Match matches.',
+        response: { 200: ExecutionProgress, 304: Type.Null({ description: 'Not modified' }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { projectId } = await cachedProjectOf(request);
+      const answer = await execution.progress(projectId);
+      reply.header('etag', answer.etag).header('cache-control', 'private, no-cache');
+      if (request.headers['if-none-match'] === answer.etag) return reply.code(304).send(null);
+      // The body is the snapshot's JSON, serialised once per version: Fastify sends a string as is, so the
+      // type provider's object type does not apply (the schema still documents the shape).
+      return reply.type('application/json; charset=utf-8').send(answer.body() as unknown as ExecutionProgress);
+    },
+  );
+
+  /**
+   * The commands the execution agent runs, as server-sent events, so the terminal types them:
+   *   data: {"command":"docker compose up -d","simulate_typing":true,"typing_speed":50}
+   */
+  app.get('/terminal/commands', { schema: { tags: ['terminal'], response: { 200: Type.Unknown({ description: 'text/event-stream of TerminalCommandEvent lines' }), ...errors } } }, async (request, reply) => {
+    const { projectId } = await projectOf(request);
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'x-content-type-options': 'nosniff',
+    });
+    raw.write(': connected\n\n');
+    const unsubscribe = executionCommands.subscribe(terminalCommandsTopic(projectId), (event) => {
+      if (!raw.destroyed) raw.write(`data: ${JSON.stringify(event)}\n\n`);
+    });
+    const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS);
+    streams.add(raw);
+    raw.on('close', () => {
+      clearInterval(keepAlive);
+      unsubscribe();
+      streams.delete(raw);
+    });
+  });
+};

@@ -1,0 +1,34 @@
+/**
+ * Events that cross from the code that produces them to the streams that carry them to browsers (the
+ * commands the execution agent runs, for the terminal). In-process by default; a Redis pub/sub with the
+ * same two methods replaces it when API replicas sit behind a load balancer (ARCHITECTURE.md).
+ */
+export interface EventBus<T> {
+  publish(topic: string, event: T): void;
+  /** Calls `listener` for every event published on `topic` from now on; the answer unsubscribes. */
+  subscribe(topic: string, listener: (event: T) => void): () => void;
+}
+
+export function createInProcessEventBus<T>(): EventBus<T> {
+  const topics = new Map<string, Set<(event: T) => void>>();
+  return {
+    publish(topic, event) {
+      for (const listener of topics.get(topic) ?? []) {
+        try {
+          listener(event);
+        } catch {
+          // One broken subscriber (a socket that just closed) must not stop the others.
+        }
+      }
+    },
+    subscribe(topic, listener) {
+      let listeners = topics.get(topic);
+      if (!listeners) topics.set(topic, (listeners = new Set()));
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        if (!listeners.size && topics.get(topic) === listeners) topics.delete(topic);
+      };
+    },
+  };
+}
