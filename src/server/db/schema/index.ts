@@ -7,3 +7,4 @@ export * from './credits';
 export * from './sandbox';
 export * from './planning';
 export * from './execution';
+export * from './activity';
