@@ -26,9 +26,28 @@ export function describeValidation(issues: AjvIssue[], context: string | undefin
   return `${where} ${issue.message ?? 'is invalid'}`;
 }
 
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * A failure of a service we call (GitHub through Octokit, the payment provider's SDK, a model API):
+ * their errors carry the upstream `status` with the `request`/`response`, or a network error code.
+ * The caller did nothing wrong and we are not broken either: 502 with a message that says which.
+ */
+export function upstreamFailure(error: unknown): string | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const e = error as { status?: unknown; request?: unknown; response?: unknown; headers?: unknown; code?: unknown; cause?: unknown };
+  if (typeof e.status === 'number' && (e.request !== undefined || e.response !== undefined || e.headers !== undefined)) {
+    return `An upstream service answered ${e.status}; please try again later`;
+  }
+  const code = typeof e.code === 'string' ? e.code : (e.cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return 'An upstream service could not be reached; please try again later';
+  return null;
+}
+
 /**
  * Every error is JSON `{ detail }`. Client mistakes keep their 4xx status; oversized and
- * malformed bodies answer 400 naming the problem; anything else is logged and answers 500
+ * malformed bodies answer 400 naming the problem; an upstream service's failure answers 502;
+ * anything else is logged and answers 500
  * without internals.
  */
 export const errorsPlugin = fp(
@@ -47,6 +66,11 @@ export const errorsPlugin = fp(
       if (status >= 400 && status < 500) {
         if (status === 429) return reply.status(429).send({ detail: error.message || 'Too many requests' });
         return reply.status(status).send({ detail: error.message });
+      }
+      const upstream = upstreamFailure(error);
+      if (upstream) {
+        request.log.warn({ err: error }, 'upstream service failed');
+        return reply.status(502).send({ detail: upstream });
       }
       request.log.error({ err: error }, 'request failed');
       return reply.status(500).send({ detail: 'Internal server error' });

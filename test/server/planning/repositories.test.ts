@@ -232,4 +232,14 @@ describe('GitHub provider', () => {
     expect(res.json()).toMatchObject({ repositories: [], requires_permission_request: true });
     expect(res.json<RepositoriesResponse>().message).toContain(`${fake.url}/apps/devops-agents-test/installations/new`);
   });
+
+  // Last in this block: it stops the fake GitHub.
+  test('GitHub unreachable answers 502 with a detail, never a 500', async () => {
+    await fake.close();
+    for (const url of ['/api/github/repositories', '/api/planning/repository/branches?repo_full_name=octocat/shop-api']) {
+      const res = await app.inject({ method: 'GET', url, headers });
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 502 });
+      expect(res.json().detail).toMatch(/upstream service/);
+    }
+  });
 });
