@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/server/db/client';
 import { measure, report, startBareFastify } from './harness';
 import { benchTerminal } from './terminal';
 import { benchStream } from './stream';
+import { benchProgress } from './progress';
 
 /**
  * `npm run bench`: the real server's routes against a bare Fastify JSON route measured in the same
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     const reference = await measure('bare Fastify JSON route (20 items)', bare.url, {}, seconds);
     const projects = await measure('GET /api/projects (session, 20 projects)', `${base}/api/projects`, headers, seconds);
     report(reference, projects);
+    await benchProgress(app, database, base, headers, reference, seconds);
     await benchTerminal(app, base, headers);
     await benchStream(database, dataDir);
   } finally {

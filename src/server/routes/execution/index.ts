@@ -79,7 +79,10 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { projectId } = await cachedProjectOf(request);
       const answer = await execution.progress(projectId);
       reply.header('etag', answer.etag).header('cache-control', 'private, no-cache');
-      if (request.headers['if-none-match'] === answer.etag) return reply.code(304).send(null);
+      if (request.headers['if-none-match'] === answer.etag) {
+        // No payload at all: `null` would be serialised and announced as 4 bytes a 304 never carries.
+        return reply.code(304).send(undefined as unknown as null);
+      }
       // The body is the snapshot's JSON, serialised once per version: Fastify sends a string as is, so the
       // type provider's object type does not apply (the schema still documents the shape).
       return reply.type('application/json; charset=utf-8').send(answer.body() as unknown as ExecutionProgress);
