@@ -10,6 +10,7 @@ import { errorsPlugin } from './plugins/errors';
 import { servicesPlugin } from './plugins/services';
 import { sessionPlugin } from './plugins/session';
 import { staticFilesPlugin } from './plugins/staticFiles';
+import { activityRoutes } from './routes/activity';
 import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
 import { creditRoutes } from './routes/credits';
@@ -18,6 +19,7 @@ import { healthRoutes } from './routes/health';
 import { paymentRoutes } from './routes/payments';
 import { planningRoutes } from './routes/planning';
 import { projectRoutes } from './routes/projects';
+import { publicConfigRoutes } from './routes/publicConfig';
 import { repositoryRoutes } from './routes/repositories';
 import { sandboxRoutes } from './routes/sandbox';
 import { stageRoutes } from './routes/stages';
@@ -84,6 +86,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(planningRoutes);
       await api.register(repositoryRoutes);
       await api.register(executionRoutes);
+      await api.register(activityRoutes);
+      await api.register(publicConfigRoutes);
     },
     { prefix: '/api' },
   );

@@ -73,6 +73,7 @@ const EnvSchema = Type.Object({
   DODO_PAYMENTS_ENVIRONMENT: Type.Union([Type.Literal('test_mode'), Type.Literal('live_mode')], { default: 'test_mode' }),
   DODO_PAYMENTS_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DODO_PAYMENTS_WEBHOOK_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  SUPPORT_EMAIL: Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -96,6 +97,7 @@ const DEFAULTS: Record<string, string> = {
   PRICE_OUTPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.outputPerMillion),
   PRICE_REGULAR_PER_MILLION_USD: String(TOKEN_PRICES.regular.perMillion),
   PAYMENT_RATE_LIMIT_PER_MINUTE: '10',
+  SUPPORT_EMAIL: 'support@localhost',
 };
 
 const NUMERIC = new Set([
@@ -200,6 +202,8 @@ export interface AppConfig {
   /** Origins besides publicUrl allowed to open WebSockets (e.g. the dev server). */
   allowedOrigins: string[];
   sandbox: SandboxConfig;
+  /** The contact address the public pages show (SUPPORT_EMAIL). */
+  supportEmail: string;
 }
 
 export class ConfigError extends Error {
@@ -238,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
     publicUrl,
+    supportEmail: e.SUPPORT_EMAIL,
     secureCookies: publicUrl.startsWith('https://'),
     trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
     staticDir: path.resolve(e.STATIC_DIR),

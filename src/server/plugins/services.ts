@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/client';
+import { createActivityService, type ActivityService } from '../services/activity/activityService';
 import { createAuthService, type AuthService } from '../services/auth/authService';
 import { createSessionStore, type SessionStore } from '../services/auth/sessionStore';
 import { createCostsService, type CostsService } from '../services/costs/costsService';
@@ -23,6 +24,8 @@ import { createExecutionService, type ExecutionService } from '../services/execu
 import type { TerminalCommandEvent } from '../../shared/api/terminal';
 
 export interface Services {
+  /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */
+  activity: ActivityService;
   auth: AuthService;
   sessions: SessionStore;
   projects: ProjectsService;
@@ -58,6 +61,7 @@ declare module 'fastify' {
 export const servicesPlugin = fp(
   async (app, opts: { config: AppConfig; database: Database }) => {
     const { db } = opts.database;
+    const activity = createActivityService({ db });
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
     const sandboxDriver = createSandboxDriver(opts.config.sandbox);
@@ -80,7 +84,8 @@ export const servicesPlugin = fp(
     app.decorate('services', {
       auth: createAuthService({ db }),
       sessions: createSessionStore(db, { idleMs: opts.config.sessionIdleMs, absoluteMs: opts.config.sessionAbsoluteMs }),
-      projects: createProjectsService({ db }),
+      activity,
+      projects: createProjectsService({ db, activity }),
       costs: createCostsService({ db }),
       sandbox,
       terminals: createTerminalSessions(sandboxDriver, { graceMs: opts.config.sandbox.terminalGraceMs }),

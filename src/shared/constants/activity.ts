@@ -60,3 +60,28 @@ export const relativeTime = (iso: string, now: Date = new Date()): string => {
 /** Details cut to 100 characters, with an ellipsis when cut. */
 export const truncateDetails = (text: string): string =>
   text.length > ACTIVITY.detailsMaxChars ? `${text.slice(0, ACTIVITY.detailsMaxChars)}...` : text;
+
+/**
+ * The types the server records. Only PROJECT_WORKFLOW_COMPLETED is a known type for display (the
+ * others are shown as unknown, as the documents say); their prefix decides the category.
+ */
+export const RECORDED_ACTIVITY_TYPES = {
+  projectCreated: 'PROJECT_CREATED',
+  stageCompleted: 'PROJECT_STAGE_COMPLETED',
+  workflowCompleted: ACTIVITY_TYPES.projectWorkflowCompleted,
+  deploymentCompleted: 'DEPLOYMENT_COMPLETED',
+  deploymentFailed: 'DEPLOYMENT_FAILED',
+  validationCompleted: 'VALIDATION_COMPLETED',
+  validationFailed: 'VALIDATION_FAILED',
+} as const;
+
+/** The category an activity is shown under: by its type's prefix (PROJECT_, DEPLOYMENT_, VALIDATION_). */
+export const activityCategory = (activityType: string): ActivityCategory => {
+  if (activityType.startsWith('PROJECT_')) return 'projects';
+  if (activityType.startsWith('DEPLOYMENT_')) return 'deployments';
+  if (activityType.startsWith('VALIDATION_')) return 'validations';
+  return 'other';
+};
+
+/** Longest requirements summary kept in a PROJECT_WORKFLOW_COMPLETED activity, in characters. */
+export const REQUIREMENTS_SUMMARY_MAX_CHARS = 500;

@@ -1,10 +1,12 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { projects, projectStages } from '../../db/schema';
+import { planningDocuments, projects, projectStages } from '../../db/schema';
 import { badRequest, notFound } from '../../errors';
 import { PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX, type CreateProjectBody, type Project } from '../../../shared/api/projects';
 import type { ProjectState, Stage, StageUpdateBody } from '../../../shared/api/stages';
 import { DEFAULT_STAGES } from '../stages/defaultStages';
+import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
+import { requirementsSummary, type ActivityService } from '../activity/activityService';
 
 type ProjectRow = typeof projects.$inferSelect;
 type StageRow = typeof projectStages.$inferSelect;
@@ -32,7 +34,7 @@ const toStage = (row: StageRow): Stage => ({
  * Projects and their staged workflow. Every method takes the caller's installation id and looks
  * the project up within it, so another tenant's project answers 404 exactly like a missing one.
  */
-export function createProjectsService({ db }: { db: Db }) {
+export function createProjectsService({ db, activity }: { db: Db; activity: Pick<ActivityService, 'record'> }) {
   async function findRow(installationId: number, projectId: number): Promise<ProjectRow> {
     const [row] = await db
       .select()
@@ -82,6 +84,10 @@ export function createProjectsService({ db }: { db: Db }) {
             isActive: order === 0,
           })),
         );
+        await activity.record(
+          { installationId, projectId: row!.id, activityType: RECORDED_ACTIVITY_TYPES.projectCreated, data: { project_name: name } },
+          tx,
+        );
         return toProject(row!);
       });
     },
@@ -117,9 +123,10 @@ export function createProjectsService({ db }: { db: Db }) {
      * project to the next stage (if any) and marks that one active.
      */
     async updateStage(installationId: number, projectId: number, stageId: string, patch: StageUpdateBody): Promise<Stage> {
-      await findRow(installationId, projectId);
+      const project = await findRow(installationId, projectId);
       return db.transaction(async (tx) => {
         const where = and(eq(projectStages.projectId, projectId), eq(projectStages.stageId, stageId));
+        const [before] = await tx.select({ isCompleted: projectStages.isCompleted }).from(projectStages).where(where);
         const set: Partial<StageRow> = {};
         if (patch.is_completed !== undefined) set.isCompleted = patch.is_completed;
         if (patch.is_active !== undefined) set.isActive = patch.is_active;
@@ -137,6 +144,27 @@ export function createProjectsService({ db }: { db: Db }) {
             .where(and(eq(projectStages.projectId, projectId), eq(projectStages.order, next)))
             .returning({ order: projectStages.order });
           if (nextStage) projectSet.currentStageIndex = next;
+          // Activity only when the stage becomes completed, not when a completed stage is saved again.
+          if (before && !before.isCompleted) {
+            const data = { project_name: project.name, stage_id: updated.stageId, stage_name: updated.name };
+            await activity.record({ installationId, projectId, activityType: RECORDED_ACTIVITY_TYPES.stageCompleted, data }, tx);
+            if (!nextStage) {
+              const [requirements] = await tx
+                .select({ content: planningDocuments.content })
+                .from(planningDocuments)
+                .where(and(eq(planningDocuments.projectId, projectId), eq(planningDocuments.kind, 'requirements')));
+              const summary = requirementsSummary(requirements?.content);
+              await activity.record(
+                {
+                  installationId,
+                  projectId,
+                  activityType: RECORDED_ACTIVITY_TYPES.workflowCompleted,
+                  data: { project_name: project.name, ...(summary ? { requirements_summary: summary } : {}) },
+                },
+                tx,
+              );
+            }
+          }
         }
         await tx.update(projects).set(projectSet).where(eq(projects.id, projectId));
         return toStage(updated);
