@@ -2,6 +2,7 @@ import { parseRequirementsDocument } from '../../../shared/requirementsDocument'
 import { composeStack, DEFAULT_REGIONS, type Repository, type Stack } from './composer';
 import { renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
 import { extractFacts, type Facts } from './facts';
+import { executionReply } from './executionPlanner';
 
 /**
  * The offline planner's reasoning, free of LangChain: given the agent's role, the context the graph put
@@ -9,7 +10,7 @@ import { extractFacts, type Facts } from './facts';
  * it calls. offlineChatModel.ts streams the answer.
  */
 
-export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer';
+export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer' | 'execution';
 
 export interface Turn {
   role: 'user' | 'assistant' | 'tool';
@@ -29,7 +30,7 @@ export interface PlannerReply {
 /** The system prompt names the role on its first line, `Role: <role>`, and context in tagged blocks. */
 export function roleOf(system: string): AgentRole | undefined {
   const m = system.match(/^Role:\s*([a-z]+)/m);
-  return m && ['requirements', 'architect', 'implementation', 'analyzer'].includes(m[1]!) ? (m[1] as AgentRole) : undefined;
+  return m && ['requirements', 'architect', 'implementation', 'analyzer', 'execution'].includes(m[1]!) ? (m[1] as AgentRole) : undefined;
 }
 
 export function contextBlock(system: string, tag: string): string | undefined {
@@ -307,5 +308,7 @@ export function plan(system: string, turns: Turn[], now = new Date()): PlannerRe
       return implementationReply(system, turns);
     case 'analyzer':
       return analyzerReply(system);
+    case 'execution':
+      return executionReply(JSON.parse(contextBlock(system, 'execution_steps') ?? '[]'), turns);
   }
 }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/api/common';
 import {
   ApproveStepResponse,
+  ExecutionAgentQuery,
   ExecutionApproveStepBody,
   ExecutionProgress,
   ExecutionTriggerBody,
@@ -12,6 +13,9 @@ import {
 import { projectOf, type ScopedProject } from '../../plugins/projectHeader';
 import { authOf } from '../../plugins/session';
 import { terminalCommandsTopic } from '../../services/execution/executionService';
+import { createExecutionAgent } from '../../services/execution/executionAgent';
+import { createModelProvider } from '../../agents/models';
+import { sendStream } from '../planning';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 const tags = ['execution'];
@@ -27,6 +31,13 @@ const SSE_KEEPALIVE_MS = 25_000;
 export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { execution, executionCommands } = app.services;
   await execution.recoverInterrupted();
+  const agent = createExecutionAgent({
+    db: app.database.db,
+    models: createModelProvider(app.config.planning.models),
+    execution,
+    secretValues: (projectId) => app.services.planning.secretValues(projectId),
+    meter: app.services.meter,
+  });
 
   /**
    * `projectOf` for the hot poll: a project already found to be this installation's is trusted for a
@@ -86,6 +97,20 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       // The body is the snapshot's JSON, serialised once per version: Fastify sends a string as is, so the
       // type provider's object type does not apply (the schema still documents the shape).
       return reply.type('application/json; charset=utf-8').send(answer.body() as unknown as ExecutionProgress);
+    },
+  );
+
+  /**
+   * The execution agent's stream (same framing as planning): it answers questions about the run and may
+   * change or add steps, which then wait for approval.
+   */
+  app.get(
+    '/execution/agent',
+    { schema: { tags, querystring: ExecutionAgentQuery, response: { 200: Type.Unknown({ description: 'text/event-stream of StreamEvent lines' }), 402: ErrorResponse, ...errors } } },
+    async (request, reply) => {
+      const project = await projectOf(request);
+      const turn = await agent.startTurn(project, request.query);
+      await sendStream(request, reply, turn, () => agent.abortTurn(turn.threadId));
     },
   );
 

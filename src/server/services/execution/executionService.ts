@@ -359,10 +359,11 @@ export function createExecutionService(deps: ExecutionDeps) {
       return { etag: snapshot.etag, body: () => bodyOf(snapshot) };
     },
 
-    /** The steps as they are now (the execution agent's context). */
+    /** The steps as the database has them, with live output of running steps (the execution agent's context). */
     async steps(projectId: number): Promise<{ planId: number | null; steps: Step[] }> {
-      const snapshot = await snapshotOf(projectId);
-      return { planId: snapshot.planId, steps: snapshot.steps };
+      const plan = await planOf(projectId);
+      const rows = plan ? await stepRows(plan.id) : [];
+      return { planId: plan?.id ?? null, steps: rows.map((r) => toStep(projectId, r)) };
     },
 
     /**

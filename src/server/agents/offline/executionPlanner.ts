@@ -1,0 +1,69 @@
+import type { PlannerReply, Turn } from './planner';
+
+/** The execution agent's tools (see services/execution/executionAgent.ts). */
+export const EXECUTION_TOOLS = { updateStep: 'update_step', addStep: 'add_step' } as const;
+
+interface StepView {
+  step_number: number;
+  status: string;
+  description: string;
+  command: string | null;
+  output: string | null;
+  error_message: string | null;
+}
+
+const tail = (text: string, lines: number): string => text.trimEnd().split('\n').slice(-lines).join('\n');
+
+/**
+ * The offline execution agent: answers questions about the run from the `<execution_steps>` block of its
+ * system prompt (status, a failed step's error and output), and changes or adds steps when asked with
+ * the command in backticks, e.g. "change step 2 command to `docker compose up -d`" or "add a step to
+ * check the disk: `df -h`".
+ */
+export function executionReply(steps: StepView[], turns: Turn[]): PlannerReply {
+  const message = [...turns].reverse().find((t) => t.role === 'user')?.content ?? '';
+  if (!steps.length) return { text: 'There is no execution plan yet: confirm the implementation plan to start execution.', toolCalls: [] };
+
+  const change = message.match(/\b(?:change|set|update|replace|fix)\b[^`]*?\bstep\s+(\d+)[^`]*`([^`]+)`/i);
+  if (change) {
+    const n = Number(change[1]);
+    const command = change[2]!;
+    if (!steps.some((s) => s.step_number === n)) return { text: `There is no step ${n}; the plan has ${steps.length} steps.`, toolCalls: [] };
+    return {
+      text: `I changed step ${n} to run \`${command}\`. It waits for your approval again.`,
+      toolCalls: [{ name: EXECUTION_TOOLS.updateStep, args: { step_number: n, command } }],
+    };
+  }
+  const add = message.match(/\badd\b(?:\s+a)?\s+step\b\s*(?:to\s+)?([^`:]*)[:\s]*`([^`]+)`/i);
+  if (add) {
+    const description = add[1]!.trim().replace(/^./, (c) => c.toUpperCase()) || 'Additional step';
+    const command = add[2]!;
+    return {
+      text: `I added step ${steps.length + 1} (${description}) to run \`${command}\`. It waits for your approval.`,
+      toolCalls: [{ name: EXECUTION_TOOLS.addStep, args: { description, prompt: description, command } }],
+    };
+  }
+  const failed = steps.filter((s) => s.status === 'failed');
+  if (/\b(fail|failed|error|wrong|why)\b/i.test(message)) {
+    if (!failed.length) return { text: 'No step has failed.', toolCalls: [] };
+    const text = failed
+      .map((s) =>
+        [
+          `Step ${s.step_number} (${s.description || `Execution Step ${s.step_number}`}) failed: ${s.error_message ?? 'no error message'}`,
+          s.output ? `Last lines of its output:\n\`\`\`\n${tail(s.output, 15)}\n\`\`\`` : 'It printed nothing.',
+        ].join('\n'),
+      )
+      .join('\n\n');
+    return { text: `${text}\n\nFix the cause (or ask me to change the command), then re-execute the step.`, toolCalls: [] };
+  }
+  const completed = steps.filter((s) => s.status === 'completed').length;
+  const running = steps.find((s) => s.status === 'in_progress');
+  const waiting = steps.filter((s) => s.status === 'waiting_approval').map((s) => s.step_number);
+  const lines = [
+    `${completed} / ${steps.length} steps completed.`,
+    running ? `Step ${running.step_number} is running now.` : 'Nothing is running now.',
+    waiting.length ? `Waiting for your approval: step${waiting.length > 1 ? 's' : ''} ${waiting.join(', ')}.` : '',
+    failed.length ? `Failed: step${failed.length > 1 ? 's' : ''} ${failed.map((s) => s.step_number).join(', ')} (ask me why).` : '',
+  ].filter(Boolean);
+  return { text: lines.join('\n'), toolCalls: [] };
+}

@@ -1,0 +1,90 @@
+import type { FastifyInstance } from 'fastify';
+import { and, eq } from 'drizzle-orm';
+import { executionSteps, planningDocuments, tokenUsage } from '../../../src/server/db/schema';
+import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+
+const CANARY = 'canary-agent-7Hq2-secret';
+const PLAN = ['## Step 1: Prepare', '', 'Prepares.', '', '```bash', 'mkdir -p deploy', '```', '', '## Step 2: Start', '', 'Starts.', '', '```bash', 'docker compose up -d', '```', ''].join('\n');
+
+describe.each(databaseKinds())('execution agent stream (%s)', (kind) => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let alice: TestUser;
+  let projectId: number;
+
+  const ask = async (message: string): Promise<{ status: number; events: Array<{ event: string; thread_id: string; chunk?: { content: string } }>; raw: string }> => {
+    const response = await app.inject({
+      method: 'GET',
+      url: `/api/execution/agent?${new URLSearchParams({ message })}`,
+      headers: { ...alice.headers, 'project-id': String(projectId) },
+    });
+    const events = response.body
+      .split('\n\n')
+      .filter((f) => f.startsWith('data: '))
+      .map((f) => JSON.parse(f.slice(6)));
+    return { status: response.statusCode, events, raw: response.body };
+  };
+  const text = (events: Array<{ chunk?: { content: string } }>): string => events.map((e) => e.chunk?.content ?? '').join('');
+  const progress = async () => (await app.inject({ method: 'GET', url: '/api/execution/progress', headers: { ...alice.headers, 'project-id': String(projectId) } })).json();
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    app = await buildTestApp(database, { env: { LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    alice = await signIn(app, 'alice');
+    projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Agent' } })).json().id;
+    await app.services.planning.storeAnalysisSecrets(projectId, { environment: [{ name: 'CANARY_TOKEN', description: 'token', value: CANARY }] });
+    await database.db.insert(planningDocuments).values({ projectId, kind: 'implementation', content: PLAN });
+    await app.inject({ method: 'POST', url: '/api/execution/trigger', headers: { ...alice.headers, 'project-id': String(projectId) }, payload: { message: 'Start execution' } });
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.destroy();
+  });
+
+  it('answers the run status as chat events ending with one on_chat_model_end, metered', async () => {
+    const { status, events } = await ask('How is it going?');
+    expect(status).toBe(200);
+    expect(events.at(-1)).toEqual(expect.objectContaining({ event: 'on_chat_model_end', thread_id: expect.any(String) }));
+    expect(events.filter((e) => e.event === 'on_chat_model_end')).toHaveLength(1);
+    expect(events.slice(0, -1).every((e) => e.event === 'on_chat_model_stream')).toBe(true);
+    expect(text(events)).toContain('0 / 2 steps completed.');
+    expect(text(events)).toContain('Waiting for your approval: steps 1, 2.');
+    const usage = await database.db.select().from(tokenUsage).where(and(eq(tokenUsage.projectId, projectId), eq(tokenUsage.agent, 'executionAgent')));
+    expect(usage.length).toBeGreaterThan(0);
+  });
+
+  it('changes a step, which waits for approval again with its new command', async () => {
+    await database.db.update(executionSteps).set({ status: 'failed', errorMessage: 'boom' }).where(eq(executionSteps.stepNumber, 2));
+    const { events } = await ask('Please change step 2 command to `docker compose up -d --wait`');
+    expect(text(events)).toContain('I changed step 2');
+    const step = (await progress()).steps[1];
+    expect(step).toMatchObject({ status: 'waiting_approval', command: 'docker compose up -d --wait', error_message: null });
+  });
+
+  it('adds a step, flagged when dangerous', async () => {
+    await ask('add a step to wipe the cache: `redis-cli FLUSHALL`');
+    const p = await progress();
+    expect(p.totalSteps).toBe(3);
+    expect(p.steps[2]).toMatchObject({ step_number: 3, status: 'waiting_approval', command: 'redis-cli FLUSHALL', dangerous_reason: expect.stringMatching(/FLUSHALL/) });
+  });
+
+  it("explains a failed step from its output and error, never showing a secret's value", async () => {
+    await database.db
+      .update(executionSteps)
+      .set({ status: 'failed', errorMessage: 'The command exited with code 1.', output: `connecting with ${CANARY}\nerror: unreachable\n` })
+      .where(eq(executionSteps.stepNumber, 1));
+    const { events, raw } = await ask('Why did it fail?');
+    expect(text(events)).toContain('Step 1 (Prepare) failed: The command exited with code 1.');
+    expect(text(events)).toContain('error: unreachable');
+    expect(raw).not.toContain(CANARY);
+    expect(raw).not.toContain(Buffer.from(CANARY).toString('base64').replace(/=+$/, ''));
+  });
+
+  it('answers 400 without a message and 404 for a thread that is not this project’s', async () => {
+    const bad = await app.inject({ method: 'GET', url: '/api/execution/agent', headers: { ...alice.headers, 'project-id': String(projectId) } });
+    expect(bad.statusCode).toBe(400);
+    const other = await app.inject({ method: 'GET', url: '/api/execution/agent?message=hi&thread_id=nope', headers: { ...alice.headers, 'project-id': String(projectId) } });
+    expect(other.statusCode).toBe(404);
+  });
+});
