@@ -85,3 +85,19 @@ export const activityCategory = (activityType: string): ActivityCategory => {
 
 /** Longest requirements summary kept in a PROJECT_WORKFLOW_COMPLETED activity, in characters. */
 export const REQUIREMENTS_SUMMARY_MAX_CHARS = 500;
+
+/** Texts of the activity overview (ours where the documents name none). */
+export const ACTIVITY_TEXT = {
+  title: 'Recent Activity',
+  loading: 'Loading activity...',
+  empty: 'No activity yet.',
+  filterLabel: 'Show',
+  filterAll: 'All',
+  totalActivities: 'Total activities',
+  currentStreak: 'Current streak',
+  streakDays: (n: number): string => `${n} ${n === 1 ? 'day' : 'days'}`,
+  /** Tooltip of a heatmap day. */
+  dayTooltip: (count: number, date: string): string => `${count} ${count === 1 ? 'activity' : 'activities'} on ${date}`,
+  /** Labels of the known activity types. */
+  typeLabels: { [ACTIVITY_TYPES.projectWorkflowCompleted]: 'Project workflow completed' } as Record<string, string>,
+} as const;

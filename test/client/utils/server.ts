@@ -7,6 +7,7 @@ import type { ProjectState, SetCurrentStageResponse, Stage, StageUpdateBody } fr
 import type { ProjectCostsResponse as ProjectCosts } from '../../../src/shared/api/costs';
 import { makeProject, makeProjectState, makeUser, resetFactoryIds } from './factories';
 import { planningHandlers, resetPlanningDb } from './planningServer';
+import { activityHandlers, resetActivityDb } from './activityServer';
 
 /** Absolute URL of an API path, as the client calls it. */
 export const api = (path: string): string => `http://localhost/api${path}`;
@@ -31,6 +32,7 @@ export function resetDb(): void {
   db.costs = new Map();
   db.nextInstallationId = 1000;
   resetPlanningDb();
+  resetActivityDb();
 }
 
 /** Adds projects (with their default stage state) to the fake server and returns them. */
@@ -126,4 +128,4 @@ export const handlers = [
 ];
 
 /** The msw server of the client tests; any request without a handler fails the test. */
-export const server = setupServer(...handlers, ...planningHandlers);
+export const server = setupServer(...handlers, ...planningHandlers, ...activityHandlers);

@@ -1,0 +1,162 @@
+import { useMemo, useState, type ReactElement } from 'react';
+import styled from 'styled-components';
+import { ACTIVITY, ACTIVITY_TEXT } from '../../../shared/constants';
+import { useGetActivityGridQuery } from './activityApi';
+import { buildHeatmap, type HeatmapDay } from './heatmap';
+
+const LEVELS = [0, 1, 2, 3, 4] as const;
+
+/**
+ * The last 12 months of activity (part 2 section 2): month labels, day labels Sun to Sat, weekly
+ * columns, five levels, a Less–More legend and a tooltip on hover. The 365 days span two calendar
+ * years, so both grids are read. On failure: the error text over an empty grid at level 0.
+ */
+export function ActivityHeatmap({ today = new Date() }: { today?: Date }): ReactElement {
+  const year = today.getUTCFullYear();
+  const current = useGetActivityGridQuery(year);
+  const previous = useGetActivityGridQuery(year - 1);
+  const [hovered, setHovered] = useState<HeatmapDay | null>(null);
+
+  const failed = current.isError || previous.isError;
+  const loading = !failed && (current.isLoading || previous.isLoading);
+  const dayKey = today.toISOString().slice(0, 10);
+  const heatmap = useMemo(() => {
+    const counts = new Map<string, number>();
+    if (!failed) {
+      for (const day of [...(previous.data?.activities ?? []), ...(current.data?.activities ?? [])]) counts.set(day.date, day.count);
+    }
+    return buildHeatmap(counts, new Date(`${dayKey}T00:00:00Z`));
+  }, [failed, current.data, previous.data, dayKey]);
+
+  if (loading) {
+    return (
+      <Frame aria-busy="true">
+        <p role="status">{ACTIVITY_TEXT.loading}</p>
+      </Frame>
+    );
+  }
+
+  return (
+    <Frame>
+      {failed && <ErrorText role="alert">{ACTIVITY.loadError}</ErrorText>}
+      <Scroll>
+        <Grid role="grid" aria-label="Activity in the last 12 months" $weeks={heatmap.weeks.length}>
+          <Corner />
+          {heatmap.weeks.map((_, week) => {
+            const month = heatmap.months.find((m) => m.week === week);
+            return (
+              <MonthLabel key={`m${week}`} style={{ gridColumn: week + 2 }}>
+                {month?.label ?? ''}
+              </MonthLabel>
+            );
+          })}
+          {ACTIVITY.dayLabels.map((label, weekday) => (
+            <DayLabel key={label} style={{ gridRow: weekday + 2 }}>
+              {label}
+            </DayLabel>
+          ))}
+          {heatmap.weeks.map((days, week) =>
+            days.map((day, weekday) =>
+              day ? (
+                <Cell
+                  key={day.date}
+                  role="gridcell"
+                  data-date={day.date}
+                  data-level={day.level}
+                  aria-label={ACTIVITY_TEXT.dayTooltip(day.count, day.date)}
+                  $level={day.level}
+                  style={{ gridColumn: week + 2, gridRow: weekday + 2 }}
+                  onMouseEnter={() => setHovered(day)}
+                  onMouseLeave={() => setHovered(null)}
+                />
+              ) : null,
+            ),
+          )}
+        </Grid>
+      </Scroll>
+      <Footer>
+        <Tooltip role="tooltip" aria-live="polite">
+          {hovered ? ACTIVITY_TEXT.dayTooltip(hovered.count, hovered.date) : ''}
+        </Tooltip>
+        <Legend aria-label="Legend">
+          <span>{ACTIVITY.legendLess}</span>
+          {LEVELS.map((level) => (
+            <Cell key={level} as="span" data-legend-level={level} $level={level} />
+          ))}
+          <span>{ACTIVITY.legendMore}</span>
+        </Legend>
+      </Footer>
+    </Frame>
+  );
+}
+
+const Frame = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(2)};
+`;
+
+const Scroll = styled.div`
+  overflow-x: auto;
+`;
+
+const Grid = styled.div<{ $weeks: number }>`
+  display: grid;
+  grid-template-columns: 32px repeat(${({ $weeks }) => $weeks}, 11px);
+  grid-template-rows: 16px repeat(7, 11px);
+  gap: 3px;
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+  color: ${({ theme }) => theme.colors.textMuted};
+`;
+
+const Corner = styled.span`
+  grid-column: 1;
+  grid-row: 1;
+`;
+
+const MonthLabel = styled.span`
+  grid-row: 1;
+  white-space: nowrap;
+  overflow: visible;
+`;
+
+const DayLabel = styled.span`
+  grid-column: 1;
+  line-height: 11px;
+`;
+
+const Cell = styled.div<{ $level: number }>`
+  display: inline-block;
+  width: 11px;
+  height: 11px;
+  border-radius: 2px;
+  background: ${({ theme, $level }) =>
+    $level === 0 ? theme.colors.surfaceRaised : `color-mix(in srgb, ${theme.colors.success} ${[0, 30, 55, 80, 100][$level]}%, ${theme.colors.surfaceRaised})`};
+  outline: 1px solid ${({ theme }) => theme.colors.border};
+  outline-offset: -1px;
+`;
+
+const Footer = styled.div`
+  display: flex;
+  align-items: center;
+  justify-content: space-between;
+  gap: ${({ theme }) => theme.space(3)};
+  min-height: 18px;
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+  color: ${({ theme }) => theme.colors.textMuted};
+`;
+
+const Tooltip = styled.span`
+  color: ${({ theme }) => theme.colors.text};
+`;
+
+const Legend = styled.div`
+  display: flex;
+  align-items: center;
+  gap: 3px;
+`;
+
+const ErrorText = styled.p`
+  margin: 0;
+  color: ${({ theme }) => theme.colors.danger};
+`;
