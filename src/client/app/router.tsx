@@ -10,7 +10,7 @@ function lazyNamed<M, K extends keyof M>(load: () => Promise<M>, name: K): LazyE
 }
 
 const LandingPage = lazyNamed(() => import(/* webpackChunkName: "landing" */ '../features/marketing/LandingPage'), 'LandingPage');
-const publicPages = () => import(/* webpackChunkName: "public" */ '../features/marketing/PublicPlaceholders');
+const publicPages = () => import(/* webpackChunkName: "public" */ '../features/marketing/PublicPages');
 const PricingPage = lazyNamed(publicPages, 'PricingPage');
 const TermsPage = lazyNamed(publicPages, 'TermsPage');
 const PrivacyPage = lazyNamed(publicPages, 'PrivacyPage');

@@ -1,0 +1,85 @@
+import { useEffect, useRef, type ReactElement } from 'react';
+import { createPortal } from 'react-dom';
+import styled from 'styled-components';
+import { LANDING_PAGE, LANDING_TEXT, type DemoVideo } from '../../../shared/constants';
+import { Button } from '../../common/components/Button';
+import { track } from '../analytics/analytics';
+
+/**
+ * The 'Watch Us Deploy' player: an embedded autoplay player of the video host when the demo has a
+ * video id, else our own trailer. It closes by the backdrop or the close button only (part 2
+ * section 2): clicks inside the content do not close it.
+ */
+export function DemoVideoModal({ video, onClose }: { video: DemoVideo; onClose: () => void }): ReactElement {
+  const closeRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    track('demo_video_play', { id: video.id });
+    closeRef.current?.focus();
+  }, [video.id]);
+  const close = (): void => {
+    track('demo_video_close', { id: video.id });
+    onClose();
+  };
+  return createPortal(
+    <Backdrop data-testid="video-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
+      <Content role="dialog" aria-modal="true" aria-label={video.title}>
+        <Bar>
+          <strong>{video.title}</strong>
+          <Button ref={closeRef} $variant="ghost" $size="sm" aria-label={LANDING_TEXT.closeVideo} onClick={close}>
+            ✕
+          </Button>
+        </Bar>
+        <Frame>
+          {video.videoId ? (
+            <iframe
+              title={video.title}
+              src={`https://www.youtube-nocookie.com/embed/${encodeURIComponent(video.videoId)}?autoplay=1`}
+              allow="autoplay; encrypted-media; picture-in-picture"
+              allowFullScreen
+            />
+          ) : (
+            <video title={video.title} autoPlay controls muted playsInline poster={LANDING_PAGE.requirementsScreenshot}>
+              <source src={LANDING_PAGE.trailer.webm} type="video/webm" />
+              <source src={LANDING_PAGE.trailer.mp4} type="video/mp4" />
+            </video>
+          )}
+        </Frame>
+      </Content>
+    </Backdrop>,
+    document.body,
+  );
+}
+
+const Backdrop = styled.div`
+  position: fixed;
+  inset: 0;
+  z-index: 1000;
+  display: flex;
+  align-items: center;
+  justify-content: center;
+  padding: ${({ theme }) => theme.space(6)};
+  background: ${({ theme }) => theme.colors.overlay};
+`;
+
+const Content = styled.div`
+  width: min(960px, 100%);
+  border-radius: ${({ theme }) => theme.radii.lg};
+  border: 1px solid ${({ theme }) => theme.colors.border};
+  background: ${({ theme }) => theme.colors.surface};
+  box-shadow: ${({ theme }) => theme.shadows.raised};
+  overflow: hidden;
+`;
+
+const Bar = styled.div`
+  display: flex;
+  align-items: center;
+  justify-content: space-between;
+  padding: ${({ theme }) => `${theme.space(2)} ${theme.space(4)}`};
+`;
+
+const Frame = styled.div`
+  position: relative;
+  aspect-ratio: 16 / 9;
+  background: ${({ theme }) => theme.colors.background};
+  iframe, video { position: absolute; inset: 0; width: 100%; height: 100%; border: 0; }
+`;
