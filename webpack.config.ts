@@ -1,7 +1,27 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
-import type { Configuration } from 'webpack';
+import type { Compiler, Configuration } from 'webpack';
 import type { Configuration as DevServerConfiguration } from 'webpack-dev-server';
+
+/** Emits public/images and public/videos (the landing page's media) into the build as they are. */
+class PublicMediaPlugin {
+  apply(compiler: Compiler): void {
+    const { RawSource } = compiler.webpack.sources;
+    compiler.hooks.thisCompilation.tap('PublicMediaPlugin', (compilation) => {
+      compilation.hooks.processAssets.tap({ name: 'PublicMediaPlugin', stage: compiler.webpack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
+        for (const dir of ['images', 'videos']) {
+          const from = path.resolve(process.cwd(), 'public', dir);
+          if (!fs.existsSync(from)) continue;
+          for (const file of fs.readdirSync(from)) {
+            compilation.fileDependencies.add(path.join(from, file));
+            compilation.emitAsset(`${dir}/${file}`, new RawSource(fs.readFileSync(path.join(from, file))));
+          }
+        }
+      });
+    });
+  }
+}
 
 /**
  * Client bundle. Production output lands in dist/public, which the Fastify server serves.
@@ -29,6 +49,7 @@ export default (_env: unknown, argv: { mode?: Configuration['mode'] }): Configur
     },
     plugins: [
       new HtmlWebpackPlugin({ template: './public/index.html', favicon: './public/favicon.svg' }),
+      new PublicMediaPlugin(),
     ],
     devtool: production ? 'source-map' : 'eval-cheap-module-source-map',
     // Hints are errors: the entry (what the landing page loads) and every ordinary chunk stay small.
