@@ -186,6 +186,22 @@ describe('offline planner: combinations, however phrased', () => {
     expect(p.implementation).toContain(p.compose);
   });
 
+  test.each([
+    ['n8n behind a reverse proxy with SSL on automations.example.com, on a Hetzner VPS, small team', 'Germany please'],
+    ['A VPS with MySQL on DigitalOcean in Frankfurt, about 50 users, 100 GB of data'],
+    ['ELK stack on AWS in Ireland, 500 GB of log data, 20 users'],
+  ])('the architecture keeps the machine the requirements sized (disk, memory, type): %s', (...answers) => {
+    const c = converse(answers);
+    expectComplete(c);
+    const disk = (text: string, re: RegExp): number => Number(text.match(re)![1]);
+    const required = disk(c.document, /^- Disk: (\d+) GB$/m);
+    const compute = parseRequirementsDocument(c.document).cloud.Compute!;
+    const def = readStackDefinition(plans(c.document).architecture)!;
+    const again = composeStack(def.facts, { repository: def.repository });
+    expect(again.machine.diskGb).toBe(required);
+    expect(compute).toContain(`${again.machine.instanceType} (${again.machine.vcpus} vCPU, ${again.machine.memoryGb} GB RAM)`);
+  });
+
   test('requirements are not ready while questions are open', () => {
     const c = converse(['I want to host something']);
     expect(c.ready).toBe(false);

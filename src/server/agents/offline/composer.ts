@@ -126,6 +126,9 @@ function loadTierBump(load: string | undefined): number {
   return n > 5000 ? 2 : n > 500 ? 1 : 0;
 }
 
+/** The disk the system, Docker and the images take, added to the data a person asks to keep. */
+export const SYSTEM_DISK_GB = 20;
+
 function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
   const provider = facts.provider ?? 'vps';
   const needGb = (memoryMb + 512) * 1.25 / 1024;
@@ -144,7 +147,7 @@ function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
     instanceType,
     memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,
     vcpus: facts.cpus ?? TIER_VCPUS[provider][tier]!,
-    diskGb: Math.max(diskGb, facts.storageGb ? facts.storageGb + 20 : 0),
+    diskGb: Math.max(diskGb, facts.storageGb ? facts.storageGb + SYSTEM_DISK_GB : 0),
   };
 }
 

@@ -1,7 +1,7 @@
 import YAML from 'yaml';
 import { REQUIREMENTS_DOCUMENT } from '../../../shared/constants/planning';
 import { COMPONENTS, type SecretSpec } from './components';
-import { mermaidDiagram, type Stack } from './composer';
+import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
 import { emptyFacts, type Facts, type ProviderId, type ProxyId } from './facts';
 
 /**
@@ -137,7 +137,7 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
   facts.instanceType = get('Instance type');
   facts.memoryGb = Number(get('Memory GB')) || undefined;
   facts.cpus = Number(get('vCPUs')) || undefined;
-  facts.storageGb = Number(get('Disk GB')) ? Number(get('Disk GB')) - 20 : undefined;
+  facts.storageGb = Number(get('Disk GB')) ? Number(get('Disk GB')) - SYSTEM_DISK_GB : undefined;
   facts.load = get('Load');
   facts.appLanguage = get('Application language');
   facts.acceptsDefaults = true;

@@ -1,5 +1,5 @@
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
-import { composeStack, DEFAULT_REGIONS, type Repository, type Stack } from './composer';
+import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
 import { renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
 import { extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
@@ -181,6 +181,18 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
   };
 }
 
+/**
+ * Facts of a requirements document's sections. Its 'Disk: N GB' is the machine's whole disk as the
+ * requirements sized it, not data to store: read as data, the system's share would be added again and
+ * the architecture would get a bigger disk than the requirements said.
+ */
+function requirementsFacts(sections: string[], cloud: string[]): Facts {
+  const facts = extractFacts([...sections, ...cloud]);
+  const disk = sections[2]?.match(/^- Disk: (\d+) GB$/m);
+  if (disk) facts.storageGb = Math.max(0, Number(disk[1]) - SYSTEM_DISK_GB) || undefined;
+  return facts;
+}
+
 /** Facts of the confirmed requirements, then what was asked in this agent's own thread. */
 function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 'architecture'): { facts: Facts; repository?: Repository } | undefined {
   const own = turns.filter((t) => t.role === 'user' && t.content.trim()).map((t) => t.content);
@@ -195,7 +207,7 @@ function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 
   const sections = ['Required Stack', 'Configuration Requirements', 'Scale & Resource Requirements'].map((s) => parsed.sections[s] ?? '');
   const cloud = ['Provider', 'Compute', 'Region'].map((f) => parsed.cloud[f] ?? '');
   const analysis = analysisTexts(system);
-  const facts = extractFacts([...sections, ...cloud, ...own]);
+  const facts = extractFacts(own, requirementsFacts(sections, cloud));
   facts.acceptsDefaults = true;
   if (!facts.domain) facts.noDomain = true;
   const repoLine = sections[0]!.match(/built from ([\w.-]+\/[\w.-]+)/);

@@ -1,6 +1,7 @@
 import type { Element, ElementContent } from 'hast';
 import { lazy, Suspense, type ReactElement } from 'react';
 import ReactMarkdown, { defaultUrlTransform, type Components } from 'react-markdown';
+import remarkGfm from 'remark-gfm';
 import styled from 'styled-components';
 
 const MermaidDiagram = lazy(() =>
@@ -60,6 +61,9 @@ const diagramPre: Components['pre'] = ({ node, ...rest }) => {
   );
 };
 
+/** GitHub-flavoured markdown (tables, task lists, strikethrough, autolinks): what plans and models write. */
+const REMARK_PLUGINS = [remarkGfm];
+
 /**
  * Agent replies and plans as markdown, without raw HTML (react-markdown never renders it), with the
  * link rule above. Lives in its own chunk (see LazyMarkdown); mermaid loads only when a diagram shows.
@@ -67,7 +71,7 @@ const diagramPre: Components['pre'] = ({ node, ...rest }) => {
 export function Markdown({ children, diagrams = true }: MarkdownProps): ReactElement {
   return (
     <Prose>
-      <ReactMarkdown urlTransform={safeUrl} components={{ a: externalLink, pre: diagrams ? diagramPre : plainPre }}>
+      <ReactMarkdown remarkPlugins={REMARK_PLUGINS} urlTransform={safeUrl} components={{ a: externalLink, pre: diagrams ? diagramPre : plainPre }}>
         {children}
       </ReactMarkdown>
     </Prose>
@@ -103,6 +107,23 @@ const Prose = styled.div`
     background: ${({ theme }) => theme.colors.background};
     code { padding: 0; background: none; }
   }
+  table {
+    display: block;
+    max-width: 100%;
+    overflow-x: auto;
+    margin: 0 0 ${({ theme }) => theme.space(3)};
+    border-collapse: collapse;
+    font-size: ${({ theme }) => theme.fontSizes.sm};
+  }
+  th, td {
+    padding: ${({ theme }) => `${theme.space(1.5)} ${theme.space(2.5)}`};
+    border: 1px solid ${({ theme }) => theme.colors.border};
+    text-align: left;
+    vertical-align: top;
+    /* Words stay whole in narrow columns ('anywhere' would split a header letter by letter). */
+    overflow-wrap: break-word;
+  }
+  th { background: ${({ theme }) => theme.colors.background}; }
   blockquote {
     padding-left: ${({ theme }) => theme.space(3)};
     border-left: 3px solid ${({ theme }) => theme.colors.border};

@@ -1,0 +1,26 @@
+import { screen, within } from '@testing-library/react';
+import { Markdown } from '../../../src/client/features/chat/markdown/Markdown';
+import { renderWithProviders } from '../utils/renderWithProviders';
+
+describe('Markdown (GitHub-flavoured, as plans and models write it)', () => {
+  it('draws a pipe table as a table, not as the pipes themselves', async () => {
+    renderWithProviders(
+      <Markdown>
+        {['## Services', '', '| Service | Image | Healthcheck |', '|---|---|---|', '| n8n | `n8nio/n8n:1.64.3` | yes |', '| caddy | `caddy:2.8.4-alpine` | yes |'].join('\n')}
+      </Markdown>,
+    );
+    const table = await screen.findByRole('table');
+    expect(within(table).getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual(['Service', 'Image', 'Healthcheck']);
+    expect(within(table).getAllByRole('row')).toHaveLength(3);
+    expect(within(table).getByRole('cell', { name: 'n8nio/n8n:1.64.3' })).toBeInTheDocument();
+    expect(screen.queryByText(/\|---/)).not.toBeInTheDocument();
+  });
+
+  it('keeps the link rule for autolinked addresses and strikes through ~~text~~', async () => {
+    renderWithProviders(<Markdown>{'Open https://automations.example.com/ now. ~~old~~ new'}</Markdown>);
+    const link = await screen.findByRole('link', { name: 'https://automations.example.com/' });
+    expect(link).toHaveAttribute('href', 'https://automations.example.com/');
+    expect(link).toHaveAttribute('rel', 'noopener noreferrer');
+    expect(screen.getByText('old').tagName).toBe('DEL');
+  });
+});
