@@ -53,7 +53,11 @@ const EnvSchema = Type.Object({
   OFFLINE_TOKEN_DELAY_MS: Type.String({ pattern: '^[0-9]{1,4}$', default: '0' }),
   ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([A-Fa-f0-9]{64}|[A-Za-z0-9+/]{43}=)$' })),
   LOCAL_REPOS_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  SANDBOX_DRIVER: Type.Literal('local', { default: 'local' }),
+  SANDBOX_DRIVER: Type.Union([Type.Literal('local'), Type.Literal('docker')], { default: 'local' }),
+  SANDBOX_DOCKER_HOST: Type.Optional(Type.String({ pattern: '^(unix://|tcp://|https?://|npipe://)' })),
+  SANDBOX_DOCKER_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: 'buildpack-deps:bookworm-scm' }),
+  SANDBOX_DOCKER_RUNTIME: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]+$' })),
+  SANDBOX_DOCKER_CPUS: Type.Number({ minimum: 0, maximum: 1_024 }),
   SANDBOX_NETWORK: Bool,
   SANDBOX_MEMORY_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
   SANDBOX_MAX_PROCESSES: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
@@ -91,6 +95,7 @@ const DEFAULTS: Record<string, string> = {
   SANDBOX_CPU_SECONDS: '3600',
   SANDBOX_UID_BASE: '200000',
   SANDBOX_EXEC_TIMEOUT_SECONDS: '900',
+  SANDBOX_DOCKER_CPUS: '2',
   TERMINAL_RECONNECT_GRACE_SECONDS: '30',
   SIGNUP_CREDIT_USD: '5',
   PRICE_INPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.inputPerMillion),
@@ -118,6 +123,7 @@ const SANDBOX_NUMERIC = [
   'SANDBOX_CPU_SECONDS',
   'SANDBOX_UID_BASE',
   'SANDBOX_EXEC_TIMEOUT_SECONDS',
+  'SANDBOX_DOCKER_CPUS',
   'TERMINAL_RECONNECT_GRACE_SECONDS',
 ];
 for (const key of SANDBOX_NUMERIC) NUMERIC.add(key);
@@ -133,9 +139,20 @@ export interface GithubAppConfig {
   webUrl: string;
 }
 
-/** The per-project sandbox (`local`: bubblewrap) and its terminal. */
+/** The docker driver's engine and container settings (SANDBOX_DRIVER=docker). */
+export interface DockerSandboxConfig {
+  /** DOCKER_HOST form: `unix:///var/run/docker.sock`, `tcp://host:2375`, `https://host:2376`. */
+  host: string;
+  image: string;
+  /** OCI runtime such as `runsc` (gVisor); the engine's default when absent. */
+  runtime?: string;
+  /** CPUs per sandbox; 0 for no limit. */
+  cpus: number;
+}
+
+/** The per-project sandbox (`local`: bubblewrap, `docker`: a hardened container) and its terminal. */
 export interface SandboxConfig {
-  driver: 'local';
+  driver: 'local' | 'docker';
   /** DATA_DIR/sandboxes: workspaces and backups, one folder per project. */
   root: string;
   network: boolean;
@@ -150,6 +167,8 @@ export interface SandboxConfig {
   execTimeoutMs: number;
   /** How long a terminal whose socket dropped keeps its shell for a reconnect. */
   terminalGraceMs: number;
+  /** Present when the driver is `docker`; memoryMb and maxProcesses are its container's limits. */
+  docker?: DockerSandboxConfig;
 }
 
 /**
@@ -266,6 +285,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       uidBase: e.SANDBOX_UID_BASE,
       execTimeoutMs: e.SANDBOX_EXEC_TIMEOUT_SECONDS * 1000,
       terminalGraceMs: e.TERMINAL_RECONNECT_GRACE_SECONDS * 1000,
+      ...(e.SANDBOX_DRIVER === 'docker'
+        ? {
+            docker: {
+              host: e.SANDBOX_DOCKER_HOST ?? env.DOCKER_HOST ?? 'unix:///var/run/docker.sock',
+              image: e.SANDBOX_DOCKER_IMAGE,
+              runtime: e.SANDBOX_DOCKER_RUNTIME,
+              cpus: e.SANDBOX_DOCKER_CPUS,
+            },
+          }
+        : {}),
     },
     github:
       githubSet.length === GITHUB_VARS.length

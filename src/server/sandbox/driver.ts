@@ -62,7 +62,7 @@ export interface BackupResult {
  * or a git hook planted there can never make the server read or run anything outside it.
  */
 export interface SandboxDriver {
-  readonly kind: 'local';
+  readonly kind: 'local' | 'docker' | 'kubernetes';
   status(sandbox: SandboxRef): Promise<ContainerStatusName>;
   /** Creates the workspace (or restores the latest backup) and leaves the sandbox Running. Idempotent. */
   initialise(sandbox: SandboxRef): Promise<void>;

@@ -1,5 +1,8 @@
 import type { SandboxConfig } from '../config';
 import type { SandboxDriver } from './driver';
+import Docker from 'dockerode';
+import { dockerConnection } from './docker/connection';
+import { createDockerDriver } from './docker/dockerDriver';
 import { createLocalDriver } from './local/localDriver';
 
 export type { SandboxDriver, SandboxRef } from './driver';
@@ -12,6 +15,18 @@ export function createSandboxDriver(config: SandboxConfig): SandboxDriver {
         root: config.root,
         limits: { network: config.network, memoryMb: config.memoryMb, maxProcesses: config.maxProcesses, cpuSeconds: config.cpuSeconds },
         uidBase: config.uidBase,
+        execTimeoutMs: config.execTimeoutMs,
+      });
+    case 'docker':
+      return createDockerDriver({
+        docker: new Docker(dockerConnection(config.docker!.host)),
+        root: config.root,
+        image: config.docker!.image,
+        runtime: config.docker!.runtime,
+        network: config.network,
+        memoryMb: config.memoryMb,
+        cpus: config.docker!.cpus,
+        pidsLimit: config.maxProcesses,
         execTimeoutMs: config.execTimeoutMs,
       });
   }

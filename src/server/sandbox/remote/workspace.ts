@@ -1,0 +1,199 @@
+import type { SandboxCommit } from '../../../shared/api/sandbox';
+import { SandboxError, type ExecOptions, type ExecResult, type SandboxRef } from '../driver';
+import { createRedactor } from '../redactor';
+
+/**
+ * What the container drivers (docker, kubernetes) share: the workspace's layout, its git history and the
+ * bookkeeping of one exec. Everything here runs inside the sandbox through the driver's `run`, exactly
+ * as the local driver does it, so both container drivers keep the local driver's behaviour.
+ */
+
+/** The sandbox user inside a container: uid and gid 1000, never root. */
+export const SANDBOX_UID = 1000;
+
+export const homeOf = (username: string): string => `/home/${username}`;
+export const workspaceOf = (username: string): string => `/home/${username}/workspace`;
+
+/** A program run to completion inside the sandbox. */
+export type RunInside = (
+  sandbox: SandboxRef,
+  argv: string[],
+  options?: { env?: Record<string, string> },
+) => Promise<{ code: number | null; stdout: string; stderr: string }>;
+
+const WORKSPACE_FOLDERS = ['ssh-keys', 'terraform', 'ansible'];
+const GITIGNORE = '# Private keys stay out of the history; provider plugins are re-downloaded.\nssh-keys/\n.terraform/\n';
+export const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'DevOps Agents',
+  GIT_AUTHOR_EMAIL: 'agent@devops-agents.local',
+  GIT_COMMITTER_NAME: 'DevOps Agents',
+  GIT_COMMITTER_EMAIL: 'agent@devops-agents.local',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+const STEP_TRAILER = 'Step-Number';
+const FS = '\x1f';
+const RS = '\x1e';
+
+/** The environment every sandbox program starts with (plus the caller's extras), as `KEY=value` pairs. */
+export function sandboxEnv(username: string, extra: Record<string, string> = {}): string[] {
+  const env: Record<string, string> = {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOME: homeOf(username),
+    USER: username,
+    LOGNAME: username,
+    SHELL: '/bin/bash',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    ...extra,
+  };
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+
+/** Answers true when the workspace holds nothing yet (a new volume: restore or create it). */
+export async function workspaceIsEmpty(run: RunInside, s: SandboxRef): Promise<boolean> {
+  const result = await run(s, ['bash', '-c', 'cd -- "$1" && [ -z "$(ls -A)" ]', 'empty', workspaceOf(s.username)]);
+  if (result.code !== 0 && result.code !== 1) throw new SandboxError('failed', `Reading the workspace failed: ${result.stderr.trim()}`);
+  return result.code === 0;
+}
+
+/** A new workspace: the ssh-keys, terraform and ansible folders, a .gitignore and a first commit. */
+export async function createFreshWorkspace(run: RunInside, s: SandboxRef): Promise<void> {
+  const script = [
+    'set -e',
+    'cd -- "$2"',
+    `mkdir -p ${WORKSPACE_FOLDERS.join(' ')}`,
+    'chmod 700 ssh-keys',
+    `printf '%s' "$1" > .gitignore`,
+    'git init -q -b main',
+    'git add -A',
+    'git commit -q -m "Workspace created"',
+  ].join('\n');
+  const result = await run(s, ['bash', '-c', script, 'init', GITIGNORE, workspaceOf(s.username)], { env: GIT_IDENTITY });
+  if (result.code !== 0) throw new SandboxError('failed', `Creating the workspace failed: ${result.stderr.trim()}`);
+}
+
+export async function commitStep(run: RunInside, s: SandboxRef, stepNumber: number, command: string): Promise<string> {
+  const subject = `Step ${stepNumber}: ${command.split('\n')[0]!.slice(0, 72)}`;
+  const message = `${subject}\n\n${command}\n\n${STEP_TRAILER}: ${stepNumber}\n`;
+  const result = await run(
+    s,
+    ['bash', '-c', 'set -e; cd -- "$2"; git add -A; git commit -q --allow-empty --no-verify -F - <<<"$1"; git rev-parse HEAD', 'commit', message, workspaceOf(s.username)],
+    { env: GIT_IDENTITY },
+  );
+  if (result.code !== 0) throw new SandboxError('failed', `Committing step ${stepNumber} failed: ${result.stderr.trim()}`);
+  return result.stdout.trim();
+}
+
+export async function history(run: RunInside, s: SandboxRef, limit: number): Promise<SandboxCommit[]> {
+  const result = await run(
+    s,
+    ['git', '-C', workspaceOf(s.username), 'log', `-n${limit}`, `--format=%H${FS}%cI${FS}%s${FS}%b${RS}`],
+    { env: GIT_IDENTITY },
+  );
+  if (result.code !== 0) {
+    if (/does not have any commits|not a git repository/.test(result.stderr)) return [];
+    throw new SandboxError('failed', `Reading the history failed: ${result.stderr.trim()}`);
+  }
+  return parseHistory(result.stdout);
+}
+
+export function parseHistory(stdout: string): SandboxCommit[] {
+  return stdout
+    .split(RS)
+    .map((r) => r.replace(/^\n/, ''))
+    .filter(Boolean)
+    .map((record) => {
+      const [sha, date, subject, body = ''] = record.split(FS);
+      const trailer = new RegExp(`^${STEP_TRAILER}: (\\d+)\\s*$`, 'm').exec(body);
+      const step = trailer ? Number(trailer[1]) : null;
+      const command = step !== null ? body.slice(0, trailer!.index).trim() : null;
+      return { sha: sha!, message: subject!, step_number: step, command, created_at: new Date(date!).toISOString() };
+    });
+}
+
+/**
+ * The real path of a workspace folder, resolved inside the sandbox: a symlink there may point anywhere in
+ * the container's view, and one leading out of the workspace is refused.
+ */
+export async function resolveFolder(run: RunInside, s: SandboxRef, relativePath: string): Promise<string> {
+  const workspace = workspaceOf(s.username);
+  const target = relativePath ? `${workspace}/${relativePath}` : workspace;
+  const check = await run(s, [
+    'bash',
+    '-c',
+    'p=$(realpath -e -- "$1") || exit 3; case "$p/" in "$2"/*) ;; *) exit 4;; esac; [ -d "$p" ] || exit 5; printf %s "$p"',
+    'check',
+    target,
+    workspace,
+  ]);
+  if (check.code === 3 || check.code === 5) throw new SandboxError('not_found', `No such folder: ${target}`);
+  if (check.code === 4) throw new SandboxError('outside_workspace', 'The path leads outside the workspace');
+  if (check.code !== 0) throw new SandboxError('failed', check.stderr.trim());
+  return check.stdout;
+}
+
+/**
+ * The bookkeeping of one exec: redaction per stream (a secret split across chunks is still caught),
+ * the output cap (the end is kept), the timeout and the cancel. The driver calls `chunk` for what
+ * arrives and `finish` with the exit code; `kill` is the driver's way to end the command.
+ */
+export function execTracker(
+  opts: ExecOptions,
+  defaults: { timeoutMs: number; maxOutput: number },
+  kill: () => void,
+): {
+  chunk(text: string, stream: 'stdout' | 'stderr'): void;
+  finish(code: number | null): ExecResult;
+  readonly stopped: boolean;
+} {
+  const started = Date.now();
+  let output = '';
+  let timedOut = false;
+  let cancelled = false;
+  const redactors = { stdout: createRedactor(opts.secrets ?? []), stderr: createRedactor(opts.secrets ?? []) };
+  const emit = (text: string, stream: 'stdout' | 'stderr'): void => {
+    if (!text) return;
+    output += text;
+    if (output.length > defaults.maxOutput * 2) output = output.slice(-defaults.maxOutput);
+    opts.onOutput?.(text, stream);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, opts.timeoutMs ?? defaults.timeoutMs);
+  const onAbort = (): void => {
+    cancelled = true;
+    kill();
+  };
+  if (opts.signal?.aborted) queueMicrotask(onAbort);
+  else opts.signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    get stopped() {
+      return timedOut || cancelled;
+    },
+    chunk: (text, stream) => emit(redactors[stream].push(text), stream),
+    finish(code) {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      emit(redactors.stdout.flush(), 'stdout');
+      emit(redactors.stderr.flush(), 'stderr');
+      return {
+        exitCode: timedOut || cancelled ? null : code,
+        output: output.length > defaults.maxOutput ? output.slice(-defaults.maxOutput) : output,
+        timedOut,
+        cancelled,
+        durationMs: Date.now() - started,
+      };
+    },
+  };
+}
+
+/** Wraps a command so that it leads a process group of its own and leaves its id in `pidFile`, to be killed as a group. */
+export function killableArgv(command: string, pidFile: string): string[] {
+  return ['setsid', '-w', 'bash', '-c', 'echo $$ > "$1"; bash -c "$2"; s=$?; rm -f -- "$1"; exit $s', 'exec', pidFile, command];
+}
+
+/** Kills the process group a `killableArgv` command leads. */
+export function killArgv(pidFile: string): string[] {
+  return ['bash', '-c', 'p=$(cat -- "$1" 2>/dev/null) && kill -KILL -- "-$p"; rm -f -- "$1"', 'kill', pidFile];
+}
