@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ModelUsage } from '../credits/meter';
 import { AIMessage, HumanMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
@@ -15,16 +16,8 @@ import type { AnalysisResponse, RepositoryAnalysis, UserSecret, UserSecretStatus
 import { isRequirementsComplete } from '../../../shared/requirementsDocument';
 import type { SecretBox } from './secretBox';
 
-/** One model call's tokens, as the credits meter takes them (`meter.record`). */
-export interface ModelUsage {
-  installationId: number;
-  projectId: number;
-  /** The stage agent, e.g. `requirementsAgent`. */
-  agent: string;
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-}
+/** One model call's tokens, as the credits meter takes them (`meter.record`); defined once, in the meter. */
+export type { ModelUsage };
 
 /** Stage agent ids (ARCHITECTURE.md) of the planning agents, as token_usage records them. */
 export const USAGE_AGENT: Record<AgentName, string> = {
