@@ -1,14 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-
-/** Console errors and uncaught exceptions make a journey fail: the product must run clean. */
-function watchForErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`page: ${err.message}`));
-  return errors;
-}
+import { expect, test } from '@playwright/test';
+import { watchForErrors } from './support/watchForErrors';
 
 test('a newcomer adds credits through the local test checkout and sees the balance and the transaction', async ({ page }) => {
   const errors = watchForErrors(page);

@@ -1,14 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-
-/** Console errors and failed requests make a journey fail: the product must run clean. */
-function watchForErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`page: ${err.message}`));
-  return errors;
-}
+import { watchForErrors } from './support/watchForErrors';
 
 test('a newcomer signs in, creates a project, finds it, opens its workspace and signs out', async ({ page }) => {
   const errors = watchForErrors(page);

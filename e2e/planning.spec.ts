@@ -1,20 +1,11 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { watchForErrors } from './support/watchForErrors';
 
 /**
  * The planning journey of issue 3 with the offline planner (no model key configured): from a new
  * project, a person answers the Requirements Gatherer, confirms, gets the Cloud Architecture Plan with
  * its drawn diagram and compose file, confirms, and sees the Implementation Plan's ordered steps.
  */
-
-/** Console errors and uncaught exceptions make a journey fail: the product must run clean. */
-function watchForErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`page: ${err.message}`));
-  return errors;
-}
 
 /** A reply streams token by token; whole plans take a while on a busy machine. */
 const STREAM_TIMEOUT = 60_000;

@@ -1,15 +1,12 @@
 import zlib from 'node:zlib';
 import { expect, test } from '@playwright/test';
+import { watchForErrors } from './support/watchForErrors';
 
 /** ARCHITECTURE.md, "Performance budgets": the landing page's initial JavaScript ≤ 170 KB gzip. */
 const LANDING_JS_BUDGET_BYTES = 170 * 1024;
 
 test('the landing page loads clean: no console errors, its trailer and images load, its JavaScript fits the budget', async ({ page }) => {
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (err) => errors.push(`page: ${err.message}`));
+  const errors = watchForErrors(page);
   const scripts = new Map<string, Buffer>();
   page.on('response', async (response) => {
     if (response.request().resourceType() === 'script' && response.ok()) {
