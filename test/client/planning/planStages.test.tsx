@@ -3,7 +3,15 @@ import { http, HttpResponse } from 'msw';
 import { ImplementationStage } from '../../../src/client/features/planning/ImplementationStage';
 import { makeStore } from '../../../src/client/app/store';
 import { implementationConfirmRequested, selectConfirming } from '../../../src/client/features/planning/planningSlice';
-import { ARCHITECTURE_TEXT, IMPLEMENTATION_TEXT, INSTALLATION_ID_KEY, PLANNING_PROMPTS, WORKSPACE } from '../../../src/shared/constants';
+import {
+  ARCHITECTURE_TEXT,
+  IMPLEMENTATION_TEXT,
+  INSTALLATION_ID_KEY,
+  PLANNING_PROMPTS,
+  SANDBOX_INIT,
+  SANDBOX_INIT_ERRORS,
+  WORKSPACE,
+} from '../../../src/shared/constants';
 import { makeProject, makeProjectState, makeStages } from '../utils/factories';
 import { planningDb, replyEvents, sseResponse, sseText } from '../utils/planningServer';
 import { renderApp, renderWithProviders } from '../utils/renderWithProviders';
@@ -128,6 +136,30 @@ describe('implementation stage', () => {
     await user.click(confirm);
     await waitFor(() => expect(db.projectStates.get(7)).toMatchObject({ current_stage_index: 3 }));
     expect(db.projectStates.get(7)!.stages[2].is_completed).toBe(true);
+  });
+
+  it('shows the sandbox preparation under the confirm, and its failure once, with the credentials case', async () => {
+    atStage(2);
+    let answerInitialise: (response: Response) => void = () => undefined;
+    server.use(
+      http.get(api('/sandbox/status/:projectId'), () => HttpResponse.json({ status: 'READY' })),
+      http.post(api('/sandbox/initialize/:projectId'), () => new Promise<Response>((resolve) => (answerInitialise = resolve))),
+    );
+    planningDb.implementationPlan = '## Step 1: Install Docker';
+    const { user } = renderApp('/app/7');
+    const confirm = await screen.findByRole('button', { name: 'Confirm Implementation Plan' });
+    await waitFor(() => expect(confirm).toBeEnabled());
+    await user.click(confirm);
+
+    const plan = screen.getByRole('region', { name: IMPLEMENTATION_TEXT.viewTitle });
+    expect(await within(plan).findByRole('status')).toHaveTextContent(`Preparing the sandbox (attempt 1 of ${SANDBOX_INIT.maxAttempts})...`);
+    answerInitialise(HttpResponse.json({ status: 'failed', detail: 'Missing cloud provider API key for Hetzner' }));
+
+    expect(await within(plan).findByRole('alert')).toHaveTextContent('Missing cloud provider API key for Hetzner');
+    expect(within(plan).getAllByText('Missing cloud provider API key for Hetzner')).toHaveLength(1);
+    expect(within(plan).getByText(SANDBOX_INIT_ERRORS.credentialsNote)).toBeInTheDocument();
+    expect(within(plan).getByRole('button', { name: SANDBOX_INIT_ERRORS.returnToRequirements })).toBeInTheDocument();
+    expect(db.projectStates.get(7)).toMatchObject({ current_stage_index: 2 });
   });
 
   it("runs the flow from the 'implementation/confirmRequested' action", async () => {

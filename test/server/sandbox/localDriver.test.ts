@@ -58,6 +58,20 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
       expect(lines).toContain('Workspace created');
     });
 
+    it('keeps ~/.ssh across commands: it is the workspace ssh-keys folder, outside the history', async () => {
+      const first = await driver.exec(one, 'mkdir -p ~/.ssh && chmod 700 ~/.ssh && ssh-keygen -q -t ed25519 -N "" -C deploy -f ~/.ssh/deploy_key && echo made');
+      expect(first).toMatchObject({ exitCode: 0, output: 'made\n' });
+      // A later command (a new sandbox process with a fresh home) still finds the key, in ssh-keys.
+      const later = await driver.exec(one, 'test -f ~/.ssh/deploy_key && ls ssh-keys && git status --porcelain --ignored ssh-keys');
+      expect(later.exitCode).toBe(0);
+      expect(later.output).toContain('deploy_key\ndeploy_key.pub\n');
+      expect(later.output).toContain('!! ssh-keys/');
+      // The link is resolved inside the sandbox: pointing ssh-keys elsewhere shows nothing of the host.
+      const moved = await driver.exec(one, 'mv ssh-keys keys.bak && ln -s / ssh-keys && ls ~/.ssh/ | head -3; rm ssh-keys && mv keys.bak ssh-keys');
+      expect(moved.output).not.toContain('server-secret.key');
+      expect((await driver.exec(one, 'ls ~/.ssh')).output).toContain('deploy_key');
+    });
+
     it('initialising again changes nothing', async () => {
       await driver.exec(one, 'echo keep > keep.txt');
       await driver.initialise(one);

@@ -6,6 +6,7 @@ import { Button } from '../../common/components/Button';
 import { ErrorText } from '../../common/components/Field';
 import { Chat } from '../chat/Chat';
 import { messageSubmitted, selectChatStreaming } from '../chat/chatSlice';
+import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
 import type { StagePanelProps } from '../stages/types';
 import { ConfirmButton } from './components/ConfirmButton';
 import { PlanView } from './components/PlanView';
@@ -20,7 +21,8 @@ export const IMPLEMENTATION_CHAT_TITLE = 'Implementation Planner';
 const NUMERIC_ID = /^\d+$/;
 
 /**
- * The implementation stage (part 1 section 2): the 'Implementation Plan' with its confirm and the
+ * The implementation stage (part 1 section 2): the 'Implementation Plan' with its confirm (and, under it,
+ * the sandbox initialisation the confirm runs: progress, failure, the credentials case) and the
  * planner chat. The view needs a numeric project id from the URL, else it says 'Invalid project ID'.
  */
 export function ImplementationStage(props: StagePanelProps): ReactElement {
@@ -56,13 +58,18 @@ function ImplementationPlanStage({ projectId }: { projectId: number }): ReactEle
         isLoading={isLoading}
         error={isError ? IMPLEMENTATION_TEXT.loadError : null}
         confirm={
-          <ConfirmButton
-            projectId={projectId}
-            stage="implementation"
-            label="Confirm Implementation Plan"
-            enabled={Boolean(plan?.trim()) && !streaming}
-            hint="Available once the plan exists and no reply is running"
-          />
+          <div>
+            <ConfirmButton
+              projectId={projectId}
+              stage="implementation"
+              label="Confirm Implementation Plan"
+              enabled={Boolean(plan?.trim()) && !streaming}
+              hint="Available once the plan exists and no reply is running"
+              showError={false}
+            />
+            {/* The confirm prepares the sandbox before the stage moves on: its progress and failure (once) show here. */}
+            <SandboxInitStatus projectId={projectId} />
+          </div>
         }
         empty={
           <>

@@ -67,16 +67,30 @@ export function TerminalView({ projectId }: { projectId: number }): ReactElement
     };
   }, [projectId, theme]);
 
-  return <Screen ref={containerRef} data-testid="terminal" />;
+  return (
+    <Screen data-testid="terminal">
+      <Host ref={containerRef} />
+    </Screen>
+  );
 }
 
+/**
+ * The terminal's box takes its size from the panel, never from xterm: were xterm inside the flow, each
+ * fit would grow the box that the next fit measures, and the terminal would grow a row at a time
+ * without end. xterm lives in an absolutely placed host that fills the box.
+ */
 const Screen = styled.div`
+  position: relative;
   flex: 1;
   min-height: 320px;
-  height: 100%;
-  padding: ${({ theme }) => theme.space(2)};
   background: ${({ theme }) => theme.colors.background};
   border-radius: ${({ theme }) => theme.radii.md};
+  overflow: hidden;
+`;
+
+const Host = styled.div`
+  position: absolute;
+  inset: ${({ theme }) => theme.space(2)};
   overflow: hidden;
   .xterm { height: 100%; }
 `;

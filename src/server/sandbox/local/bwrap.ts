@@ -30,6 +30,9 @@ export interface BwrapSpec {
 
 export const SANDBOX_UID = 1000;
 
+/** The workspace folder for SSH keys, which the sandbox also shows as `~/.ssh`. */
+export const SSH_KEYS_FOLDER = 'ssh-keys';
+
 /** Where the sandbox's home and workspace appear inside it. */
 export const homeOf = (username: string): string => `/home/${username}`;
 export const workspaceOf = (username: string): string => `/home/${username}/workspace`;
@@ -108,6 +111,13 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
     spec.workspaceReadOnly ? '--ro-bind' : '--bind',
     spec.workspace,
     workspaceOf(spec.username),
+    // The home is a fresh tmpfs each time: ~/.ssh (where plans put the deploy key and ssh its
+    // known_hosts) is the workspace's ssh-keys folder, kept across steps, shells and backups and out of
+    // the git history. A symlink made inside the sandbox, resolved in its own view: whatever a command
+    // puts at ssh-keys, it cannot point the mount at a host path.
+    '--symlink',
+    `${workspaceOf(spec.username)}/${SSH_KEYS_FOLDER}`,
+    `${home}/.ssh`,
     '--chdir',
     workspaceOf(spec.username),
     '--',

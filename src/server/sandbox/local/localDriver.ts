@@ -18,7 +18,7 @@ import {
 } from '../driver';
 import { createRedactor } from '../redactor';
 import { tarToZip } from '../tarToZip';
-import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
+import { baseEnv, bwrapArgv, SANDBOX_UID, SSH_KEYS_FOLDER, workspaceOf, type LocalSandboxLimits } from './bwrap';
 
 export interface LocalDriverOptions {
   /** DATA_DIR/sandboxes: one folder per project with `workspace/`, `backups/` and `etc/`. */
@@ -34,7 +34,7 @@ export interface LocalDriverOptions {
   keepBackups?: number;
 }
 
-const WORKSPACE_FOLDERS = ['ssh-keys', 'terraform', 'ansible'];
+const WORKSPACE_FOLDERS = [SSH_KEYS_FOLDER, 'terraform', 'ansible'];
 const GITIGNORE = '# Private keys stay out of the history; provider plugins are re-downloaded.\nssh-keys/\n.terraform/\n';
 const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'DevOps Agents',

@@ -17,9 +17,20 @@ const REQUESTS = {
   implementation: implementationConfirmRequested,
 } as const;
 
-/** A stage's confirm: runs the stage's confirm flow (planningSaga) and shows its progress and failure. */
-export function ConfirmButton(props: { projectId: number; stage: ConfirmStage; label: string; enabled: boolean; hint?: string }): ReactElement {
-  const { projectId, stage, label, enabled, hint } = props;
+/**
+ * A stage's confirm: runs the stage's confirm flow (planningSaga) and shows its progress and failure.
+ * `showError={false}` when the stage shows the failure itself (the implementation confirm's
+ * SandboxInitStatus, with the credentials note and 'Return to Requirements').
+ */
+export function ConfirmButton(props: {
+  projectId: number;
+  stage: ConfirmStage;
+  label: string;
+  enabled: boolean;
+  hint?: string;
+  showError?: boolean;
+}): ReactElement {
+  const { projectId, stage, label, enabled, hint, showError = true } = props;
   const dispatch = useAppDispatch();
   const confirming = useAppSelector((state) => selectConfirming(state, projectId, stage));
   const error = useAppSelector((state) => selectConfirmError(state, projectId, stage));
@@ -33,7 +44,7 @@ export function ConfirmButton(props: { projectId: number; stage: ConfirmStage; l
       >
         {confirming ? 'Confirming...' : label}
       </Button>
-      {error && <ErrorText>{error}</ErrorText>}
+      {showError && error && <ErrorText>{error}</ErrorText>}
     </div>
   );
 }

@@ -1,0 +1,245 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { watchForErrors } from './support/watchForErrors';
+
+/**
+ * The execution journey of issue 4 with the offline planner and the local (bubblewrap) sandbox: a
+ * person plans an n8n stack, confirms the implementation plan, watches the sandbox get ready, and in
+ * the execution stage approves, rejects and re-executes steps, reads their output, uses the terminal
+ * (where the agent's commands appear typed), and finds that Auto-Approve never runs a dangerous step.
+ * The sandbox has no Docker engine and no cloud credentials: steps that need them fail, which is part
+ * of the journey (a failed step shows its error and can run again).
+ */
+
+/** Planner replies stream token by token; a step runs in the sandbox and the progress is polled every 5 s. */
+const STREAM_TIMEOUT = 60_000;
+const STEP_TIMEOUT = 45_000;
+
+/** The last reply of a planning chat once it has finished streaming. */
+async function waitForReply(page: Page, title: string): Promise<void> {
+  const card = page.getByRole('region', { name: title, exact: true });
+  await expect(card.getByLabel(`Message ${title}`)).toBeEnabled({ timeout: STREAM_TIMEOUT });
+  const reply = card.getByRole('list', { name: `${title} messages` }).locator(':scope > li[data-role]').last();
+  await expect(reply).toHaveAttribute('data-role', 'assistant');
+  await expect(reply).not.toContainText('Thinking...');
+}
+
+/** Requirements → architecture → implementation plan through the UI, as e2e/planning.spec.ts does. */
+async function planAnN8nStack(page: Page): Promise<void> {
+  const stages = page.getByRole('list', { name: 'Stages' });
+  const requirements = page.getByRole('region', { name: 'Requirements Gatherer', exact: true });
+  const input = requirements.getByLabel('Message Requirements Gatherer');
+  await input.fill(
+    "I'd like to self-host n8n behind a reverse proxy with SSL on my domain automations.example.com, on a Hetzner VPS. It's for a small team.",
+  );
+  await input.press('Enter');
+  await waitForReply(page, 'Requirements Gatherer');
+  await input.fill('Germany please, Falkenstein is fine.');
+  await input.press('Enter');
+  await waitForReply(page, 'Requirements Gatherer');
+  const confirmRequirements = page.getByRole('region', { name: 'Collected Requirements', exact: true }).getByRole('button', { name: 'Confirm Requirements' });
+  await expect(confirmRequirements).toBeEnabled({ timeout: 15_000 });
+  await confirmRequirements.click();
+
+  await expect(stages.getByRole('button', { name: /^Stage 2: / })).toHaveAttribute('aria-current', 'step', { timeout: 15_000 });
+  await waitForReply(page, 'Cloud Architecture Assistant');
+  const confirmArchitecture = page.getByRole('region', { name: 'Cloud Architecture Plan', exact: true }).getByRole('button', { name: 'Confirm Architecture' });
+  await expect(confirmArchitecture).toBeEnabled({ timeout: 15_000 });
+  await confirmArchitecture.click();
+
+  await expect(stages.getByRole('button', { name: /^Stage 3: / })).toHaveAttribute('aria-current', 'step', { timeout: 15_000 });
+  await waitForReply(page, 'Implementation Planner');
+  await expect(
+    page.getByRole('region', { name: 'Implementation Plan', exact: true }).getByRole('heading', { level: 2, name: /^Step 1: / }),
+  ).toBeVisible({ timeout: 15_000 });
+}
+
+/** Records every text a `role=status` element shows under `root`, as the DOM changes (a spinner may show briefly). */
+async function recordStatusTexts(root: Locator): Promise<void> {
+  await root.evaluate((element) => {
+    const seen: string[] = [];
+    (window as unknown as { statusTexts: string[] }).statusTexts = seen;
+    const look = (): void => {
+      for (const status of element.querySelectorAll('[role="status"]')) {
+        const text = status.textContent?.trim();
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }
+    };
+    new MutationObserver(look).observe(element, { subtree: true, childList: true, characterData: true });
+  });
+}
+
+/** The terminal's screen as text: xterm's DOM renderer draws one `div` per row into `.xterm-rows`. */
+function terminalRows(page: Page): Locator {
+  return page.getByTestId('terminal').locator('.xterm-rows');
+}
+
+test('a person confirms the implementation plan, approves, rejects and re-executes steps, and uses the sandbox terminal', async ({ page }) => {
+  test.setTimeout(300_000);
+  const errors = watchForErrors(page);
+  const started = Date.now();
+
+  await page.goto('/signin');
+  await page.getByLabel('Login name').fill(`e2e-runner-${Date.now().toString(36)}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'My Projects' })).toBeVisible();
+  await page.getByRole('button', { name: 'Create New Project' }).first().click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Project name').fill('Team automations');
+  await dialog.getByRole('button', { name: 'Create Project' }).click();
+  await expect(page).toHaveURL(/\/app\/\d+$/);
+
+  await planAnN8nStack(page);
+  const planned = Date.now();
+
+  // ---- Implementation confirm: the sandbox is prepared, execution triggered, the stage moves on ----
+  const stages = page.getByRole('list', { name: 'Stages' });
+  const implementationPlan = page.getByRole('region', { name: 'Implementation Plan', exact: true });
+  await recordStatusTexts(implementationPlan);
+  const confirm = implementationPlan.getByRole('button', { name: 'Confirm Implementation Plan' });
+  await expect(confirm).toBeEnabled();
+  await confirm.click();
+  await expect(stages.getByRole('button', { name: /^Stage 4: / })).toHaveAttribute('aria-current', 'step', { timeout: 60_000 });
+  await expect(stages.getByRole('button', { name: /^Stage 3: .*\(completed\)/ })).toBeVisible();
+  const statusTexts = await page.evaluate(() => (window as unknown as { statusTexts: string[] }).statusTexts);
+  expect(statusTexts).toContain('Preparing the sandbox (attempt 1 of 30)...');
+  expect(statusTexts).toContain('Starting execution...');
+
+  // ---- Execution stage: every planned step waits for approval ----
+  const progress = page.getByRole('region', { name: 'Execution Progress', exact: true });
+  const steps = progress.getByRole('list', { name: 'Execution steps' }).locator(':scope > li');
+  await expect(steps.first()).toBeVisible({ timeout: 15_000 });
+  const total = await steps.count();
+  expect(total).toBeGreaterThanOrEqual(4);
+  await expect(progress.getByText(`0 / ${total} steps completed`)).toBeVisible();
+  await expect(progress.getByText('Current Execution: None')).toBeVisible();
+  await expect(progress.getByText('Last Executed: None')).toBeVisible();
+  await expect(progress.getByRole('img', { name: '0% complete' })).toBeVisible();
+  for (const card of await steps.all()) {
+    await expect(card).toContainText('waiting approval');
+    await expect(card.getByRole('button', { name: 'Approve' })).toBeEnabled();
+    await expect(card.getByRole('button', { name: 'Reject' })).toBeEnabled();
+  }
+  // The planned commands are on the cards: step 1 makes the deploy key.
+  const step = (n: number): Locator => progress.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
+  await expect(step(1)).toContainText('Command to be executed');
+  await expect(step(1)).toContainText('ssh-keygen -t ed25519');
+  // The plan itself holds nothing dangerous.
+  await expect(progress.getByRole('note')).toHaveCount(0);
+
+  // ---- Terminal: connected, a command typed by hand ----
+  const chatPanel = page.getByRole('region', { name: 'Execution Agent', exact: true });
+  await expect(chatPanel.getByRole('tab')).toHaveText(['Chat', 'Terminal']);
+  await chatPanel.getByRole('tab', { name: 'Terminal' }).click();
+  const rows = terminalRows(page);
+  await expect(rows).toContainText('Connected to sandbox terminal', { timeout: 15_000 });
+  // The terminal keeps the size the panel gives it (fitting it once grew its box a row at a time, without end).
+  const screen = page.getByTestId('terminal');
+  const box = await screen.boundingBox();
+  expect(box!.height).toBeLessThan(700);
+  await page.waitForTimeout(1_000);
+  expect(await screen.boundingBox()).toEqual(box);
+  await screen.click();
+  await page.keyboard.type('echo hello-from-e2e');
+  await page.keyboard.press('Enter');
+  // The echoed input line plus the command's own output line.
+  await expect(rows).toContainText(/echo hello-from-e2e.*hello-from-e2e/, { timeout: 15_000 });
+
+  // ---- Approve step 1: it runs, its command appears typed in the terminal, its output on the card ----
+  await step(1).getByRole('button', { name: 'Approve' }).click();
+  await expect(rows).toContainText('ssh-keygen -t ed25519', { timeout: 30_000 });
+  await expect(step(1)).toContainText(/completed|failed/, { timeout: STEP_TIMEOUT });
+  await expect(step(1)).toContainText('completed');
+  await expect(progress.getByText(`1 / ${total} steps completed`)).toBeVisible();
+  await expect(progress.getByText('Last Executed: Step 1 (completed)')).toBeVisible();
+  // A completed card collapses; open it to read the output (5 lines, then 'View Full Output').
+  const toggle1 = step(1).locator('button[aria-expanded]');
+  if ((await toggle1.getAttribute('aria-expanded')) !== 'true') await toggle1.click();
+  const preview = step(1).getByTestId('step-1-output');
+  await expect(preview).toContainText('Generating public/private ed25519 key pair');
+  expect((await preview.textContent())!.split('\n')).toHaveLength(5);
+  await step(1).getByRole('button', { name: 'View Full Output' }).click();
+  const fullOutput = page.getByRole('dialog', { name: 'Full Output' });
+  await expect(fullOutput).toBeVisible();
+  await expect(fullOutput).toContainText('Terminal output appears only after commands complete.');
+  await expect(fullOutput).toContainText("The key's randomart image is");
+  await expect(fullOutput.getByRole('button', { name: 'Copy to Clipboard' })).toBeVisible();
+  expect(await page.evaluate(() => document.body.style.overflow)).toBe('hidden');
+  await page.keyboard.press('Escape');
+  await expect(fullOutput).toHaveCount(0);
+  expect(await page.evaluate(() => document.body.style.overflow)).not.toBe('hidden');
+
+  // ---- Reject step 2 (it would create servers with cloud credentials the sandbox does not have) ----
+  await step(2).getByRole('button', { name: 'Reject' }).click();
+  await expect(step(2)).toContainText('rejected');
+  await expect(step(2).getByRole('button', { name: 'Approve' })).toHaveCount(0);
+  await expect(progress.getByText(`1 / ${total} steps completed`)).toBeVisible();
+
+  // ---- Auto-Approve never runs a dangerous step ----
+  // The execution agent (Chat tab) changes step 2 into a recursive delete of /etc: it waits again, marked.
+  await chatPanel.getByRole('tab', { name: 'Chat' }).click();
+  const message = chatPanel.getByRole('textbox', { name: 'Message', exact: true });
+  await message.fill('Please change step 2 command to `rm -rf /etc/nginx /etc`');
+  await message.press('Enter');
+  await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText('I changed step 2', { timeout: STREAM_TIMEOUT });
+  await expect(message).toBeEnabled();
+  await expect(step(2)).toContainText('waiting approval', { timeout: 15_000 });
+  const danger = step(2).getByRole('note');
+  await expect(danger).toContainText('Needs your explicit approval (never auto-approved)');
+  await expect(danger).toContainText('Recursively deletes a system path (/etc)');
+
+  const autoApprove = progress.getByRole('switch', { name: 'Auto-Approve All Steps' });
+  // The switch is drawn by its label (the checkbox itself is visually hidden): people click the label.
+  const autoApproveLabel = progress.locator('label', { hasText: 'Auto-Approve All Steps' });
+  let approvals = 0;
+  page.on('request', (request) => {
+    if (request.url().endsWith('/api/execution/approve-step')) approvals += 1;
+  });
+  await expect(autoApprove).not.toBeChecked();
+  await autoApproveLabel.click();
+  await expect(autoApprove).toBeChecked();
+  // Two progress polls (5 s apart) pass with Auto-Approve on: step 2 still waits, nothing was sent.
+  for (let polls = 0; polls < 2; polls += 1) {
+    await page.waitForResponse((r) => r.url().endsWith('/api/execution/progress'), { timeout: 15_000 });
+  }
+  await expect(step(2)).toContainText('waiting approval');
+  expect(approvals).toBe(0);
+
+  // The same step made harmless is approved automatically: Auto-Approve works, the danger held it back.
+  await message.fill('Change step 2 command to `echo auto-approved-step && ls ~/.ssh`');
+  await message.press('Enter');
+  await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText('I changed step 2', { timeout: STREAM_TIMEOUT });
+  await expect(step(2).getByRole('note')).toHaveCount(0, { timeout: 15_000 });
+  // The terminal shows the command as the agent runs it, typed, with its output.
+  await chatPanel.getByRole('tab', { name: 'Terminal' }).click();
+  await expect(rows).toContainText(/echo auto-approved-step && ls ~\/\.ssh.*auto-approved-step/, { timeout: 30_000 });
+  await expect(step(2)).toContainText('completed', { timeout: STEP_TIMEOUT });
+  expect(approvals).toBeGreaterThanOrEqual(1);
+  await expect(step(2).getByTestId('step-2-output')).toContainText('auto-approved-step');
+  await expect(step(2).getByTestId('step-2-output')).toContainText('deploy_key.pub');
+  await expect(progress.getByText(`2 / ${total} steps completed`)).toBeVisible();
+
+  // Auto-Approve then takes step 3 (the next one): it logs in to the server over SSH, which does not
+  // exist, so it fails with its error shown.
+  await expect(step(3)).toContainText('failed', { timeout: STEP_TIMEOUT });
+  await autoApproveLabel.click();
+  await expect(autoApprove).not.toBeChecked();
+  await expect(step(3).getByRole('alert')).toContainText(/The command exited with code \d+\./);
+  await expect(step(3).getByTestId('step-3-output')).toBeVisible();
+
+  // ---- A failed step runs again on Re-execute ----
+  const rerun = page.waitForResponse((r) => r.url().endsWith('/api/execution/approve-step') && r.request().method() === 'POST');
+  await step(3).getByRole('button', { name: 'Re-execute' }).click();
+  const answer = await rerun;
+  expect(answer.status()).toBe(200);
+  expect(await answer.json()).toMatchObject({ step_number: 3, status: 'in_progress' });
+  await expect(step(3)).toContainText('failed', { timeout: STEP_TIMEOUT });
+  await expect(step(3).getByRole('button', { name: 'Re-execute' })).toBeEnabled();
+  await expect(progress.getByText('Last Executed: Step 3 (failed)')).toBeVisible();
+
+  expect(errors).toEqual([]);
+  const seconds = (ms: number): number => Math.round(ms / 1000);
+  test.info().annotations.push({
+    type: 'journey',
+    description: `${seconds(Date.now() - started)} s in the browser (planning ${seconds(planned - started)} s)`,
+  });
+});
