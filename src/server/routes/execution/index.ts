@@ -11,6 +11,7 @@ import {
   ExecutionTriggerResponse,
 } from '../../../shared/api/execution';
 import { projectOf, type ScopedProject } from '../../plugins/projectHeader';
+import { openEventStream, writeEvent } from '../../plugins/sse';
 import { authOf } from '../../plugins/session';
 import { terminalCommandsTopic } from '../../services/execution/executionService';
 import { createExecutionAgent } from '../../services/execution/executionAgent';
@@ -120,18 +121,10 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
    */
   app.get('/terminal/commands', { schema: { tags: ['terminal'], response: { 200: Type.Unknown({ description: 'text/event-stream of TerminalCommandEvent lines' }), ...errors } } }, async (request, reply) => {
     const { projectId } = await projectOf(request);
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-content-type-options': 'nosniff',
-    });
+    const raw = openEventStream(reply);
     raw.write(': connected\n\n');
     const unsubscribe = executionCommands.subscribe(terminalCommandsTopic(projectId), (event) => {
-      if (!raw.destroyed) raw.write(`data: ${JSON.stringify(event)}\n\n`);
+      if (!raw.destroyed) writeEvent(raw, event);
     });
     const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS);
     streams.add(raw);

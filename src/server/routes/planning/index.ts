@@ -18,6 +18,7 @@ import {
 import type { StreamEvent } from '../../../shared/events';
 import type { AgentName } from '../../agents/models';
 import { projectOf } from '../../plugins/projectHeader';
+import { openEventStream, writeEvent } from '../../plugins/sse';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const streamErrors = { ...errors, 409: ErrorResponse };
@@ -30,16 +31,7 @@ const sseAnswer = { 200: Type.Unknown({ description: 'text/event-stream of Strea
  * generation.
  */
 export async function sendStream(request: FastifyRequest, reply: FastifyReply, turn: { events: AsyncIterable<StreamEvent> }, onGone: () => void): Promise<void> {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    'x-content-type-options': 'nosniff',
-  });
-  raw.flushHeaders();
+  const raw = openEventStream(reply);
   let finished = false;
   raw.on('close', () => {
     if (!finished) onGone();
@@ -47,10 +39,7 @@ export async function sendStream(request: FastifyRequest, reply: FastifyReply, t
   try {
     for await (const event of turn.events) {
       if (raw.destroyed) break;
-      raw.write(`data: ${JSON.stringify(event)}\n\n`);
-      // res.write corks the socket until process.nextTick, which a burst of tokens chained on promises
-      // (a fast model, a database on this thread) starves for the whole burst: send each event now.
-      raw.socket?.uncork();
+      writeEvent(raw, event);
     }
   } catch (err) {
     request.log.error({ err }, 'agent turn failed');

@@ -1,0 +1,30 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+/**
+ * Takes the reply over as a server-sent event stream (ARCHITECTURE.md, "The wire contract") and
+ * sends the headers at once, so the browser's fetch resolves before the first event.
+ */
+export function openEventStream(reply: FastifyReply): ServerResponse {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, SSE_HEADERS);
+  raw.flushHeaders();
+  return raw;
+}
+
+/** Writes one event as a single `data: {json}` line and sends it now. */
+export function writeEvent(raw: ServerResponse, data: unknown): void {
+  raw.write(`data: ${JSON.stringify(data)}\n\n`);
+  // res.write corks the socket until process.nextTick, which a burst of events chained on promises
+  // (a fast model, a database on this thread) starves for the whole burst: send each event now.
+  raw.socket?.uncork();
+}
