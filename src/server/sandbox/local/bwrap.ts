@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { homeOf, SSH_KEYS_FOLDER, workspaceOf } from '../workspaceLayout';
 
 /** Resource and isolation settings of the local driver, from configuration. */
 export interface LocalSandboxLimits {
@@ -30,12 +31,8 @@ export interface BwrapSpec {
 
 export const SANDBOX_UID = 1000;
 
-/** The workspace folder for SSH keys, which the sandbox also shows as `~/.ssh`. */
-export const SSH_KEYS_FOLDER = 'ssh-keys';
-
-/** Where the sandbox's home and workspace appear inside it. */
-export const homeOf = (username: string): string => `/home/${username}`;
-export const workspaceOf = (username: string): string => `/home/${username}/workspace`;
+// The workspace's layout is every driver's; the SSH keys folder is also shown as `~/.ssh` here.
+export { baseEnv, homeOf, SSH_KEYS_FOLDER, workspaceOf } from '../workspaceLayout';
 
 const exists = (p: string): boolean => {
   try {
@@ -137,16 +134,3 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
   return { file: argv[0]!, args: argv.slice(1) };
 }
 
-/** The environment every sandbox program starts with (plus the caller's extras). */
-export function baseEnv(username: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-    HOME: homeOf(username),
-    USER: username,
-    LOGNAME: username,
-    SHELL: '/bin/bash',
-    LANG: 'C.UTF-8',
-    LC_ALL: 'C.UTF-8',
-    ...extra,
-  };
-}

@@ -18,7 +18,8 @@ import {
 } from '../driver';
 import { createRedactor } from '../redactor';
 import { tarToZip } from '../tarToZip';
-import { baseEnv, bwrapArgv, SANDBOX_UID, SSH_KEYS_FOLDER, workspaceOf, type LocalSandboxLimits } from './bwrap';
+import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
+import { GITIGNORE, HISTORY_FORMAT, parseHistory, stepCommitMessage, WORKSPACE_FOLDERS } from '../workspaceLayout';
 
 export interface LocalDriverOptions {
   /** DATA_DIR/sandboxes: one folder per project with `workspace/`, `backups/` and `etc/`. */
@@ -34,19 +35,12 @@ export interface LocalDriverOptions {
   keepBackups?: number;
 }
 
-const WORKSPACE_FOLDERS = [SSH_KEYS_FOLDER, 'terraform', 'ansible'];
-const GITIGNORE = '# Private keys stay out of the history; provider plugins are re-downloaded.\nssh-keys/\n.terraform/\n';
 const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'DevOps Agents',
   GIT_AUTHOR_EMAIL: 'agent@devops-agents.local',
   GIT_COMMITTER_NAME: 'DevOps Agents',
   GIT_COMMITTER_EMAIL: 'agent@devops-agents.local',
 };
-const STEP_TRAILER = 'Step-Number';
-
-/** Field and record separators of the history format. */
-const FS = '\x1f';
-const RS = '\x1e';
 
 interface Running {
   children: Set<ChildProcess>;
@@ -406,8 +400,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
 
     async commitStep(s, stepNumber, command): Promise<string> {
       requireRunning(s);
-      const subject = `Step ${stepNumber}: ${command.split('\n')[0]!.slice(0, 72)}`;
-      const message = `${subject}\n\n${command}\n\n${STEP_TRAILER}: ${stepNumber}\n`;
+      const message = stepCommitMessage(stepNumber, command);
       const result = await run(
         s,
         ['bash', '-c', 'set -e; git add -A; git commit -q --allow-empty --no-verify -F - <<<"$1"; git rev-parse HEAD', 'commit', message],
@@ -419,22 +412,12 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
 
     async history(s, limit = 200): Promise<SandboxCommit[]> {
       requireRunning(s);
-      const result = await git(s, ['log', `-n${limit}`, `--format=%H${FS}%cI${FS}%s${FS}%b${RS}`], true);
+      const result = await git(s, ['log', `-n${limit}`, `--format=${HISTORY_FORMAT}`], true);
       if (result.code !== 0) {
         if (/does not have any commits|not a git repository/.test(result.stderr)) return [];
         throw new SandboxError('failed', `Reading the history failed: ${result.stderr.trim()}`);
       }
-      return result.stdout
-        .split(RS)
-        .map((r) => r.replace(/^\n/, ''))
-        .filter(Boolean)
-        .map((record) => {
-          const [sha, date, subject, body = ''] = record.split(FS);
-          const trailer = new RegExp(`^${STEP_TRAILER}: (\\d+)\\s*$`, 'm').exec(body);
-          const step = trailer ? Number(trailer[1]) : null;
-          const command = step !== null ? body.slice(0, trailer!.index).trim() : null;
-          return { sha: sha!, message: subject!, step_number: step, command, created_at: new Date(date!).toISOString() };
-        });
+      return parseHistory(result.stdout);
     },
 
     async close(): Promise<void> {

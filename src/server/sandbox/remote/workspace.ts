@@ -1,6 +1,7 @@
 import type { SandboxCommit } from '../../../shared/api/sandbox';
 import { SandboxError, type ExecOptions, type ExecResult, type SandboxRef } from '../driver';
 import { createRedactor } from '../redactor';
+import { baseEnv, GITIGNORE, HISTORY_FORMAT, parseHistory, stepCommitMessage, workspaceOf, WORKSPACE_FOLDERS } from '../workspaceLayout';
 
 /**
  * What the container drivers (docker, kubernetes) share: the workspace's layout, its git history and the
@@ -11,8 +12,7 @@ import { createRedactor } from '../redactor';
 /** The sandbox user inside a container: uid and gid 1000, never root. */
 export const SANDBOX_UID = 1000;
 
-export const homeOf = (username: string): string => `/home/${username}`;
-export const workspaceOf = (username: string): string => `/home/${username}/workspace`;
+export { homeOf, workspaceOf } from '../workspaceLayout';
 
 /** A program run to completion inside the sandbox. */
 export type RunInside = (
@@ -21,8 +21,6 @@ export type RunInside = (
   options?: { env?: Record<string, string> },
 ) => Promise<{ code: number | null; stdout: string; stderr: string }>;
 
-const WORKSPACE_FOLDERS = ['ssh-keys', 'terraform', 'ansible'];
-const GITIGNORE = '# Private keys stay out of the history; provider plugins are re-downloaded.\nssh-keys/\n.terraform/\n';
 export const GIT_IDENTITY = {
   GIT_AUTHOR_NAME: 'DevOps Agents',
   GIT_AUTHOR_EMAIL: 'agent@devops-agents.local',
@@ -30,23 +28,10 @@ export const GIT_IDENTITY = {
   GIT_COMMITTER_EMAIL: 'agent@devops-agents.local',
   GIT_CONFIG_NOSYSTEM: '1',
 };
-const STEP_TRAILER = 'Step-Number';
-const FS = '\x1f';
-const RS = '\x1e';
 
 /** The environment every sandbox program starts with (plus the caller's extras), as `KEY=value` pairs. */
 export function sandboxEnv(username: string, extra: Record<string, string> = {}): string[] {
-  const env: Record<string, string> = {
-    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-    HOME: homeOf(username),
-    USER: username,
-    LOGNAME: username,
-    SHELL: '/bin/bash',
-    LANG: 'C.UTF-8',
-    LC_ALL: 'C.UTF-8',
-    ...extra,
-  };
-  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  return Object.entries(baseEnv(username, extra)).map(([k, v]) => `${k}=${v}`);
 }
 
 /** Answers true when the workspace holds nothing yet (a new volume: restore or create it). */
@@ -73,8 +58,7 @@ export async function createFreshWorkspace(run: RunInside, s: SandboxRef): Promi
 }
 
 export async function commitStep(run: RunInside, s: SandboxRef, stepNumber: number, command: string): Promise<string> {
-  const subject = `Step ${stepNumber}: ${command.split('\n')[0]!.slice(0, 72)}`;
-  const message = `${subject}\n\n${command}\n\n${STEP_TRAILER}: ${stepNumber}\n`;
+  const message = stepCommitMessage(stepNumber, command);
   const result = await run(
     s,
     ['bash', '-c', 'set -e; cd -- "$2"; git add -A; git commit -q --allow-empty --no-verify -F - <<<"$1"; git rev-parse HEAD', 'commit', message, workspaceOf(s.username)],
@@ -87,7 +71,7 @@ export async function commitStep(run: RunInside, s: SandboxRef, stepNumber: numb
 export async function history(run: RunInside, s: SandboxRef, limit: number): Promise<SandboxCommit[]> {
   const result = await run(
     s,
-    ['git', '-C', workspaceOf(s.username), 'log', `-n${limit}`, `--format=%H${FS}%cI${FS}%s${FS}%b${RS}`],
+    ['git', '-C', workspaceOf(s.username), 'log', `-n${limit}`, `--format=${HISTORY_FORMAT}`],
     { env: GIT_IDENTITY },
   );
   if (result.code !== 0) {
@@ -97,19 +81,6 @@ export async function history(run: RunInside, s: SandboxRef, limit: number): Pro
   return parseHistory(result.stdout);
 }
 
-export function parseHistory(stdout: string): SandboxCommit[] {
-  return stdout
-    .split(RS)
-    .map((r) => r.replace(/^\n/, ''))
-    .filter(Boolean)
-    .map((record) => {
-      const [sha, date, subject, body = ''] = record.split(FS);
-      const trailer = new RegExp(`^${STEP_TRAILER}: (\\d+)\\s*$`, 'm').exec(body);
-      const step = trailer ? Number(trailer[1]) : null;
-      const command = step !== null ? body.slice(0, trailer!.index).trim() : null;
-      return { sha: sha!, message: subject!, step_number: step, command, created_at: new Date(date!).toISOString() };
-    });
-}
 
 /**
  * The real path of a workspace folder, resolved inside the sandbox: a symlink there may point anywhere in
