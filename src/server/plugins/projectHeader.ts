@@ -14,11 +14,23 @@ export interface ScopedProject {
  */
 export async function projectOf(request: FastifyRequest): Promise<ScopedProject> {
   const { installationId } = authOf(request);
+  const projectId = projectIdHeader(request);
+  await request.server.services.projects.require(installationId, projectId);
+  return { projectId, installationId };
+}
+
+/** `projectOf` for the hot polls: the ownership is checked through `projects.requireRecent`'s short cache. */
+export async function recentProjectOf(request: FastifyRequest): Promise<ScopedProject> {
+  const { installationId } = authOf(request);
+  const projectId = projectIdHeader(request);
+  await request.server.services.projects.requireRecent(installationId, projectId);
+  return { projectId, installationId };
+}
+
+function projectIdHeader(request: FastifyRequest): number {
   const header = request.headers['project-id'];
   const raw = Array.isArray(header) ? header[0] : header;
   if (raw === undefined || raw.trim() === '') throw badRequest('Project-Id header is required');
   if (!/^[0-9]{1,15}$/.test(raw.trim())) throw badRequest('Project-Id header must be a project id (digits)');
-  const projectId = Number(raw.trim());
-  await request.server.services.projects.require(installationId, projectId);
-  return { projectId, installationId };
+  return Number(raw.trim());
 }

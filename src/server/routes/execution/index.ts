@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/api/common';
 import {
@@ -10,9 +9,9 @@ import {
   ExecutionTriggerBody,
   ExecutionTriggerResponse,
 } from '../../../shared/api/execution';
-import { projectOf, type ScopedProject } from '../../plugins/projectHeader';
+import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
+import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
 import { openEventStream, writeEvent } from '../../plugins/sse';
-import { authOf } from '../../plugins/session';
 import { terminalCommandsTopic } from '../../services/execution/executionService';
 import { createExecutionAgent } from '../../services/execution/executionAgent';
 import { createModelProvider } from '../../agents/models';
@@ -21,8 +20,6 @@ import { sendStream } from '../planning';
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 const tags = ['execution'];
 
-/** How long a project found to be the caller's is trusted without asking the database again (as sessions are). */
-const OWNER_CACHE_MS = 5_000;
 const SSE_KEEPALIVE_MS = 25_000;
 
 /**
@@ -40,31 +37,11 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     meter: app.services.meter,
   });
 
-  /**
-   * `projectOf` for the hot poll: a project already found to be this installation's is trusted for a
-   * few seconds, so a poll with a current ETag costs no query at all.
-   */
   /** Open command streams, ended before the server closes (a hijacked reply would hold `close` open). */
   const streams = new Set<import('node:http').ServerResponse>();
   app.addHook('preClose', async () => {
     for (const raw of streams) raw.end();
   });
-
-  const owners = new Map<string, number>();
-  const cachedProjectOf = async (request: FastifyRequest): Promise<ScopedProject> => {
-    const { installationId } = authOf(request);
-    const raw = request.headers['project-id'];
-    if (typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw)) {
-      const key = `${installationId}:${raw}`;
-      const until = owners.get(key);
-      if (until !== undefined && until > Date.now()) return { projectId: Number(raw), installationId };
-      const scoped = await projectOf(request);
-      if (owners.size > 10_000) owners.clear();
-      owners.set(key, Date.now() + OWNER_CACHE_MS);
-      return scoped;
-    }
-    return projectOf(request);
-  };
 
   app.post(
     '/execution/trigger',
@@ -84,20 +61,12 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         description: 'Answered from memory with a weak ETag; 304 when If-None-Match matches.',
-        response: { 200: ExecutionProgress, 304: Type.Null({ description: 'Not modified' }), ...errors },
+        response: { 200: ExecutionProgress, 304: NotModified, ...errors },
       },
     },
     async (request, reply) => {
-      const { projectId } = await cachedProjectOf(request);
-      const answer = await execution.progress(projectId);
-      reply.header('etag', answer.etag).header('cache-control', 'private, no-cache');
-      if (request.headers['if-none-match'] === answer.etag) {
-        // No payload at all: `null` would be serialised and announced as 4 bytes a 304 never carries.
-        return reply.code(304).send(undefined as unknown as null);
-      }
-      // The body is the snapshot's JSON, serialised once per version: Fastify sends a string as is, so the
-      // type provider's object type does not apply (the schema still documents the shape).
-      return reply.type('application/json; charset=utf-8').send(answer.body() as unknown as ExecutionProgress);
+      const { projectId } = await recentProjectOf(request);
+      return sendSnapshot(request, reply, await execution.progress(projectId));
     },
   );
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { executionPlans, executionSteps } from '../../db/schema';
@@ -12,6 +11,7 @@ import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import { dangerousReason } from './dangerous';
 import type { EventBus } from './eventBus';
 import { parsePlanSteps } from './planSteps';
+import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 
 /** A project already resolved within the caller's installation (`projectOf`). */
 export interface ExecutionProject {
@@ -65,30 +65,27 @@ const REJECTABLE: StepStatus[] = ['pending', 'waiting_approval'];
 
 type StepRow = typeof executionSteps.$inferSelect;
 
-interface Snapshot {
+/** What a progress poll answers from memory: the plan and its steps, with live output of running ones. */
+export interface ProgressState {
   planId: number | null;
   steps: Step[];
-  version: number;
-  etag: string;
-  /** The progress body, serialised once per version (built on the first poll that needs it). */
-  json: string | null;
 }
 
-/** What a progress poll answers: the ETag always; the body only when the caller's copy is stale. */
-export interface ProgressAnswer {
-  etag: string;
-  body(): string;
-}
+const progressOf = (state: ProgressState): ExecutionProgress => ({
+  id: state.planId,
+  currentStep: state.steps.find((s) => s.status === 'in_progress')?.step_number ?? 0,
+  totalSteps: state.steps.length,
+  steps: state.steps,
+});
 
 /**
  * The execution stage: turns the project's implementation plan into steps, runs an approved step in
  * the project's sandbox (with the User Secrets as environment variables, output redacted of their values
  * and base64 forms), commits the workspace after each step, and answers progress from memory.
  *
- * Progress is the product's hottest poll: each project has an in-memory snapshot, rebuilt from the
- * database on first use (so after a restart too) and bumped on every change, with a weak ETag from a
- * per-boot epoch and a version counter, so a poll with a current `If-None-Match` costs no query and no
- * serialisation.
+ * Progress is the product's hottest poll: each project has an in-memory snapshot (versionedSnapshots),
+ * loaded from the database on first use (so after a restart too) and reloaded after every change, so a
+ * poll with a current `If-None-Match` costs no query and no serialisation.
  *
  * Statuses: a trigger leaves every step `waiting_approval`; approving runs it (`in_progress`, then
  * `completed` or `failed`). A rejected step becomes `rejected` — not `failed` (nothing ran and nothing
@@ -97,9 +94,6 @@ export interface ProgressAnswer {
  */
 export function createExecutionService(deps: ExecutionDeps) {
   const { db, sandbox, planning, commands, log } = deps;
-  const epoch = randomBytes(4).toString('hex');
-  const snapshots = new Map<number, Snapshot>();
-  const loading = new Map<number, Promise<Snapshot>>();
   /** Output of running steps as it arrives, by `${projectId}:${stepNumber}`; stored at the end. */
   const liveOutput = new Map<string, string>();
   const runs = new Map<string, { controller: AbortController; done: Promise<void> }>();
@@ -130,55 +124,26 @@ export function createExecutionService(deps: ExecutionDeps) {
     return db.select().from(executionSteps).where(eq(executionSteps.planId, planId)).orderBy(asc(executionSteps.stepNumber));
   }
 
-  /** Re-reads the project's plan and steps and publishes a new version of its snapshot. */
-  async function refresh(projectId: number): Promise<Snapshot> {
+  async function loadProgress(projectId: number): Promise<ProgressState> {
     const plan = await planOf(projectId);
     const rows = plan ? await stepRows(plan.id) : [];
-    const previous = snapshots.get(projectId);
-    const version = (previous?.version ?? 0) + 1;
-    const snapshot: Snapshot = {
-      planId: plan?.id ?? null,
-      steps: rows.map((r) => toStep(projectId, r)),
-      version,
-      etag: `W/"${epoch}.${projectId}.${version}"`,
-      json: null,
-    };
-    snapshots.set(projectId, snapshot);
-    return snapshot;
+    return { planId: plan?.id ?? null, steps: rows.map((r) => toStep(projectId, r)) };
   }
 
-  async function snapshotOf(projectId: number): Promise<Snapshot> {
-    const known = snapshots.get(projectId);
-    if (known) return known;
-    let pending = loading.get(projectId);
-    if (!pending) {
-      pending = refresh(projectId).finally(() => loading.delete(projectId));
-      loading.set(projectId, pending);
-    }
-    return pending;
-  }
+  const snapshots = createVersionedSnapshots<number, ProgressState>({
+    load: loadProgress,
+    serialize: (state) => JSON.stringify(progressOf(state)),
+  });
+  /** Called after every committed change of a project's steps: its next poll sees the change. */
+  const refresh = (projectId: number): Promise<Snapshot<ProgressState>> => snapshots.refresh(projectId);
 
   /** A running step's output changed: a new version without touching the database. */
   function bumpLive(projectId: number, stepNumber: number, output: string): void {
-    const snapshot = snapshots.get(projectId);
-    if (!snapshot) return;
-    const steps = snapshot.steps.map((s) => (s.step_number === stepNumber && s.status === 'in_progress' ? { ...s, output } : s));
-    const version = snapshot.version + 1;
-    snapshots.set(projectId, { ...snapshot, steps, version, etag: `W/"${epoch}.${projectId}.${version}"`, json: null });
+    snapshots.update(projectId, (state) => ({
+      ...state,
+      steps: state.steps.map((s) => (s.step_number === stepNumber && s.status === 'in_progress' ? { ...s, output } : s)),
+    }));
   }
-
-  const bodyOf = (snapshot: Snapshot): string => {
-    if (snapshot.json === null) {
-      const progress: ExecutionProgress = {
-        id: snapshot.planId,
-        currentStep: snapshot.steps.find((s) => s.status === 'in_progress')?.step_number ?? 0,
-        totalSteps: snapshot.steps.length,
-        steps: snapshot.steps,
-      };
-      snapshot.json = JSON.stringify(progress);
-    }
-    return snapshot.json;
-  };
 
   async function secretNames(projectId: number): Promise<string[]> {
     return (await planning.listSecrets(projectId)).map((s) => s.name);
@@ -353,18 +318,13 @@ export function createExecutionService(deps: ExecutionDeps) {
       return { step_number: stepNumber, status: 'in_progress' };
     },
 
-    /** The progress poll's answer: compare `etag` with If-None-Match before calling `body()`. */
-    async progress(projectId: number): Promise<ProgressAnswer> {
-      const snapshot = await snapshotOf(projectId);
-      return { etag: snapshot.etag, body: () => bodyOf(snapshot) };
+    /** The progress poll's snapshot (`sendSnapshot` answers it): compare its ETag before building its body. */
+    progress(projectId: number): Promise<Snapshot<ProgressState>> {
+      return snapshots.get(projectId);
     },
 
     /** The steps as the database has them, with live output of running steps (the execution agent's context). */
-    async steps(projectId: number): Promise<{ planId: number | null; steps: Step[] }> {
-      const plan = await planOf(projectId);
-      const rows = plan ? await stepRows(plan.id) : [];
-      return { planId: plan?.id ?? null, steps: rows.map((r) => toStep(projectId, r)) };
-    },
+    steps: loadProgress,
 
     /**
      * Changes a step's command, description or prompt (the execution agent's tool). A changed step waits

@@ -30,11 +30,18 @@ const toStage = (row: StageRow): Stage => ({
   is_completed: row.isCompleted,
 });
 
+/** How long `requireRecent` trusts an ownership it checked, and how many it remembers. */
+export const OWNER_CACHE_MS = 5_000;
+const MAX_OWNERS = 10_000;
+
 /**
  * Projects and their staged workflow. Every method takes the caller's installation id and looks
  * the project up within it, so another tenant's project answers 404 exactly like a missing one.
  */
 export function createProjectsService({ db, activity }: { db: Db; activity: Pick<ActivityService, 'record'> }) {
+  /** `${installationId}:${projectId}` → until when that project is known to be that installation's. */
+  const owners = new Map<string, number>();
+
   async function findRow(installationId: number, projectId: number): Promise<ProjectRow> {
     const [row] = await db
       .select()
@@ -95,6 +102,22 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
     /** Resolves a project id the caller named (path or Project-Id header) within their installation. */
     async require(installationId: number, projectId: number): Promise<ProjectRow> {
       return findRow(installationId, projectId);
+    },
+
+    /**
+     * `require` for the hot polls: a project found to be the installation's is trusted for
+     * OWNER_CACHE_MS (as sessions are) without asking the database again, so a poll with a current ETag
+     * costs no query at all. Only success is kept: another installation's project is a 404 every time.
+     */
+    async requireRecent(installationId: number, projectId: number): Promise<{ id: number; installationId: number }> {
+      const key = `${installationId}:${projectId}`;
+      const until = owners.get(key);
+      if (until === undefined || until <= Date.now()) {
+        await findRow(installationId, projectId);
+        if (owners.size >= MAX_OWNERS) owners.clear();
+        owners.set(key, Date.now() + OWNER_CACHE_MS);
+      }
+      return { id: projectId, installationId };
     },
 
     async state(installationId: number, projectId: number): Promise<ProjectState> {

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+
+/** One version of a key's state: its weak ETag always, its JSON body only when a caller needs it. */
+export interface Snapshot<V> {
+  readonly value: V;
+  /** `W/"{epoch}.{key}.{version}"`: unique per server start, key and version. */
+  readonly etag: string;
+  /** The value as JSON, serialised on the first call and kept for this version. */
+  body(): string;
+}
+
+export interface VersionedSnapshotsOptions<K, V> {
+  /** Reads the key's current state (from the database, a driver…). */
+  load(key: K): Promise<V>;
+  /** The body of a version; `JSON.stringify` by default. */
+  serialize?(value: V): string;
+  /**
+   * For state that can change without anyone telling us (a container that dies): a snapshot older
+   * than this is loaded again on next use, and keeps its ETag when its body has not changed.
+   */
+  maxAgeMs?: number;
+  /** Keys kept at most; the oldest is dropped beyond (it is loaded again when asked for). */
+  maxKeys?: number;
+  now?(): number;
+}
+
+export interface VersionedSnapshots<K, V> {
+  /** The key's current snapshot, loaded on first use; concurrent first uses share one load. */
+  get(key: K): Promise<Snapshot<V>>;
+  /**
+   * The key's state changed: the next `get` loads it again. Call it after the change is committed; a
+   * load already under way still answers its callers but is never kept, so it cannot hide the change.
+   */
+  invalidate(key: K): void;
+  /** `invalidate`, then `get`. */
+  refresh(key: K): Promise<Snapshot<V>>;
+  /** A new version of a key in memory without loading (nothing happens when the key is not loaded). */
+  update(key: K, change: (value: V) => V): void;
+  /** Forgets every key. */
+  clear(): void;
+}
+
+interface Entry<V> {
+  snapshot?: VersionedSnapshot<V>;
+  loadedAt: number;
+  loading?: Promise<Snapshot<V>>;
+}
+
+class VersionedSnapshot<V> implements Snapshot<V> {
+  private json: string | null;
+
+  constructor(
+    readonly value: V,
+    readonly etag: string,
+    private readonly serialize: (value: V) => string,
+    json: string | null = null,
+  ) {
+    this.json = json;
+  }
+
+  body(): string {
+    if (this.json === null) this.json = this.serialize(this.value);
+    return this.json;
+  }
+}
+
+const DEFAULT_MAX_KEYS = 10_000;
+
+/**
+ * Answers a hot poll from memory: one snapshot per key (a project, an installation), each version with
+ * a weak ETag from a per-start epoch and a counter, and its JSON built once, on the first poll that
+ * needs a body. A poll whose If-None-Match is current thus costs no query and no serialisation.
+ *
+ * Writers call `invalidate(key)` after they commit. Each load belongs to the key's entry at the time
+ * it started; `invalidate` replaces that entry, so a load that began before the change (and may have
+ * read the old state) is never kept — the generation is the entry itself.
+ *
+ * @example
+ * ```ts
+ * const balances = createVersionedSnapshots({ load: async (installationId: number) => ({ credits_balance: await read(installationId) }) });
+ * const snapshot = await balances.get(installationId);   // then sendSnapshot(request, reply, snapshot)
+ * await db.transaction(write); balances.invalidate(installationId);
+ * ```
+ */
+export function createVersionedSnapshots<K extends string | number, V>(options: VersionedSnapshotsOptions<K, V>): VersionedSnapshots<K, V> {
+  const serialize = options.serialize ?? ((value: V) => JSON.stringify(value));
+  const now = options.now ?? Date.now;
+  const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+  const epoch = randomBytes(4).toString('hex');
+  const entries = new Map<K, Entry<V>>();
+  /** One counter for every key: a version is never given twice, even to a load that is not kept. */
+  let version = 0;
+
+  const make = (key: K, value: V, json: string | null = null): VersionedSnapshot<V> => {
+    version += 1;
+    return new VersionedSnapshot(value, `W/"${epoch}.${key}.${version}"`, serialize, json);
+  };
+
+  const fresh = (entry: Entry<V>): boolean => options.maxAgeMs === undefined || now() - entry.loadedAt < options.maxAgeMs;
+
+  function load(key: K, stale?: VersionedSnapshot<V>): Promise<Snapshot<V>> {
+    const entry: Entry<V> = { loadedAt: 0, ...(stale ? { snapshot: stale } : {}) };
+    entries.delete(key); // re-inserted last: the Map's order is then the order of use
+    entries.set(key, entry);
+    if (entries.size > maxKeys) entries.delete(entries.keys().next().value as K);
+    entry.loading = options.load(key).then(
+      (value) => {
+        let snapshot: VersionedSnapshot<V>;
+        if (stale) {
+          // A reload after maxAgeMs: the same body keeps its ETag, so polls keep answering 304.
+          const json = serialize(value);
+          snapshot = json === stale.body() ? stale : make(key, value, json);
+        } else {
+          snapshot = make(key, value);
+        }
+        if (entries.get(key) === entry) {
+          entry.snapshot = snapshot;
+          entry.loadedAt = now();
+          delete entry.loading;
+        }
+        return snapshot;
+      },
+      (err: unknown) => {
+        if (entries.get(key) === entry) entries.delete(key);
+        throw err;
+      },
+    );
+    return entry.loading;
+  }
+
+  const invalidate = (key: K): void => {
+    entries.delete(key);
+  };
+
+  const get = (key: K): Promise<Snapshot<V>> => {
+    const entry = entries.get(key);
+    if (entry?.loading) return entry.loading;
+    if (entry?.snapshot && fresh(entry)) return Promise.resolve(entry.snapshot);
+    return load(key, entry?.snapshot);
+  };
+
+  return {
+    get,
+    invalidate,
+    refresh(key) {
+      invalidate(key);
+      return get(key);
+    },
+    update(key, change) {
+      const entry = entries.get(key);
+      if (entry?.snapshot && !entry.loading) entry.snapshot = make(key, change(entry.snapshot.value));
+    },
+    clear() {
+      entries.clear();
+    },
+  };
+}

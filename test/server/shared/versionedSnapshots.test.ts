@@ -1,0 +1,124 @@
+import { createVersionedSnapshots } from '../../../src/server/services/shared/versionedSnapshots';
+import { etagMatches } from '../../../src/server/plugins/hotPoll';
+
+/** A load the test finishes by hand, to order it against invalidations. */
+function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('versioned snapshots', () => {
+  it('loads a key once for concurrent first uses, and answers from memory after', async () => {
+    let loads = 0;
+    const store = createVersionedSnapshots({ load: async (key: number) => ({ key, n: ++loads }) });
+    const [a, b] = await Promise.all([store.get(1), store.get(1)]);
+    expect(a).toBe(b);
+    expect(loads).toBe(1);
+    expect(await store.get(1)).toBe(a);
+    expect(a.etag).toMatch(/^W\/"[0-9a-f]{8}\.1\.[0-9]+"$/);
+    expect(a.body()).toBe('{"key":1,"n":1}');
+  });
+
+  it('serialises a body once per version, and only when asked', async () => {
+    let serialised = 0;
+    const store = createVersionedSnapshots({ load: async () => [1, 2, 3], serialize: (v: number[]) => (serialised++, JSON.stringify(v)) });
+    const snapshot = await store.get(7);
+    expect(serialised).toBe(0);
+    snapshot.body();
+    snapshot.body();
+    expect(serialised).toBe(1);
+  });
+
+  it('gives a new ETag after invalidate, and update changes the value in memory', async () => {
+    let n = 0;
+    const store = createVersionedSnapshots({ load: async () => ({ n: ++n }) });
+    const first = await store.get(1);
+    store.invalidate(1);
+    const second = await store.get(1);
+    expect(second.etag).not.toBe(first.etag);
+    expect(second.value).toEqual({ n: 2 });
+    store.update(1, (v) => ({ n: v.n * 10 }));
+    const third = await store.get(1);
+    expect(third.value).toEqual({ n: 20 });
+    expect(third.etag).not.toBe(second.etag);
+    expect(n).toBe(2);
+  });
+
+  it('never keeps a load that started before an invalidation (it may have read the old state)', async () => {
+    const pending = [deferred<string>(), deferred<string>()];
+    let calls = 0;
+    const store = createVersionedSnapshots({ load: () => pending[calls++]!.promise });
+    const early = store.get(1); // reads before the writer commits
+    store.invalidate(1); // the writer committed
+    const late = store.get(1); // a poll after the commit starts its own load
+    pending[1]!.resolve('new');
+    expect((await late).value).toBe('new');
+    pending[0]!.resolve('old'); // the early load finishes last
+    const old = await early;
+    expect(old.value).toBe('old');
+    const now = await store.get(1);
+    expect(now.value).toBe('new');
+    expect(now.etag).not.toBe(old.etag);
+    expect(calls).toBe(2);
+  });
+
+  it('forgets a failed load, so the next use tries again', async () => {
+    let calls = 0;
+    const store = createVersionedSnapshots({
+      load: async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('database down');
+        return 'ok';
+      },
+    });
+    await expect(store.get(1)).rejects.toThrow('database down');
+    expect((await store.get(1)).value).toBe('ok');
+  });
+
+  it('reloads after maxAgeMs and keeps the ETag when the body is the same', async () => {
+    let time = 0;
+    let status = 'Running';
+    const store = createVersionedSnapshots({ load: async () => ({ status }), maxAgeMs: 1000, now: () => time });
+    const first = await store.get(1);
+    time = 999;
+    expect(await store.get(1)).toBe(first);
+    time = 1000;
+    const reloaded = await store.get(1);
+    expect(reloaded.etag).toBe(first.etag);
+    status = 'Stopped';
+    time = 2500;
+    const changed = await store.get(1);
+    expect(changed.etag).not.toBe(first.etag);
+    expect(changed.value).toEqual({ status: 'Stopped' });
+  });
+
+  it('drops the oldest key beyond maxKeys', async () => {
+    let loads = 0;
+    const store = createVersionedSnapshots({ load: async (k: number) => (loads++, k), maxKeys: 2 });
+    await store.get(1);
+    await store.get(2);
+    await store.get(3);
+    expect(loads).toBe(3);
+    await store.get(3);
+    await store.get(2);
+    expect(loads).toBe(3);
+    await store.get(1);
+    expect(loads).toBe(4);
+  });
+});
+
+describe('If-None-Match', () => {
+  const etag = 'W/"ab12cd34.7.3"';
+  it('matches the ETag itself, a list holding it, its strong form and *', () => {
+    expect(etagMatches(etag, etag)).toBe(true);
+    expect(etagMatches(`W/"x", ${etag}`, etag)).toBe(true);
+    expect(etagMatches('"ab12cd34.7.3"', etag)).toBe(true);
+    expect(etagMatches('*', etag)).toBe(true);
+  });
+  it('does not match another version, nothing, or an empty header', () => {
+    expect(etagMatches('W/"ab12cd34.7.2"', etag)).toBe(false);
+    expect(etagMatches(undefined, etag)).toBe(false);
+    expect(etagMatches('', etag)).toBe(false);
+  });
+});
