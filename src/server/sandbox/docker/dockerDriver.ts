@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Duplex, Readable } from 'node:stream';
@@ -7,30 +6,20 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGzip } from 'node:zlib';
 import type Docker from 'dockerode';
 import type { ContainerStatusName } from '../../../shared/constants/sandbox';
-import {
-  SandboxError,
-  type BackupResult,
-  type ExecOptions,
-  type ExecResult,
-  type SandboxDriver,
-  type SandboxPty,
-  type SandboxRef,
-  type ShellOptions,
-} from '../driver';
+import { SandboxError, type BackupResult, type SandboxDriver, type SandboxRef } from '../driver';
+import { createBackupStore } from '../backups';
+import { createContainerProcesses, type ExecStream, type TtyConnect } from '../remote/processes';
 import {
   commitStep,
   createFreshWorkspace,
-  execTracker,
   history,
   homeOf,
-  killableArgv,
-  killArgv,
+  linkSshKeys,
   resolveFolder,
   SANDBOX_UID,
   sandboxEnv,
   workspaceIsEmpty,
   workspaceOf,
-  type RunInside,
 } from '../remote/workspace';
 import { tarToZip } from '../tarToZip';
 import { createDemuxer } from './demux';
@@ -76,23 +65,13 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
   const { docker } = options;
   const root = path.resolve(options.root);
   const prefix = options.namePrefix ?? 'devops-agents-sandbox';
-  const maxOutput = options.maxOutputChars ?? 1_000_000;
-  const keepBackups = options.keepBackups ?? 3;
   const pending = new Set<number>();
-  /** Kills of running execs and shells, per project, for stop and close. */
-  const live = new Map<number, Set<() => void>>();
 
   const containerName = (s: SandboxRef): string => `${prefix}-${s.projectId}`;
   const volumeName = (s: SandboxRef): string => `${prefix}-${s.projectId}-workspace`;
   const backupsDir = (s: SandboxRef): string => path.join(root, String(s.projectId), 'backups');
+  const backups = createBackupStore(backupsDir, options.keepBackups ?? 3);
   const container = (s: SandboxRef): Docker.Container => docker.getContainer(containerName(s));
-
-  const track = (projectId: number, kill: () => void): (() => void) => {
-    let set = live.get(projectId);
-    if (!set) live.set(projectId, (set = new Set()));
-    set.add(kill);
-    return () => set.delete(kill);
-  };
 
   const inspect = async (s: SandboxRef): Promise<Docker.ContainerInspectInfo | null> => {
     try {
@@ -112,7 +91,7 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
   const createExec = (s: SandboxRef, argv: string[], opts: { env?: Record<string, string>; tty?: boolean }): Promise<Docker.Exec> =>
     container(s).exec({
       Cmd: argv,
-      Env: sandboxEnv(s.username, opts.tty ? { TERM: 'xterm-256color', PS1: '\\u@sandbox:\\w\\$ ', ...opts.env } : opts.env),
+      Env: sandboxEnv(s.username, opts.env),
       User: `${SANDBOX_UID}:${SANDBOX_UID}`,
       WorkingDir: workspaceOf(s.username),
       AttachStdin: Boolean(opts.tty),
@@ -122,11 +101,7 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     });
 
   /** Runs a non-tty exec, handing every demultiplexed chunk to `onText`; answers the exit code. */
-  const execStream = async (
-    s: SandboxRef,
-    argv: string[],
-    opts: { env?: Record<string, string>; onText: (text: string, stream: 'stdout' | 'stderr') => void; signal?: AbortSignal },
-  ): Promise<number | null> => {
+  const execStream: ExecStream = async (s, argv, opts) => {
     const exec = await createExec(s, argv, opts);
     const stream = (await exec.start({ hijack: false, stdin: false, Detach: false, Tty: false, abortSignal: opts.signal } as Docker.ExecStartOptions)) as Readable;
     const demux = createDemuxer(opts.onText);
@@ -142,22 +117,38 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     return info.Running ? null : info.ExitCode;
   };
 
-  const run: RunInside = async (s, argv, opts = {}) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await execStream(s, argv, {
-      env: opts.env,
-      onText: (text, stream) => (stream === 'stdout' ? (stdout += text) : (stderr = (stderr + text).slice(-10_000))),
+  /** A tty exec over the hijacked connection of exec start; the size is set through exec resize. */
+  const connectTty: TtyConnect = async (s, argv, opts) => {
+    const exec = await createExec(s, argv, { env: opts.env, tty: true });
+    const socket = (await exec.start({ hijack: true, stdin: true, Detach: false, Tty: true })) as Duplex;
+    const decoder = new StringDecoder('utf8');
+    socket.on('data', (chunk: Buffer) => {
+      const data = decoder.write(chunk);
+      if (data) opts.onData(data);
     });
-    return { code, stdout, stderr };
+    const ended = new Promise<void>((resolve) => {
+      socket.once('end', resolve);
+      socket.once('close', resolve);
+      socket.once('error', () => resolve());
+    });
+    return {
+      write: (data) => void socket.write(data),
+      resize: (cols, rows) => void exec.resize({ h: rows, w: cols }).catch(() => undefined),
+      pause: () => void socket.pause(),
+      resume: () => void socket.resume(),
+      close: () => socket.destroy(),
+      exited: ended.then(() => exec.inspect().then((info) => info.ExitCode, () => null)),
+    };
   };
 
-  /** Kills what a `killableArgv` exec started, through a second exec. */
-  const killInside = (s: SandboxRef, pidFile: string): Promise<void> =>
-    run(s, killArgv(pidFile)).then(
-      () => undefined,
-      () => undefined,
-    );
+  const processes = createContainerProcesses({
+    execStream,
+    connectTty,
+    requireRunning,
+    execTimeoutMs: options.execTimeoutMs,
+    maxOutputChars: options.maxOutputChars ?? 1_000_000,
+  });
+  const { run } = processes;
 
   const ensureImage = async (): Promise<void> => {
     try {
@@ -240,23 +231,12 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     });
   };
 
-  const backups = (s: SandboxRef): string[] => {
-    try {
-      return fs
-        .readdirSync(backupsDir(s))
-        .filter((f) => /^backup-\d+\.tar\.gz$/.test(f))
-        .sort((a, b) => Number(b.slice(7, -7)) - Number(a.slice(7, -7)));
-    } catch {
-      return [];
-    }
-  };
-
   /** The newest backup into the (empty) workspace volume; the engine hands the files to the container's user. */
   const restoreLatest = async (s: SandboxRef): Promise<boolean> => {
-    const [latest] = backups(s);
+    const latest = backups.latest(s);
     if (!latest) return false;
     try {
-      await container(s).putArchive(fs.createReadStream(path.join(backupsDir(s), latest)), {
+      await container(s).putArchive(fs.createReadStream(latest), {
         path: workspaceOf(s.username),
         noOverwriteDirNonDir: true,
         copyUIDGID: true,
@@ -287,6 +267,7 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
       if (await workspaceIsEmpty(run, s)) {
         if (!(await restoreLatest(s))) await createFreshWorkspace(run, s);
       }
+      await linkSshKeys(run, s);
     } catch (err) {
       throw err instanceof SandboxError ? err : new SandboxError('failed', `Starting the sandbox failed: ${(err as Error).message}`);
     } finally {
@@ -297,11 +278,6 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
   /** The workspace (or a folder of it) as a tar whose entries are relative to that folder. */
   const archiveOf = (s: SandboxRef, folder: string): Promise<Readable> =>
     container(s).getArchive({ path: `${folder}/.` }) as Promise<Readable>;
-
-  const endProcesses = (projectId: number): void => {
-    for (const kill of live.get(projectId) ?? []) kill();
-    live.delete(projectId);
-  };
 
   return {
     kind: 'docker',
@@ -331,7 +307,7 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     async stop(s): Promise<void> {
       pending.add(s.projectId);
       try {
-        endProcesses(s.projectId);
+        processes.end(s.projectId);
         try {
           await container(s).remove({ force: true, v: false });
         } catch (err) {
@@ -351,50 +327,15 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
 
     async backup(s): Promise<BackupResult> {
       await requireRunning(s);
-      const at = new Date();
-      fs.mkdirSync(backupsDir(s), { recursive: true, mode: 0o700 });
-      const file = path.join(backupsDir(s), `backup-${at.getTime()}.tar.gz`);
-      const partial = `${file}.partial`;
-      try {
-        await pipeline(await archiveOf(s, workspaceOf(s.username)), createGzip(), fs.createWriteStream(partial, { mode: 0o600 }));
-        fs.renameSync(partial, file);
-      } catch (err) {
-        fs.rmSync(partial, { force: true });
-        throw new SandboxError('failed', (err as Error).message);
-      }
-      for (const old of backups(s).slice(keepBackups)) fs.rmSync(path.join(backupsDir(s), old), { force: true });
-      return { lastSyncTime: at };
+      return backups.save(s, async (partial) =>
+        pipeline(await archiveOf(s, workspaceOf(s.username)), createGzip(), fs.createWriteStream(partial, { mode: 0o600 })),
+      );
     },
 
-    async lastBackupTime(s): Promise<Date | null> {
-      const [latest] = backups(s);
-      return latest ? new Date(Number(latest.slice(7, -7))) : null;
-    },
+    lastBackupTime: (s) => backups.lastTime(s),
 
-    async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
-      await requireRunning(s);
-      const pidFile = `/tmp/.exec-${randomUUID()}`;
-      const abort = new AbortController();
-      const kill = (): void => {
-        void killInside(s, pidFile).finally(() => abort.abort());
-      };
-      const tracker = execTracker(opts, { timeoutMs: options.execTimeoutMs, maxOutput }, kill);
-      const untrack = track(s.projectId, kill);
-      try {
-        const code = await execStream(s, killableArgv(command, pidFile), { env: opts.env, onText: tracker.chunk, signal: abort.signal });
-        return tracker.finish(code);
-      } catch (err) {
-        if (tracker.stopped) return tracker.finish(null);
-        tracker.finish(null);
-        throw err instanceof SandboxError ? err : new SandboxError('failed', (err as Error).message);
-      } finally {
-        untrack();
-      }
-    },
-
-    shell(s, opts: ShellOptions): SandboxPty {
-      return dockerShell(s, opts);
-    },
+    exec: processes.exec,
+    shell: processes.shell,
 
     async zipWorkspace(s): Promise<Readable> {
       await requireRunning(s);
@@ -418,93 +359,8 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     },
 
     async close(): Promise<void> {
-      for (const projectId of [...live.keys()]) endProcesses(projectId);
+      processes.endAll();
     },
   };
-
-  /**
-   * A login shell over an exec with a tty. The exec is created asynchronously: input typed before it is
-   * attached is queued. Killing closes the attached socket (the shell gets SIGHUP) and kills its session.
-   */
-  function dockerShell(s: SandboxRef, opts: ShellOptions): SandboxPty {
-    const dataListeners = new Set<(data: string) => void>();
-    const exitListeners = new Set<(event: { exitCode: number; signal?: number }) => void>();
-    const pidFile = `/tmp/.shell-${randomUUID()}`;
-    let socket: Duplex | null = null;
-    let exec: Docker.Exec | null = null;
-    let queued: string[] = [];
-    let size = { cols: opts.cols, rows: opts.rows };
-    let paused = false;
-    let exited = false;
-    const decoder = new StringDecoder('utf8');
-
-    let killed = false;
-    const exit = (exitCode: number): void => {
-      if (exited) return;
-      exited = true;
-      untrack();
-      // Killed by us: reported like node-pty's SIGKILL, whatever the engine has noted by then.
-      exitListeners.forEach((l) => l(killed ? { exitCode: 0, signal: 9 } : { exitCode }));
-    };
-    const kill = (): void => {
-      killed = true;
-      socket?.destroy();
-      void killInside(s, pidFile);
-    };
-    const untrack = track(s.projectId, kill);
-
-    void (async () => {
-      await requireRunning(s);
-      exec = await createExec(
-        s,
-        ['bash', '-c', 'echo $$ > "$1"; exec bash -l', 'shell', pidFile],
-        { env: opts.env, tty: true },
-      );
-      socket = (await exec.start({ hijack: true, stdin: true, Detach: false, Tty: true })) as Duplex;
-      socket.on('data', (chunk: Buffer) => {
-        const data = decoder.write(chunk);
-        if (data) dataListeners.forEach((l) => l(data));
-      });
-      if (paused) socket.pause();
-      await exec.resize({ h: size.rows, w: size.cols }).catch(() => undefined);
-      for (const data of queued) socket.write(data);
-      queued = [];
-      await new Promise<void>((resolve) => {
-        socket!.once('end', resolve);
-        socket!.once('close', resolve);
-        socket!.once('error', () => resolve());
-      });
-      const info = await exec.inspect().catch(() => null);
-      exit(info?.ExitCode ?? 1);
-    })().catch(() => exit(1));
-
-    return {
-      pid: 0,
-      write(data) {
-        if (socket) socket.write(data);
-        else queued.push(data);
-      },
-      resize(cols, rows) {
-        size = { cols, rows };
-        void exec?.resize({ h: rows, w: cols }).catch(() => undefined);
-      },
-      pause() {
-        paused = true;
-        socket?.pause();
-      },
-      resume() {
-        paused = false;
-        socket?.resume();
-      },
-      onData(listener) {
-        dataListeners.add(listener);
-        return { dispose: () => dataListeners.delete(listener) };
-      },
-      onExit(listener) {
-        exitListeners.add(listener);
-        return { dispose: () => exitListeners.delete(listener) };
-      },
-      kill,
-    };
-  }
 }
+

@@ -17,6 +17,7 @@ import {
   type ShellOptions,
 } from '../driver';
 import { createRedactor } from '../redactor';
+import { createBackupStore } from '../backups';
 import { tarToZip } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
 import { GITIGNORE, HISTORY_FORMAT, parseHistory, stepCommitMessage, WORKSPACE_FOLDERS } from '../workspaceLayout';
@@ -57,7 +58,6 @@ interface Running {
 export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const root = path.resolve(options.root);
   const maxOutput = options.maxOutputChars ?? 1_000_000;
-  const keepBackups = options.keepBackups ?? 3;
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const running = new Map<number, Running>();
   const pending = new Set<number>();
@@ -65,6 +65,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const dirOf = (s: SandboxRef): string => path.join(root, String(s.projectId));
   const workspaceDir = (s: SandboxRef): string => path.join(dirOf(s), 'workspace');
   const backupsDir = (s: SandboxRef): string => path.join(dirOf(s), 'backups');
+  const backups = createBackupStore(backupsDir, options.keepBackups ?? 3);
   const etcDir = (s: SandboxRef): string => path.join(dirOf(s), 'etc');
   const hostUid = (s: SandboxRef): number | null => (asRoot ? options.uidBase + s.projectId : null);
 
@@ -165,22 +166,11 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     if (uid !== null) fs.chownSync(dir, uid, uid);
   };
 
-  const backups = (s: SandboxRef): string[] => {
-    try {
-      return fs
-        .readdirSync(backupsDir(s))
-        .filter((f) => /^backup-\d+\.tar\.gz$/.test(f))
-        .sort((a, b) => Number(b.slice(7, -7)) - Number(a.slice(7, -7)));
-    } catch {
-      return [];
-    }
-  };
-
   const restoreLatest = async (s: SandboxRef): Promise<boolean> => {
-    const [latest] = backups(s);
+    const latest = backups.latest(s);
     if (!latest) return false;
     const result = await run(s, ['tar', '-xzf', '-', '--no-same-owner', '-C', workspaceOf(s.username)], {
-      input: fs.createReadStream(path.join(backupsDir(s), latest)),
+      input: fs.createReadStream(latest),
     });
     if (result.code !== 0) throw new SandboxError('failed', `Restoring the backup failed: ${result.stderr.trim()}`);
     return true;
@@ -274,30 +264,18 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
 
     async backup(s): Promise<BackupResult> {
       requireRunning(s);
-      const at = new Date();
-      const file = path.join(backupsDir(s), `backup-${at.getTime()}.tar.gz`);
-      const partial = `${file}.partial`;
-      const child = spawnInside(s, ['tar', '-czf', '-', '-C', workspaceOf(s.username), '.'], { readOnly: true });
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
-      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-      try {
+      return backups.save(s, async (partial) => {
+        const child = spawnInside(s, ['tar', '-czf', '-', '-C', workspaceOf(s.username), '.'], { readOnly: true });
+        let stderr = '';
+        child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
+        const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
         await pipeline(child.stdout!, fs.createWriteStream(partial, { mode: 0o600 }));
         const code = await exited;
         if (code !== 0 && code !== 1) throw new SandboxError('failed', stderr.trim() || `tar exited with ${code}`);
-        fs.renameSync(partial, file);
-      } catch (err) {
-        fs.rmSync(partial, { force: true });
-        throw err instanceof SandboxError ? err : new SandboxError('failed', (err as Error).message);
-      }
-      for (const old of backups(s).slice(keepBackups)) fs.rmSync(path.join(backupsDir(s), old), { force: true });
-      return { lastSyncTime: at };
+      });
     },
 
-    async lastBackupTime(s): Promise<Date | null> {
-      const [latest] = backups(s);
-      return latest ? new Date(Number(latest.slice(7, -7))) : null;
-    },
+    lastBackupTime: (s) => backups.lastTime(s),
 
     async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
       requireRunning(s);

@@ -1,7 +1,7 @@
 import type { SandboxCommit } from '../../../shared/api/sandbox';
 import { SandboxError, type ExecOptions, type ExecResult, type SandboxRef } from '../driver';
 import { createRedactor } from '../redactor';
-import { baseEnv, GITIGNORE, HISTORY_FORMAT, parseHistory, stepCommitMessage, workspaceOf, WORKSPACE_FOLDERS } from '../workspaceLayout';
+import { baseEnv, GITIGNORE, HISTORY_FORMAT, homeOf, parseHistory, SSH_KEYS_FOLDER, stepCommitMessage, workspaceOf, WORKSPACE_FOLDERS } from '../workspaceLayout';
 
 /**
  * What the container drivers (docker, kubernetes) share: the workspace's layout, its git history and the
@@ -55,6 +55,15 @@ export async function createFreshWorkspace(run: RunInside, s: SandboxRef): Promi
   ].join('\n');
   const result = await run(s, ['bash', '-c', script, 'init', GITIGNORE, workspaceOf(s.username)], { env: GIT_IDENTITY });
   if (result.code !== 0) throw new SandboxError('failed', `Creating the workspace failed: ${result.stderr.trim()}`);
+}
+
+/**
+ * `~/.ssh` is the workspace's ssh-keys folder, as in the local driver: the home is fresh with every
+ * container, the keys a plan puts there (and ssh's known_hosts) stay with the workspace and its backups.
+ */
+export async function linkSshKeys(run: RunInside, s: SandboxRef): Promise<void> {
+  const result = await run(s, ['ln', '-sfn', '--', `${workspaceOf(s.username)}/${SSH_KEYS_FOLDER}`, `${homeOf(s.username)}/.ssh`]);
+  if (result.code !== 0) throw new SandboxError('failed', `Linking ~/.ssh failed: ${result.stderr.trim()}`);
 }
 
 export async function commitStep(run: RunInside, s: SandboxRef, stepNumber: number, command: string): Promise<string> {
