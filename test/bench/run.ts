@@ -15,6 +15,9 @@ import { benchProgress } from './progress';
  */
 async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+  // BENCH_ONLY=terminal,stream runs some sections (projects, progress, terminal, stream); all by default.
+  const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+  const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-'));
   const database = await openDatabase({ migrationsDir: 'migrations', dataDir });
   const app = await buildApp({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), database, logger: false });
@@ -39,11 +42,10 @@ async function main(): Promise<void> {
     console.log(`\nDevOps Agents bench — ${seconds} s per target, 10 connections, database ${database.kind}\n`);
     await measure('warm-up', bare.url, {}, 1);
     const reference = await measure('bare Fastify JSON route (20 items)', bare.url, {}, seconds);
-    const projects = await measure('GET /api/projects (session, 20 projects)', `${base}/api/projects`, headers, seconds);
-    report(reference, projects);
-    await benchProgress(app, database, base, headers, reference, seconds);
-    await benchTerminal(app, base, headers);
-    await benchStream(database, dataDir);
+    if (wanted('projects')) report(reference, await measure('GET /api/projects (session, 20 projects)', `${base}/api/projects`, headers, seconds));
+    if (wanted('progress')) await benchProgress(app, database, base, headers, reference, seconds);
+    if (wanted('terminal')) await benchTerminal(app, base, headers);
+    if (wanted('stream')) await benchStream(database, dataDir);
   } finally {
     await bare.app.close();
     await app.close();

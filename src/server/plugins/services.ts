@@ -88,7 +88,10 @@ export const servicesPlugin = fp(
       projects: createProjectsService({ db, activity }),
       costs: createCostsService({ db }),
       sandbox,
-      terminals: createTerminalSessions(sandboxDriver, { graceMs: opts.config.sandbox.terminalGraceMs }),
+      terminals: createTerminalSessions(sandboxDriver, {
+        graceMs: opts.config.sandbox.terminalGraceMs,
+        secretsOf: (projectId) => planning.secretValues(projectId),
+      }),
       credits,
       meter,
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),

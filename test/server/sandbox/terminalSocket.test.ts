@@ -7,6 +7,7 @@ import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
 const ORIGIN = 'http://app.test';
+const CANARY = 'canary-Tm4x9Qw2-terminal';
 const DEV_ORIGIN = 'http://127.0.0.1:3000';
 
 /** A terminal client: collects output frames and remembers when the last one came. */
@@ -76,6 +77,9 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
       (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name } })).json().id as number;
     projectId = await create('Terminal');
     stoppedProjectId = await create('Never started');
+    await app.services.planning.storeAnalysisSecrets(projectId, {
+      environment: [{ name: 'CANARY_TOKEN', description: 'A token the shell may use', value: CANARY }],
+    });
     const init = await app.inject({ method: 'POST', url: `/api/sandbox/initialize/${projectId}`, headers: alice.headers, payload: {} });
     expect(init.json().status).toBe('success');
   });
@@ -138,6 +142,39 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
       client.send({ type: 'resize', rows: 33, cols: 101 });
       client.input('stty size\r');
       await client.waitFor(/33 101/);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("gives the shell the project's secrets as environment variables and blanks them, and their base64, out of its output", async () => {
+    const client = await connect();
+    try {
+      client.input('echo "len=${#CANARY_TOKEN} value=$CANARY_TOKEN b64=$(printf %s "$CANARY_TOKEN" | base64)"; echo done-$((6*7))\r');
+      await client.waitFor(/done-42/);
+      expect(client.output).toContain(`len=${CANARY.length} value=[REDACTED] b64=[REDACTED]`);
+      expect(client.output).not.toContain(CANARY);
+      expect(client.output).not.toContain(Buffer.from(CANARY).toString('base64'));
+    } finally {
+      client.close();
+    }
+  });
+
+  it('sends a flood in large frames and a quiet echo at once', async () => {
+    const client = await connect();
+    try {
+      await client.quiet(200);
+      const sizes: number[] = [];
+      client.ws.on('message', (raw) => sizes.push((JSON.parse(raw.toString()) as { data: string }).data.length));
+      client.input('head -c 3000000 /dev/zero | tr "\\0" a; echo; echo flood-$((1+1))\r');
+      await client.waitFor(/flood-2/);
+      // The pty reads about 4 KB at a time; coalesced, 3 MB takes far fewer frames than 3 MB / 4 KB (732).
+      expect(sizes.length).toBeLessThan(300);
+      await client.quiet(100);
+      const sentAt = Date.now();
+      client.input('echo quick-$((2+3))\r');
+      await client.waitFor(/quick-5/);
+      expect(Date.now() - sentAt).toBeLessThan(1_000);
     } finally {
       client.close();
     }
