@@ -65,7 +65,8 @@ export const servicesPlugin = fp(
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
     const sandboxDriver = createSandboxDriver(opts.config.sandbox);
-    const meter = createMeter({ db, ledger: credits, pricing: opts.config.pricing });
+    const costs = createCostsService({ db });
+    const meter = createMeter({ ledger: credits, pricing: opts.config.pricing, costs });
     const planning = createPlanningService({
       db,
       models: createModelProvider(opts.config.planning.models),
@@ -86,7 +87,7 @@ export const servicesPlugin = fp(
       sessions: createSessionStore(db, { idleMs: opts.config.sessionIdleMs, absoluteMs: opts.config.sessionAbsoluteMs }),
       activity,
       projects: createProjectsService({ db, activity }),
-      costs: createCostsService({ db }),
+      costs,
       sandbox,
       terminals: createTerminalSessions(sandboxDriver, {
         graceMs: opts.config.sandbox.terminalGraceMs,

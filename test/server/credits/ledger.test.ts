@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { CREDIT_ERRORS } from '../../../src/shared/constants/credits';
 import { HttpError } from '../../../src/server/errors';
-import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
 /** The ledger's own view of an installation, straight from the tables. */
@@ -17,11 +17,6 @@ async function ledgerOf(database: TestDatabase, installationId: number) {
   return { balance: row.balance, ledger: row.ledger, completed: Number(row.completed) };
 }
 
-async function internalInstallationId(database: TestDatabase, user: TestUser): Promise<number> {
-  const result = await database.db.execute<{ id: number }>(sql`select id from installations where public_id = ${user.installationId}`);
-  return (result as unknown as { rows: { id: number }[] }).rows[0]!.id;
-}
-
 describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
   let database: TestDatabase;
   let app: FastifyInstance;
@@ -33,7 +28,7 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
     database = await openTestDatabase(kind);
     app = await buildTestApp(database, { env: { LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
     alice = await signIn(app, 'alice');
-    aliceId = await internalInstallationId(database, alice);
+    aliceId = await installationRowId(database, alice);
     const created = await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Metered' } });
     projectId = created.json().id;
   });
@@ -140,7 +135,7 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
   it('answers 404 for another installation’s project, on token usage and on metering', async () => {
     const mallory = await signIn(app, 'mallory');
     expect((await get(mallory, `/api/projects/${projectId}/token-usage`)).statusCode).toBe(404);
-    const malloryId = await internalInstallationId(database, mallory);
+    const malloryId = await installationRowId(database, mallory);
     await expect(
       app.services.meter.record({ installationId: malloryId, projectId, agent: 'a', model: 'm', inputTokens: 1, outputTokens: 1 }),
     ).rejects.toMatchObject({ statusCode: 404 });
@@ -157,7 +152,7 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
 
   it('lets spending start while the balance is positive, refuses with 402 at or below zero, and lets a running call finish', async () => {
     const erin = await signIn(app, 'erin');
-    const erinId = await internalInstallationId(database, erin);
+    const erinId = await installationRowId(database, erin);
     const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: erin.headers, payload: { name: 'Spender' } })).json();
     await expect(app.services.meter.assertCanSpend({ installationId: erinId })).resolves.toBeUndefined();
     // One call costs exactly the $5 sign-up credit: the balance reaches zero.

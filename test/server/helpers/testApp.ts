@@ -1,4 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { eq } from 'drizzle-orm';
+import { installations } from '../../../src/server/db/schema';
 import { buildApp, type BuildOptions } from '../../../src/server/app';
 import { loadConfig, type AppConfig } from '../../../src/server/config';
 import type { Database } from '../../../src/server/db/client';
@@ -40,4 +42,11 @@ export async function signIn(app: FastifyInstance, login: string): Promise<TestU
   const cookie = sessionCookieOf(response);
   const installationId = response.json<{ installation_id: number }>().installation_id;
   return { login, installationId, cookie, headers: { cookie, 'installation-id': String(installationId) } };
+}
+
+/** Our row id of a user's installation (what services take), from the public id the browser holds. */
+export async function installationRowId(database: Database, user: TestUser): Promise<number> {
+  const [row] = await database.db.select({ id: installations.id }).from(installations).where(eq(installations.publicId, user.installationId));
+  if (!row) throw new Error(`no installation ${user.installationId}`);
+  return row.id;
 }

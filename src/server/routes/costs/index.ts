@@ -1,19 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/api/common';
-import { TokenUsageResponse } from '../../../shared/api/costs';
+import { ProjectCostsResponse, TokenUsageResponse } from '../../../shared/api/costs';
 import { ProjectParams } from '../../../shared/api/projects';
+import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { authOf } from '../../plugins/session';
-
-const ProjectCosts = Type.Object({ total_cost: Type.String(), last_updated: Type.Union([Type.String(), Type.Null()]) });
 
 export const costRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/projects/:id/costs',
-    { schema: { tags: ['costs'], params: ProjectParams, response: { 200: ProjectCosts, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse } } },
-    async (request) => {
-      const project = await app.services.projects.require(authOf(request).installationId, Number(request.params.id));
-      return app.services.costs.projectCosts(project.id);
+    {
+      schema: {
+        tags: ['costs'],
+        description: 'Polled every 10 s: answered from memory with a weak ETag; 304 when If-None-Match matches.',
+        params: ProjectParams,
+        response: { 200: ProjectCostsResponse, 304: NotModified, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      const project = await app.services.projects.requireRecent(authOf(request).installationId, Number(request.params.id));
+      return sendSnapshot(request, reply, await app.services.costs.costsSnapshot(project.id));
     },
   );
 

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/api/common';
 import { CreditsResponse, PaymentLinkResponse, TransactionList } from '../../../shared/api/credits';
 import { HttpError } from '../../errors';
+import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { authOf } from '../../plugins/session';
 
 /**
@@ -15,9 +16,17 @@ const CreatePaymentRequest = Type.Object({ amount: Type.Optional(Type.Unknown())
 export const creditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { credits, payments } = app.services;
 
-  app.get('/user/credits', { schema: { tags: ['credits'], response: { 200: CreditsResponse, 401: ErrorResponse } } }, async (request) => ({
-    credits_balance: await credits.balance(authOf(request).installationId),
-  }));
+  app.get(
+    '/user/credits',
+    {
+      schema: {
+        tags: ['credits'],
+        description: 'Polled by every open tab: answered from memory with a weak ETag; 304 when If-None-Match matches.',
+        response: { 200: CreditsResponse, 304: NotModified, 401: ErrorResponse },
+      },
+    },
+    async (request, reply) => sendSnapshot(request, reply, await credits.balanceSnapshot(authOf(request).installationId)),
+  );
 
   app.get('/user/transactions', { schema: { tags: ['credits'], response: { 200: TransactionList, 401: ErrorResponse } } }, async (request) =>
     credits.transactions(authOf(request).installationId),

@@ -2,24 +2,43 @@ import { asc, eq, max, sql, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { tokenUsage } from '../../db/schema';
 import type { TokenUsageResponse } from '../../../shared/api/costs';
+import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 
 export interface ProjectCosts {
   total_cost: string;
   last_updated: string | null;
 }
 
-/** What a project has cost so far: the sum of its priced model calls. */
+/**
+ * What a project has cost so far: the sum of its priced model calls. The cost poll
+ * (`GET /api/projects/{id}/costs`, every 10 s in the workspace) is answered from a snapshot per project,
+ * which the meter drops after each call it records (`invalidate`).
+ */
 export function createCostsService({ db }: { db: Db }) {
+  async function projectCosts(projectId: number): Promise<ProjectCosts> {
+    const [row] = await db
+      .select({ total: sum(tokenUsage.cost), last: max(tokenUsage.createdAt) })
+      .from(tokenUsage)
+      .where(eq(tokenUsage.projectId, projectId));
+    return {
+      total_cost: Number(row?.total ?? 0).toFixed(8),
+      last_updated: row?.last ? new Date(row.last).toISOString() : null,
+    };
+  }
+
+  const snapshots = createVersionedSnapshots<number, ProjectCosts>({ load: projectCosts });
+
   return {
-    async projectCosts(projectId: number): Promise<ProjectCosts> {
-      const [row] = await db
-        .select({ total: sum(tokenUsage.cost), last: max(tokenUsage.createdAt) })
-        .from(tokenUsage)
-        .where(eq(tokenUsage.projectId, projectId));
-      return {
-        total_cost: Number(row?.total ?? 0).toFixed(8),
-        last_updated: row?.last ? new Date(row.last).toISOString() : null,
-      };
+    projectCosts,
+
+    /** The cost poll's snapshot, from memory until the project's next metered call. */
+    costsSnapshot(projectId: number): Promise<Snapshot<ProjectCosts>> {
+      return snapshots.get(projectId);
+    },
+
+    /** A model call of the project was recorded (after its commit): the next poll reads the sum again. */
+    invalidate(projectId: number): void {
+      snapshots.invalidate(projectId);
     },
 
     /**
@@ -48,7 +67,7 @@ export function createCostsService({ db }: { db: Db }) {
         .where(eq(tokenUsage.projectId, projectId))
         .groupBy(sql`1`)
         .orderBy(sql`1`);
-      const { total_cost } = await this.projectCosts(projectId);
+      const { total_cost } = await projectCosts(projectId);
       return {
         total_cost: Number(total_cost),
         daily: days.map((day) => ({ date: day.date, cost: Number(day.cost ?? 0) })),

@@ -1,8 +1,9 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { creditAccounts, creditTransactions } from '../../db/schema';
-import type { Transaction } from '../../../shared/api/credits';
+import type { CreditsResponse, Transaction } from '../../../shared/api/credits';
 import type { TransactionStatusName, TransactionTypeName } from '../../../shared/constants/credits';
+import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 import { toUnits, unitsToDecimal, unitsToNumber } from './money';
 
 /** A Drizzle transaction: ledger writes only happen inside one. */
@@ -54,9 +55,26 @@ const toTransaction = (row: TransactionRow): Transaction => ({
  * (`SELECT … FOR UPDATE`) before any row that counts is written or completed, and the cached balance
  * moves in the same transaction, so `balance == Σ completed rows` holds under concurrent writers on
  * PostgreSQL (row lock) and PGlite (one connection; transactions run one at a time).
+ *
+ * The balance poll (`GET /api/user/credits`, every open tab every 10 s) is answered from a snapshot per
+ * installation. Every ledger write runs in `ledger.transaction`, which drops the snapshots of the
+ * balances it moved once the transaction has ended: after the commit, never before, or a poll in between
+ * would read and keep the old balance.
  */
 export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCreditUsd: number }) {
   const signupUnits = toUnits(signupCreditUsd);
+  /** The installations whose balance each open `ledger.transaction` has moved. */
+  const moved = new WeakMap<Tx, Set<number>>();
+  const balances = createVersionedSnapshots<number, CreditsResponse>({
+    load: async (installationId) => ({ credits_balance: unitsToNumber(toUnits(await readBalance(installationId))) }),
+  });
+
+  /** The set to note moved balances in; a write outside `ledger.transaction` is a programming error. */
+  function movedIn(tx: Tx): Set<number> {
+    const set = moved.get(tx);
+    if (!set) throw new Error('ledger writes run in ledger.transaction(...), which announces the balances they move');
+    return set;
+  }
 
   /**
    * Creates the account on first sight with its sign-up credit. Concurrent first calls are safe: the
@@ -92,6 +110,7 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
 
   async function move(tx: Tx, installationId: number, deltaUnits: bigint): Promise<void> {
     if (deltaUnits === 0n) return;
+    movedIn(tx).add(installationId);
     await tx
       .update(creditAccounts)
       .set({ balance: sql`${creditAccounts.balance} + ${unitsToDecimal(deltaUnits)}::numeric`, updatedAt: new Date() })
@@ -111,6 +130,27 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
 
   return {
     lock,
+
+    /**
+     * Runs `work` in one database transaction, the only way to write the ledger. Once it has ended
+     * (committed, or failed in any way) the balance snapshots of the installations it moved are dropped.
+     */
+    async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+      const touched = new Set<number>();
+      try {
+        return await db.transaction((tx) => {
+          moved.set(tx, touched);
+          return work(tx);
+        });
+      } finally {
+        for (const installationId of touched) balances.invalidate(installationId);
+      }
+    },
+
+    /** The balance poll's snapshot, `{ credits_balance }`, from memory until a ledger write moves it. */
+    balanceSnapshot(installationId: number): Promise<Snapshot<CreditsResponse>> {
+      return balances.get(installationId);
+    },
 
     /** The balance in dollars, creating the account (with its sign-up credit) on first call. */
     async balance(installationId: number): Promise<number> {
@@ -134,6 +174,7 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
      * the same `externalId` exists already. Locks the account itself.
      */
     async post(tx: Tx, entry: LedgerEntry): Promise<{ id: number } | null> {
+      movedIn(tx);
       await lock(tx, entry.installationId);
       const [row] = await tx
         .insert(creditTransactions)
@@ -157,6 +198,7 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
 
     /** Writes a pending row: it shows in the history but does not count until `complete`. */
     async addPending(tx: Tx, entry: LedgerEntry): Promise<{ id: number }> {
+      movedIn(tx);
       await ensureAccount(tx, entry.installationId);
       const [row] = await tx
         .insert(creditTransactions)
@@ -178,6 +220,7 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
      * by it. Answers false when the row was completed already: nothing changes twice.
      */
     async complete(tx: Tx, installationId: number, transactionId: number): Promise<boolean> {
+      movedIn(tx);
       await lock(tx, installationId);
       const [row] = await tx
         .update(creditTransactions)
@@ -197,6 +240,7 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
 
     /** Marks a pending row failed; a completed row stays completed. */
     async fail(tx: Tx, installationId: number, transactionId: number): Promise<void> {
+      movedIn(tx);
       await tx
         .update(creditTransactions)
         .set({ status: 'failed' })

@@ -1,10 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { PricingConfig } from '../../config';
-import type { Db } from '../../db/client';
 import { projects, tokenUsage } from '../../db/schema';
 import { badRequest, notFound, paymentRequired } from '../../errors';
 import type { TokenRates } from '../../../shared/api/costs';
 import { CREDIT_ERRORS } from '../../../shared/constants/credits';
+import type { CostsService } from '../costs/costsService';
 import type { CreditsLedger } from './ledger';
 import { perMillionToUnits, tokensCostUnits, unitsToDecimal } from './money';
 
@@ -48,7 +48,16 @@ function checkTokens(name: string, value: number): void {
  * });
  * ```
  */
-export function createMeter({ db, ledger, pricing }: { db: Db; ledger: CreditsLedger; pricing: PricingConfig }) {
+export function createMeter({
+  ledger,
+  pricing,
+  costs,
+}: {
+  ledger: Pick<CreditsLedger, 'transaction' | 'lock' | 'post' | 'balance'>;
+  pricing: PricingConfig;
+  /** The project cost poll's snapshots, dropped after each recorded call. */
+  costs: Pick<CostsService, 'invalidate'>;
+}) {
   /** Cost in 10⁻⁸ dollar units, rounded half up once. */
   function costUnits(inputTokens: number, outputTokens: number): bigint {
     if (pricing.mode === 'regular') return perMillionToUnits(tokensCostUnits(inputTokens + outputTokens, pricing.perMillionUsd));
@@ -80,7 +89,8 @@ export function createMeter({ db, ledger, pricing }: { db: Db; ledger: CreditsLe
      * GET /api/projects/{id}/costs sums) and a completed `use` transaction of exactly that cost, so the
      * balance falls by exactly what the project costs. Never refuses for lack of credits: the call has
      * happened, and a turn already running finishes; the balance may go below zero, and the next
-     * `assertCanSpend` refuses.
+     * `assertCanSpend` refuses. Once the transaction has ended, the project's cost and the installation's
+     * balance polls answer anew.
      *
      * @throws HttpError 404 when the project is not the installation's; 400 for negative or fractional token counts.
      */
@@ -89,35 +99,39 @@ export function createMeter({ db, ledger, pricing }: { db: Db; ledger: CreditsLe
       checkTokens('outputTokens', usage.outputTokens);
       const units = costUnits(usage.inputTokens, usage.outputTokens);
       const cost = unitsToDecimal(units);
-      return db.transaction(async (tx) => {
-        const [project] = await tx
-          .select({ id: projects.id })
-          .from(projects)
-          .where(and(eq(projects.id, usage.projectId), eq(projects.installationId, usage.installationId)));
-        if (!project) throw notFound('Project not found');
-        // Lock first: the balance row is the one lock every writer of this installation takes.
-        await ledger.lock(tx, usage.installationId);
-        const [row] = await tx
-          .insert(tokenUsage)
-          .values({
-            projectId: usage.projectId,
-            agent: usage.agent,
-            model: usage.model,
-            inputTokens: usage.inputTokens,
-            outputTokens: usage.outputTokens,
-            cost,
-          })
-          .returning({ id: tokenUsage.id });
-        await ledger.post(tx, {
-          installationId: usage.installationId,
-          type: 'use',
-          amountUnits: units,
-          paymentMethod: 'usage',
-          description: `${usage.agent} · ${usage.model}: ${usage.inputTokens} input and ${usage.outputTokens} output tokens (project ${usage.projectId})`,
-          tokenUsageId: row!.id,
+      try {
+        return await ledger.transaction(async (tx) => {
+          const [project] = await tx
+            .select({ id: projects.id })
+            .from(projects)
+            .where(and(eq(projects.id, usage.projectId), eq(projects.installationId, usage.installationId)));
+          if (!project) throw notFound('Project not found');
+          // Lock first: the balance row is the one lock every writer of this installation takes.
+          await ledger.lock(tx, usage.installationId);
+          const [row] = await tx
+            .insert(tokenUsage)
+            .values({
+              projectId: usage.projectId,
+              agent: usage.agent,
+              model: usage.model,
+              inputTokens: usage.inputTokens,
+              outputTokens: usage.outputTokens,
+              cost,
+            })
+            .returning({ id: tokenUsage.id });
+          await ledger.post(tx, {
+            installationId: usage.installationId,
+            type: 'use',
+            amountUnits: units,
+            paymentMethod: 'usage',
+            description: `${usage.agent} · ${usage.model}: ${usage.inputTokens} input and ${usage.outputTokens} output tokens (project ${usage.projectId})`,
+            tokenUsageId: row!.id,
+          });
+          return { tokenUsageId: row!.id, cost };
         });
-        return { tokenUsageId: row!.id, cost };
-      });
+      } finally {
+        costs.invalidate(usage.projectId);
+      }
     },
 
     /**

@@ -144,7 +144,7 @@ export function createPaymentsService({
    * delivery id, a redelivery of the same event changes nothing either.
    */
   async function creditPurchase(report: PaymentReport, webhookId?: string): Promise<CreditOutcome> {
-    return db.transaction(async (tx) => {
+    return ledger.transaction(async (tx) => {
       if (webhookId && !(await firstDelivery(tx, webhookId, DODO_PAYMENT_SUCCEEDED))) return 'duplicate-event';
       return credit(tx, report);
     });
@@ -176,7 +176,7 @@ export function createPaymentsService({
       if (invalid) throw badRequest(invalid);
       const amountCents = Math.round((input.amount as number) * 100);
       const purchaseId = randomUUID();
-      await db.transaction(async (tx) => {
+      await ledger.transaction(async (tx) => {
         await tx.insert(creditPurchases).values({
           id: purchaseId,
           installationId: input.installationId,
@@ -205,7 +205,7 @@ export function createPaymentsService({
         return { payment_link: session.url };
       } catch (err) {
         log.error({ err, purchaseId }, 'the payment provider did not create a checkout');
-        await db.transaction((tx) => close(tx, purchaseId, 'failed'));
+        await ledger.transaction((tx) => close(tx, purchaseId, 'failed'));
         throw new HttpError(502, 'The payment provider could not be reached');
       }
     },
@@ -218,7 +218,7 @@ export function createPaymentsService({
      * `refund.succeeded` writes a refund; any other type is acknowledged and ignored.
      */
     async handleWebhook(webhookId: string, event: DodoWebhookBody): Promise<CreditOutcome> {
-      const outcome = await db.transaction(async (tx) => {
+      const outcome = await ledger.transaction(async (tx) => {
         if (!(await firstDelivery(tx, webhookId, event.type))) return 'duplicate-event' as const;
         const { data } = event;
         const purchaseId = data.metadata?.purchase_id;
@@ -271,7 +271,7 @@ export function createPaymentsService({
       const purchase = await ownPurchase(input.installationId, input.purchaseId);
       if (purchase.provider !== 'local') throw notFound('Purchase not found');
       checkToken(formToken(purchase, input.sessionToken), input.token);
-      await db.transaction((tx) => close(tx, purchase.id, 'cancelled'));
+      await ledger.transaction((tx) => close(tx, purchase.id, 'cancelled'));
       return { redirect: '/app' };
     },
   };
