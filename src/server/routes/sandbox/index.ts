@@ -15,6 +15,7 @@ import {
   ZIP_CONTENT_TYPE,
 } from '../../../shared/api/sandbox';
 import { projectFolderZipName, workspaceZipName } from '../../../shared/constants/sandbox';
+import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { authOf } from '../../plugins/session';
 import { terminalRoutes } from './terminal';
 
@@ -49,8 +50,18 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/sandboxes/:projectId/status',
-    { schema: { tags, params: ProjectIdParams, response: { 200: ContainerStatusResponse, ...errors } } },
-    async (request) => sandbox.containerStatus(await scoped(request)),
+    {
+      schema: {
+        tags,
+        description: 'Polled every 10 s: answered from memory with a weak ETag; 304 when If-None-Match matches.',
+        params: ProjectIdParams,
+        response: { 200: ContainerStatusResponse, 304: NotModified, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const project = await projects.requireRecent(authOf(request).installationId, Number(request.params.projectId));
+      return sendSnapshot(request, reply, await sandbox.containerStatusSnapshot(project));
+    },
   );
 
   app.post(

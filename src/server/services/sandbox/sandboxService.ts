@@ -13,6 +13,7 @@ import type {
   SandboxStatusResponse,
 } from '../../../shared/api/sandbox';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS } from '../../../shared/constants/sandbox';
+import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 
 /** The project as `projects.require` answers it: already scoped to the caller. */
 export interface ScopedProject {
@@ -21,6 +22,12 @@ export interface ScopedProject {
 }
 
 export const NOT_RUNNING = 'The sandbox is not running';
+
+/**
+ * A container can stop without us (it crashes, a node goes away): the status poll's snapshot is asked
+ * again after this long, keeping its ETag when nothing changed. Our own start/stop/backup drop it at once.
+ */
+export const CONTAINER_STATUS_MAX_AGE_MS = 5_000;
 
 /** The sandbox's Linux user: `user_{installationId}_{projectId}` (the folder download is named after it). */
 export const sandboxUsername = (project: ScopedProject): string => `user_${project.installationId}_${project.id}`;
@@ -34,10 +41,23 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
   const locks = new Map<number, Promise<unknown>>();
   const initialising = new Set<number>();
 
-  /** Runs `task` after every earlier lifecycle call of the project has settled. */
-  const serial = <T>(projectId: number, task: () => Promise<T>): Promise<T> => {
+  /**
+   * Runs `task` after every earlier lifecycle call of the project has settled. The status poll's
+   * snapshot is dropped as the task starts (the driver may report Pending) and once it has ended.
+   */
+  const serial = <T>(project: ScopedProject, task: () => Promise<T>): Promise<T> => {
+    const projectId = project.id;
     const previous = locks.get(projectId) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(task);
+    const next = previous
+      .catch(() => undefined)
+      .then(async () => {
+        statuses.invalidate(statusKey(project));
+        try {
+          return await task();
+        } finally {
+          statuses.invalidate(statusKey(project));
+        }
+      });
     locks.set(projectId, next);
     void next.catch(() => undefined).finally(() => {
       if (locks.get(projectId) === next) locks.delete(projectId);
@@ -70,6 +90,22 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
     if ((await driver.status(ref)) !== 'Running') throw conflict(NOT_RUNNING);
   };
 
+  async function containerStatus(project: ScopedProject): Promise<ContainerStatusResponse> {
+    const ref = refOf(project);
+    const [status, row] = await Promise.all([driver.status(ref), rowOf(project.id)]);
+    return { container_status: status, username: ref.username, last_sync_time: row?.lastSyncTime?.toISOString() ?? null };
+  }
+
+  /** `{installationId}.{projectId}`: the username needs both. */
+  const statusKey = (project: ScopedProject): string => `${project.installationId}.${project.id}`;
+  const statuses = createVersionedSnapshots<string, ContainerStatusResponse>({
+    load: (key) => {
+      const [installationId, id] = key.split('.').map(Number) as [number, number];
+      return containerStatus({ id, installationId });
+    },
+    maxAgeMs: CONTAINER_STATUS_MAX_AGE_MS,
+  });
+
   return {
     ref: refOf,
 
@@ -88,7 +124,7 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
       if (initialising.has(project.id)) return { status: 'creating', detail: 'The sandbox is being created' };
       initialising.add(project.id);
       try {
-        return await serial(project.id, async () => {
+        return await serial(project, async () => {
           await upsert(project, { provisioning: 'CREATING', error: null });
           try {
             await driver.initialise(refOf(project));
@@ -105,14 +141,16 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
       }
     },
 
-    async containerStatus(project: ScopedProject): Promise<ContainerStatusResponse> {
-      const ref = refOf(project);
-      const [status, row] = await Promise.all([driver.status(ref), rowOf(project.id)]);
-      return { container_status: status, username: ref.username, last_sync_time: row?.lastSyncTime?.toISOString() ?? null };
+    /** Asks the driver now (the execution stage does before running a step). */
+    containerStatus,
+
+    /** The status poll's snapshot: from memory, asked again after our own lifecycle calls or CONTAINER_STATUS_MAX_AGE_MS. */
+    containerStatusSnapshot(project: ScopedProject): Promise<Snapshot<ContainerStatusResponse>> {
+      return statuses.get(statusKey(project));
     },
 
     async start(project: ScopedProject): Promise<ContainerActionResponse> {
-      return serial(project.id, async () => {
+      return serial(project, async () => {
         const ref = refOf(project);
         try {
           await driver.start(ref);
@@ -126,7 +164,7 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
 
     /** Backs up, then stops; a failed backup aborts the stop (409 with the spec's message) and nothing is lost. */
     async stop(project: ScopedProject): Promise<ContainerActionResponse> {
-      return serial(project.id, async () => {
+      return serial(project, async () => {
         const ref = refOf(project);
         if ((await driver.status(ref)) !== 'Running') return { container_status: await driver.status(ref), message: NOT_RUNNING };
         try {
@@ -142,7 +180,7 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
 
     /** A backup that ran and failed answers `status: 'error'`; a sandbox that is not Running is a 409. */
     async backup(project: ScopedProject): Promise<SandboxBackupResponse> {
-      return serial(project.id, async () => {
+      return serial(project, async () => {
         const ref = refOf(project);
         await requireRunning(ref);
         try {
