@@ -5,10 +5,11 @@ import path from 'node:path';
 import Docker from 'dockerode';
 import { loadConfig } from '../../../src/server/config';
 import { createSandboxDriver } from '../../../src/server/sandbox';
-import type { SandboxPty, SandboxRef } from '../../../src/server/sandbox/driver';
+import type { SandboxRef } from '../../../src/server/sandbox/driver';
 import { dockerConnection } from '../../../src/server/sandbox/docker/connection';
 import { createDockerDriver, type DockerDriverOptions } from '../../../src/server/sandbox/docker/dockerDriver';
 import { FakeDockerEngine, HELPER_ID } from './fakeDockerEngine';
+import { waitFor } from './ptyHelpers';
 import { readZip, streamToBuffer } from './zipHelpers';
 
 const ref: SandboxRef = { projectId: 7, username: 'user_3_7' };
@@ -30,21 +31,6 @@ function tarOf(files: Record<string, string>): Buffer {
   const tar = execFileSync('tar', ['-cf', '-', '-C', dir, '.']);
   fs.rmSync(dir, { recursive: true, force: true });
   return tar;
-}
-
-function waitFor(shell: SandboxPty, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; saw ${JSON.stringify(seen)}`)), 5_000);
-    const sub = shell.onData((d) => {
-      seen += d;
-      if (pattern.test(seen)) {
-        clearTimeout(timer);
-        sub.dispose();
-        resolve(seen);
-      }
-    });
-  });
 }
 
 describe('docker sandbox driver (against a replay of the Docker Engine API)', () => {

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
+import { listenOnLoopback, type Listening } from './fakeServer';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'docker');
 export const fixture = <T = Record<string, unknown>>(name: string): T =>
@@ -52,20 +52,17 @@ export class FakeDockerEngine {
   private execs = new Map<string, { cmd: string[]; tty: boolean; exitCode: number; running: boolean }>();
   private hanging = new Map<string, () => void>();
   private server = http.createServer((req, res) => void this.handle(req, res));
-  private sockets = new Set<Socket | Duplex>();
+  private listening: Listening | null = null;
   private nextExec = 0;
   port = 0;
 
   async listen(): Promise<void> {
-    this.server.on('connection', (s) => (this.sockets.add(s), s.on('close', () => this.sockets.delete(s))));
-    this.server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
+    this.listening = await listenOnLoopback(this.server, (req, socket, head) => this.upgrade(req, socket, head));
+    this.port = this.listening.port;
   }
 
   async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.listening?.close();
   }
 
   calls(method: string, pattern: RegExp): RecordedRequest[] {
@@ -188,7 +185,6 @@ export class FakeDockerEngine {
 
   /** A tty exec: Docker answers 101 and the connection becomes the raw terminal; this one echoes. */
   private upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.sockets.add(socket);
     const url = new URL(req.url!, 'http://docker');
     const id = /^(?:\/v1\.\d+)?\/exec\/([^/]+)\/start$/.exec(url.pathname)?.[1];
     const exec = id ? this.execs.get(id) : undefined;

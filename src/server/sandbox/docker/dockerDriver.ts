@@ -10,9 +10,7 @@ import { SandboxError, type BackupResult, type SandboxDriver, type SandboxRef } 
 import { createBackupStore } from '../backups';
 import { createContainerProcesses, type ExecStream, type TtyConnect } from '../remote/processes';
 import {
-  commitStep,
   createFreshWorkspace,
-  history,
   homeOf,
   linkSshKeys,
   resolveFolder,
@@ -334,8 +332,7 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
 
     lastBackupTime: (s) => backups.lastTime(s),
 
-    exec: processes.exec,
-    shell: processes.shell,
+    ...processes.members,
 
     async zipWorkspace(s): Promise<Readable> {
       await requireRunning(s);
@@ -346,20 +343,6 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
       await requireRunning(s);
       const folder = await resolveFolder(run, s, relativePath);
       return tarToZip(await archiveOf(s, folder), '');
-    },
-
-    async commitStep(s, stepNumber, command): Promise<string> {
-      await requireRunning(s);
-      return commitStep(run, s, stepNumber, command);
-    },
-
-    async history(s, limit = 200) {
-      await requireRunning(s);
-      return history(run, s, limit);
-    },
-
-    async close(): Promise<void> {
-      processes.endAll();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { SandboxError, type ExecOptions, type ExecResult, type SandboxPty, type SandboxRef, type ShellOptions } from '../driver';
-import { execTracker, killableArgv, killArgv, type RunInside } from './workspace';
+import { SandboxError, type ExecOptions, type ExecResult, type SandboxDriver, type SandboxPty, type SandboxRef, type ShellOptions } from '../driver';
+import { commitStep, execTracker, history, killableArgv, killArgv, type RunInside } from './workspace';
 
 /**
  * The processes of the container drivers (docker, kubernetes): what runs to completion, the step
@@ -51,12 +51,10 @@ export interface ContainerProcessesOptions {
 
 export interface ContainerProcesses {
   run: RunInside;
-  exec(sandbox: SandboxRef, command: string, options?: ExecOptions): Promise<ExecResult>;
-  shell(sandbox: SandboxRef, options: ShellOptions): SandboxPty;
   /** Kills every exec and shell of a project (before a stop). */
   end(projectId: number): void;
-  /** Kills every exec and shell (server shutdown). */
-  endAll(): void;
+  /** The driver members every container driver answers alike: execs, shells, the step history, shutdown. */
+  members: Pick<SandboxDriver, 'exec' | 'shell' | 'commitStep' | 'history' | 'close'>;
 }
 
 /** The extra environment of a terminal shell. */
@@ -96,107 +94,119 @@ export function createContainerProcesses(options: ContainerProcessesOptions): Co
       () => undefined,
     );
 
+  const exec = async (s: SandboxRef, command: string, opts: ExecOptions = {}): Promise<ExecResult> => {
+    await requireRunning(s);
+    const pidFile = `/tmp/.exec-${randomUUID()}`;
+    const abort = new AbortController();
+    const kill = (): void => {
+      void killInside(s, pidFile).finally(() => abort.abort());
+    };
+    const tracker = execTracker(opts, { timeoutMs: options.execTimeoutMs, maxOutput: options.maxOutputChars }, kill);
+    const untrack = track(s.projectId, kill);
+    try {
+      const code = await execStream(s, killableArgv(command, pidFile), { env: opts.env, onText: tracker.chunk, signal: abort.signal });
+      return tracker.finish(code);
+    } catch (err) {
+      if (tracker.stopped) return tracker.finish(null);
+      tracker.finish(null);
+      throw err instanceof SandboxError ? err : new SandboxError('failed', (err as Error).message);
+    } finally {
+      untrack();
+    }
+  };
+
+  /**
+   * A login shell over a tty exec. The exec is attached asynchronously: input typed before it is
+   * attached is queued. Killing drops the connection (the shell gets SIGHUP) and kills its session.
+   */
+  const shell = (s: SandboxRef, opts: ShellOptions): SandboxPty => {
+    const dataListeners = new Set<(data: string) => void>();
+    const exitListeners = new Set<(event: { exitCode: number; signal?: number }) => void>();
+    const pidFile = `/tmp/.shell-${randomUUID()}`;
+    let connection: TtyConnection | null = null;
+    let queued: string[] = [];
+    let size = { cols: opts.cols, rows: opts.rows };
+    let paused = false;
+    let exited = false;
+    let killed = false;
+
+    const exit = (exitCode: number): void => {
+      if (exited) return;
+      exited = true;
+      untrack();
+      // Killed by us: reported like node-pty's SIGKILL, whatever the runtime has noted by then.
+      exitListeners.forEach((l) => l(killed ? { exitCode: 0, signal: 9 } : { exitCode }));
+    };
+    const kill = (): void => {
+      killed = true;
+      connection?.close();
+      void killInside(s, pidFile);
+    };
+    const untrack = track(s.projectId, kill);
+
+    void (async () => {
+      await requireRunning(s);
+      const attached = await connectTty(s, ['bash', '-c', 'echo $$ > "$1"; exec bash -l', 'shell', pidFile], {
+        env: { ...TTY_ENV, ...opts.env },
+        ...size,
+        onData: (data) => dataListeners.forEach((l) => l(data)),
+      });
+      connection = attached;
+      if (killed) attached.close();
+      if (paused) attached.pause();
+      attached.resize(size.cols, size.rows);
+      for (const data of queued) attached.write(data);
+      queued = [];
+      exit((await attached.exited) ?? 1);
+    })().catch(() => exit(1));
+
+    return {
+      pid: 0,
+      write(data) {
+        if (connection) connection.write(data);
+        else queued.push(data);
+      },
+      resize(cols, rows) {
+        size = { cols, rows };
+        connection?.resize(cols, rows);
+      },
+      pause() {
+        paused = true;
+        connection?.pause();
+      },
+      resume() {
+        paused = false;
+        connection?.resume();
+      },
+      onData(listener) {
+        dataListeners.add(listener);
+        return { dispose: () => dataListeners.delete(listener) };
+      },
+      onExit(listener) {
+        exitListeners.add(listener);
+        return { dispose: () => exitListeners.delete(listener) };
+      },
+      kill,
+    };
+  };
+
   return {
     run,
     end,
-    endAll() {
-      for (const projectId of [...live.keys()]) end(projectId);
-    },
-
-    async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
-      await requireRunning(s);
-      const pidFile = `/tmp/.exec-${randomUUID()}`;
-      const abort = new AbortController();
-      const kill = (): void => {
-        void killInside(s, pidFile).finally(() => abort.abort());
-      };
-      const tracker = execTracker(opts, { timeoutMs: options.execTimeoutMs, maxOutput: options.maxOutputChars }, kill);
-      const untrack = track(s.projectId, kill);
-      try {
-        const code = await execStream(s, killableArgv(command, pidFile), { env: opts.env, onText: tracker.chunk, signal: abort.signal });
-        return tracker.finish(code);
-      } catch (err) {
-        if (tracker.stopped) return tracker.finish(null);
-        tracker.finish(null);
-        throw err instanceof SandboxError ? err : new SandboxError('failed', (err as Error).message);
-      } finally {
-        untrack();
-      }
-    },
-
-    /**
-     * A login shell over a tty exec. The exec is attached asynchronously: input typed before it is
-     * attached is queued. Killing drops the connection (the shell gets SIGHUP) and kills its session.
-     */
-    shell(s, opts: ShellOptions): SandboxPty {
-      const dataListeners = new Set<(data: string) => void>();
-      const exitListeners = new Set<(event: { exitCode: number; signal?: number }) => void>();
-      const pidFile = `/tmp/.shell-${randomUUID()}`;
-      let connection: TtyConnection | null = null;
-      let queued: string[] = [];
-      let size = { cols: opts.cols, rows: opts.rows };
-      let paused = false;
-      let exited = false;
-      let killed = false;
-
-      const exit = (exitCode: number): void => {
-        if (exited) return;
-        exited = true;
-        untrack();
-        // Killed by us: reported like node-pty's SIGKILL, whatever the runtime has noted by then.
-        exitListeners.forEach((l) => l(killed ? { exitCode: 0, signal: 9 } : { exitCode }));
-      };
-      const kill = (): void => {
-        killed = true;
-        connection?.close();
-        void killInside(s, pidFile);
-      };
-      const untrack = track(s.projectId, kill);
-
-      void (async () => {
+    members: {
+      exec,
+      shell,
+      async commitStep(s, stepNumber, command) {
         await requireRunning(s);
-        const attached = await connectTty(s, ['bash', '-c', 'echo $$ > "$1"; exec bash -l', 'shell', pidFile], {
-          env: { ...TTY_ENV, ...opts.env },
-          ...size,
-          onData: (data) => dataListeners.forEach((l) => l(data)),
-        });
-        connection = attached;
-        if (killed) attached.close();
-        if (paused) attached.pause();
-        attached.resize(size.cols, size.rows);
-        for (const data of queued) attached.write(data);
-        queued = [];
-        exit((await attached.exited) ?? 1);
-      })().catch(() => exit(1));
-
-      return {
-        pid: 0,
-        write(data) {
-          if (connection) connection.write(data);
-          else queued.push(data);
-        },
-        resize(cols, rows) {
-          size = { cols, rows };
-          connection?.resize(cols, rows);
-        },
-        pause() {
-          paused = true;
-          connection?.pause();
-        },
-        resume() {
-          paused = false;
-          connection?.resume();
-        },
-        onData(listener) {
-          dataListeners.add(listener);
-          return { dispose: () => dataListeners.delete(listener) };
-        },
-        onExit(listener) {
-          exitListeners.add(listener);
-          return { dispose: () => exitListeners.delete(listener) };
-        },
-        kill,
-      };
+        return commitStep(run, s, stepNumber, command);
+      },
+      async history(s, limit = 200) {
+        await requireRunning(s);
+        return history(run, s, limit);
+      },
+      async close() {
+        for (const projectId of [...live.keys()]) end(projectId);
+      },
     },
   };
 }
