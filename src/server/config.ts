@@ -11,6 +11,9 @@ import { TOKEN_PRICES } from '../shared/constants/costs';
  */
 const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')]);
+/** Kubernetes object names: a namespace is a DNS label, a runtime or storage class a DNS subdomain. */
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$';
 /** A per-agent model: `provider:model`, `provider:` or a bare model name. */
 const AGENT_MODEL_PATTERN = '^((openai|anthropic|offline):)?[A-Za-z0-9._:/@-]*$';
 
@@ -53,11 +56,18 @@ const EnvSchema = Type.Object({
   OFFLINE_TOKEN_DELAY_MS: Type.String({ pattern: '^[0-9]{1,4}$', default: '0' }),
   ENCRYPTION_KEY: Type.Optional(Type.String({ pattern: '^([A-Fa-f0-9]{64}|[A-Za-z0-9+/]{43}=)$' })),
   LOCAL_REPOS_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  SANDBOX_DRIVER: Type.Union([Type.Literal('local'), Type.Literal('docker')], { default: 'local' }),
+  SANDBOX_DRIVER: Type.Union([Type.Literal('local'), Type.Literal('docker'), Type.Literal('kubernetes')], { default: 'local' }),
   SANDBOX_DOCKER_HOST: Type.Optional(Type.String({ pattern: '^(unix://|tcp://|https?://|npipe://)' })),
   SANDBOX_DOCKER_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: 'buildpack-deps:bookworm-scm' }),
   SANDBOX_DOCKER_RUNTIME: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]+$' })),
   SANDBOX_DOCKER_CPUS: Type.Number({ minimum: 0, maximum: 1_024 }),
+  SANDBOX_KUBECONFIG: Type.Optional(Type.String({ minLength: 1 })),
+  SANDBOX_KUBERNETES_NAMESPACE: Type.String({ pattern: DNS_LABEL, default: 'devops-agents' }),
+  SANDBOX_KUBERNETES_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: 'buildpack-deps:bookworm-scm' }),
+  SANDBOX_KUBERNETES_RUNTIME_CLASS: Type.Optional(Type.String({ pattern: DNS_SUBDOMAIN })),
+  SANDBOX_KUBERNETES_STORAGE_CLASS: Type.Optional(Type.String({ pattern: DNS_SUBDOMAIN })),
+  SANDBOX_KUBERNETES_STORAGE_SIZE: Type.String({ pattern: '^[1-9][0-9]{0,5}(Mi|Gi|Ti)$', default: '10Gi' }),
+  SANDBOX_KUBERNETES_CPUS: Type.Number({ minimum: 0, maximum: 1_024 }),
   SANDBOX_NETWORK: Bool,
   SANDBOX_MEMORY_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
   SANDBOX_MAX_PROCESSES: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
@@ -96,6 +106,7 @@ const DEFAULTS: Record<string, string> = {
   SANDBOX_UID_BASE: '200000',
   SANDBOX_EXEC_TIMEOUT_SECONDS: '900',
   SANDBOX_DOCKER_CPUS: '2',
+  SANDBOX_KUBERNETES_CPUS: '2',
   TERMINAL_RECONNECT_GRACE_SECONDS: '30',
   SIGNUP_CREDIT_USD: '5',
   PRICE_INPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.inputPerMillion),
@@ -124,6 +135,7 @@ const SANDBOX_NUMERIC = [
   'SANDBOX_UID_BASE',
   'SANDBOX_EXEC_TIMEOUT_SECONDS',
   'SANDBOX_DOCKER_CPUS',
+  'SANDBOX_KUBERNETES_CPUS',
   'TERMINAL_RECONNECT_GRACE_SECONDS',
 ];
 for (const key of SANDBOX_NUMERIC) NUMERIC.add(key);
@@ -150,9 +162,26 @@ export interface DockerSandboxConfig {
   cpus: number;
 }
 
-/** The per-project sandbox (`local`: bubblewrap, `docker`: a hardened container) and its terminal. */
+/** The kubernetes driver's cluster and pod settings (SANDBOX_DRIVER=kubernetes). */
+export interface KubernetesSandboxConfig {
+  /** Kubeconfig file; when absent, KUBECONFIG, then ~/.kube/config, then the pod's service account. */
+  kubeconfig?: string;
+  /** Where every sandbox pod and volume claim lives. */
+  namespace: string;
+  image: string;
+  /** RuntimeClass of the pods, such as `gvisor` or `kata`; the cluster's default when absent. */
+  runtimeClass?: string;
+  /** StorageClass of the workspace claims; the cluster's default when absent. */
+  storageClass?: string;
+  /** Size of each workspace claim, a Kubernetes quantity (`10Gi`). */
+  storageSize: string;
+  /** CPU limit per sandbox pod; 0 for none. */
+  cpus: number;
+}
+
+/** The per-project sandbox (`local`: bubblewrap, `docker`: a hardened container, `kubernetes`: a pod) and its terminal. */
 export interface SandboxConfig {
-  driver: 'local' | 'docker';
+  driver: 'local' | 'docker' | 'kubernetes';
   /** DATA_DIR/sandboxes: workspaces and backups, one folder per project. */
   root: string;
   network: boolean;
@@ -169,6 +198,8 @@ export interface SandboxConfig {
   terminalGraceMs: number;
   /** Present when the driver is `docker`; memoryMb and maxProcesses are its container's limits. */
   docker?: DockerSandboxConfig;
+  /** Present when the driver is `kubernetes`; memoryMb is its pod's memory limit. */
+  kubernetes?: KubernetesSandboxConfig;
 }
 
 /**
@@ -292,6 +323,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
               image: e.SANDBOX_DOCKER_IMAGE,
               runtime: e.SANDBOX_DOCKER_RUNTIME,
               cpus: e.SANDBOX_DOCKER_CPUS,
+            },
+          }
+        : {}),
+      ...(e.SANDBOX_DRIVER === 'kubernetes'
+        ? {
+            kubernetes: {
+              kubeconfig: e.SANDBOX_KUBECONFIG ? path.resolve(e.SANDBOX_KUBECONFIG) : undefined,
+              namespace: e.SANDBOX_KUBERNETES_NAMESPACE,
+              image: e.SANDBOX_KUBERNETES_IMAGE,
+              runtimeClass: e.SANDBOX_KUBERNETES_RUNTIME_CLASS,
+              storageClass: e.SANDBOX_KUBERNETES_STORAGE_CLASS,
+              storageSize: e.SANDBOX_KUBERNETES_STORAGE_SIZE,
+              cpus: e.SANDBOX_KUBERNETES_CPUS,
             },
           }
         : {}),

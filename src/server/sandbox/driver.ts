@@ -66,9 +66,12 @@ export interface SandboxDriver {
   status(sandbox: SandboxRef): Promise<ContainerStatusName>;
   /** Creates the workspace (or restores the latest backup) and leaves the sandbox Running. Idempotent. */
   initialise(sandbox: SandboxRef): Promise<void>;
-  /** Restores the latest backup when the workspace is gone, then Running. Idempotent. */
+  /** Restores the latest backup when the workspace is gone (or empty), then Running. Idempotent. */
   start(sandbox: SandboxRef): Promise<void>;
-  /** Ends every process of the sandbox and discards the workspace: only backups survive a stop. */
+  /**
+   * Ends every process of the sandbox. The local and docker drivers discard the workspace (only backups
+   * survive); the kubernetes driver keeps its volume claim and restores a backup only into an empty one.
+   */
   stop(sandbox: SandboxRef): Promise<void>;
   /** Archives the workspace; the newest backup is what `start` restores. */
   backup(sandbox: SandboxRef): Promise<BackupResult>;

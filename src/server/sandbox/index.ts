@@ -3,6 +3,8 @@ import type { SandboxDriver } from './driver';
 import Docker from 'dockerode';
 import { dockerConnection } from './docker/connection';
 import { createDockerDriver } from './docker/dockerDriver';
+import { connectKubernetes } from './kubernetes/connection';
+import { createKubernetesDriver } from './kubernetes/kubernetesDriver';
 import { createLocalDriver } from './local/localDriver';
 
 export type { SandboxDriver, SandboxRef } from './driver';
@@ -29,5 +31,21 @@ export function createSandboxDriver(config: SandboxConfig): SandboxDriver {
         pidsLimit: config.maxProcesses,
         execTimeoutMs: config.execTimeoutMs,
       });
+    case 'kubernetes': {
+      const k8s = config.kubernetes!;
+      return createKubernetesDriver({
+        connect: () => connectKubernetes(k8s.kubeconfig),
+        root: config.root,
+        namespace: k8s.namespace,
+        image: k8s.image,
+        runtimeClass: k8s.runtimeClass,
+        storageClass: k8s.storageClass,
+        storageSize: k8s.storageSize,
+        network: config.network,
+        memoryMb: config.memoryMb,
+        cpus: k8s.cpus,
+        execTimeoutMs: config.execTimeoutMs,
+      });
+    }
   }
 }
