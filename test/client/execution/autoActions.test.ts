@@ -1,15 +1,15 @@
 import { waitFor } from '@testing-library/react';
-import { makeStore } from '../../../src/client/app/store';
 import { executionApi } from '../../../src/client/features/execution/executionApi';
 import { nextAutoApproval, nextAutoRetry, toViewSteps } from '../../../src/client/features/execution/executionModel';
 import { autoApproveToggled, autoRetryToggled } from '../../../src/client/features/execution/executionSlice';
 import { EXECUTION, INSTALLATION_ID_KEY } from '../../../src/shared/constants';
+import { makeAppStore } from '../utils/store';
 import { makeProgress, makeStep, useFakeExecution } from './executionFixtures';
 
 const PROJECT = 7;
 
 /** One poll of the progress, as the stage's 5 s polling would make it. */
-async function poll(store: ReturnType<typeof makeStore>): Promise<void> {
+async function poll(store: ReturnType<typeof makeAppStore>): Promise<void> {
   const request = store.dispatch(executionApi.endpoints.getExecutionProgress.initiate(PROJECT, { forceRefetch: true }));
   await request;
   request.unsubscribe();
@@ -56,7 +56,7 @@ describe('auto-approve saga (real store, msw)', () => {
       fake.progress = makeProgress([makeStep(1, { status: 'completed' }), makeStep(2, { status: 'in_progress' }), makeStep(3, { status: 'waiting_approval' })]);
       expect(body.step_number).toBe(2);
     };
-    const store = makeStore();
+    const store = makeAppStore();
     await poll(store);
     await settle();
     expect(fake.approvals).toEqual([]);
@@ -75,7 +75,7 @@ describe('auto-approve saga (real store, msw)', () => {
     const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval' })]));
     // The server accepted the approval but has not started the step yet.
     fake.answer = 'waiting_approval';
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(autoApproveToggled(true));
     await poll(store);
     await waitFor(() => expect(fake.approvals).toHaveLength(1));
@@ -86,7 +86,7 @@ describe('auto-approve saga (real store, msw)', () => {
 
   it('approves step 1 when nothing is completed yet', async () => {
     const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval' }), makeStep(2, { status: 'waiting_approval' })]));
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(autoApproveToggled(true));
     await poll(store);
     await waitFor(() => expect(fake.approvals.map((a) => a.step_number)).toEqual([1]));
@@ -96,7 +96,7 @@ describe('auto-approve saga (real store, msw)', () => {
     const fake = useFakeExecution(
       makeProgress([makeStep(1, { status: 'completed' }), makeStep(2, { status: 'waiting_approval', dangerous_reason: 'Recursive delete of /' })]),
     );
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(autoApproveToggled(true));
     await poll(store);
     await poll(store);
@@ -106,7 +106,7 @@ describe('auto-approve saga (real store, msw)', () => {
 
   it('does nothing while the toggle is off', async () => {
     const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval' })]));
-    const store = makeStore();
+    const store = makeAppStore();
     await poll(store);
     store.dispatch(autoApproveToggled(false));
     await settle();
@@ -121,7 +121,7 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
     );
     // The server answers `in_progress`, then the step fails again at the next poll.
     fake.answer = 'in_progress';
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(autoRetryToggled(true));
     for (let poll_ = 0; poll_ < 6; poll_ += 1) {
       await poll(store);
@@ -138,7 +138,7 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
   it('keeps the count across page loads: a step already retried 3 times is left alone', async () => {
     localStorage.setItem(EXECUTION.retryCountStorageKey, JSON.stringify({ 1: 3 }));
     const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'failed' }), makeStep(2, { status: 'failed' })]));
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(autoRetryToggled(true));
     await poll(store);
     await settle();
@@ -148,7 +148,7 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
 
   it('leaves a failed dangerous step to the user', async () => {
     const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'failed', dangerous_reason: 'Formats a disk' })]));
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(autoRetryToggled(true));
     await poll(store);
     await settle();

@@ -1,7 +1,6 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { ImplementationStage } from '../../../src/client/features/planning/ImplementationStage';
-import { makeStore } from '../../../src/client/app/store';
 import { implementationConfirmRequested, selectConfirming } from '../../../src/client/features/planning/planningSlice';
 import {
   ARCHITECTURE_TEXT,
@@ -16,6 +15,7 @@ import { makeProject, makeProjectState, makeStages } from '../utils/factories';
 import { planningDb, replyEvents, sseResponse, sseText } from '../utils/planningServer';
 import { renderApp, renderWithProviders } from '../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../utils/server';
+import { makeAppStore } from '../utils/store';
 
 // The machine is shared: lazy chunks and streams can take longer than the 1 s default under load.
 configure({ asyncUtilTimeout: 5000 });
@@ -166,7 +166,7 @@ describe('implementation stage', () => {
     atStage(2);
     sandboxReady();
     window.history.replaceState(null, '', '/app/7');
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(implementationConfirmRequested({ projectId: 7 }));
     expect(implementationConfirmRequested.type).toBe('implementation/confirmRequested');
     expect(selectConfirming(store.getState(), 7, 'implementation')).toBe(true);

@@ -1,6 +1,5 @@
 import { act, screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { makeStore } from '../../../src/client/app/store';
 import { SandboxInitStatus } from '../../../src/client/features/sandbox/SandboxInitStatus';
 import { implementationConfirmRequested, selectSandboxInit } from '../../../src/client/features/sandbox/sandboxSlice';
 import type { ExecutionTriggerBody } from '../../../src/shared/api/execution';
@@ -9,6 +8,7 @@ import { CALL_ERRORS, INSTALLATION_ID_KEY, SANDBOX_INIT, SANDBOX_INIT_ERRORS } f
 import { makeProject, makeProjectState } from '../utils/factories';
 import { renderWithProviders } from '../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../utils/server';
+import { makeAppStore } from '../utils/store';
 
 const PROJECT = 7;
 
@@ -67,7 +67,7 @@ async function flush(): Promise<void> {
 describe('implementation confirm: sandbox initialisation loop (fake timers)', () => {
   it('asks again every 10 s while creating, up to 30 attempts, then times out', async () => {
     const fake = useFakeSandbox('CREATING', [creating]);
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(implementationConfirmRequested({ projectId: PROJECT }));
     await flush();
     expect(fake.initCalls).toBe(1);
@@ -100,7 +100,7 @@ describe('implementation confirm: sandbox initialisation loop (fake timers)', ()
 
   it('starts execution and moves to the execution stage (index 3) once the sandbox is ready', async () => {
     const fake = useFakeSandbox('CREATING', [creating, creating, success]);
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(implementationConfirmRequested({ projectId: PROJECT }));
     await flush();
     await act(() => jest.advanceTimersByTimeAsync(SANDBOX_INIT.retryIntervalMs));
@@ -118,7 +118,7 @@ describe('implementation confirm: sandbox initialisation loop (fake timers)', ()
 
   it("stops at once with the spec's message when the container FAILED", async () => {
     const fake = useFakeSandbox('FAILED', [creating]);
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(implementationConfirmRequested({ projectId: PROJECT }));
     await flush();
     expect(selectSandboxInit(store.getState())).toMatchObject({ phase: 'failed', error: SANDBOX_INIT_ERRORS.containerFailed });
@@ -128,7 +128,7 @@ describe('implementation confirm: sandbox initialisation loop (fake timers)', ()
 
   it('notices a container that fails while being created', async () => {
     const fake = useFakeSandbox('CREATING', [creating]);
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(implementationConfirmRequested({ projectId: PROJECT }));
     await flush();
     fake.status = 'FAILED';
@@ -140,7 +140,7 @@ describe('implementation confirm: sandbox initialisation loop (fake timers)', ()
 
   it("shows a failed initialisation's detail, and the generic text when it has none", async () => {
     useFakeSandbox('READY', [{ status: 'failed', detail: '' }]);
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(implementationConfirmRequested({ projectId: PROJECT }));
     await flush();
     expect(selectSandboxInit(store.getState())).toMatchObject({ phase: 'failed', error: SANDBOX_INIT_ERRORS.failed, credentials: false });
@@ -148,7 +148,7 @@ describe('implementation confirm: sandbox initialisation loop (fake timers)', ()
 
   it('refuses a project id that is not a number', async () => {
     const fake = useFakeSandbox('READY', [success]);
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(implementationConfirmRequested({ projectId: Number.NaN }));
     await flush();
     expect(selectSandboxInit(store.getState()).error).toBe(CALL_ERRORS.invalidProjectId);

@@ -4,14 +4,15 @@ import type { ReactElement } from 'react';
 import { createMemoryRouter, RouterProvider, type InitialEntry, type RouteObject } from 'react-router-dom';
 import { AppProviders } from '../../../src/client/app/App';
 import { appRoutes } from '../../../src/client/app/router';
-import { makeStore, type AppStore, type RootState } from '../../../src/client/app/store';
+import type { AppStore, RootState } from '../../../src/client/app/store';
+import { makeAppStore } from './store';
 
 type MemoryRouter = ReturnType<typeof createMemoryRouter>;
 
 export interface ProviderOptions extends Omit<RenderOptions, 'wrapper' | 'queries'> {
   /** State to start the real store with. */
   preloadedState?: Partial<RootState>;
-  /** A store made by the test; otherwise a fresh `makeStore(preloadedState)`. */
+  /** A store made by the test; otherwise a fresh `makeAppStore(preloadedState)` (every feature loaded). */
   store?: AppStore;
   /** Where the memory router starts: a URL, or an entry with navigation state. */
   route?: InitialEntry;
@@ -49,7 +50,7 @@ function mirrorLocation(router: MemoryRouter, initial: InitialEntry): void {
 }
 
 function renderRouter(router: MemoryRouter, initial: InitialEntry, options: ProviderOptions): ProviderResult {
-  const { preloadedState, store = makeStore(preloadedState), fakeTimers, ...renderOptions } = options;
+  const { preloadedState, store = makeAppStore(preloadedState), fakeTimers, ...renderOptions } = options;
   mirrorLocation(router, initial);
   const user = userEvent.setup(fakeTimers ? { advanceTimers: jest.advanceTimersByTime } : {});
   const result = render(

@@ -2,10 +2,12 @@ import { useCallback, useEffect, useId, useRef, useState, type ReactElement } fr
 import styled from 'styled-components';
 import { PROFILE } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { useInjectSaga } from '../../app/injectSaga';
 import { Skeleton } from '../../common/components/Skeleton';
 import { useOutsideClick } from '../../common/hooks/useOutsideClick';
 import { logError } from '../../common/log';
 import { useGetUserQuery } from './authApi';
+import { authSaga } from './authSaga';
 import { selectSignOutPending, signOutRequested } from './authSlice';
 
 /**
@@ -13,6 +15,7 @@ import { selectSignOutPending, signOutRequested } from './authSlice';
  * with a menu holding Sign Out. A skeleton while loading; nothing at all when the profile fails.
  */
 export function UserProfile(): ReactElement | null {
+  useInjectSaga(authSaga);
   const { data: user, isLoading, error } = useGetUserQuery();
   const dispatch = useAppDispatch();
   const signingOut = useAppSelector(selectSignOutPending);

@@ -1,4 +1,5 @@
-import { createSlice } from '@reduxjs/toolkit';
+import { createSlice, type WithSlice } from '@reduxjs/toolkit';
+import { rootReducer } from '../../app/store';
 
 export interface AuthState {
   /** 'pending' from the Sign Out click until the browser leaves for /. */
@@ -22,4 +23,11 @@ export const authSlice = createSlice({
 });
 
 export const { signOutRequested } = authSlice.actions;
-export const { selectSignOutPending } = authSlice.selectors;
+
+declare module '../../app/store' {
+  export interface LazyLoadedSlices extends WithSlice<typeof authSlice> {}
+}
+
+// In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
+const injectedAuthSlice = authSlice.injectInto(rootReducer);
+export const { selectSignOutPending } = injectedAuthSlice.selectors;

@@ -1,5 +1,6 @@
-import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { CHAT, type ChatRole } from '../../../shared/constants';
+import { rootReducer } from '../../app/store';
 
 /** How an assistant message came to be, when it is not the agent's own words. */
 export type ChatNoticeKind = 'error' | 'stopped' | 'outOfCredits';
@@ -195,4 +196,11 @@ export const chatSlice = createSlice({
 
 export const { messageSubmitted, stopRequested, turnStarted, chunkReceived, turnEnded, turnFailed, turnStopped, threadRestored } =
   chatSlice.actions;
-export const { selectChatThread, selectChatStreaming } = chatSlice.selectors;
+
+declare module '../../app/store' {
+  export interface LazyLoadedSlices extends WithSlice<typeof chatSlice> {}
+}
+
+// In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
+const injectedChatSlice = chatSlice.injectInto(rootReducer);
+export const { selectChatThread, selectChatStreaming } = injectedChatSlice.selectors;

@@ -2,12 +2,14 @@ import { useEffect, type ChangeEvent, type FormEvent, type ReactElement } from '
 import styled from 'styled-components';
 import { CREDIT_LIMITS, CREDITS_TEXT, creditAmountError } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { useInjectSaga } from '../../app/injectSaga';
 import { Button } from '../../common/components/Button';
 import { Dialog } from '../../common/components/Dialog';
 import { ErrorText, FieldGroup, Label, TextInput } from '../../common/components/Field';
 import { MutedText, SectionTitle } from '../../common/components/Layout';
 import { logError } from '../../common/log';
 import { useCredits } from './creditsApi';
+import { creditsSaga } from './creditsSaga';
 import { amountChanged, amountRejected, paymentRequested, selectCreditAmount, selectCreditsAlert, selectPaymentInProgress } from './creditsSlice';
 import { formatCredits, isAmountInput } from './formatCredits';
 import { TransactionList } from './components/TransactionList';
@@ -17,6 +19,7 @@ import { TransactionList } from './components/TransactionList';
  * about-credits note. Pay runs `creditsSaga`; the amount and the alert live in the credits slice.
  */
 export function CreditsDialog({ onClose }: { onClose: () => void }): ReactElement {
+  useInjectSaga(creditsSaga);
   const dispatch = useAppDispatch();
   const amount = useAppSelector(selectCreditAmount);
   const inProgress = useAppSelector(selectPaymentInProgress);

@@ -1,4 +1,5 @@
-import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
+import { rootReducer } from '../../app/store';
 
 export interface CreditsState {
   /** The amount typed in the credits dialog (digits and one point). */
@@ -50,4 +51,11 @@ export const creditsSlice = createSlice({
 });
 
 export const { amountChanged, amountRejected, paymentRequested, paymentLinkOpened, paymentFailed, alertDismissed } = creditsSlice.actions;
-export const { selectCreditAmount, selectPaymentInProgress, selectCreditsAlert } = creditsSlice.selectors;
+
+declare module '../../app/store' {
+  export interface LazyLoadedSlices extends WithSlice<typeof creditsSlice> {}
+}
+
+// In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
+const injectedCreditsSlice = creditsSlice.injectInto(rootReducer);
+export const { selectCreditAmount, selectPaymentInProgress, selectCreditsAlert } = injectedCreditsSlice.selectors;

@@ -1,11 +1,13 @@
 import type { ReactElement } from 'react';
 import styled from 'styled-components';
 import { EXECUTION_TEXT } from '../../../shared/constants';
+import { useInjectSaga } from '../../app/injectSaga';
 import { Card } from '../../common/components/Card';
 import { MutedText } from '../../common/components/Layout';
 import type { StagePanelProps } from '../stages/types';
 import { ExecutionChatPanel } from './components/ExecutionChatPanel';
 import { ExecutionProgressPanel } from './components/ExecutionProgressPanel';
+import { executionSaga } from './executionSaga';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
 
 /** Ours: the spec leaves the execution chat's title and placeholder to the caller. */
@@ -17,6 +19,7 @@ const CHAT_PLACEHOLDER = 'Ask the execution agent about the run, or ask it to ch
  * execution progress panel, and the side card the spec gives this stage.
  */
 export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
+  useInjectSaga(executionSaga);
   return (
     <Layout>
       <ExecutionChatPanel projectId={projectId} title={CHAT_TITLE} placeholder={CHAT_PLACEHOLDER} />

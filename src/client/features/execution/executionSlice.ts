@@ -1,5 +1,6 @@
-import { createSlice, nanoid, type PayloadAction } from '@reduxjs/toolkit';
+import { createSlice, nanoid, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import type { ChatRole } from '../../../shared/constants';
+import { rootReducer } from '../../app/store';
 import { executionApi } from './executionApi';
 import { toViewSteps } from './executionModel';
 
@@ -169,4 +170,10 @@ export const {
   proceedToValidationFailed,
 } = executionSlice.actions;
 
-export const { selectAutoApprove, selectAutoRetry, selectPendingActions, selectChat, selectProceed } = executionSlice.selectors;
+declare module '../../app/store' {
+  export interface LazyLoadedSlices extends WithSlice<typeof executionSlice> {}
+}
+
+// In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
+const injectedExecutionSlice = executionSlice.injectInto(rootReducer);
+export const { selectAutoApprove, selectAutoRetry, selectPendingActions, selectChat, selectProceed } = injectedExecutionSlice.selectors;

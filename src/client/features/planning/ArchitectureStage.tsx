@@ -1,8 +1,10 @@
 import type { ReactElement } from 'react';
 import { ARCHITECTURE_TEXT, PLANNING_TIMING, PLANNING_PROMPTS } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { useInjectSaga } from '../../app/injectSaga';
 import { Button } from '../../common/components/Button';
 import { Chat } from '../chat/Chat';
+import { chatSaga } from '../chat/chatSaga';
 import { messageSubmitted, selectChatStreaming } from '../chat/chatSlice';
 import type { StagePanelProps } from '../stages/types';
 import { ConfirmButton } from './components/ConfirmButton';
@@ -10,6 +12,7 @@ import { PlanView } from './components/PlanView';
 import { StageColumns } from './components/StageLayout';
 import { useGetArchitecturePlanQuery } from './planningApi';
 import { PLANNING_CHATS } from './planningChats';
+import { planningSaga } from './planningSaga';
 import { useRestoredChat } from './useRestoredChat';
 
 /**
@@ -17,6 +20,7 @@ import { useRestoredChat } from './useRestoredChat';
  * every 5 s while shown) and the 'Cloud Architecture Assistant' chat that writes and revises it.
  */
 export function ArchitectureStage({ projectId }: StagePanelProps): ReactElement {
+  useInjectSaga(chatSaga, planningSaga);
   const dispatch = useAppDispatch();
   const key = useRestoredChat(projectId, 'architect');
   const streaming = useAppSelector((state) => selectChatStreaming(state, key));

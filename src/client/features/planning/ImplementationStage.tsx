@@ -2,17 +2,21 @@ import type { ReactElement } from 'react';
 import { useParams } from 'react-router-dom';
 import { IMPLEMENTATION_TEXT, PLANNING_PROMPTS, PLANNING_TIMING, WORKSPACE } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { useInjectSaga } from '../../app/injectSaga';
 import { Button } from '../../common/components/Button';
 import { ErrorText } from '../../common/components/Field';
 import { Chat } from '../chat/Chat';
+import { chatSaga } from '../chat/chatSaga';
 import { messageSubmitted, selectChatStreaming } from '../chat/chatSlice';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
+import { sandboxInitSaga } from '../sandbox/sandboxInitSaga';
 import type { StagePanelProps } from '../stages/types';
 import { ConfirmButton } from './components/ConfirmButton';
 import { PlanView } from './components/PlanView';
 import { Panel, StageColumns } from './components/StageLayout';
 import { useGetImplementationPlanQuery } from './planningApi';
 import { PLANNING_CHATS } from './planningChats';
+import { planningSaga } from './planningSaga';
 import { useRestoredChat } from './useRestoredChat';
 
 /** Title of the implementation planner's chat (the documents call it "a planner chat" without a name). */
@@ -26,6 +30,8 @@ const NUMERIC_ID = /^\d+$/;
  * planner chat. The view needs a numeric project id from the URL, else it says 'Invalid project ID'.
  */
 export function ImplementationStage(props: StagePanelProps): ReactElement {
+  // Its confirm runs the sandbox initialisation (sandboxInitSaga) before the move to execution.
+  useInjectSaga(chatSaga, planningSaga, sandboxInitSaga);
   const { projectId: fromUrl = String(props.projectId) } = useParams();
   if (!NUMERIC_ID.test(fromUrl)) {
     return (

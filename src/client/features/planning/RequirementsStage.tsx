@@ -2,8 +2,10 @@ import { useState, type ReactElement } from 'react';
 import type { Repository } from '../../../shared/api/repositories';
 import { REQUIREMENTS_TEXT } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
+import { useInjectSaga } from '../../app/injectSaga';
 import { Button } from '../../common/components/Button';
 import { Chat } from '../chat/Chat';
+import { chatSaga } from '../chat/chatSaga';
 import { selectChatStreaming } from '../chat/chatSlice';
 import type { StagePanelProps } from '../stages/types';
 import { EnvironmentDialog } from './components/EnvironmentDialog';
@@ -11,6 +13,7 @@ import { RepositoryPicker } from './components/RepositoryPicker';
 import { RequirementsPanel } from './components/RequirementsPanel';
 import { StageColumns } from './components/StageLayout';
 import { PLANNING_CHATS } from './planningChats';
+import { planningSaga } from './planningSaga';
 import { analysisRequested } from './planningSlice';
 import { useRestoredChat } from './useRestoredChat';
 
@@ -23,6 +26,7 @@ type Step = { name: 'closed' } | { name: 'picking' } | { name: 'environment'; re
  * follows on its own.
  */
 export function RequirementsStage({ projectId }: StagePanelProps): ReactElement {
+  useInjectSaga(chatSaga, planningSaga);
   const dispatch = useAppDispatch();
   const key = useRestoredChat(projectId, 'requirements');
   const streaming = useAppSelector((state) => selectChatStreaming(state, key));

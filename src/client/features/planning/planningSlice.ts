@@ -1,5 +1,6 @@
-import { createAction, createSlice, isAnyOf, type PayloadAction } from '@reduxjs/toolkit';
+import { createAction, createSlice, isAnyOf, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import type { AnalyzerBody } from '../../../shared/api/planning';
+import { rootReducer } from '../../app/store';
 
 /** The stages with a confirm button. */
 export type ConfirmStage = 'requirements' | 'architecture' | 'implementation';
@@ -71,4 +72,11 @@ export const planningSlice = createSlice({
 });
 
 export const { confirmSucceeded, confirmFailed } = planningSlice.actions;
-export const { selectConfirming, selectConfirmError } = planningSlice.selectors;
+
+declare module '../../app/store' {
+  export interface LazyLoadedSlices extends WithSlice<typeof planningSlice> {}
+}
+
+// In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
+const injectedPlanningSlice = planningSlice.injectInto(rootReducer);
+export const { selectConfirming, selectConfirmError } = injectedPlanningSlice.selectors;

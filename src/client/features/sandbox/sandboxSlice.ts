@@ -1,4 +1,5 @@
-import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
+import { rootReducer } from '../../app/store';
 import { implementationConfirmRequested } from '../planning/planningSlice';
 
 /**
@@ -60,4 +61,11 @@ export const sandboxSlice = createSlice({
 
 export const { initialisationAttempted, sandboxReady, implementationConfirmed, initialisationFailed, initialisationDismissed } =
   sandboxSlice.actions;
-export const { selectSandboxInit, selectSandboxInitBusy } = sandboxSlice.selectors;
+
+declare module '../../app/store' {
+  export interface LazyLoadedSlices extends WithSlice<typeof sandboxSlice> {}
+}
+
+// In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
+const injectedSandboxSlice = sandboxSlice.injectInto(rootReducer);
+export const { selectSandboxInit, selectSandboxInitBusy } = injectedSandboxSlice.selectors;

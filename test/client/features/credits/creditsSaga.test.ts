@@ -1,8 +1,8 @@
 import { act, waitFor } from '@testing-library/react';
-import { makeStore } from '../../../../src/client/app/store';
 import { creditsApi } from '../../../../src/client/features/credits/creditsApi';
 import { paymentLinkOpened, paymentRequested, selectCreditAmount, selectPaymentInProgress } from '../../../../src/client/features/credits/creditsSlice';
 import { CREDITS_TIMING, INSTALLATION_ID_KEY } from '../../../../src/shared/constants';
+import { makeAppStore } from '../../utils/store';
 import { useCreditsServer } from './creditsHandlers';
 
 /** Lets msw answer and RTK Query settle: runs what is due now and the promises in between. */
@@ -17,7 +17,7 @@ describe('payment saga', () => {
   it('refreshes the transactions every 5 seconds for 5 minutes after the link opens, then stops', async () => {
     jest.useFakeTimers();
     const fake = useCreditsServer();
-    const store = makeStore();
+    const store = makeAppStore();
     const subscription = store.dispatch(creditsApi.endpoints.getTransactions.initiate());
     await settle();
     expect(fake.transactionCalls).toBe(1);
@@ -46,7 +46,7 @@ describe('payment saga', () => {
   it('restarts the 5-minute window when another link opens', async () => {
     jest.useFakeTimers();
     const fake = useCreditsServer();
-    const store = makeStore();
+    const store = makeAppStore();
     const subscription = store.dispatch(creditsApi.endpoints.getTransactions.initiate());
     await settle();
     store.dispatch(paymentLinkOpened('/a'));
@@ -66,7 +66,7 @@ describe('payment saga', () => {
     const fake = useCreditsServer({ link: 'https://checkout.example/s/1' });
     const tab = { opener: {} as unknown, closed: false, location: { href: '' }, close: jest.fn() };
     const open = jest.spyOn(window, 'open').mockImplementation(() => tab as unknown as Window);
-    const store = makeStore();
+    const store = makeAppStore();
     store.dispatch(paymentRequested(25));
     store.dispatch(paymentRequested(25));
     expect(selectPaymentInProgress(store.getState())).toBe(true);

@@ -1,14 +1,20 @@
-import { appendHiddenFrame, loadHiddenPage, removeFrame, requestLogout, signOutWorker } from '../../../src/client/features/auth/authSaga';
-import { selectSignOutPending, signOutRequested } from '../../../src/client/features/auth/authSlice';
-import { rootSaga } from '../../../src/client/app/rootSaga';
-import { browser } from '../../../src/client/common/browser';
-import { clearSession } from '../../../src/client/common/session';
-import { PATHS, TIMING } from '../../../src/shared/constants';
-import { expectSaga, expectSagaWithStore, matchers } from '../utils/sagaHelpers';
+import { browser } from '../../../../src/client/common/browser';
+import { clearSession } from '../../../../src/client/common/session';
+import {
+  appendHiddenFrame,
+  authSaga,
+  loadHiddenPage,
+  removeFrame,
+  requestLogout,
+  signOutWorker,
+} from '../../../../src/client/features/auth/authSaga';
+import { selectSignOutPending, signOutRequested } from '../../../../src/client/features/auth/authSlice';
+import { PATHS, TIMING } from '../../../../src/shared/constants';
+import { expectSaga, expectSagaWithStore, matchers } from '../../utils/sagaHelpers';
 
-describe('rootSaga', () => {
+describe('authSaga', () => {
   it('runs the sign-out workflow when Sign Out is requested', async () => {
-    await expectSagaWithStore(rootSaga)
+    await expectSagaWithStore(authSaga)
       .provide([
         [matchers.call.fn(requestLogout), undefined],
         [matchers.call.fn(loadHiddenPage), undefined],
@@ -23,7 +29,7 @@ describe('rootSaga', () => {
   });
 
   it('marks the sign-out as pending in the real state', async () => {
-    const { storeState } = await expectSagaWithStore(rootSaga)
+    const { storeState } = await expectSagaWithStore(authSaga)
       .provide([[matchers.call.fn(signOutWorker), undefined]])
       .dispatch(signOutRequested())
       .silentRun(50);
