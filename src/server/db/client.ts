@@ -13,6 +13,8 @@ import * as schema from './schema';
 export type Schema = typeof schema;
 /** The Drizzle database, whichever driver is under it. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** An open Drizzle transaction (the argument of `db.transaction`'s callback). */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export interface Database {
   db: Db;

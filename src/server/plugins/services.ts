@@ -98,7 +98,7 @@ export const servicesPlugin = fp(
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),
       planning,
       repositories: createRepositoryService({ source: repositorySource, planning }),
-      execution: createExecutionService({ db, sandbox, planning, commands: executionCommands, log: app.log }),
+      execution: createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log }),
       executionCommands,
     });
     app.addHook('onClose', async () => {

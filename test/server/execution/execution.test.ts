@@ -176,6 +176,10 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
     const again = await call(alice, 'GET', '/api/execution/progress', undefined, projectId, { 'if-none-match': etag });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
+    // A current ETag is no proof of access: another installation still gets 404.
+    const other = await call(mallory, 'GET', '/api/execution/progress', undefined, projectId, { 'if-none-match': etag });
+    expect(other.statusCode).toBe(404);
+    expect(other.headers.etag).toBeUndefined();
     await approve(4, false);
     const changed = await call(alice, 'GET', '/api/execution/progress', undefined, projectId, { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);

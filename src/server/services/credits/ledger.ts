@@ -1,13 +1,10 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { creditAccounts, creditTransactions } from '../../db/schema';
 import type { CreditsResponse, Transaction } from '../../../shared/api/credits';
 import type { TransactionStatusName, TransactionTypeName } from '../../../shared/constants/credits';
 import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 import { toUnits, unitsToDecimal, unitsToNumber } from './money';
-
-/** A Drizzle transaction: ledger writes only happen inside one. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
 /** 'signup' (the starting credit), 'local' (test checkout), 'dodo', 'usage' (model calls). */
 export type PaymentMethod = 'signup' | 'local' | 'dodo' | 'usage';

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Db } from '../../db/client';
+import type { Db, Tx } from '../../db/client';
 import { creditPurchases, creditTransactions, paymentWebhookEvents } from '../../db/schema';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../../errors';
 import type { PaymentLinkResponse } from '../../../shared/api/credits';
@@ -14,7 +14,7 @@ import {
 } from '../../../shared/api/payments';
 import { creditAmountValueError, TEST_CHECKOUT_TEXT } from '../../../shared/constants/credits';
 import type { CheckoutProvider } from './checkoutProvider';
-import type { CreditsLedger, Tx } from './ledger';
+import type { CreditsLedger } from './ledger';
 import { centsToDollarText, centsToUnits } from './money';
 
 export type PurchaseRow = typeof creditPurchases.$inferSelect;

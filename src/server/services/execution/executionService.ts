@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { executionPlans, executionSteps } from '../../db/schema';
+import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client';
+import { executionPlans, executionSteps, projects } from '../../db/schema';
 import { conflict, HttpError, notFound } from '../../errors';
 import { createRedactor } from '../../sandbox/redactor';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
@@ -8,6 +8,8 @@ import type { ApproveStepResponse, ExecutionApproveStepBody, ExecutionProgress, 
 import type { StatusResponse } from '../../../shared/api/common';
 import type { TerminalCommandEvent } from '../../../shared/api/terminal';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
+import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
+import type { ActivityService } from '../activity/activityService';
 import { dangerousReason } from './dangerous';
 import type { EventBus } from './eventBus';
 import { parsePlanSteps } from './planSteps';
@@ -39,6 +41,8 @@ export interface ExecutionDeps {
   planning: ExecutionPlanning;
   /** Carries the commands steps run to the terminal tab (`GET /api/terminal/commands`). */
   commands: EventBus<TerminalCommandEvent>;
+  /** Records DEPLOYMENT_COMPLETED when a run reaches every step completed, DEPLOYMENT_FAILED when a step fails. */
+  activity: Pick<ActivityService, 'record'>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Upper bound of one step; the sandbox driver's default when absent. */
   stepTimeoutMs?: number;
@@ -56,6 +60,8 @@ export const STALE_PLAN = 'The execution plan has changed: reload the progress a
 
 /** The end of a step's output is what matters (the error, the last lines); this much is kept. */
 const MAX_OUTPUT = 200_000;
+/** A deployment activity names the step's command, cut to this many characters (the timeline shows 100). */
+const ACTIVITY_COMMAND_MAX = 500;
 const TYPING_SPEED = 50;
 
 /** Statuses from which an approval runs the step: waiting, and re-execution of a finished one. */
@@ -93,7 +99,7 @@ const progressOf = (state: ProgressState): ExecutionProgress => ({
  * approve it straight back). Approving a rejected, completed or failed step later runs it (again).
  */
 export function createExecutionService(deps: ExecutionDeps) {
-  const { db, sandbox, planning, commands, log } = deps;
+  const { db, sandbox, planning, commands, activity, log } = deps;
   /** Output of running steps as it arrives, by `${projectId}:${stepNumber}`; stored at the end. */
   const liveOutput = new Map<string, string>();
   const runs = new Map<string, { controller: AbortController; done: Promise<void> }>();
@@ -173,6 +179,45 @@ export function createExecutionService(deps: ExecutionDeps) {
     return null;
   }
 
+  /**
+   * Records the deployment activity of a step that has just ended, in the transaction that stored it:
+   * DEPLOYMENT_FAILED for a failed step; DEPLOYMENT_COMPLETED when this step completed the last one still
+   * open, so once per transition into all-completed (re-running a step and completing it again is a new
+   * one). The caller holds the plan's lock, so of two steps ending together only the later sees them all done.
+   */
+  async function recordDeployment(
+    tx: Tx,
+    project: ExecutionProject,
+    planId: number,
+    step: { stepNumber: number; status: 'completed' | 'failed'; command: string | null; errorMessage: string | null },
+  ): Promise<void> {
+    let totalSteps: number | undefined;
+    if (step.status === 'completed') {
+      const [steps] = await tx
+        .select({ all: count(), open: sql<number>`count(*) filter (where ${executionSteps.status} <> 'completed')` })
+        .from(executionSteps)
+        .where(eq(executionSteps.planId, planId));
+      if (!steps || Number(steps.open) > 0) return;
+      totalSteps = Number(steps.all);
+    }
+    const [row] = await tx.select({ name: projects.name }).from(projects).where(eq(projects.id, project.projectId));
+    await activity.record(
+      {
+        installationId: project.installationId,
+        projectId: project.projectId,
+        activityType: step.status === 'completed' ? RECORDED_ACTIVITY_TYPES.deploymentCompleted : RECORDED_ACTIVITY_TYPES.deploymentFailed,
+        data: {
+          project_name: row?.name,
+          step_number: step.stepNumber,
+          command: step.command === null ? null : step.command.slice(0, ACTIVITY_COMMAND_MAX),
+          ...(totalSteps !== undefined ? { total_steps: totalSteps } : {}),
+          ...(step.errorMessage !== null ? { error_message: step.errorMessage } : {}),
+        },
+      },
+      tx,
+    );
+  }
+
   /** Runs one claimed step to its end and stores the outcome; never throws. */
   async function run(project: ExecutionProject, planId: number, stepNumber: number, command: string | null, controller: AbortController): Promise<void> {
     const key = liveKey(project.projectId, stepNumber);
@@ -217,17 +262,19 @@ export function createExecutionService(deps: ExecutionDeps) {
       const r = createRedactor(Object.values(secrets));
       return r.push(text) + r.flush();
     };
+    const storedError = errorMessage === null ? null : redact(errorMessage);
     try {
-      await db
-        .update(executionSteps)
-        .set({
-          status,
-          output: redact(output).slice(-MAX_OUTPUT),
-          errorMessage: errorMessage === null ? null : redact(errorMessage),
-          finishedAt: new Date(),
-          updatedAt: new Date(),
-        })
-        .where(and(eq(executionSteps.planId, planId), eq(executionSteps.stepNumber, stepNumber), eq(executionSteps.status, 'in_progress')));
+      await db.transaction(async (tx) => {
+        // One ending step of a plan at a time: the all-completed check below must see the others' outcomes.
+        await tx.select({ id: executionPlans.id }).from(executionPlans).where(eq(executionPlans.id, planId)).for('update');
+        const [stored] = await tx
+          .update(executionSteps)
+          .set({ status, output: redact(output).slice(-MAX_OUTPUT), errorMessage: storedError, finishedAt: new Date(), updatedAt: new Date() })
+          .where(and(eq(executionSteps.planId, planId), eq(executionSteps.stepNumber, stepNumber), eq(executionSteps.status, 'in_progress')))
+          .returning({ stepNumber: executionSteps.stepNumber });
+        // The command is the plan's, byte for byte: a secret typed into it literally is blanked here too.
+        if (stored) await recordDeployment(tx, project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError });
+      });
     } catch (err) {
       log.error({ projectId: project.projectId, stepNumber, err: (err as Error).message }, 'could not store a step result');
     } finally {
