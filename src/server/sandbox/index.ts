@@ -6,11 +6,12 @@ import { createDockerDriver } from './docker/dockerDriver';
 import { connectKubernetes } from './kubernetes/connection';
 import { createKubernetesDriver } from './kubernetes/kubernetesDriver';
 import { createLocalDriver } from './local/localDriver';
+import type { NetworkLog } from './local/userNetwork';
 
 export type { SandboxDriver, SandboxRef } from './driver';
 
-/** The driver the configuration names, chosen once at start. */
-export function createSandboxDriver(config: SandboxConfig): SandboxDriver {
+/** The driver the configuration names, chosen once at start; `log` hears about the sandbox network. */
+export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog): SandboxDriver {
   switch (config.driver) {
     case 'local':
       return createLocalDriver({
@@ -18,6 +19,7 @@ export function createSandboxDriver(config: SandboxConfig): SandboxDriver {
         limits: { network: config.network, memoryMb: config.memoryMb, maxProcesses: config.maxProcesses, cpuSeconds: config.cpuSeconds },
         uidBase: config.uidBase,
         execTimeoutMs: config.execTimeoutMs,
+        ...(log ? { log } : {}),
       });
     case 'docker':
       return createDockerDriver({

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SandboxDriver, SandboxPty, SandboxRef } from '../../../src/server/sandbox/driver';
 import { createLocalDriver } from '../../../src/server/sandbox/local/localDriver';
+import { slirpAvailable } from '../../../src/server/sandbox/local/userNetwork';
 import { readZip, streamToBuffer } from './zipHelpers';
 
 const limits = { network: true, memoryMb: 8192, maxProcesses: 256, cpuSeconds: 600 };
@@ -176,24 +177,65 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
       if (process.getuid?.() === 0) expect(Number(processes)).toBe(256);
     });
 
-    it('has the network by default and none when configured off', async () => {
+    /** A host address that is not loopback (the sandbox's way out), or null on a machine without one. */
+    const externalAddress = (): string | null =>
+      Object.values(os.networkInterfaces())
+        .flat()
+        .find((a) => a && a.family === 'IPv4' && !a.internal)?.address ?? null;
+
+    /** A TCP server on the host answering one line; closed by the returned function. */
+    const hostServer = async (host: string): Promise<{ port: number; close(): void }> => {
       const server = net.createServer((socket) => socket.end('hello-from-host\n'));
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const port = (server.address() as net.AddressInfo).port;
-      const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`;
+      await new Promise<void>((resolve) => server.listen(0, host, resolve));
+      return { port: (server.address() as net.AddressInfo).port, close: () => server.close() };
+    };
+    const probe = (host: string, port: number): string => `timeout 5 bash -c 'exec 3<>/dev/tcp/${host}/${port} && head -n1 <&3'`;
+
+    it('has a network of its own (slirp4netns) that reaches out but not the host loopback; none when configured off', async () => {
+      if (process.env.CI) expect(slirpAvailable()).toBe(true);
+      const loopback = await hostServer('127.0.0.1');
+      const address = externalAddress();
+      const outside = address ? await hostServer(address) : null;
       try {
-        expect((await driver.exec(one, probe)).output).toContain('hello-from-host');
+        const own = slirpAvailable();
+        const toLoopback = await driver.exec(one, `${probe('127.0.0.1', loopback.port)}; ${probe('10.0.2.2', loopback.port)}`);
+        if (own) {
+          expect(toLoopback.output).not.toContain('hello-from-host');
+          const setup = await driver.exec(one, 'cat /etc/resolv.conf; cut -f1 /proc/net/route | sort -u');
+          expect(setup.output).toContain('nameserver 10.0.2.3');
+          expect(setup.output).toContain('tap0');
+        } else {
+          expect(toLoopback.output).toContain('hello-from-host');
+        }
+        if (outside && address) expect((await driver.exec(one, probe(address, outside.port))).output).toContain('hello-from-host');
+
         const offline = createLocalDriver({
           root: path.join(dataDir, 'sandboxes'),
           limits: { ...limits, network: false },
           uidBase: 200_000,
           execTimeoutMs: 30_000,
         });
-        const result = await offline.exec(one, probe);
+        const result = await offline.exec(one, `${probe('127.0.0.1', loopback.port)}; ${address && outside ? probe(address, outside.port) : 'false'}`);
         expect(result.exitCode).not.toBe(0);
         expect(result.output).not.toContain('hello-from-host');
       } finally {
-        server.close();
+        loopback.close();
+        outside?.close();
+      }
+    });
+
+    it('gives the interactive shell the same network', async () => {
+      if (!slirpAvailable()) return;
+      const loopback = await hostServer('127.0.0.1');
+      const shell = driver.shell(one, { cols: 200, rows: 24 });
+      try {
+        shell.write(`cut -f1 /proc/net/route | sort -u | tr '\\n' ' '; echo; ${probe('10.0.2.2', loopback.port)} || echo loopback-$((1+1))-refused\r`);
+        const seen = await waitFor(shell, /loopback-2-refused/);
+        expect(seen).toContain('tap0');
+        expect(seen).not.toContain('hello-from-host');
+      } finally {
+        shell.kill();
+        loopback.close();
       }
     });
   });

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import { homeOf, SSH_KEYS_FOLDER, workspaceOf } from '../workspaceLayout';
+import { networkArgs, type NetworkMode } from './userNetwork';
 
 /** Resource and isolation settings of the local driver, from configuration. */
 export interface LocalSandboxLimits {
-  /** Network inside the sandbox (the host's, through `--share-net`). */
+  /** Network for the commands and shells of a sandbox (its own through slirp4netns, or the host's without it). */
   network: boolean;
   /** Address-space limit per process in MiB (RLIMIT_AS); 0 for none. */
   memoryMb: number;
@@ -26,6 +27,10 @@ export interface BwrapSpec {
   hostUid: number | null;
   /** `--new-session` (no controlling terminal): for commands without a pty; a pty shell needs its tty for Ctrl-C. */
   newSession: boolean;
+  /** `none` for the driver's own work (git, tar); `slirp` or `host` for commands and shells when network is on. */
+  network: NetworkMode;
+  /** Host file bound at /etc/resolv.conf with the slirp network (the host's resolver may be on its loopback). */
+  resolvConf?: string;
   limits: LocalSandboxLimits;
 }
 
@@ -55,7 +60,7 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
   const bwrap = [
     'bwrap',
     '--unshare-all',
-    ...(spec.limits.network ? ['--share-net'] : []),
+    ...networkArgs(spec.network),
     '--die-with-parent',
     ...(spec.newSession ? ['--new-session'] : []),
     '--hostname',
@@ -76,6 +81,7 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
     '--ro-bind',
     spec.groupFile,
     '/etc/group',
+    ...(spec.network === 'slirp' && spec.resolvConf ? ['--ro-bind', spec.resolvConf, '/etc/resolv.conf'] : []),
   ];
   for (const link of ['bin', 'lib', 'lib32', 'lib64', 'libx32', 'sbin']) {
     const host = `/${link}`;

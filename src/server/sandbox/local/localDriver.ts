@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import * as pty from 'node-pty';
 import type { SandboxCommit } from '../../../shared/api/sandbox';
 import type { ContainerStatusName } from '../../../shared/constants/sandbox';
@@ -20,6 +20,7 @@ import { createRedactor } from '../redactor';
 import { createBackupStore } from '../backups';
 import { tarToZip } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
+import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
 import { GITIGNORE, HISTORY_FORMAT, parseHistory, stepCommitMessage, WORKSPACE_FOLDERS } from '../workspaceLayout';
 
 export interface LocalDriverOptions {
@@ -34,6 +35,8 @@ export interface LocalDriverOptions {
   maxOutputChars?: number;
   /** Backups kept per project (the newest is restored). */
   keepBackups?: number;
+  /** Where the driver says that the sandbox network fell back to the host's or failed to start. */
+  log?: NetworkLog;
 }
 
 const GIT_IDENTITY = {
@@ -68,6 +71,17 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const backups = createBackupStore(backupsDir, options.keepBackups ?? 3);
   const etcDir = (s: SandboxRef): string => path.join(dirOf(s), 'etc');
   const hostUid = (s: SandboxRef): number | null => (asRoot ? options.uidBase + s.projectId : null);
+  const log: NetworkLog = options.log ?? { warn: (message) => process.emitWarning(message, 'SandboxNetwork') };
+  /** The network of commands and shells: the sandbox's own when slirp4netns is installed. */
+  const networkMode: NetworkMode = !options.limits.network ? 'none' : slirpAvailable() ? 'slirp' : 'host';
+  if (networkMode === 'host') {
+    log.warn('slirp4netns is not installed: sandboxes share the host network (and reach its loopback services). Install it (apt-get install slirp4netns) to give each sandbox its own.');
+  }
+  const resolvConf = path.join(root, 'resolv.conf');
+  if (networkMode === 'slirp') {
+    fs.mkdirSync(root, { recursive: true });
+    fs.writeFileSync(resolvConf, SLIRP_RESOLV_CONF, { mode: 0o644 });
+  }
 
   const processesOf = (projectId: number): Running => {
     let entry = running.get(projectId);
@@ -78,8 +92,11 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     return entry;
   };
 
-  const argv = (s: SandboxRef, opts: { readOnly?: boolean; newSession?: boolean } = {}) =>
+  /** The sandbox's argv; `network` for user commands and shells (the driver's own git and tar have none). */
+  const argv = (s: SandboxRef, opts: { readOnly?: boolean; newSession?: boolean; network?: boolean } = {}) =>
     bwrapArgv({
+      network: opts.network ? networkMode : 'none',
+      resolvConf,
       username: s.username,
       workspace: workspaceDir(s),
       workspaceReadOnly: opts.readOnly,
@@ -99,18 +116,24 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const spawnInside = (
     s: SandboxRef,
     program: string[],
-    opts: { readOnly?: boolean; env?: Record<string, string>; stdin?: 'pipe' | 'ignore' } = {},
+    opts: { readOnly?: boolean; env?: Record<string, string>; stdin?: 'pipe' | 'ignore'; network?: boolean } = {},
   ): ChildProcess => {
-    const { file, args } = argv(s, { readOnly: opts.readOnly });
+    const { file, args } = argv(s, { readOnly: opts.readOnly, network: opts.network });
+    const slirp = opts.network && networkMode === 'slirp';
     const child = spawn(file, [...args, ...program], {
       env: baseEnv(s.username, opts.env),
       cwd: '/',
-      stdio: [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
+      // fds 3 and 4: bwrap's --info-fd and --block-fd, for slirp4netns.
+      stdio: slirp ? [opts.stdin ?? 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
       detached: true,
     });
+    const stopNetwork = slirp ? attachSlirp(child.stdio[3] as Readable, child.stdio[4] as Writable, log) : null;
     const set = processesOf(s.projectId).children;
     set.add(child);
-    child.once('close', () => set.delete(child));
+    child.once('close', () => {
+      set.delete(child);
+      stopNetwork?.();
+    });
     return child;
   };
 
@@ -280,7 +303,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
       requireRunning(s);
       const started = Date.now();
-      const child = spawnInside(s, ['bash', '-c', command], { env: opts.env });
+      const child = spawnInside(s, ['bash', '-c', command], { env: opts.env, network: true });
       let output = '';
       let timedOut = false;
       let cancelled = false;
@@ -326,17 +349,25 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       requireRunning(s);
       // No --new-session: the pty must stay the shell's controlling terminal, or Ctrl-C reaches nobody.
       // The terminal is the sandbox's own, so TIOCSTI on it injects into nothing but itself.
-      const { file, args } = argv(s, { newSession: false });
-      const term = pty.spawn(file, [...args, 'bash', '-l'], {
+      const inside = argv(s, { newSession: false, network: true });
+      // node-pty cannot pass fds 3 and 4: with slirp the sandbox's sync fds are FIFOs opened by a wrapper.
+      const wrapped = networkMode === 'slirp' ? fifoWrapper(path.join(dirOf(s), 'run'), [inside.file, ...inside.args, 'bash', '-l']) : null;
+      const { file, args } = wrapped ?? { file: inside.file, args: [...inside.args, 'bash', '-l'] };
+      const term = pty.spawn(file, args, {
         name: 'xterm-256color',
         cols: opts.cols,
         rows: opts.rows,
         cwd: '/',
         env: baseEnv(s.username, { TERM: 'xterm-256color', PS1: '\\u@sandbox:\\w\\$ ', ...opts.env }),
       });
+      const stopNetwork = wrapped ? attachSlirp(wrapped.info, wrapped.block, log) : null;
       const shells = processesOf(s.projectId).shells;
       shells.add(term);
-      term.onExit(() => shells.delete(term));
+      term.onExit(() => {
+        shells.delete(term);
+        stopNetwork?.();
+        wrapped?.cleanup();
+      });
       return {
         pid: term.pid,
         write: (data) => term.write(data),
