@@ -1,10 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { Webhook } from 'standardwebhooks';
+import { signedDelivery, WEBHOOK_KEY } from '../helpers/dodoWebhooks';
 import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
-
-const WEBHOOK_KEY = `whsec_${Buffer.from('hot-polls-test-webhook-secret-0123456').toString('base64')}`;
-const signer = new Webhook(WEBHOOK_KEY);
 
 /**
  * The balance and cost polls answer from memory with a weak ETag and 304, and every ledger write (a
@@ -73,15 +70,8 @@ describe.each(databaseKinds())('credits and costs polls (%s)', (kind) => {
   }
 
   function webhook(type: string, data: Record<string, unknown>) {
-    const id = `msg_${type}_${Math.random().toString(36).slice(2)}`;
-    const at = new Date();
-    const body = JSON.stringify({ business_id: 'bus_test', type, timestamp: at.toISOString(), data });
-    return app.inject({
-      method: 'POST',
-      url: '/api/payments/webhook',
-      headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, body) },
-      payload: body,
-    });
+    const delivery = signedDelivery({ business_id: 'bus_test', type, timestamp: new Date().toISOString(), data });
+    return app.inject({ method: 'POST', url: '/api/payments/webhook', headers: delivery.headers, payload: delivery.body });
   }
 
   describe('GET /api/user/credits', () => {

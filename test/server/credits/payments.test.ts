@@ -2,30 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { CREDIT_ERRORS, TEST_CHECKOUT_TEXT } from '../../../src/shared/constants/credits';
+import { signedDelivery, WEBHOOK_KEY } from '../helpers/dodoWebhooks';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
-
-const WEBHOOK_KEY = `whsec_${Buffer.from('credits-test-webhook-secret-0123456789').toString('base64')}`;
-const signer = new Webhook(WEBHOOK_KEY);
-
-let deliveries = 0;
-
-/** A webhook as Dodo sends it: Standard Webhooks headers signed over the exact body. */
-function signedDelivery(event: object, options: { id?: string; at?: Date; body?: string } = {}) {
-  const id = options.id ?? `msg_${Date.now()}_${(deliveries += 1)}`;
-  const at = options.at ?? new Date();
-  const body = options.body ?? JSON.stringify(event);
-  return {
-    id,
-    body,
-    headers: {
-      'content-type': 'application/json',
-      'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-      'webhook-signature': signer.sign(id, at, body),
-    },
-  };
-}
 
 const paymentEvent = (type: string, purchaseId: string, data: Record<string, unknown> = {}) => ({
   business_id: 'bus_test',
