@@ -1,51 +1,7 @@
-import { index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { projects } from './core';
+import { stepTables } from './stepTables';
 
-/**
- * The execution stage: one plan per project (made from its implementation plan by the trigger) and its
- * ordered steps. A step's command is stored once and is exactly what an approval runs.
- */
+/** The execution stage: one plan per project (made from its implementation plan by the trigger) and its steps. */
+const execution = stepTables('execution');
 
-const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' }).notNull().defaultNow();
-
-export const executionPlans = pgTable(
-  'execution_plans',
-  {
-    id: serial('id').primaryKey(),
-    projectId: integer('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
-    /** running | completed (informational; the steps' statuses are the truth). */
-    status: text('status').notNull().default('running'),
-    createdAt: at('created_at'),
-    updatedAt: at('updated_at'),
-  },
-  // One plan per project: a second trigger (or two at once) answers the existing plan.
-  (t) => [uniqueIndex('execution_plans_project_idx').on(t.projectId)],
-);
-
-export const executionSteps = pgTable(
-  'execution_steps',
-  {
-    planId: integer('plan_id')
-      .notNull()
-      .references(() => executionPlans.id, { onDelete: 'cascade' }),
-    stepNumber: integer('step_number').notNull(),
-    description: text('description').notNull().default(''),
-    prompt: text('prompt').notNull().default(''),
-    /** The exact shell command; null for a prompt-only step. */
-    command: text('command'),
-    /** pending | waiting_approval | in_progress | completed | failed | rejected */
-    status: text('status').notNull().default('waiting_approval'),
-    /** Redacted of the project's secrets before it is stored. */
-    output: text('output'),
-    errorMessage: text('error_message'),
-    /** Why the step needs a human even with auto-approve on; null when the command is not dangerous. */
-    dangerousReason: text('dangerous_reason'),
-    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
-    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
-    createdAt: at('created_at'),
-    updatedAt: at('updated_at'),
-  },
-  (t) => [primaryKey({ columns: [t.planId, t.stepNumber] }), index('execution_steps_status_idx').on(t.status)],
-);
+export const executionPlans = execution.plans;
+export const executionSteps = execution.steps;

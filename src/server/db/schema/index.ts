@@ -8,3 +8,4 @@ export * from './sandbox';
 export * from './planning';
 export * from './execution';
 export * from './activity';
+export * from './validation';

@@ -1,0 +1,363 @@
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client';
+import type { StepTables } from '../../db/schema/stepTables';
+import { conflict, HttpError, notFound } from '../../errors';
+import { createRedactor } from '../../sandbox/redactor';
+import type { ExecOptions, ExecResult } from '../../sandbox/driver';
+import type { Step, StepStatus } from '../../../shared/api/execution';
+import type { TerminalCommandEvent } from '../../../shared/api/terminal';
+import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
+import { dangerousReason } from '../execution/dangerous';
+import type { EventBus } from '../execution/eventBus';
+import type { PlannedStep } from '../execution/planSteps';
+import { createVersionedSnapshots, type Snapshot } from './versionedSnapshots';
+
+/** A project already resolved within the caller's installation (`projectOf`). */
+export interface StepProject {
+  projectId: number;
+  installationId: number;
+}
+
+/** The sandbox calls a step stage makes (SandboxService narrowed). */
+export interface StepSandbox {
+  containerStatus(project: { id: number; installationId: number }): Promise<ContainerStatusResponse>;
+  exec(project: { id: number; installationId: number }, command: string, options?: ExecOptions): Promise<ExecResult>;
+  commitStep(project: { id: number; installationId: number }, stepNumber: number, command: string): Promise<string>;
+}
+
+/** The User Secrets a step runs with (PlanningService narrowed). */
+export interface StepSecrets {
+  secretValues(projectId: number): Promise<Record<string, string>>;
+  listSecrets(projectId: number): Promise<Array<{ name: string }>>;
+}
+
+/** A step that has just ended, as the stage's `onStepEnded` hook sees it (command and error redacted). */
+export interface EndedStep {
+  stepNumber: number;
+  status: 'completed' | 'failed';
+  command: string | null;
+  errorMessage: string | null;
+}
+
+export interface StepRunsDeps {
+  db: Db;
+  tables: StepTables;
+  sandbox: StepSandbox;
+  secrets: StepSecrets;
+  /** Carries the commands steps run to the terminal tab (`GET /api/terminal/commands`). */
+  commands: EventBus<TerminalCommandEvent>;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Upper bound of one step; the sandbox driver's default when absent. */
+  stepTimeoutMs?: number;
+  /** The progress body of a version (built once per version, only when a poll needs it). */
+  serialize(state: ProgressState): string;
+  /** In the transaction that stored a step's result, under the plan's lock (activities). */
+  onStepEnded(tx: Tx, project: StepProject, planId: number, step: EndedStep): Promise<void>;
+  /** Texts naming the stage in errors ('execution', 'validation'). */
+  stage: string;
+}
+
+/** What a progress poll answers from memory: the plan and its steps, with live output of running ones. */
+export interface ProgressState {
+  planId: number | null;
+  steps: Step[];
+}
+
+/** The topic of a project's terminal commands on the event bus. */
+export const terminalCommandsTopic = (projectId: number): string => `terminal-commands:${projectId}`;
+
+export const INTERRUPTED_MESSAGE = 'Interrupted by a server restart; approve the step to run it again.';
+export const SANDBOX_NOT_READY = 'The sandbox is not running: wait for it to be ready (or start it) before running a step.';
+
+/** The end of a step's output is what matters (the error, the last lines); this much is kept. */
+const MAX_OUTPUT = 200_000;
+const TYPING_SPEED = 50;
+
+/** Statuses from which an approval runs the step: waiting, and re-execution of a finished one. */
+const RUNNABLE: StepStatus[] = ['pending', 'waiting_approval', 'completed', 'failed', 'rejected'];
+/** Statuses a rejection applies to. */
+const REJECTABLE: StepStatus[] = ['pending', 'waiting_approval'];
+
+/**
+ * The step runner shared by the execution and validation stages: a plan of steps per project, each run
+ * in the project's sandbox only after approval (with the User Secrets as environment variables, output
+ * redacted of their values and base64 forms), the workspace committed after each step, and progress
+ * answered from memory (versionedSnapshots), so a poll with a current `If-None-Match` costs no query.
+ *
+ * Statuses: a new plan leaves every step `waiting_approval`; approving runs it (`in_progress`, then
+ * `completed` or `failed`). A rejected step becomes `rejected` — not `failed` (nothing ran, so
+ * auto-retry must leave it alone) and not waiting (auto-approve would approve it straight back).
+ * Approving a rejected, completed or failed step later runs it (again). A claim is one conditional
+ * update, so of two concurrent approvals exactly one runs the stored command.
+ */
+export function createStepRuns(deps: StepRunsDeps) {
+  const { db, sandbox, secrets, commands, log, tables, stage } = deps;
+  const { plans, steps: stepsTable } = tables;
+  type StepRow = typeof stepsTable.$inferSelect;
+  /** Output of running steps as it arrives, by `${projectId}:${stepNumber}`; stored at the end. */
+  const liveOutput = new Map<string, string>();
+  const runs = new Map<string, { controller: AbortController; done: Promise<void> }>();
+
+  const sandboxOf = (p: StepProject) => ({ id: p.projectId, installationId: p.installationId });
+  const liveKey = (projectId: number, stepNumber: number): string => `${projectId}:${stepNumber}`;
+
+  const toStep = (projectId: number, row: StepRow): Step => {
+    const live = row.status === 'in_progress' ? liveOutput.get(liveKey(projectId, row.stepNumber)) : undefined;
+    return {
+      step_number: row.stepNumber,
+      status: row.status as StepStatus,
+      command: row.command,
+      prompt: row.prompt,
+      description: row.description,
+      output: live ?? row.output,
+      error_message: row.errorMessage,
+      ...(row.dangerousReason ? { dangerous_reason: row.dangerousReason } : {}),
+    };
+  };
+
+  async function planOf(projectId: number): Promise<{ id: number } | undefined> {
+    const [plan] = await db.select({ id: plans.id }).from(plans).where(eq(plans.projectId, projectId));
+    return plan;
+  }
+
+  async function loadProgress(projectId: number): Promise<ProgressState> {
+    const plan = await planOf(projectId);
+    const rows = plan ? await db.select().from(stepsTable).where(eq(stepsTable.planId, plan.id)).orderBy(asc(stepsTable.stepNumber)) : [];
+    return { planId: plan?.id ?? null, steps: rows.map((r) => toStep(projectId, r)) };
+  }
+
+  const snapshots = createVersionedSnapshots<number, ProgressState>({ load: loadProgress, serialize: deps.serialize });
+  /** Called after every committed change of a project's steps: its next poll sees the change. */
+  const refresh = (projectId: number): Promise<Snapshot<ProgressState>> => snapshots.refresh(projectId);
+
+  /** A running step's output changed: a new version without touching the database. */
+  function bumpLive(projectId: number, stepNumber: number, output: string): void {
+    snapshots.update(projectId, (state) => ({
+      ...state,
+      steps: state.steps.map((s) => (s.step_number === stepNumber && s.status === 'in_progress' ? { ...s, output } : s)),
+    }));
+  }
+
+  const secretNames = async (projectId: number): Promise<string[]> => (await secrets.listSecrets(projectId)).map((s) => s.name);
+
+  async function requireStep(planId: number, stepNumber: number): Promise<StepRow> {
+    const [row] = await db.select().from(stepsTable).where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber)));
+    if (!row) throw notFound(`The ${stage} plan has no step ${stepNumber}`);
+    return row;
+  }
+
+  function errorOf(result: ExecResult, timeoutMs: number | undefined): string | null {
+    if (result.timedOut) return `The command timed out${timeoutMs ? ` after ${Math.round(timeoutMs / 1000)} s` : ''} and was stopped.`;
+    if (result.cancelled) return 'The command was cancelled.';
+    if (result.exitCode === null) return 'The command was killed by a signal.';
+    if (result.exitCode !== 0) return `The command exited with code ${result.exitCode}.`;
+    return null;
+  }
+
+  /** Runs one claimed step to its end and stores the outcome; never throws. */
+  async function run(project: StepProject, planId: number, stepNumber: number, command: string | null, controller: AbortController): Promise<void> {
+    const key = liveKey(project.projectId, stepNumber);
+    let status: 'completed' | 'failed' = 'failed';
+    let output = '';
+    let errorMessage: string | null = null;
+    let values: Record<string, string> = {};
+    try {
+      if (command === null) {
+        status = 'completed';
+        output = 'This step has no command to run.';
+      } else {
+        values = await secrets.secretValues(project.projectId);
+        commands.publish(terminalCommandsTopic(project.projectId), { command, simulate_typing: true, typing_speed: TYPING_SPEED });
+        let live = '';
+        const result = await sandbox.exec(sandboxOf(project), command, {
+          env: values,
+          secrets: Object.values(values),
+          signal: controller.signal,
+          ...(deps.stepTimeoutMs ? { timeoutMs: deps.stepTimeoutMs } : {}),
+          onOutput: (chunk) => {
+            live = (live + chunk).slice(-MAX_OUTPUT);
+            liveOutput.set(key, live);
+            bumpLive(project.projectId, stepNumber, live);
+          },
+        });
+        output = result.output;
+        errorMessage = errorOf(result, deps.stepTimeoutMs);
+        status = errorMessage ? 'failed' : 'completed';
+        try {
+          await sandbox.commitStep(sandboxOf(project), stepNumber, command);
+        } catch (err) {
+          log.warn({ projectId: project.projectId, stepNumber, err: (err as Error).message }, 'could not commit the workspace after a step');
+        }
+      }
+    } catch (err) {
+      status = 'failed';
+      errorMessage = err instanceof HttpError ? err.message : `The step could not run: ${(err as Error).message}`;
+    }
+    // The driver already redacts; this pass also covers the error text and anything a driver missed.
+    const redact = (text: string): string => {
+      const r = createRedactor(Object.values(values));
+      return r.push(text) + r.flush();
+    };
+    const storedError = errorMessage === null ? null : redact(errorMessage);
+    try {
+      await db.transaction(async (tx) => {
+        // One ending step of a plan at a time: the hook's all-completed check must see the others' outcomes.
+        await tx.select({ id: plans.id }).from(plans).where(eq(plans.id, planId)).for('update');
+        const [stored] = await tx
+          .update(stepsTable)
+          .set({ status, output: redact(output).slice(-MAX_OUTPUT), errorMessage: storedError, finishedAt: new Date(), updatedAt: new Date() })
+          .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), eq(stepsTable.status, 'in_progress')))
+          .returning({ stepNumber: stepsTable.stepNumber });
+        // The command is the plan's, byte for byte: a secret typed into it literally is blanked here too.
+        if (stored) await deps.onStepEnded(tx, project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError });
+      });
+    } catch (err) {
+      log.error({ projectId: project.projectId, stepNumber, err: (err as Error).message }, 'could not store a step result');
+    } finally {
+      liveOutput.delete(key);
+      await refresh(project.projectId).catch(() => undefined);
+    }
+  }
+
+  return {
+    planOf,
+
+    /**
+     * Creates the project's plan from planned steps, each `waiting_approval`, with their commands byte for
+     * byte. Answers undefined when the project already has a plan (which is left as it is).
+     */
+    async createPlan(projectId: number, planned: PlannedStep[]): Promise<{ id: number } | undefined> {
+      const names = await secretNames(projectId);
+      const created = await db.transaction(async (tx) => {
+        const [row] = await tx.insert(plans).values({ projectId }).onConflictDoNothing({ target: plans.projectId }).returning({ id: plans.id });
+        if (!row) return undefined;
+        await tx.insert(stepsTable).values(
+          planned.map((s) => ({
+            planId: row.id,
+            stepNumber: s.stepNumber,
+            description: s.description,
+            prompt: s.prompt,
+            command: s.command,
+            status: 'waiting_approval',
+            dangerousReason: dangerousReason(s.command, names) ?? null,
+          })),
+        );
+        return row;
+      });
+      await refresh(projectId);
+      return created;
+    },
+
+    /**
+     * Approves (runs, or runs again) or rejects a step of the plan. It answers `in_progress` at once; the
+     * run continues in the background.
+     */
+    async approveStep(project: StepProject, planId: number, stepNumber: number, approved: boolean): Promise<{ step_number: number; status: StepStatus }> {
+      if (!approved) {
+        const [rejected] = await db
+          .update(stepsTable)
+          .set({ status: 'rejected', updatedAt: new Date() })
+          .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), inArray(stepsTable.status, REJECTABLE)))
+          .returning({ stepNumber: stepsTable.stepNumber });
+        if (!rejected) {
+          const row = await requireStep(planId, stepNumber);
+          if (row.status !== 'rejected') throw conflict(`Step ${stepNumber} is ${row.status.replace(/_/g, ' ')}: only a waiting step can be rejected`);
+        }
+        await refresh(project.projectId);
+        return { step_number: stepNumber, status: 'rejected' };
+      }
+      const { container_status } = await sandbox.containerStatus(sandboxOf(project));
+      if (container_status !== 'Running') throw conflict(SANDBOX_NOT_READY);
+      const [claimed] = await db
+        .update(stepsTable)
+        .set({ status: 'in_progress', output: null, errorMessage: null, startedAt: new Date(), finishedAt: null, updatedAt: new Date() })
+        .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), inArray(stepsTable.status, RUNNABLE)))
+        .returning({ command: stepsTable.command });
+      if (!claimed) {
+        const row = await requireStep(planId, stepNumber);
+        throw conflict(`Step ${stepNumber} is ${row.status === 'in_progress' ? 'already running' : row.status}`);
+      }
+      await refresh(project.projectId);
+      const key = liveKey(project.projectId, stepNumber);
+      const controller = new AbortController();
+      const done = run(project, planId, stepNumber, claimed.command, controller).finally(() => {
+        if (runs.get(key)?.controller === controller) runs.delete(key);
+      });
+      runs.set(key, { controller, done });
+      return { step_number: stepNumber, status: 'in_progress' };
+    },
+
+    /** The progress poll's snapshot (`sendSnapshot` answers it): compare its ETag before building its body. */
+    progress(projectId: number): Promise<Snapshot<ProgressState>> {
+      return snapshots.get(projectId);
+    },
+
+    /** The steps as the database has them, with live output of running steps (an agent's context). */
+    steps: loadProgress,
+
+    /** Changes a step that is not running; it waits for approval again, its dangerous reason recomputed. */
+    async updateStep(projectId: number, planId: number, stepNumber: number, change: { command?: string | null; description?: string; prompt?: string }): Promise<Step> {
+      const row = await requireStep(planId, stepNumber);
+      if (row.status === 'in_progress') throw conflict(`Step ${stepNumber} is running and cannot change now`);
+      const command = change.command !== undefined ? change.command : row.command;
+      const [updated] = await db
+        .update(stepsTable)
+        .set({
+          command,
+          description: change.description ?? row.description,
+          prompt: change.prompt ?? row.prompt,
+          status: 'waiting_approval',
+          output: null,
+          errorMessage: null,
+          dangerousReason: dangerousReason(command, await secretNames(projectId)) ?? null,
+          updatedAt: new Date(),
+        })
+        .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), ne(stepsTable.status, 'in_progress')))
+        .returning();
+      if (!updated) throw conflict(`Step ${stepNumber} is running and cannot change now`);
+      await refresh(projectId);
+      return toStep(projectId, updated);
+    },
+
+    /** Appends a step, waiting for approval. */
+    async addStep(projectId: number, planId: number, step: { command: string | null; description: string; prompt: string }): Promise<Step> {
+      const [row] = await db
+        .insert(stepsTable)
+        .values({
+          planId,
+          stepNumber: sql`(select coalesce(max(${stepsTable.stepNumber}), 0) + 1 from ${stepsTable} where ${stepsTable.planId} = ${planId})`,
+          description: step.description,
+          prompt: step.prompt,
+          command: step.command,
+          status: 'waiting_approval',
+          dangerousReason: dangerousReason(step.command, await secretNames(projectId)) ?? null,
+        })
+        .returning();
+      await refresh(projectId);
+      return toStep(projectId, row!);
+    },
+
+    /**
+     * At start: a step left `in_progress` by a server that stopped cannot be running any more, so it
+     * becomes `failed` with a message saying so; its command, output so far and every other step are kept.
+     */
+    async recoverInterrupted(): Promise<number> {
+      const rows = await db
+        .update(stepsTable)
+        .set({ status: 'failed', errorMessage: INTERRUPTED_MESSAGE, finishedAt: new Date(), updatedAt: new Date() })
+        .where(eq(stepsTable.status, 'in_progress'))
+        .returning({ planId: stepsTable.planId });
+      snapshots.clear();
+      return rows.length;
+    },
+
+    /** Stops running steps (server shutdown) and waits until their results are stored. */
+    async close(): Promise<void> {
+      const pending = [...runs.values()];
+      for (const r of pending) r.controller.abort();
+      await Promise.allSettled(pending.map((r) => r.done));
+    },
+  };
+}
+
+export type StepRuns = ReturnType<typeof createStepRuns>;
