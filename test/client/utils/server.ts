@@ -5,6 +5,8 @@ import type { ErrorResponse } from '../../../src/shared/api/common';
 import type { CreateProjectBody, Project, ProjectList } from '../../../src/shared/api/projects';
 import type { ProjectState, SetCurrentStageResponse, Stage, StageUpdateBody } from '../../../src/shared/api/stages';
 import type { ProjectCostsResponse as ProjectCosts } from '../../../src/shared/api/costs';
+import type { DocumentationResponse } from '../../../src/shared/api/documentation';
+import type { ContainerStatusResponse } from '../../../src/shared/api/sandbox';
 import { makeProject, makeProjectState, makeUser, resetFactoryIds } from './factories';
 import { planningHandlers, resetPlanningDb } from './planningServer';
 import { activityHandlers, resetActivityDb } from './activityServer';
@@ -89,6 +91,15 @@ export const handlers = [
   http.get<{ id: string }, never, ProjectCosts | ErrorResponse>(api('/projects/:id/costs'), ({ request, params }) => {
     const costs = db.costs.get(Number(params.id)) ?? { total_cost: '0', last_updated: null };
     return unauthorised(request) ?? HttpResponse.json(costs);
+  }),
+
+  // The project home's calls; test/client/projectHome/fakeSandbox.ts serves a stateful sandbox.
+  http.get<never, never, ContainerStatusResponse | ErrorResponse>(api('/sandboxes/:projectId/status'), ({ request }) => {
+    return unauthorised(request) ?? HttpResponse.json({ container_status: 'Running', username: 'user-1', last_sync_time: null });
+  }),
+  http.get<never, never, DocumentationResponse | ErrorResponse>(api('/documentation/current'), ({ request }) => {
+    const missing = { status: 'missing', documentation: '', quickstart: '', key_value_data: {} } as const;
+    return unauthorised(request) ?? HttpResponse.json(missing);
   }),
 
   http.get<{ projectId: string }, never, ProjectState | ErrorResponse>(

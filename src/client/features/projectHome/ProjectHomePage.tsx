@@ -1,27 +1,147 @@
 import type { ReactElement } from 'react';
-import { useNavigate, useParams } from 'react-router-dom';
-import { WORKSPACE } from '../../../shared/constants';
+import { Link, NavLink, Route, Routes, useLocation, useNavigate, useParams } from 'react-router-dom';
+import styled from 'styled-components';
+import type { Project } from '../../../shared/api/projects';
+import { PROJECT_HOME_NAV } from '../../../shared/constants/documentation';
+import { PRODUCT_NAME, WORKSPACE } from '../../../shared/constants/foundation';
+import { errorMessage } from '../../api/apiSlice';
 import { Button } from '../../common/components/Button';
-import { CenteredPage } from '../../common/components/Card';
-import { ComingSoon } from '../../common/components/ComingSoon';
+import { Card, CenteredPage } from '../../common/components/Card';
+import { ErrorText } from '../../common/components/Field';
+import { Main, MutedText, Shell, Sidebar, SidebarFooter } from '../../common/components/Layout';
+import { Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
+import { UserProfile } from '../auth/UserProfile';
+import { useGetCurrentDocumentationQuery } from '../documentation/documentationApi';
+import { projectFromState } from '../projects/navigationState';
+import { useGetProjectQuery } from '../projects/projectsApi';
+import { ProjectCost } from '../stages/components/ProjectCost';
+import { SandboxPanel } from './components/SandboxPanel';
+import {
+  ConfigurationDataView,
+  EnvironmentGuideView,
+  FullDocumentationView,
+  QuickStartView,
+} from './views/DocumentationViews';
 
-/** /app/{projectId}/home/*: documentation and sandbox control come with their releases. */
+const PROJECT_ID = /^\d{1,15}$/;
+
+/** Sub-paths of /app/{projectId}/home; the index is the quick start. devops-helper is its own route. */
+export const HOME_VIEWS = {
+  devopsHelper: 'devops-helper',
+  documentation: 'documentation',
+  environment: 'environment',
+  configuration: 'configuration',
+} as const;
+
+/** /app/{projectId}/home/*: documentation views and sandbox control (part 2 section 2, "Project home"). */
 export function ProjectHomePage(): ReactElement {
-  useDocumentTitle('Project Home');
   const { projectId = '' } = useParams();
   const navigate = useNavigate();
+  if (!PROJECT_ID.test(projectId)) {
+    return (
+      <CenteredPage>
+        <Card role="alert">
+          <h1>{WORKSPACE.invalidProjectIdFull(projectId)}</h1>
+          <Button $variant="primary" onClick={() => navigate('/app')}>
+            {WORKSPACE.returnToProjects}
+          </Button>
+        </Card>
+      </CenteredPage>
+    );
+  }
+  return <ProjectHome projectId={Number(projectId)} />;
+}
+
+function ProjectHome({ projectId }: { projectId: number }): ReactElement {
+  const location = useLocation();
+  const stateProject = projectFromState(location.state, projectId);
+  const projectQuery = useGetProjectQuery(projectId, { skip: stateProject !== null });
+  const project = stateProject ?? projectQuery.data;
+  const docsQuery = useGetCurrentDocumentationQuery(projectId);
+  const docs = { data: docsQuery.data, isLoading: docsQuery.isLoading, error: docsQuery.error };
+  useDocumentTitle(project ? `${project.name} - Project Home - ${PRODUCT_NAME}` : `Project Home - ${PRODUCT_NAME}`);
+  const hasConfigData = Object.keys(docsQuery.data?.key_value_data ?? {}).length > 0;
+
   return (
-    <CenteredPage>
-      <ComingSoon
-        title="Project Home"
-        message="Project documentation and sandbox controls are coming in a later release."
-      >
-        <Button onClick={() => navigate(`/app/${projectId}`)}>Open Workflow</Button>
-        <Button $variant="primary" onClick={() => navigate('/app')}>
-          {WORKSPACE.returnToProjects}
-        </Button>
-      </ComingSoon>
-    </CenteredPage>
+    <Shell>
+      <Sidebar aria-label="Project home">
+        <ProjectHeading project={project} loading={projectQuery.isLoading} error={projectQuery.error} />
+        <Nav aria-label="Project home">
+          <NavItem to={`/app/${projectId}/home/${HOME_VIEWS.devopsHelper}`}>{PROJECT_HOME_NAV.devopsHelper}</NavItem>
+          <NavItem to={`/app/${projectId}/home`} end>
+            {PROJECT_HOME_NAV.quickStart}
+          </NavItem>
+          <NavItem to={`/app/${projectId}/home/${HOME_VIEWS.documentation}`}>{PROJECT_HOME_NAV.fullDocumentation}</NavItem>
+          <NavItem to={`/app/${projectId}/home/${HOME_VIEWS.environment}`}>{PROJECT_HOME_NAV.environmentGuide}</NavItem>
+          {hasConfigData && (
+            <NavItem to={`/app/${projectId}/home/${HOME_VIEWS.configuration}`}>{PROJECT_HOME_NAV.configurationData}</NavItem>
+          )}
+        </Nav>
+        <ProjectCost projectId={projectId} returnTo="home" />
+        <Link to="/app">{WORKSPACE.returnToProjects}</Link>
+        <SidebarFooter>
+          <UserProfile />
+        </SidebarFooter>
+      </Sidebar>
+      <Main>
+        <SandboxPanel projectId={projectId} />
+        <Routes>
+          <Route index element={<QuickStartView docs={docs} projectId={projectId} />} />
+          <Route path={HOME_VIEWS.documentation} element={<FullDocumentationView docs={docs} />} />
+          <Route path={HOME_VIEWS.environment} element={<EnvironmentGuideView />} />
+          <Route path={HOME_VIEWS.configuration} element={<ConfigurationDataView docs={docs} />} />
+          <Route path="*" element={<QuickStartView docs={docs} projectId={projectId} />} />
+        </Routes>
+      </Main>
+    </Shell>
   );
 }
+
+function ProjectHeading(props: { project: Project | undefined; loading: boolean; error: unknown }): ReactElement {
+  if (props.project) {
+    return (
+      <Heading>
+        <h1>{props.project.name}</h1>
+        {props.project.description && <MutedText>{props.project.description}</MutedText>}
+      </Heading>
+    );
+  }
+  if (props.error) {
+    return (
+      <Heading>
+        <ErrorText>{WORKSPACE.failedToLoadProjectDetails}</ErrorText>
+        <MutedText>{errorMessage(props.error)}</MutedText>
+      </Heading>
+    );
+  }
+  return <Spinner label={WORKSPACE.loadingProject} />;
+}
+
+const Heading = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(1.5)};
+  h1 { font-size: ${({ theme }) => theme.fontSizes.xl}; margin: 0; overflow-wrap: anywhere; }
+`;
+
+const Nav = styled.nav`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(1)};
+`;
+
+const NavItem = styled(NavLink)`
+  display: block;
+  padding: ${({ theme }) => `${theme.space(2)} ${theme.space(3)}`};
+  border-radius: ${({ theme }) => theme.radii.md};
+  color: ${({ theme }) => theme.colors.text};
+  text-decoration: none;
+  &:hover { background: ${({ theme }) => theme.colors.surfaceHover}; }
+  &:focus-visible { outline: 2px solid ${({ theme }) => theme.colors.focus}; outline-offset: 1px; }
+  &.active {
+    background: ${({ theme }) => theme.colors.surfaceRaised};
+    box-shadow: inset 3px 0 0 ${({ theme }) => theme.colors.primary};
+    font-weight: 600;
+  }
+`;

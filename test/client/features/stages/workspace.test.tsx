@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import type { ProjectState } from '../../../../src/shared/api/stages';
-import { INSTALLATION_ID_KEY, TIMING, WORKSPACE } from '../../../../src/shared/constants';
+import { INSTALLATION_ID_KEY, PROJECT_HOME_SANDBOX, TIMING, WORKSPACE } from '../../../../src/shared/constants';
 import { makeProject, makeProjectState, makeStages } from '../../utils/factories';
 import { renderApp } from '../../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../../utils/server';
@@ -141,7 +141,7 @@ describe('project workspace frame', () => {
     server.use(http.get(api('/projects/:id/token-usage'), () => HttpResponse.json({ total_cost: 0, breakdown: [] })));
     const { user, router } = renderApp('/app/3/costs?returnTo=home');
     await user.click(await screen.findByRole('button', { name: 'Back' }));
-    expect(await screen.findByRole('heading', { name: 'Project Home' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: PROJECT_HOME_SANDBOX.header })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/app/3/home');
   });
 
@@ -149,7 +149,7 @@ describe('project workspace frame', () => {
     const { user, router } = renderApp('/app/3/home/devops-helper');
     expect(await screen.findByRole('heading', { name: 'DevOps Helper' })).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Back to Project Home' }));
-    expect(await screen.findByRole('heading', { name: 'Project Home' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: PROJECT_HOME_SANDBOX.header })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/app/3/home');
   });
 

@@ -1,18 +1,21 @@
 import type { ReactElement } from 'react';
 import { Link } from 'react-router-dom';
 import styled from 'styled-components';
-import { WORKSPACE } from '../../../../shared/constants';
+import { COSTS, WORKSPACE } from '../../../../shared/constants';
 import { formatCost } from '../../../common/format';
 import { useProjectCosts } from '../../costs/costsApi';
 
-/** The cost box of the workspace sidebar: dollars with 4 decimals, polled every 10 s. */
-export function ProjectCost({ projectId }: { projectId: number }): ReactElement {
+/**
+ * The cost box of the workspace and project home sidebars: dollars with 4 decimals, polled every 10 s.
+ * From the project home, View Details carries `returnTo=home` so the costs page leads back there.
+ */
+export function ProjectCost({ projectId, returnTo }: { projectId: number; returnTo?: 'home' }): ReactElement {
   const { data } = useProjectCosts(projectId);
   return (
     <Box aria-label="Project cost">
       <Label>Project Cost</Label>
       <Amount data-testid="project-cost">{formatCost(data?.total_cost)}</Amount>
-      <Link to={`/app/${projectId}/costs`}>{WORKSPACE.viewDetails}</Link>
+      <Link to={`/app/${projectId}/costs${returnTo ? `?returnTo=${COSTS.returnToHome}` : ''}`}>{WORKSPACE.viewDetails}</Link>
     </Box>
   );
 }
