@@ -14,6 +14,7 @@ import { activityRoutes } from './routes/activity';
 import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
 import { creditRoutes } from './routes/credits';
+import { devopsHelperRoutes } from './routes/devopsHelper';
 import { executionRoutes } from './routes/execution';
 import { healthRoutes } from './routes/health';
 import { paymentRoutes } from './routes/payments';
@@ -86,6 +87,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(planningRoutes);
       await api.register(repositoryRoutes);
       await api.register(executionRoutes);
+      await api.register(devopsHelperRoutes);
       await api.register(activityRoutes);
       await api.register(publicConfigRoutes);
     },

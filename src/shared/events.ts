@@ -100,11 +100,15 @@ export type ApprovalPingMessage = Static<typeof ApprovalPingMessage>;
 export const ApprovalClientMessage = ApprovalPingMessage;
 export type ApprovalClientMessage = ApprovalPingMessage;
 
-/** Server → client: a command waiting for the user; decide it with POST /api/devops-helper/approval. */
+/**
+ * Server → client: a command waiting for the user; decide it with POST /api/devops-helper/approval.
+ * `dangerous_reason` says why the command deserves a second look (destructive, prints secrets, …).
+ */
 export const ApprovalRequestMessage = Type.Object({
   type: Type.Literal('approval_request'),
   id: Type.String(),
   command: Type.String(),
+  dangerous_reason: Type.Optional(Type.String()),
 });
 export type ApprovalRequestMessage = Static<typeof ApprovalRequestMessage>;
 

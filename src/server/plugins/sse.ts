@@ -28,3 +28,9 @@ export function writeEvent(raw: ServerResponse, data: unknown): void {
   // (a fast model, a database on this thread) starves for the whole burst: send each event now.
   raw.socket?.uncork();
 }
+
+/** Writes one named event (`event: <name>` then `data: {json}`), as the DevOps Helper stream frames them. */
+export function writeNamedEvent(raw: ServerResponse, event: string, data: unknown): void {
+  raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  raw.socket?.uncork();
+}

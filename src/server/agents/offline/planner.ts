@@ -3,6 +3,7 @@ import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type St
 import { renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
 import { extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
+import { devopsHelperReply } from './devopsHelperPlanner';
 
 /**
  * The offline planner's reasoning, free of LangChain: given the agent's role, the context the graph put
@@ -10,7 +11,7 @@ import { executionReply } from './executionPlanner';
  * it calls. offlineChatModel.ts streams the answer.
  */
 
-export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer' | 'execution';
+export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer' | 'execution' | 'devops';
 
 export interface Turn {
   role: 'user' | 'assistant' | 'tool';
@@ -30,7 +31,7 @@ export interface PlannerReply {
 /** The system prompt names the role on its first line, `Role: <role>`, and context in tagged blocks. */
 export function roleOf(system: string): AgentRole | undefined {
   const m = system.match(/^Role:\s*([a-z]+)/m);
-  return m && ['requirements', 'architect', 'implementation', 'analyzer', 'execution'].includes(m[1]!) ? (m[1] as AgentRole) : undefined;
+  return m && ['requirements', 'architect', 'implementation', 'analyzer', 'execution', 'devops'].includes(m[1]!) ? (m[1] as AgentRole) : undefined;
 }
 
 export function contextBlock(system: string, tag: string): string | undefined {
@@ -322,5 +323,7 @@ export function plan(system: string, turns: Turn[], now = new Date()): PlannerRe
       return analyzerReply(system);
     case 'execution':
       return executionReply(JSON.parse(contextBlock(system, 'execution_steps') ?? '[]'), turns);
+    case 'devops':
+      return devopsHelperReply(turns);
   }
 }

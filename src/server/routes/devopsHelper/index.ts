@@ -1,0 +1,144 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/websocket';
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { ErrorResponse, ProjectIdParams } from '../../../shared/api/common';
+import { ApprovalBody, ApprovalResponse, DevopsHelperChatBody, DevopsHelperKillResponse } from '../../../shared/api/devopsHelper';
+import { ApprovalClientMessage, DEVOPS_HELPER_STREAM_EVENTS, STREAM_EVENTS, type ApprovalServerMessage, type StreamEvent } from '../../../shared/events';
+import { createModelProvider } from '../../agents/models';
+import { HttpError } from '../../errors';
+import { projectOf } from '../../plugins/projectHeader';
+import { authOf } from '../../plugins/session';
+import { openEventStream, writeNamedEvent } from '../../plugins/sse';
+import { createApprovals, type ApprovalScope } from '../../services/devopsHelper/approvals';
+import { createDevopsHelperAgent } from '../../services/devopsHelper/devopsHelperAgent';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+const tags = ['devopsHelper'];
+/** An approval request nobody answers within this long expires and never runs. */
+const APPROVAL_TTL_MS = 10 * 60_000;
+/** Close codes of the approval socket. */
+const APPROVAL_CLOSE = { badMessage: 4400, shutdown: 1001 } as const;
+/** Client frames are a ping; anything longer is not one. */
+const MAX_CLIENT_FRAME = 1024;
+const clientMessage = Compile(ApprovalClientMessage);
+
+/**
+ * Sends a helper turn as the stream framing of events.ts: `event: id` first, then `event: message` per
+ * StreamEvent, an `event: error` for a failure; the stream ends after `on_chat_model_end` or the error.
+ */
+async function sendHelperStream(request: FastifyRequest, reply: FastifyReply, turn: { threadId: string; events: AsyncIterable<StreamEvent> }, onGone: () => void): Promise<void> {
+  const raw = openEventStream(reply);
+  let finished = false;
+  raw.on('close', () => {
+    if (!finished) onGone();
+  });
+  try {
+    writeNamedEvent(raw, DEVOPS_HELPER_STREAM_EVENTS.id, { thread_id: turn.threadId });
+    for await (const event of turn.events) {
+      if (raw.destroyed) break;
+      if (event.event === STREAM_EVENTS.error) writeNamedEvent(raw, DEVOPS_HELPER_STREAM_EVENTS.error, event.data);
+      else writeNamedEvent(raw, DEVOPS_HELPER_STREAM_EVENTS.message, event);
+    }
+  } catch (err) {
+    request.log.error({ err }, 'devops helper turn failed');
+  } finally {
+    finished = true;
+    raw.end();
+  }
+}
+
+/**
+ * The DevOps Helper (part 2 sections 2, 4, 7): the chat stream and its kill, the approval decision and
+ * the approval socket. A command the helper proposes runs in the project's sandbox only after the person
+ * approves that request, once; requests are scoped to the caller's installation and project.
+ */
+export const devopsHelperRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { projects, sandbox, planning, meter } = app.services;
+  const approvals = createApprovals({ ttlMs: APPROVAL_TTL_MS });
+  const agent = createDevopsHelperAgent({
+    db: app.database.db,
+    models: createModelProvider(app.config.planning.models),
+    approvals,
+    sandbox,
+    secretValues: (projectId) => planning.secretValues(projectId),
+    meter,
+  });
+  const allowedOrigins = new Set([app.config.publicUrl, ...app.config.allowedOrigins]);
+  const sockets = new Set<import('ws').WebSocket>();
+  app.addHook('preClose', async () => {
+    approvals.close();
+    for (const socket of sockets) socket.close(APPROVAL_CLOSE.shutdown, 'Server shutting down');
+  });
+
+  const scopeOf = async (request: FastifyRequest): Promise<ApprovalScope> => {
+    const { projectId, installationId } = await projectOf(request);
+    return { projectId, installationId };
+  };
+
+  app.post(
+    '/devops-helper/chat',
+    { schema: { tags, body: DevopsHelperChatBody, response: { 200: Type.Unknown({ description: 'text/event-stream of DevopsHelperStreamFrame' }), 402: ErrorResponse, ...errors } } },
+    async (request, reply) => {
+      const turn = await agent.startTurn(await scopeOf(request), request.body);
+      await sendHelperStream(request, reply, turn, () => agent.abortTurn(turn.threadId));
+    },
+  );
+
+  app.post('/devops-helper/kill', { schema: { tags, response: { 200: DevopsHelperKillResponse, ...errors } } }, async (request) => ({
+    status: agent.kill(await scopeOf(request)),
+  }));
+
+  app.post(
+    '/devops-helper/approval',
+    { schema: { tags, body: ApprovalBody, response: { 200: ApprovalResponse, ...errors } } },
+    async (request) => ({
+      approval_id: request.body.approval_id,
+      status: approvals.decide(await scopeOf(request), request.body.approval_id, request.body.approved),
+    }),
+  );
+
+  const scopes = new WeakMap<FastifyRequest, ApprovalScope>();
+  app.get(
+    '/devops-helper/ws/approval/:projectId',
+    {
+      websocket: true,
+      schema: { tags, params: ProjectIdParams, response: { 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse } },
+      onRequest: async (request) => {
+        const origin = request.headers.origin;
+        if (!origin || !allowedOrigins.has(origin)) throw new HttpError(403, 'WebSocket origin not allowed');
+      },
+      preHandler: async (request) => {
+        const { installationId } = authOf(request);
+        const projectId = Number(request.params.projectId);
+        await projects.require(installationId, projectId);
+        scopes.set(request, { installationId, projectId });
+      },
+    },
+    (socket, request) => {
+      const scope = scopes.get(request)!;
+      const send = (message: ApprovalServerMessage): void => {
+        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+      };
+      sockets.add(socket);
+      const unsubscribe = approvals.subscribe(scope, send);
+      socket.on('message', (raw: Buffer, isBinary: boolean) => {
+        let message: unknown;
+        try {
+          message = !isBinary && raw.length <= MAX_CLIENT_FRAME ? JSON.parse(raw.toString()) : undefined;
+        } catch {
+          message = undefined;
+        }
+        if (!clientMessage.Check(message)) socket.close(APPROVAL_CLOSE.badMessage, 'Invalid approval socket message');
+        else send({ type: 'pong' });
+      });
+      socket.on('close', () => {
+        unsubscribe();
+        sockets.delete(socket);
+      });
+      // A request made while this socket was away is still waiting: announce it again.
+      for (const pending of approvals.pending(scope)) send(pending);
+    },
+  );
+};

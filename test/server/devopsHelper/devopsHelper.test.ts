@@ -1,0 +1,258 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { and, eq } from 'drizzle-orm';
+import WebSocket from 'ws';
+import { tokenUsage } from '../../../src/server/db/schema';
+import type { ApprovalRequestMessage } from '../../../src/shared/events';
+import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+
+const ORIGIN = 'http://app.test';
+const CANARY = 'canary-Hx7p2Lq9-helper';
+
+interface Frame {
+  event: string;
+  data: { thread_id?: string; event?: string; detail?: string; chunk?: { content: string } };
+}
+
+/** Parses the helper's named SSE frames (`event:` line, then `data:`). */
+const framesOf = (body: string): Frame[] =>
+  body
+    .split('\n\n')
+    .filter((f) => f.trim())
+    .map((f) => {
+      const event = /^event: (.*)$/m.exec(f)?.[1] ?? 'data';
+      const data = /^data: (.*)$/m.exec(f)?.[1] ?? '{}';
+      return { event, data: JSON.parse(data) };
+    });
+const textOf = (frames: Frame[]): string => frames.map((f) => f.data.chunk?.content ?? '').join('');
+
+/** An approval socket client that collects approval requests. */
+class ApprovalClient {
+  requests: ApprovalRequestMessage[] = [];
+  pongs = 0;
+  closed: Promise<number>;
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (raw) => {
+      const m = JSON.parse(raw.toString()) as ApprovalRequestMessage | { type: 'pong' };
+      if (m.type === 'pong') this.pongs++;
+      else this.requests.push(m);
+    });
+    this.closed = new Promise((resolve) => ws.on('close', (code) => resolve(code)));
+  }
+  /** The next request after those already seen. */
+  next(timeoutMs = 10_000): Promise<ApprovalRequestMessage> {
+    return this.nth(this.requests.length, timeoutMs);
+  }
+  async nth(index: number, timeoutMs = 10_000): Promise<ApprovalRequestMessage> {
+    const until = Date.now() + timeoutMs;
+    while (this.requests.length <= index) {
+      if (Date.now() > until) throw new Error('no approval request arrived');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return this.requests[index]!;
+  }
+}
+
+describe('DevOps Helper', () => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let dataDir: string;
+  let base: string;
+  let alice: TestUser;
+  let mallory: TestUser;
+  let projectId: number;
+  let socket: ApprovalClient;
+
+  const headersOf = (user: TestUser, project = projectId): Record<string, string> => ({ ...user.headers, 'project-id': String(project) });
+  const chat = (message: string, user = alice, project = projectId): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/api/devops-helper/chat', headers: headersOf(user, project), payload: { message } });
+  const decide = (approval_id: string, approved: boolean, user = alice, project = projectId): Promise<LightMyRequestResponse> =>
+    app.inject({ method: 'POST', url: '/api/devops-helper/approval', headers: headersOf(user, project), payload: { approval_id, approved } });
+  const workspaceFile = (name: string): string => path.join(dataDir, 'sandboxes', String(projectId), 'workspace', name);
+
+  const open = (options: { user?: TestUser | null; origin?: string | null; project?: number } = {}): Promise<ApprovalClient | number> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = {};
+      const user = options.user === undefined ? alice : options.user;
+      if (user) headers.cookie = user.cookie;
+      const origin = options.origin === undefined ? ORIGIN : options.origin;
+      const ws = new WebSocket(`${base}/api/devops-helper/ws/approval/${options.project ?? projectId}`, { headers, ...(origin ? { origin } : {}) });
+      const client = new ApprovalClient(ws);
+      ws.once('open', () => resolve(client));
+      ws.once('unexpected-response', (_req, res) => {
+        resolve(res.statusCode ?? 0);
+        ws.terminate();
+      });
+      ws.once('error', reject);
+    });
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-helper-'));
+    database = await openTestDatabase('pglite');
+    app = await buildTestApp(database, { env: { DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+    alice = await signIn(app, 'alice');
+    mallory = await signIn(app, 'mallory');
+    projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Helper' } })).json().id;
+    await app.services.planning.storeAnalysisSecrets(projectId, { environment: [{ name: 'CANARY_TOKEN', description: 'token', value: CANARY }] });
+    const init = await app.inject({ method: 'POST', url: `/api/sandbox/initialize/${projectId}`, headers: alice.headers, payload: {} });
+    expect(init.json().status).toBe('success');
+    const client = await open();
+    if (typeof client === 'number') throw new Error(`socket refused with ${client}`);
+    socket = client;
+  });
+  afterAll(async () => {
+    socket?.ws.close();
+    await app.close();
+    await database.destroy();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses the socket handshake without a session (401), from a wrong origin (403), for another tenant (404)', async () => {
+    expect(await open({ user: null })).toBe(401);
+    for (const origin of ['http://evil.test', 'https://app.test', 'http://app.test.evil.test', null]) {
+      expect({ origin, status: await open({ origin }) }).toEqual({ origin, status: 403 });
+    }
+    expect(await open({ user: mallory })).toBe(404);
+  });
+
+  it('answers a ping with a pong and closes on a frame that is not one', async () => {
+    socket.ws.send(JSON.stringify({ type: 'ping' }));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(socket.pongs).toBeGreaterThan(0);
+    const other = (await open()) as ApprovalClient;
+    other.ws.send(JSON.stringify({ type: 'ping', extra: 1 }));
+    expect(await other.closed).toBe(4400);
+  });
+
+  it('runs an approved command once, streams its output into the chat and meters the turn', async () => {
+    const reply = chat('please run `echo hello-helper > approved.txt; cat approved.txt`');
+    const request = await socket.next();
+    expect(request).toEqual({ type: 'approval_request', id: expect.any(String), command: 'echo hello-helper > approved.txt; cat approved.txt' });
+    expect(fs.existsSync(workspaceFile('approved.txt'))).toBe(false);
+    const decision = await decide(request.id, true);
+    expect(decision.json()).toEqual({ approval_id: request.id, status: 'approved' });
+    const response = await reply;
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/text\/event-stream/);
+    const frames = framesOf(response.body);
+    expect(frames[0]).toEqual({ event: 'id', data: { thread_id: expect.any(String) } });
+    expect(frames.at(-1)).toEqual({ event: 'message', data: expect.objectContaining({ event: 'on_chat_model_end' }) });
+    expect(textOf(frames)).toContain('hello-helper');
+    expect(textOf(frames)).toContain('exited with code 0');
+    expect(fs.readFileSync(workspaceFile('approved.txt'), 'utf8')).toBe('hello-helper\n');
+
+    // Replaying the same approval id is refused and runs nothing again.
+    fs.rmSync(workspaceFile('approved.txt'));
+    expect((await decide(request.id, true)).statusCode).toBe(409);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fs.existsSync(workspaceFile('approved.txt'))).toBe(false);
+
+    const usage = await database.db.select().from(tokenUsage).where(and(eq(tokenUsage.projectId, projectId), eq(tokenUsage.agent, 'devopsHelperAgent')));
+    expect(usage.length).toBeGreaterThan(0);
+  });
+
+  it('never runs a denied command', async () => {
+    const reply = chat('run `touch denied.txt`');
+    const request = await socket.next();
+    expect((await decide(request.id, false)).json()).toEqual({ approval_id: request.id, status: 'denied' });
+    const frames = framesOf((await reply).body);
+    expect(textOf(frames)).toContain('The command was denied; it did not run.');
+    expect(fs.existsSync(workspaceFile('denied.txt'))).toBe(false);
+    expect((await decide(request.id, true)).statusCode).toBe(409);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fs.existsSync(workspaceFile('denied.txt'))).toBe(false);
+  });
+
+  it("refuses another tenant's decision (404) and an unknown id (404); the request still waits for its owner", async () => {
+    const malloryProject = (await app.inject({ method: 'POST', url: '/api/projects', headers: mallory.headers, payload: { name: 'Other' } })).json().id as number;
+    const otherAliceProject = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Second' } })).json().id as number;
+    const reply = chat('run `touch tenant.txt`');
+    const request = await socket.next();
+    expect((await decide(request.id, true, mallory, malloryProject)).statusCode).toBe(404);
+    expect((await decide(request.id, true, mallory, projectId)).statusCode).toBe(404);
+    expect((await decide(request.id, true, alice, otherAliceProject)).statusCode).toBe(404);
+    expect((await decide('no-such-approval', true)).statusCode).toBe(404);
+    expect(fs.existsSync(workspaceFile('tenant.txt'))).toBe(false);
+    expect((await decide(request.id, false)).statusCode).toBe(200);
+    await reply;
+    expect(fs.existsSync(workspaceFile('tenant.txt'))).toBe(false);
+  });
+
+  it('flags a dangerous command in its approval request', async () => {
+    const reply = chat('run `rm -rf /`');
+    const request = await socket.next();
+    expect(request.dangerous_reason).toEqual(expect.any(String));
+    await decide(request.id, false);
+    await reply;
+  });
+
+  it("redacts the project's secrets from the command output in the chat and from what the model reads", async () => {
+    const reply = chat('run `echo "token=$CANARY_TOKEN"; echo "$CANARY_TOKEN" | base64`');
+    const request = await socket.next();
+    await decide(request.id, true);
+    const { body } = await reply;
+    expect(textOf(framesOf(body))).toContain('token=[REDACTED]');
+    expect(body).not.toContain(CANARY);
+    expect(body).not.toContain(Buffer.from(CANARY).toString('base64').slice(0, 20));
+  });
+
+  it('kill stops a turn waiting for approval: the request is cancelled and never runs', async () => {
+    const reply = chat('run `touch killed.txt`');
+    const request = await socket.next();
+    const kill = await app.inject({ method: 'POST', url: '/api/devops-helper/kill', headers: headersOf(alice) });
+    expect(kill.json()).toEqual({ status: 'stopped' });
+    const response = await reply;
+    expect(framesOf(response.body).some((f) => f.event === 'error')).toBe(false);
+    expect((await decide(request.id, true)).statusCode).toBe(404);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fs.existsSync(workspaceFile('killed.txt'))).toBe(false);
+    expect((await app.inject({ method: 'POST', url: '/api/devops-helper/kill', headers: headersOf(alice) })).json()).toEqual({ status: 'idle' });
+
+    // The conversation goes on: the stopped call is answered as not run, and the next command works.
+    const next = chat('run `echo after-kill`');
+    await decide((await socket.next()).id, true);
+    expect(textOf(framesOf((await next).body))).toContain('after-kill');
+  });
+
+  it('announces a waiting request again to a socket that connects later', async () => {
+    const reply = chat('run `true`');
+    const request = await socket.next();
+    const late = (await open()) as ApprovalClient;
+    expect((await late.nth(0)).id).toBe(request.id);
+    late.ws.close();
+    await decide(request.id, false);
+    await reply;
+  });
+
+  it('scopes the chat and the kill to the caller: 404 for another tenant, 400 without Project-Id', async () => {
+    expect((await chat('hello', mallory)).statusCode).toBe(404);
+    expect((await app.inject({ method: 'POST', url: '/api/devops-helper/kill', headers: headersOf(mallory) })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'POST', url: '/api/devops-helper/chat', headers: alice.headers, payload: { message: 'hi' } })).statusCode).toBe(400);
+  });
+
+  it('answers without a command when none is asked for', async () => {
+    const frames = framesOf((await chat('hello')).body);
+    expect(textOf(frames)).toContain("I'm the DevOps Helper");
+    expect(frames.at(-1)?.data.event).toBe('on_chat_model_end');
+  });
+
+  it('refuses a turn with 402 once the balance is spent', async () => {
+    const broke = await signIn(app, 'broke');
+    const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: broke.headers, payload: { name: 'no credit' } })).json();
+    await app.services.meter.record({
+      installationId: (await app.services.sessions.resolve(broke.cookie.split('=')[1]!))!.installationId,
+      projectId: project.id,
+      agent: 'devopsHelperAgent',
+      model: 'offline-planner',
+      inputTokens: 1_000_000,
+      outputTokens: 0,
+    });
+    const response = await chat('run `true`', broke, project.id);
+    expect(response.statusCode).toBe(402);
+    expect(response.headers['content-type']).toMatch(/json/);
+  });
+});
