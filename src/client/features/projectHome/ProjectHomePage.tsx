@@ -1,4 +1,4 @@
-import type { ReactElement } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 import { Link, NavLink, Route, Routes, useLocation, useNavigate, useParams } from 'react-router-dom';
 import styled from 'styled-components';
 import type { Project } from '../../../shared/api/projects';
@@ -54,12 +54,34 @@ export function ProjectHomePage(): ReactElement {
 }
 
 function ProjectHome({ projectId }: { projectId: number }): ReactElement {
+  const docsQuery = useGetCurrentDocumentationQuery(projectId);
+  const docs = { data: docsQuery.data, isLoading: docsQuery.isLoading, error: docsQuery.error };
+  return (
+    <ProjectHomeLayout projectId={projectId}>
+      <SandboxPanel projectId={projectId} />
+      <Routes>
+        <Route index element={<QuickStartView docs={docs} projectId={projectId} />} />
+        <Route path={HOME_VIEWS.documentation} element={<FullDocumentationView docs={docs} />} />
+        <Route path={HOME_VIEWS.environment} element={<EnvironmentGuideView />} />
+        <Route path={HOME_VIEWS.configuration} element={<ConfigurationDataView docs={docs} />} />
+        <Route path="*" element={<QuickStartView docs={docs} projectId={projectId} />} />
+      </Routes>
+    </ProjectHomeLayout>
+  );
+}
+
+/**
+ * The project home's frame: the sidebar (views, project, cost box, Return to Projects) and the main
+ * area, which shows `children`. The full-page DevOps Helper (/app/{projectId}/home/devops-helper) can
+ * put its panel here to keep the project home around it.
+ */
+export function ProjectHomeLayout({ projectId, children }: { projectId: number; children: ReactNode }): ReactElement {
   const location = useLocation();
   const stateProject = projectFromState(location.state, projectId);
   const projectQuery = useGetProjectQuery(projectId, { skip: stateProject !== null });
   const project = stateProject ?? projectQuery.data;
+  // Shared with the views: RTK Query asks once for both.
   const docsQuery = useGetCurrentDocumentationQuery(projectId);
-  const docs = { data: docsQuery.data, isLoading: docsQuery.isLoading, error: docsQuery.error };
   useDocumentTitle(project ? `${project.name} - Project Home - ${PRODUCT_NAME}` : `Project Home - ${PRODUCT_NAME}`);
   const hasConfigData = Object.keys(docsQuery.data?.key_value_data ?? {}).length > 0;
 
@@ -84,16 +106,7 @@ function ProjectHome({ projectId }: { projectId: number }): ReactElement {
           <UserProfile />
         </SidebarFooter>
       </Sidebar>
-      <Main>
-        <SandboxPanel projectId={projectId} />
-        <Routes>
-          <Route index element={<QuickStartView docs={docs} projectId={projectId} />} />
-          <Route path={HOME_VIEWS.documentation} element={<FullDocumentationView docs={docs} />} />
-          <Route path={HOME_VIEWS.environment} element={<EnvironmentGuideView />} />
-          <Route path={HOME_VIEWS.configuration} element={<ConfigurationDataView docs={docs} />} />
-          <Route path="*" element={<QuickStartView docs={docs} projectId={projectId} />} />
-        </Routes>
-      </Main>
+      <Main>{children}</Main>
     </Shell>
   );
 }
