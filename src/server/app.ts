@@ -15,6 +15,7 @@ import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
 import { creditRoutes } from './routes/credits';
 import { devopsHelperRoutes } from './routes/devopsHelper';
+import { documentationRoutes } from './routes/documentation';
 import { executionRoutes } from './routes/execution';
 import { healthRoutes } from './routes/health';
 import { paymentRoutes } from './routes/payments';
@@ -24,6 +25,7 @@ import { publicConfigRoutes } from './routes/publicConfig';
 import { repositoryRoutes } from './routes/repositories';
 import { sandboxRoutes } from './routes/sandbox';
 import { stageRoutes } from './routes/stages';
+import { validationRoutes } from './routes/validation';
 import { createGithubProvider } from './services/auth/githubProvider';
 import { createLocalProvider, type IdentityProvider } from './services/auth/identityProvider';
 
@@ -87,6 +89,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(planningRoutes);
       await api.register(repositoryRoutes);
       await api.register(executionRoutes);
+      await api.register(validationRoutes);
+      await api.register(documentationRoutes);
       await api.register(devopsHelperRoutes);
       await api.register(activityRoutes);
       await api.register(publicConfigRoutes);

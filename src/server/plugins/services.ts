@@ -21,6 +21,8 @@ import { createTerminalSessions, type TerminalSessions } from '../services/termi
 import { createSandboxDriver } from '../sandbox';
 import { createInProcessEventBus, type EventBus } from '../services/execution/eventBus';
 import { createExecutionService, type ExecutionService } from '../services/execution/executionService';
+import { createValidationService, type ValidationService } from '../services/validation/validationService';
+import { createDocumentationService, type DocumentationService } from '../services/documentation/documentationService';
 import type { TerminalCommandEvent } from '../../shared/api/terminal';
 
 export interface Services {
@@ -47,6 +49,10 @@ export interface Services {
   execution: ExecutionService;
   /** Commands the execution agent runs, for the terminal's command stream (in-process; Redis later). */
   executionCommands: EventBus<TerminalCommandEvent>;
+  /** The validation stage: the agent's plan of read-only checks, approvals, runs (the execution step runner). */
+  validation: ValidationService;
+  /** Each project's documentation and quick start, written after validation. */
+  documentation: DocumentationService;
 }
 
 declare module 'fastify' {
@@ -80,6 +86,8 @@ export const servicesPlugin = fp(
       : createLocalRepositories(opts.config.planning.localReposDir);
     const sandbox = createSandboxService({ db, driver: sandboxDriver });
     const executionCommands = createInProcessEventBus<TerminalCommandEvent>();
+    const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
+    const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });
     app.decorate('config', opts.config);
     app.decorate('database', opts.database);
     app.decorate('services', {
@@ -98,11 +106,14 @@ export const servicesPlugin = fp(
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),
       planning,
       repositories: createRepositoryService({ source: repositorySource, planning }),
-      execution: createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log }),
+      execution,
       executionCommands,
+      validation,
+      documentation: createDocumentationService({ db, sandbox, planning, execution, validation }),
     });
     app.addHook('onClose', async () => {
       await app.services.execution.close();
+      await app.services.validation.close();
       app.services.terminals.close();
       await app.services.sandbox.close();
     });

@@ -1,11 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { MessageBody, StatusResponse } from './common';
-import { ApproveStepResponse, Step } from './execution';
-import { AgentMessageBody } from './planning';
+import { ApproveStepResponse, ExecutionAgentQuery, Step } from './execution';
 
 /**
  * The validation stage. The project is the one named by the Project-Id header. The validation plan is
- * created by streaming the fixed prompt `VALIDATION.planPrompt` to POST /api/validation/agent.
+ * created by streaming the fixed prompt `VALIDATION.planPrompt` to GET /api/validation/agent.
  */
 
 /**
@@ -54,6 +53,9 @@ export type ValidationApproveStepBody = Static<typeof ValidationApproveStepBody>
 export const ValidationApproveStepResponse = ApproveStepResponse;
 export type ValidationApproveStepResponse = ApproveStepResponse;
 
-/** POST /api/validation/agent (SSE, `StreamEvent` frames). */
-export const ValidationAgentBody = AgentMessageBody;
-export type ValidationAgentBody = Static<typeof ValidationAgentBody>;
+/**
+ * Query of GET /api/validation/agent?message=...&thread_id=... (SSE, `StreamEvent` frames), framed like
+ * the execution agent's stream.
+ */
+export const ValidationAgentQuery = ExecutionAgentQuery;
+export type ValidationAgentQuery = Static<typeof ValidationAgentQuery>;

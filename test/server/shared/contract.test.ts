@@ -290,7 +290,7 @@ describe('validation', () => {
     expect(ok(validation.ValidationProgress, { steps: [step] })).toBe(true);
     expect(ok(validation.ValidationApproveStepBody, { step_number: 2, approved: false })).toBe(true);
     expect(ok(validation.ValidationApproveStepBody, { approved: false })).toBe(false);
-    expect(ok(validation.ValidationAgentBody, { message: 'Create a validation plan', thread_id: 't' })).toBe(true);
+    expect(ok(validation.ValidationAgentQuery, { message: 'Create a validation plan', thread_id: 't' })).toBe(true);
   });
 });
 

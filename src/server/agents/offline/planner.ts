@@ -3,6 +3,7 @@ import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type St
 import { renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
 import { extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
+import { documentationReply, validationReply, type DocumentationContext } from './validationPlanner';
 import { devopsHelperReply } from './devopsHelperPlanner';
 
 /**
@@ -11,7 +12,7 @@ import { devopsHelperReply } from './devopsHelperPlanner';
  * it calls. offlineChatModel.ts streams the answer.
  */
 
-export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer' | 'execution' | 'devops';
+export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer' | 'execution' | 'validation' | 'documentation' | 'devops';
 
 export interface Turn {
   role: 'user' | 'assistant' | 'tool';
@@ -31,7 +32,7 @@ export interface PlannerReply {
 /** The system prompt names the role on its first line, `Role: <role>`, and context in tagged blocks. */
 export function roleOf(system: string): AgentRole | undefined {
   const m = system.match(/^Role:\s*([a-z]+)/m);
-  return m && ['requirements', 'architect', 'implementation', 'analyzer', 'execution', 'devops'].includes(m[1]!) ? (m[1] as AgentRole) : undefined;
+  return m && ['requirements', 'architect', 'implementation', 'analyzer', 'execution', 'validation', 'documentation', 'devops'].includes(m[1]!) ? (m[1] as AgentRole) : undefined;
 }
 
 export function contextBlock(system: string, tag: string): string | undefined {
@@ -323,6 +324,15 @@ export function plan(system: string, turns: Turn[], now = new Date()): PlannerRe
       return analyzerReply(system);
     case 'execution':
       return executionReply(JSON.parse(contextBlock(system, 'execution_steps') ?? '[]'), turns);
+    case 'validation':
+      return validationReply(
+        JSON.parse(contextBlock(system, 'execution_steps') ?? '[]'),
+        JSON.parse(contextBlock(system, 'validation_steps') ?? '[]'),
+        Boolean(contextBlock(system, 'validation_plan')),
+        turns,
+      );
+    case 'documentation':
+      return documentationReply(JSON.parse(contextBlock(system, 'documentation_context') ?? '{}') as DocumentationContext);
     case 'devops':
       return devopsHelperReply(turns);
   }

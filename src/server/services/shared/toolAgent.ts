@@ -44,7 +44,7 @@ export interface ToolAgentDeps {
   secretValues(projectId: number): Promise<Record<string, string>>;
   meter: AgentMeter;
   /** Told when a turn starts and how it ends (e.g. a plan's `planning` / `failed` status). */
-  onTurn?(project: StepProject, phase: 'started' | 'ended' | 'failed'): void;
+  onTurn?(project: StepProject, phase: 'started' | 'ended' | 'failed'): void | Promise<void>;
 }
 
 const ctxOf = (config: RunnableConfig): StepProject => {
@@ -126,7 +126,7 @@ export function createToolAgent(deps: ToolAgentDeps) {
       running.set(threadId, controller);
       const { name: model } = choice();
       const redactor = createRedactor(Object.values(await deps.secretValues(project.projectId)));
-      deps.onTurn?.(project, 'started');
+      await deps.onTurn?.(project, 'started');
       async function* events(): AsyncGenerator<StreamEvent> {
         let failed = true;
         try {
@@ -155,7 +155,7 @@ export function createToolAgent(deps: ToolAgentDeps) {
           }
         } finally {
           if (running.get(threadId) === controller) running.delete(threadId);
-          deps.onTurn?.(project, failed ? 'failed' : 'ended');
+          await deps.onTurn?.(project, failed ? 'failed' : 'ended');
         }
         yield { event: STREAM_EVENTS.end, thread_id: threadId, model };
       }

@@ -1,0 +1,142 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { planningDocuments, validationPlans, validationSteps } from '../../db/schema';
+import { badRequest, conflict } from '../../errors';
+import type { StatusResponse } from '../../../shared/api/common';
+import type { TerminalCommandEvent } from '../../../shared/api/terminal';
+import type { ValidationApproveStepBody, ValidationApproveStepResponse, ValidationPlanResponse, ValidationProgress } from '../../../shared/api/validation';
+import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
+import type { ActivityService } from '../activity/activityService';
+import type { EventBus } from '../execution/eventBus';
+import { createStepActivityRecorder } from '../execution/executionService';
+import { parsePlanSteps } from '../execution/planSteps';
+import { createStepRuns, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
+import type { Snapshot } from '../shared/versionedSnapshots';
+
+export interface ValidationDeps {
+  db: Db;
+  sandbox: StepSandbox;
+  secrets: StepSecrets;
+  commands: EventBus<TerminalCommandEvent>;
+  /** Records VALIDATION_COMPLETED when every step is completed (once per transition), VALIDATION_FAILED when one fails. */
+  activity: Pick<ActivityService, 'record'>;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  stepTimeoutMs?: number;
+}
+
+export const NO_VALIDATION_PLAN = 'There is no validation plan yet: ask the validation agent to create one first.';
+export const NO_VALIDATION_STEPS = 'The validation plan has no "## Step N" sections to run.';
+export const NO_VALIDATION_RUN = 'Validation has not started yet: trigger it first.';
+
+/** The kind of the validation agent's plan among the planning documents. */
+const PLAN_KIND = 'validation';
+
+const progressOf = (state: ProgressState): ValidationProgress => ({ steps: state.steps });
+
+/**
+ * The validation stage: the validation agent writes a plan of read-only checks of what execution built
+ * (`savePlan`, its tool); the trigger turns it into steps that wait for approval; approved steps run in
+ * the project's sandbox through the step runner shared with execution (services/shared/stepRuns.ts),
+ * which answers the 3-second progress poll from memory with a weak ETag.
+ */
+export function createValidationService(deps: ValidationDeps) {
+  const { db } = deps;
+  const runs = createStepRuns({
+    db,
+    tables: { plans: validationPlans, steps: validationSteps },
+    sandbox: deps.sandbox,
+    secrets: deps.secrets,
+    commands: deps.commands,
+    log: deps.log,
+    ...(deps.stepTimeoutMs ? { stepTimeoutMs: deps.stepTimeoutMs } : {}),
+    serialize: (state) => JSON.stringify(progressOf(state)),
+    onStepEnded: createStepActivityRecorder(deps.activity, validationSteps, {
+      completed: RECORDED_ACTIVITY_TYPES.validationCompleted,
+      failed: RECORDED_ACTIVITY_TYPES.validationFailed,
+    }),
+    stage: 'validation',
+  });
+  /** Projects whose validation agent is writing (`planning`), or whose last turn failed with no plan. */
+  const planning = new Set<number>();
+  const failed = new Set<number>();
+
+  async function planDocument(projectId: number): Promise<string | null> {
+    const [row] = await db
+      .select({ content: planningDocuments.content })
+      .from(planningDocuments)
+      .where(and(eq(planningDocuments.projectId, projectId), eq(planningDocuments.kind, PLAN_KIND)));
+    return row?.content ?? null;
+  }
+
+  async function requirePlan(projectId: number): Promise<number> {
+    const plan = await runs.planOf(projectId);
+    if (!plan) throw conflict(NO_VALIDATION_RUN);
+    return plan.id;
+  }
+
+  return {
+    /** GET /api/validation/plan: `none`, `planning` while the agent writes, `ready` with the markdown, or `failed`. */
+    async plan(projectId: number): Promise<ValidationPlanResponse> {
+      const plan = await planDocument(projectId);
+      if (planning.has(projectId)) return { status: 'planning', plan };
+      if (plan !== null) return { status: 'ready', plan };
+      return { status: failed.has(projectId) ? 'failed' : 'none', plan: null };
+    },
+
+    /** The validation agent's turns: its plan status follows them. */
+    onPlanTurn(projectId: number, phase: 'started' | 'ended' | 'failed'): void {
+      if (phase === 'started') {
+        planning.add(projectId);
+        failed.delete(projectId);
+      } else {
+        planning.delete(projectId);
+        if (phase === 'failed') failed.add(projectId);
+      }
+    },
+
+    /** Stores the validation agent's plan (its tool); 400 when it has no `## Step N` sections. */
+    async savePlan(projectId: number, plan: string): Promise<number> {
+      const steps = parsePlanSteps(plan);
+      if (!steps.length) throw badRequest(NO_VALIDATION_STEPS);
+      await db
+        .insert(planningDocuments)
+        .values({ projectId, kind: PLAN_KIND, content: plan })
+        .onConflictDoUpdate({ target: [planningDocuments.projectId, planningDocuments.kind], set: { content: plan, updatedAt: sql`now()` } });
+      return steps.length;
+    },
+
+    /**
+     * Turns the validation plan into steps, each `waiting_approval`. While steps exist this answers
+     * success and changes nothing (the validation stage calls it again when a step failed).
+     *
+     * @throws 409 when the agent has written no plan yet.
+     */
+    async trigger(project: StepProject): Promise<StatusResponse> {
+      const existing = await runs.planOf(project.projectId);
+      if (existing) return { status: 'success', detail: 'Validation is already under way' };
+      const plan = await planDocument(project.projectId);
+      if (plan === null) throw conflict(NO_VALIDATION_PLAN);
+      const planned = parsePlanSteps(plan);
+      if (!planned.length) throw conflict(NO_VALIDATION_STEPS);
+      const created = await runs.createPlan(project.projectId, planned);
+      if (!created) return { status: 'success', detail: 'Validation is already under way' };
+      return { status: 'success', detail: `Validation plan created with ${planned.length} steps waiting for approval` };
+    },
+
+    /** Approves (runs, or runs again) or rejects a validation step; 409 before the trigger. */
+    async approveStep(project: StepProject, body: ValidationApproveStepBody): Promise<ValidationApproveStepResponse> {
+      return runs.approveStep(project, await requirePlan(project.projectId), body.step_number, body.approved);
+    },
+
+    /** The progress poll's snapshot (`sendSnapshot` answers it). */
+    progress(projectId: number): Promise<Snapshot<ProgressState>> {
+      return runs.progress(projectId);
+    },
+
+    steps: runs.steps,
+    recoverInterrupted: runs.recoverInterrupted,
+    close: runs.close,
+  };
+}
+
+export type ValidationService = ReturnType<typeof createValidationService>;
