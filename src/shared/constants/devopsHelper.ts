@@ -10,6 +10,22 @@ export const DEVOPS_HELPER = {
   acceptanceStorageKey: 'devops_helper_warning_accepted',
   approve: 'Approve',
   deny: 'Deny',
+  chatPlaceholder: 'Ask the DevOps Helper, e.g. "run `docker ps`". Enter sends, Shift+Enter adds a line.',
+  intro: 'Ask about your sandbox or server, or ask the helper to run a command. Every command waits for your approval.',
+  backToHome: 'Back to Project Home',
+} as const;
+
+/** The approval card of a command the helper wants to run. */
+export const DEVOPS_HELPER_APPROVAL = {
+  title: 'Approval required',
+  dangerous: (reason: string): string => `Caution: ${reason}`,
+  status: {
+    pending: 'Waiting for your decision',
+    sending: 'Sending your decision...',
+    approved: 'Approved: the command runs in the sandbox.',
+    denied: 'Denied: the command did not run.',
+    expired: 'Expired: the command did not run.',
+  },
 } as const;
 
 /** Roles of DevOps Helper messages: the chat roles plus approval requests. */

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactElement, type ReactNode } from 'react';
+import { Fragment, useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactElement, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import styled, { css } from 'styled-components';
 import { CHAT, HOME } from '../../../shared/constants';
@@ -18,6 +18,10 @@ export interface ChatProps {
   actions?: ReactNode;
   /** Shown above the messages while the conversation is empty. */
   intro?: ReactNode;
+  /** Sends the message instead of the common chat saga (a chat with its own turn, e.g. the DevOps Helper). */
+  onSend?: (message: string) => void;
+  /** Items shown after a message (the DevOps Helper's approval cards). */
+  renderAfter?: (message: ChatMessage) => ReactNode;
 }
 
 /**
@@ -25,7 +29,7 @@ export interface ChatProps {
  * assistant, Enter sends and Shift+Enter breaks the line, a streaming reply disables the input and
  * Send and shows Stop; the Thread ID and the answering model are shown.
  */
-export function Chat({ chatKey, title, endpoint, placeholder, actions, intro }: ChatProps): ReactElement {
+export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, onSend, renderAfter }: ChatProps): ReactElement {
   const dispatch = useAppDispatch();
   const thread = useAppSelector((state) => selectChatThread(state, chatKey));
   const [draft, setDraft] = useState('');
@@ -43,7 +47,8 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro }: 
 
   const send = (): void => {
     if (!canSend) return;
-    dispatch(messageSubmitted({ key: chatKey, message: draft, ...endpoint }));
+    if (onSend) onSend(draft);
+    else dispatch(messageSubmitted({ key: chatKey, message: draft, ...endpoint }));
     setDraft('');
   };
 
@@ -82,7 +87,10 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro }: 
       <Messages ref={listRef} aria-label={`${title} messages`} aria-live="polite" aria-busy={streaming}>
         {thread.messages.length === 0 && intro && <Intro>{intro}</Intro>}
         {thread.messages.map((message) => (
-          <MessageItem key={message.id} message={message} />
+          <Fragment key={message.id}>
+            <MessageItem message={message} />
+            {renderAfter?.(message)}
+          </Fragment>
         ))}
       </Messages>
 

@@ -70,6 +70,14 @@ function parseEvent(data: string): StreamEvent | null {
   }
 }
 
+function parseJson(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 function errorDetail(event: StreamEvent): string {
   const data = event.data;
   if (typeof data === 'object' && data !== null && 'detail' in data && typeof data.detail === 'string') return data.detail;
@@ -131,6 +139,13 @@ export function createAgentStreamChannel(
       const decoder = new TextDecoder();
       const parser = createSseParser((frame) => {
         if (finished) return;
+        // Named frames (the DevOps Helper's, events.ts): `error` carries `{detail}`, `id` names the thread.
+        if (frame.event === EVENTS.error) return fail('stream', null, errorDetail({ event: EVENTS.error, thread_id: '', data: parseJson(frame.data) }));
+        if (frame.event === 'id') {
+          const thread = parseJson(frame.data) as { thread_id?: unknown } | null;
+          if (typeof thread?.thread_id === 'string') emit({ type: 'stream/chunk', threadId: thread.thread_id, content: '', model: null });
+          return;
+        }
         const event = parseEvent(frame.data);
         if (!event) return;
         const model = event.model ?? null;

@@ -1,22 +1,36 @@
 import type { ReactElement } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
+import styled from 'styled-components';
+import { DEVOPS_HELPER } from '../../../shared/constants';
 import { Button } from '../../common/components/Button';
-import { CenteredPage } from '../../common/components/Card';
-import { ComingSoon } from '../../common/components/ComingSoon';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
+import { DevopsHelperPanel } from './DevopsHelperPanel';
 
-/** /app/{projectId}/home/devops-helper: the full-page DevOps Helper comes with its release. */
+/** /app/{projectId}/home/devops-helper: the DevOps Helper full page. */
 export function DevopsHelperPage(): ReactElement {
-  useDocumentTitle('DevOps Helper');
+  useDocumentTitle(DEVOPS_HELPER.title);
   const { projectId = '' } = useParams();
   const navigate = useNavigate();
+  const home = `/app/${projectId}/home`;
   return (
-    <CenteredPage>
-      <ComingSoon title="DevOps Helper">
-        <Button $variant="primary" onClick={() => navigate(`/app/${projectId}/home`)}>
-          Back to Project Home
+    <Page>
+      <Bar>
+        <Button $variant="ghost" onClick={() => navigate(home)}>
+          {DEVOPS_HELPER.backToHome}
         </Button>
-      </ComingSoon>
-    </CenteredPage>
+      </Bar>
+      <DevopsHelperPanel projectId={Number(projectId)} onDecline={() => navigate(home)} />
+    </Page>
   );
 }
+
+const Page = styled.main`
+  max-width: 960px;
+  margin: 0 auto;
+  padding: ${({ theme }) => theme.space(6)} ${({ theme }) => theme.space(4)};
+`;
+
+const Bar = styled.div`
+  display: flex;
+  margin-bottom: ${({ theme }) => theme.space(3)};
+`;

@@ -1,0 +1,100 @@
+import type { ReactElement } from 'react';
+import styled, { css } from 'styled-components';
+import { DEVOPS_HELPER, DEVOPS_HELPER_APPROVAL } from '../../../../shared/constants';
+import { useAppDispatch } from '../../../app/hooks';
+import { Button } from '../../../common/components/Button';
+import { logError } from '../../../common/log';
+import { useDecideApprovalMutation } from '../devopsHelperApi';
+import { approvalDecisionSent, approvalSettled, type ApprovalItem } from '../devopsHelperSlice';
+
+/**
+ * A message of role `approval`: the exact command, a caution when the server flagged it, and Approve /
+ * Deny while it waits. A request the server no longer knows (404) shows as expired; other failures are
+ * only logged (part 2 section 8) and the buttons come back.
+ */
+export function ApprovalCard({ chatKey, item }: { chatKey: string; item: ApprovalItem }): ReactElement {
+  const dispatch = useAppDispatch();
+  const [decide] = useDecideApprovalMutation();
+  const waiting = item.status === 'pending';
+
+  const onDecide = async (approved: boolean): Promise<void> => {
+    dispatch(approvalDecisionSent({ key: chatKey, id: item.id }));
+    try {
+      const answer = await decide({ approval_id: item.id, approved }).unwrap();
+      dispatch(approvalSettled({ key: chatKey, id: item.id, status: answer.status }));
+    } catch (error) {
+      logError('DevOps Helper approval failed', error);
+      const gone = typeof error === 'object' && error !== null && 'status' in error && (error.status === 404 || error.status === 409);
+      dispatch(approvalSettled({ key: chatKey, id: item.id, status: gone ? 'expired' : 'pending' }));
+    }
+  };
+
+  return (
+    <Card data-role="approval" aria-label={DEVOPS_HELPER_APPROVAL.title} $dangerous={Boolean(item.dangerousReason)}>
+      <Title>{DEVOPS_HELPER_APPROVAL.title}</Title>
+      <Command>{item.command}</Command>
+      {item.dangerousReason && <Caution role="alert">{DEVOPS_HELPER_APPROVAL.dangerous(item.dangerousReason)}</Caution>}
+      {waiting ? (
+        <Actions>
+          <Button $variant="primary" onClick={() => void onDecide(true)}>
+            {DEVOPS_HELPER.approve}
+          </Button>
+          <Button $variant="danger" onClick={() => void onDecide(false)}>
+            {DEVOPS_HELPER.deny}
+          </Button>
+        </Actions>
+      ) : (
+        <Status role="status">{DEVOPS_HELPER_APPROVAL.status[item.status]}</Status>
+      )}
+    </Card>
+  );
+}
+
+const Card = styled.li<{ $dangerous: boolean }>`
+  align-self: flex-start;
+  max-width: 88%;
+  padding: ${({ theme }) => `${theme.space(3)} ${theme.space(3.5)}`};
+  border-radius: ${({ theme }) => theme.radii.lg};
+  border: 1px solid ${({ theme }) => theme.colors.warning};
+  background: ${({ theme }) => theme.colors.surfaceRaised};
+  ${({ $dangerous, theme }) =>
+    $dangerous &&
+    css`
+      border-color: ${theme.colors.danger};
+      background: ${theme.colors.dangerSurface};
+    `}
+`;
+
+const Title = styled.div`
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+  font-weight: 600;
+  color: ${({ theme }) => theme.colors.textMuted};
+  margin-bottom: ${({ theme }) => theme.space(1.5)};
+`;
+
+const Command = styled.pre`
+  margin: 0;
+  padding: ${({ theme }) => theme.space(2)};
+  border-radius: ${({ theme }) => theme.radii.md};
+  background: ${({ theme }) => theme.colors.background};
+  font-family: ${({ theme }) => theme.fonts.mono};
+  white-space: pre-wrap;
+  overflow-wrap: anywhere;
+`;
+
+const Caution = styled.p`
+  margin: ${({ theme }) => theme.space(2)} 0 0;
+  color: ${({ theme }) => theme.colors.danger};
+  font-weight: 600;
+`;
+
+const Actions = styled.div`
+  display: flex;
+  gap: ${({ theme }) => theme.space(2)};
+  margin-top: ${({ theme }) => theme.space(2.5)};
+`;
+
+const Status = styled.p`
+  margin: ${({ theme }) => theme.space(2)} 0 0;
+  color: ${({ theme }) => theme.colors.textMuted};
+`;
