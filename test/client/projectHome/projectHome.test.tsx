@@ -10,6 +10,7 @@ import {
   PROJECT_HOME_SANDBOX,
   SANDBOX_ERRORS,
   SANDBOX_TIMING,
+  TIMING,
   WORKSPACE,
 } from '../../../src/shared/constants';
 import { ENVIRONMENT_GUIDE } from '../../../src/shared/constants/environmentGuide';
@@ -97,6 +98,13 @@ describe('project home: frame and documentation views', () => {
     });
     renderApp(`/app/${PROJECT}/home`);
     expect(await screen.findByText(DOCUMENTATION_TEXT.noQuickstart)).toBeInTheDocument();
+  });
+
+  it('says documentation is being generated while it is', async () => {
+    useFakeProjectHome({ docs: { status: 'generating', documentation: '', quickstart: '', key_value_data: {} } });
+    renderApp(`/app/${PROJECT}/home`);
+    expect(await screen.findByText('Documentation is being generated...')).toBeInTheDocument();
+    expect(screen.getByText(DOCUMENTATION_TEXT.noQuickstart)).toBeInTheDocument();
   });
 
   it('says no documentation is available on the full documentation view', async () => {
@@ -320,5 +328,20 @@ describe('project home: polls (fake timers)', () => {
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(10_000);
     expect(times[1] - times[0]).toBeLessThan(10_500);
     server.events.removeAllListeners();
+  });
+});
+
+describe('project home: a project that does not exist', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('shows "Project not found", then goes to / (and on to /app)', async () => {
+    useFakeProjectHome();
+    const { router } = renderApp('/app/999/home', { fakeTimers: true });
+    expect(await screen.findByRole('heading', { name: WORKSPACE.projectNotFound })).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: PROJECT_HOME_SANDBOX.header })).not.toBeInTheDocument();
+    act(() => jest.advanceTimersByTime(TIMING.projectNotFoundRedirectMs));
+    expect(await screen.findByRole('heading', { name: 'My Projects' })).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/app');
   });
 });
