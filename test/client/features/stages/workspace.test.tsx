@@ -147,7 +147,8 @@ describe('project workspace frame', () => {
 
   it('routes the project home and the full-page DevOps Helper', async () => {
     const { user, router } = renderApp('/app/3/home/devops-helper');
-    expect(await screen.findByRole('heading', { name: 'DevOps Helper' })).toBeInTheDocument();
+    // The full page opens with the helper's 'Important Notice' (its own tests cover the dialog).
+    expect(await screen.findByRole('dialog', { name: 'Important Notice' })).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Back to Project Home' }));
     expect(await screen.findByRole('heading', { name: PROJECT_HOME_SANDBOX.header })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/app/3/home');
