@@ -138,6 +138,7 @@ describe('project workspace frame', () => {
   });
 
   it('the costs page returns to the project home with returnTo=home', async () => {
+    seedProjects(makeProject({ id: 3 }));
     server.use(http.get(api('/projects/:id/token-usage'), () => HttpResponse.json({ total_cost: 0, breakdown: [] })));
     const { user, router } = renderApp('/app/3/costs?returnTo=home');
     await user.click(await screen.findByRole('button', { name: 'Back' }));
@@ -146,6 +147,7 @@ describe('project workspace frame', () => {
   });
 
   it('routes the project home and the full-page DevOps Helper', async () => {
+    seedProjects(makeProject({ id: 3 }));
     const { user, router } = renderApp('/app/3/home/devops-helper');
     // The full page opens with the helper's 'Important Notice' (its own tests cover the dialog).
     expect(await screen.findByRole('dialog', { name: 'Important Notice' })).toBeInTheDocument();
