@@ -100,8 +100,8 @@ export const PROJECT_HOME_TEXT = {
   statusLabel: 'Status',
   loadingStatus: 'Checking sandbox status...',
   backingUp: 'Backing up...',
+  backedUp: 'Sandbox files backed up.',
   stopping: 'Stopping...',
   starting: 'Starting...',
   downloading: 'Downloading...',
-  requiresRunning: 'The sandbox must be running.',
 } as const;

@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
+import { PROJECT_HOME_TEXT } from '../../../shared/constants/environmentGuide';
 import { containerDisplayState, SANDBOX_ERRORS, type SandboxOperation } from '../../../shared/constants/sandbox';
 import { useAppDispatch } from '../../app/hooks';
 import { errorMessage, errorStatus } from '../../api/apiSlice';
@@ -91,7 +92,7 @@ export function useSandboxControls(projectId: number): SandboxControls {
     setNotice(null);
     setOperation('backing_up');
     const error = await runBackup();
-    setNotice(error ? { kind: 'error', text: error } : { kind: 'success', text: 'Sandbox files backed up.' });
+    setNotice(error ? { kind: 'error', text: error } : { kind: 'success', text: PROJECT_HOME_TEXT.backedUp });
     setOperation('idle');
     void refetch();
   }, [runBackup, refetch]);

@@ -45,7 +45,6 @@ export function SandboxPanel({ projectId }: { projectId: number }): ReactElement
   let startStopLabel: string = stopShown ? PROJECT_HOME_SANDBOX.stop : PROJECT_HOME_SANDBOX.start;
   if (operation === 'stopping') startStopLabel = PROJECT_HOME_TEXT.stopping;
   else if (operation === 'starting') startStopLabel = PROJECT_HOME_TEXT.starting;
-  else if (operation === 'backing_up' && stopShown) startStopLabel = PROJECT_HOME_SANDBOX.stop;
 
   return (
     <Panel aria-labelledby="project-sandbox-heading">
