@@ -1,8 +1,11 @@
 import '@testing-library/jest-dom';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { browser } from '../../src/client/common/browser';
 import { closeMockSockets } from './utils/mockSocket';
 import { resetDb, server } from './utils/server';
+
+// Lazy route chunks and sagas on a loaded 2-core CI machine can take longer than the default 1 s.
+configure({ asyncUtilTimeout: 5000 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 

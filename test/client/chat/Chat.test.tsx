@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { HttpResponse } from 'msw';
 import { Chat } from '../../../src/client/features/chat/Chat';
 import { chatKey } from '../../../src/client/features/chat/chatSlice';
@@ -9,7 +9,6 @@ import { planningDb, replyEvents, sseResponse, sseText, textStream } from '../ut
 import { renderWithProviders } from '../utils/renderWithProviders';
 
 // The machine is shared: lazy chunks and streams can take longer than the 1 s default under load.
-configure({ asyncUtilTimeout: 5000 });
 
 const ENDPOINT = { path: '/planning/requirements-gatherer', killPath: '/planning/requirements-gatherer/kill' };
 

@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { ImplementationStage } from '../../../src/client/features/planning/ImplementationStage';
 import { implementationConfirmRequested, selectConfirming } from '../../../src/client/features/planning/planningSlice';
@@ -18,7 +18,6 @@ import { api, db, seedProjects, server } from '../utils/server';
 import { makeAppStore } from '../utils/store';
 
 // The machine is shared: lazy chunks and streams can take longer than the 1 s default under load.
-configure({ asyncUtilTimeout: 5000 });
 
 function atStage(index: number): void {
   seedProjects(makeProject({ id: 7 }));

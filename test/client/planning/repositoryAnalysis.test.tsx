@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import {
   ENVIRONMENT_DIALOG,
@@ -14,7 +14,6 @@ import { renderApp } from '../utils/renderWithProviders';
 import { api, seedProjects, server } from '../utils/server';
 
 // The machine is shared: lazy chunks and streams can take longer than the 1 s default under load.
-configure({ asyncUtilTimeout: 5000 });
 
 const REPOSITORIES = [
   makeRepository({ id: 1, name: 'shop-api', full_name: 'alice/shop-api', description: 'Orders and payments', private: true, language: 'TypeScript', stargazers_count: 12 }),

@@ -1,4 +1,4 @@
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { CHAT, INSTALLATION_ID_KEY, PLANNING_PROMPTS, REQUIREMENTS_TEXT, SECRET_MESSAGES } from '../../../src/shared/constants';
 import { makeProject } from '../utils/factories';
 import { COMPLETE_DOCUMENT, makeAnalysis, makeSecret, planningDb, replyEvents, sseResponse, sseText, textStream } from '../utils/planningServer';
@@ -6,7 +6,6 @@ import { renderApp } from '../utils/renderWithProviders';
 import { db, seedProjects } from '../utils/server';
 
 // The machine is shared: lazy chunks and streams can take longer than the 1 s default under load.
-configure({ asyncUtilTimeout: 5000 });
 
 async function openRequirements() {
   seedProjects(makeProject({ id: 7, name: 'Shop' }));
