@@ -7,6 +7,8 @@ export const VALIDATION = {
   pollMs: 3_000,
   /** Trigger answer that counts as success. */
   successStatus: 'success',
+  /** Ours (the documents name none): the message the validation stage's trigger sends. */
+  triggerMessage: 'Start validation',
 } as const;
 
 export const VALIDATION_TEXT = {

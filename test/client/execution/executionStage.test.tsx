@@ -11,11 +11,14 @@ import {
   FULL_OUTPUT_MODAL,
   INSTALLATION_ID_KEY,
   TERMINAL,
+  VALIDATION,
+  VALIDATION_ERRORS,
 } from '../../../src/shared/constants';
 import { makeProject, makeProjectState, makeStages } from '../utils/factories';
 import { renderWithProviders } from '../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../utils/server';
 import { makeProgress, makeStep, useFakeExecution } from './executionFixtures';
+import { useFakeValidation } from '../validation/validationFixtures';
 
 const PROJECT = 7;
 const route = `/app/${PROJECT}`;
@@ -227,11 +230,29 @@ describe('step cards', () => {
     const stages = makeStages().map((stage, index) => ({ ...stage, is_completed: index < 3, is_active: index <= 3 }));
     db.projectStates.set(PROJECT, makeProjectState(PROJECT, { stages, current_stage_index: 3 }));
     useFakeExecution(makeProgress([makeStep(1, { status: 'completed' }), makeStep(2, { status: 'completed' })]));
+    const validation = useFakeValidation();
     const { user } = renderPanel();
     expect(await screen.findByText(EXECUTION_TEXT.allCompleted)).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: EXECUTION_TEXT.proceedToValidation }));
     await waitFor(() => expect(db.projectStates.get(PROJECT)?.current_stage_index).toBe(4));
     expect(db.projectStates.get(PROJECT)?.stages[3].is_completed).toBe(true);
+    // The plan was asked for with the fixed prompt, then validation triggered with no body message.
+    expect(validation.agentUrls).toHaveLength(1);
+    expect(new URL(validation.agentUrls[0]!).searchParams.get('message')).toBe(VALIDATION.planPrompt);
+    expect(validation.triggers).toEqual([{ body: {}, projectId: String(PROJECT) }]);
+  });
+
+  it("'Proceed to Validation Stage' shows the start error and stays when the trigger fails", async () => {
+    seedProjects(makeProject({ id: PROJECT }));
+    const stages = makeStages().map((stage, index) => ({ ...stage, is_completed: index < 3, is_active: index <= 3 }));
+    db.projectStates.set(PROJECT, makeProjectState(PROJECT, { stages, current_stage_index: 3 }));
+    useFakeExecution(makeProgress([makeStep(1, { status: 'completed' })]));
+    const validation = useFakeValidation();
+    validation.triggerStatus = 409;
+    const { user } = renderPanel();
+    await user.click(await screen.findByRole('button', { name: EXECUTION_TEXT.proceedToValidation }));
+    expect(await screen.findByText(VALIDATION_ERRORS.start)).toBeInTheDocument();
+    expect(db.projectStates.get(PROJECT)?.current_stage_index).toBe(3);
   });
 });
 

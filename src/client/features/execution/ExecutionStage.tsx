@@ -21,9 +21,9 @@ const CHAT_PLACEHOLDER = 'Ask the execution agent about the run, or ask it to ch
 export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
   useInjectSaga(executionSaga);
   return (
-    <Layout>
+    <StageColumns>
       <ExecutionChatPanel projectId={projectId} title={CHAT_TITLE} placeholder={CHAT_PLACEHOLDER} />
-      <Side>
+      <StageSide>
         {/* Shown only while (or after a failed) sandbox preparation for this project: nothing once it is done. */}
         <SandboxInitStatus projectId={projectId} />
         <ExecutionProgressPanel projectId={projectId} />
@@ -31,12 +31,13 @@ export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
           <h3>{EXECUTION_TEXT.comingSoon}</h3>
           <MutedText>{EXECUTION_TEXT.comingSoonDescription}</MutedText>
         </Card>
-      </Side>
-    </Layout>
+      </StageSide>
+    </StageColumns>
   );
 }
 
-const Layout = styled.div`
+/** The two-column stage layout, shared with the validation stage. */
+export const StageColumns = styled.div`
   display: grid;
   grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
   gap: ${({ theme }) => theme.space(5)};
@@ -46,7 +47,7 @@ const Layout = styled.div`
   }
 `;
 
-const Side = styled.div`
+export const StageSide = styled.div`
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(5)};

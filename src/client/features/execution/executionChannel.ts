@@ -95,9 +95,17 @@ function errorDetail(event: StreamEvent): string {
  *   data: {"event":"on_chat_model_end","thread_id":"t-1"}
  */
 export function createExecutionAgentChannel(projectId: number, message: string, threadId: string | null): EventChannel<AgentStreamMessage> {
+  return createAgentQueryChannel('/execution/agent', projectId, message, threadId);
+}
+
+/**
+ * A GET agent stream with the message in the query (`/execution/agent`, `/validation/agent`), framed and
+ * ended as `createExecutionAgentChannel` describes.
+ */
+export function createAgentQueryChannel(agentPath: string, projectId: number, message: string, threadId: string | null): EventChannel<AgentStreamMessage> {
   const query = new URLSearchParams({ message });
   if (threadId) query.set('thread_id', threadId);
-  const path = `/execution/agent?${query.toString()}`;
+  const path = `${agentPath}?${query.toString()}`;
   return eventChannel<AgentStreamMessage>((emit) => {
     const controller = new AbortController();
     let finished = false;

@@ -3,13 +3,13 @@ import type { EventChannel } from 'redux-saga';
 import { call, cancelled, put, race, select, take, takeEvery, takeLeading } from 'redux-saga/effects';
 import type { ApproveStepResponse, ExecutionProgress } from '../../../shared/api/execution';
 import type { StageId } from '../../../shared/api/stages';
-import { CHAT, EXECUTION, STAGE_INDEX } from '../../../shared/constants';
-import { errorMessage } from '../../api/apiSlice';
+import { CHAT, EXECUTION, STAGE_INDEX, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
 import { completeStageAndMove, runEndpoint } from '../planning/planningSaga';
 import { executionApi } from './executionApi';
 import { createExecutionAgentChannel, type AgentStreamMessage } from './executionChannel';
-import { nextAutoApproval, nextAutoRetry, toViewSteps } from './executionModel';
+import { createValidationPlan, triggerValidation } from '../validation/validationSaga';
+import { nextAutoApproval, nextAutoRetry, summarise, toViewSteps } from './executionModel';
 import {
   autoApproveToggled,
   autoRetryToggled,
@@ -56,6 +56,9 @@ export function* stepActionWorker(action: ReturnType<typeof stepActionRequested>
   }
 }
 
+/** Projects whose move to validation Auto-Approve has started in this page's life. */
+const autoProceeded = new Set<number>();
+
 /**
  * Auto-approve and auto-retry (part 2 section 4), run on every progress answer and when a toggle is
  * turned on. At most one automatic action per answer: the approval of the next waiting step, else the
@@ -70,6 +73,12 @@ export function* autoActions(projectId: number, progress: ExecutionProgress): Ge
     stepActionRequested({ projectId, planId: progress.id as number, stepNumber, kind, source });
 
   if ((yield select(selectAutoApprove)) as boolean) {
+    // With Auto-Approve on, the move to validation starts by itself once every step completed (once).
+    if (summarise(steps, progress.totalSteps).allCompleted && !autoProceeded.has(projectId)) {
+      autoProceeded.add(projectId);
+      yield put(proceedToValidationRequested({ projectId }));
+      return;
+    }
     const next = nextAutoApproval(steps);
     if (next && !pending[String(next.number)]) {
       yield put(request(next.number, 'approve', 'autoApprove'));
@@ -138,16 +147,23 @@ export function* chatTurnWorker(action: ReturnType<typeof chatMessageSent>): Gen
 const EXECUTION_STAGE = 'execution' satisfies StageId;
 
 /**
- * 'Proceed to Validation Stage': completes the execution stage and makes validation current (part 2
- * section 4, "Move to validation"; stage index 4). Creating and triggering the validation plan belongs
- * to the validation stage's release.
+ * 'Proceed to Validation Stage' (part 2 section 4, "Move to validation"): asks the validation agent for
+ * the plan (`VALIDATION.planPrompt`) and waits for its model-end event, triggers validation with no
+ * message, and on `success` completes the execution stage and makes validation (index 4) current.
  */
 export function* proceedToValidationWorker(action: ReturnType<typeof proceedToValidationRequested>): Generator {
+  const { projectId } = action.payload;
+  let failure: string = VALIDATION_ERRORS.createPlan;
   try {
-    yield call(completeStageAndMove, action.payload.projectId, EXECUTION_STAGE, STAGE_INDEX.validation);
+    yield call(createValidationPlan, projectId);
+    failure = VALIDATION_ERRORS.start;
+    if (!((yield call(triggerValidation, projectId)) as boolean)) throw new Error(VALIDATION_ERRORS.startShort);
+    failure = VALIDATION_ERRORS.moveToValidation;
+    yield call(completeStageAndMove, projectId, EXECUTION_STAGE, STAGE_INDEX.validation);
     yield put(proceedToValidationSucceeded());
   } catch (error) {
-    yield put(proceedToValidationFailed(errorMessage(error)));
+    yield call(logError, 'execution.proceedToValidation', error);
+    yield put(proceedToValidationFailed(failure));
   }
 }
 

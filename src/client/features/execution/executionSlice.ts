@@ -3,16 +3,9 @@ import type { ChatRole } from '../../../shared/constants';
 import { rootReducer } from '../../app/store';
 import { executionApi } from './executionApi';
 import { toViewSteps } from './executionModel';
+import { stepActions, type PendingStepAction, type StepActionKind } from './stepActions';
 
-export type StepActionKind = 'approve' | 'reject' | 'reexecute';
-
-/** An approval, rejection or re-execution sent for a step and not yet reflected in its status. */
-export interface PendingStepAction {
-  id: string;
-  kind: StepActionKind;
-  /** True once the approve-step call answered; from then on a progress answer may clear it. */
-  settled: boolean;
-}
+export type { PendingStepAction, StepActionKind } from './stepActions';
 
 export interface ChatMessage {
   role: ChatRole;
@@ -47,9 +40,6 @@ export interface StepActionRequest {
   source: 'user' | 'autoApprove' | 'autoRetry';
 }
 
-/** Statuses that end a step action's loading state (part 2 section 4), plus the server's `rejected`. */
-const SETTLING_STATUSES = new Set(['in_progress', 'failed', 'rejected']);
-
 export const executionSlice = createSlice({
   name: 'execution',
   initialState,
@@ -63,9 +53,7 @@ export const executionSlice = createSlice({
     /** A step action was asked for; ignored while another action on that step is pending. */
     stepActionRequested: {
       reducer(state, action: PayloadAction<StepActionRequest, string, { id: string }>) {
-        const key = String(action.payload.stepNumber);
-        if (state.pendingActions[key]) return;
-        state.pendingActions[key] = { id: action.meta.id, kind: action.payload.kind, settled: false };
+        stepActions.requested(state.pendingActions, action.payload.stepNumber, action.meta.id, action.payload.kind);
       },
       prepare(request: StepActionRequest) {
         return { payload: request, meta: { id: nanoid() } };
@@ -73,16 +61,11 @@ export const executionSlice = createSlice({
     },
     /** The approve-step call failed (only logged, part 2 section 8): the card is usable again. */
     stepActionFailed(state, action: PayloadAction<{ stepNumber: number; id: string }>) {
-      const key = String(action.payload.stepNumber);
-      if (state.pendingActions[key]?.id === action.payload.id) delete state.pendingActions[key];
+      stepActions.failed(state.pendingActions, action.payload.stepNumber, action.payload.id);
     },
     /** The approve-step call answered with the step's new status. */
     stepActionAnswered(state, action: PayloadAction<{ stepNumber: number; id: string; status: string }>) {
-      const key = String(action.payload.stepNumber);
-      const pending = state.pendingActions[key];
-      if (pending?.id !== action.payload.id) return;
-      if (SETTLING_STATUSES.has(action.payload.status)) delete state.pendingActions[key];
-      else pending.settled = true;
+      stepActions.answered(state.pendingActions, action.payload.stepNumber, action.payload.id, action.payload.status);
     },
 
     /** Ignored when blank or while a reply is in progress (part 2 section 5). */
@@ -128,13 +111,7 @@ export const executionSlice = createSlice({
   extraReducers: (builder) => {
     // A pending action ends when the step shows the result of the call: in progress or failed.
     builder.addMatcher(executionApi.endpoints.getExecutionProgress.matchFulfilled, (state, action) => {
-      if (!Array.isArray(action.payload.steps)) return;
-      for (const step of toViewSteps(action.payload.steps)) {
-        const key = String(step.number);
-        const pending = state.pendingActions[key];
-        if (!pending?.settled) continue;
-        if (SETTLING_STATUSES.has(step.status) || step.status === 'completed') delete state.pendingActions[key];
-      }
+      if (Array.isArray(action.payload.steps)) stepActions.progressed(state.pendingActions, toViewSteps(action.payload.steps));
     });
   },
   selectors: {

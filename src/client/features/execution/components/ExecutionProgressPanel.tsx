@@ -114,7 +114,8 @@ function Toggles(): ReactElement {
   );
 }
 
-function Switch({ label, checked, onChange }: { label: string; checked: boolean; onChange: (on: boolean) => void }): ReactElement {
+/** A labelled on/off switch (a checkbox with role switch), shared with the validation panel. */
+export function Switch({ label, checked, onChange }: { label: string; checked: boolean; onChange: (on: boolean) => void }): ReactElement {
   const id = useId();
   return (
     <SwitchLabel htmlFor={id}>
@@ -140,31 +141,31 @@ function CompletionBanner({ projectId }: { projectId: number }): ReactElement {
   );
 }
 
-const Panel = styled(Card)`
+export const Panel = styled(Card)`
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(4)};
   h2 { font-size: ${({ theme }) => theme.fontSizes.lg}; }
 `;
 
-const Overview = styled.div`
+export const Overview = styled.div`
   display: flex;
   align-items: center;
   gap: ${({ theme }) => theme.space(5)};
 `;
 
-const Facts = styled.div`
+export const Facts = styled.div`
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(1)};
 `;
 
-const Fact = styled.p`
+export const Fact = styled.p`
   margin: 0;
   span { color: ${({ theme }) => theme.colors.textMuted}; }
 `;
 
-const ToggleRow = styled.div`
+export const ToggleRow = styled.div`
   display: flex;
   flex-wrap: wrap;
   gap: ${({ theme }) => theme.space(5)};
@@ -201,7 +202,7 @@ const SwitchLabel = styled.label`
   input:focus-visible + .track { outline: 2px solid ${({ theme }) => theme.colors.focus}; }
 `;
 
-const Banner = styled.div`
+export const Banner = styled.div`
   display: flex;
   flex-wrap: wrap;
   align-items: center;
@@ -213,7 +214,7 @@ const Banner = styled.div`
   background: ${({ theme }) => theme.colors.successSurface};
 `;
 
-const StepList = styled.ol`
+export const StepList = styled.ol`
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(2)};

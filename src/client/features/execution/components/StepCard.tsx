@@ -16,6 +16,8 @@ export interface StepCardProps {
   /** The action sent for this step and not yet reflected in its status. */
   pending: PendingStepAction | undefined;
   onAction: (step: ViewStep, kind: StepActionKind) => void;
+  /** The description of a step that has none: 'Execution Step N' unless the stage says otherwise. */
+  stepDefault?: (n: number) => string;
 }
 
 /**
@@ -25,12 +27,12 @@ export interface StepCardProps {
  * error. A failed or completed step can be re-executed. While an action is pending every action
  * button of the card is disabled and the pending one shows a spinner.
  */
-export function StepCard({ step, pending, onAction }: StepCardProps): ReactElement {
+export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault }: StepCardProps): ReactElement {
   const [expanded, setExpanded] = useState(() => ['in_progress', 'waiting_approval', 'failed'].includes(step.status));
   const [fullOutput, setFullOutput] = useState(false);
   const closeFullOutput = useCallback(() => setFullOutput(false), []);
   const bodyId = useId();
-  const description = step.description || EXECUTION_TEXT.stepDefault(step.number);
+  const description = step.description || stepDefault(step.number);
   const waiting = step.status === 'waiting_approval';
   const rerunnable = step.status === 'failed' || step.status === 'completed';
   const busy = pending !== undefined;
@@ -225,7 +227,8 @@ const code = css`
   overflow-wrap: anywhere;
 `;
 
-const Code = styled.pre`
+/** A block of monospace text (commands, output), shared with the validation plan. */
+export const Code = styled.pre`
   ${code}
 `;
 

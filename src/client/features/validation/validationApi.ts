@@ -1,0 +1,57 @@
+import type {
+  ValidationApproveStepBody,
+  ValidationApproveStepResponse,
+  ValidationPlanResponse,
+  ValidationProgress,
+  ValidationTriggerBody,
+  ValidationTriggerResponse,
+} from '../../../shared/api/validation';
+import { apiSlice } from '../../api/apiSlice';
+
+/** Every validation call names its project explicitly, whatever page dispatched it. */
+const projectHeader = (projectId: number): Record<string, string> => ({ 'Project-Id': String(projectId) });
+
+export interface ValidationApproveArgs extends ValidationApproveStepBody {
+  projectId: number;
+}
+
+/**
+ * The validation calls of part 2 section 7. Plan and progress are polled by the stage every
+ * `VALIDATION.pollMs`; a trigger or an approval refetches them at once.
+ */
+export const validationApi = apiSlice.enhanceEndpoints({ addTagTypes: ['ValidationProgress', 'ValidationPlan'] }).injectEndpoints({
+  endpoints: (build) => ({
+    getValidationPlan: build.query<ValidationPlanResponse, number>({
+      query: (projectId) => ({ url: '/validation/plan', headers: projectHeader(projectId) }),
+      providesTags: (_result, _error, projectId) => [{ type: 'ValidationPlan', id: projectId }],
+    }),
+    getValidationProgress: build.query<ValidationProgress, number>({
+      query: (projectId) => ({ url: '/validation/progress', headers: projectHeader(projectId) }),
+      providesTags: (_result, _error, projectId) => [{ type: 'ValidationProgress', id: projectId }],
+    }),
+    /** The execution stage sends no message (`{}`), the validation stage sends `{ message }`. */
+    triggerValidation: build.mutation<ValidationTriggerResponse, { projectId: number; message?: string }>({
+      query: ({ projectId, message }) => ({
+        url: '/validation/trigger',
+        method: 'POST',
+        headers: projectHeader(projectId),
+        body: (message === undefined ? {} : { message }) satisfies ValidationTriggerBody,
+      }),
+      invalidatesTags: (_result, _error, { projectId }) => [
+        { type: 'ValidationProgress', id: projectId },
+        { type: 'ValidationPlan', id: projectId },
+      ],
+    }),
+    approveValidationStep: build.mutation<ValidationApproveStepResponse, ValidationApproveArgs>({
+      query: ({ projectId, ...body }) => ({
+        url: '/validation/approve-step',
+        method: 'POST',
+        headers: projectHeader(projectId),
+        body: body satisfies ValidationApproveStepBody,
+      }),
+      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ValidationProgress', id: projectId }],
+    }),
+  }),
+});
+
+export const { useGetValidationPlanQuery, useGetValidationProgressQuery } = validationApi;

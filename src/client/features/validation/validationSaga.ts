@@ -1,0 +1,198 @@
+import type { PayloadAction, UnknownAction } from '@reduxjs/toolkit';
+import type { EventChannel } from 'redux-saga';
+import { call, put, select, take, takeEvery, takeLatest } from 'redux-saga/effects';
+import type { DocumentationResponse } from '../../../shared/api/documentation';
+import type { ValidationApproveStepResponse, ValidationPlanResponse, ValidationProgress, ValidationTriggerResponse } from '../../../shared/api/validation';
+import type { StageId } from '../../../shared/api/stages';
+import { DOCUMENTATION, DOCUMENTATION_ERRORS, isDocumentationMissing, isQuickstartMissing, VALIDATION, VALIDATION_ERRORS } from '../../../shared/constants';
+import { logError } from '../../common/log';
+import { createAgentStreamChannel, type AgentStreamEvent } from '../chat/streamChannel';
+import { documentationApi } from '../documentation/documentationApi';
+import { createAgentQueryChannel, type AgentStreamMessage } from '../execution/executionChannel';
+import { nextAutoApproval, summarise, toViewSteps } from '../execution/executionModel';
+import { runEndpoint } from '../planning/planningSaga';
+import { stagesApi } from '../stages/stagesApi';
+import { validationApi } from './validationApi';
+import {
+  autoApproveToggled,
+  documentationDone,
+  documentationFailed,
+  documentationGenerating,
+  documentationRequested,
+  selectValidationAutoApprove,
+  selectValidationPending,
+  stepActionAnswered,
+  stepActionFailed,
+  stepActionRequested,
+  validationStageOpened,
+  validationStartEnded,
+  validationStartFailed,
+  validationStartProgressed,
+} from './validationSlice';
+
+const VALIDATION_STAGE = 'validation' satisfies StageId;
+
+/**
+ * Streams `VALIDATION.planPrompt` to the validation agent (GET /api/validation/agent) until its
+ * model-end event; the agent saves the plan on the way. Throws on a failed stream.
+ */
+export function* createValidationPlan(projectId: number): Generator {
+  const channel = (yield call(createAgentQueryChannel, '/validation/agent', projectId, VALIDATION.planPrompt, null)) as EventChannel<AgentStreamMessage>;
+  try {
+    for (;;) {
+      const event = (yield take(channel)) as AgentStreamMessage;
+      if (event.type === 'agentStream/ended') return;
+      if (event.type === 'agentStream/failed') throw new Error(event.message);
+    }
+  } finally {
+    channel.close();
+  }
+}
+
+/** POST /api/validation/trigger; true when it answered `success`. `message` undefined sends `{}` (the execution stage). */
+export function* triggerValidation(projectId: number, message?: string): Generator<unknown, boolean> {
+  const answer = (yield call(
+    runEndpoint<ValidationTriggerResponse>,
+    validationApi.endpoints.triggerValidation.initiate(message === undefined ? { projectId } : { projectId, message }),
+  )) as ValidationTriggerResponse;
+  return answer.status === VALIDATION.successStatus;
+}
+
+/** One step action (POST /api/validation/approve-step); failures are only logged (part 2 section 8). */
+export function* stepActionWorker(action: ReturnType<typeof stepActionRequested>): Generator {
+  const { projectId, stepNumber, kind } = action.payload;
+  const pending = (yield select(selectValidationPending)) as ReturnType<typeof selectValidationPending>;
+  if (pending[String(stepNumber)]?.id !== action.meta.id) return;
+  try {
+    const answer = (yield call(
+      runEndpoint<ValidationApproveStepResponse>,
+      validationApi.endpoints.approveValidationStep.initiate({ projectId, step_number: stepNumber, approved: kind !== 'reject' }),
+    )) as ValidationApproveStepResponse;
+    yield put(stepActionAnswered({ stepNumber, id: action.meta.id, status: answer.status }));
+  } catch (error) {
+    yield call(logError, 'validation.approveStep', error);
+    yield put(stepActionFailed({ stepNumber, id: action.meta.id }));
+  }
+}
+
+/**
+ * The stage opened: when the project has no validation steps yet, the plan is created (unless the
+ * agent already wrote one) and validation triggered with `{ message }`.
+ */
+export function* startValidationWorker(action: ReturnType<typeof validationStageOpened>): Generator {
+  const { projectId } = action.payload;
+  try {
+    const progress = (yield call(runEndpoint<ValidationProgress>, validationApi.endpoints.getValidationProgress.initiate(projectId, { forceRefetch: true }))) as ValidationProgress;
+    if (Array.isArray(progress.steps) && progress.steps.length) return;
+    const plan = (yield call(runEndpoint<ValidationPlanResponse>, validationApi.endpoints.getValidationPlan.initiate(projectId, { forceRefetch: true }))) as ValidationPlanResponse;
+    if (plan.status !== 'ready' && plan.status !== 'planning') {
+      yield put(validationStartProgressed('planning'));
+      try {
+        yield call(createValidationPlan, projectId);
+      } catch (error) {
+        yield call(logError, 'validation.createPlan', error);
+        yield put(validationStartFailed(VALIDATION_ERRORS.createPlan));
+        return;
+      }
+    }
+    yield put(validationStartProgressed('triggering'));
+    if (!((yield call(triggerValidation, projectId, VALIDATION.triggerMessage)) as boolean)) throw new Error('trigger refused');
+    yield put(validationStartEnded());
+  } catch (error) {
+    yield call(logError, 'validation.start', error);
+    yield put(validationStartFailed(VALIDATION_ERRORS.startProcess));
+  }
+}
+
+/** Streams the documentation generation (POST /api/documentation/generate) until its end event. */
+function* generateDocumentation(): Generator {
+  const channel = (yield call(createAgentStreamChannel, {
+    path: '/documentation/generate',
+    body: { message: DOCUMENTATION.generatePrompt },
+  })) as EventChannel<AgentStreamEvent>;
+  try {
+    for (;;) {
+      const event = (yield take(channel)) as AgentStreamEvent;
+      if (event.type === 'stream/ended') return;
+      if (event.type === 'stream/failed') throw new Error(event.message);
+    }
+  } finally {
+    channel.close();
+  }
+}
+
+/**
+ * Every validation step completed (part 2 section 4): the documentation is read; if it or the quick
+ * start is missing it is generated; the validation stage is marked completed; then the page goes home.
+ */
+export function* documentationWorker(action: ReturnType<typeof documentationRequested>): Generator {
+  const { projectId } = action.payload;
+  try {
+    const current = (yield call(
+      runEndpoint<DocumentationResponse>,
+      documentationApi.endpoints.getCurrentDocumentation.initiate(projectId, { forceRefetch: true }),
+    )) as DocumentationResponse;
+    if (isDocumentationMissing(current.documentation) || isQuickstartMissing(current.quickstart)) {
+      yield put(documentationGenerating());
+      yield call(generateDocumentation);
+      yield call(runEndpoint, documentationApi.endpoints.getCurrentDocumentation.initiate(projectId, { forceRefetch: true }));
+    }
+  } catch (error) {
+    yield call(logError, 'validation.documentation', error);
+    yield put(documentationFailed(DOCUMENTATION_ERRORS.loadOrGenerate));
+    return;
+  }
+  try {
+    yield call(runEndpoint, stagesApi.endpoints.updateStage.initiate({ projectId, stageId: VALIDATION_STAGE, changes: { is_completed: true } }));
+  } catch (error) {
+    yield call(logError, 'validation.completeStage', error);
+  }
+  yield put(documentationDone());
+}
+
+/**
+ * On every progress answer and when Auto-Approve is turned on: approves the next waiting step (never a
+ * dangerous one); makes the trigger call when a step failed (once per set of failed steps); and starts
+ * the documentation once every step completed.
+ */
+export function* progressWatcher(): Generator {
+  let last: { projectId: number; progress: ValidationProgress } | null = null;
+  const triggeredFor = new Set<string>();
+  const documented = new Set<number>();
+  const fulfilled = validationApi.endpoints.getValidationProgress.matchFulfilled;
+  for (;;) {
+    const action = (yield take([fulfilled, autoApproveToggled.type])) as UnknownAction;
+    if (fulfilled(action)) last = { projectId: action.meta.arg.originalArgs, progress: action.payload };
+    else if (!(action as PayloadAction<boolean>).payload) continue;
+    if (!last || !Array.isArray(last.progress.steps)) continue;
+    const { projectId } = last;
+    const steps = toViewSteps(last.progress.steps);
+    const pending = (yield select(selectValidationPending)) as ReturnType<typeof selectValidationPending>;
+    if ((yield select(selectValidationAutoApprove)) as boolean) {
+      const next = nextAutoApproval(steps);
+      if (next && !pending[String(next.number)]) yield put(stepActionRequested({ projectId, stepNumber: next.number, kind: 'approve', source: 'autoApprove' }));
+    }
+    const failed = steps.filter((s) => s.status === 'failed').map((s) => s.number);
+    const failedKey = `${projectId}:${failed.join(',')}`;
+    if (failed.length && !triggeredFor.has(failedKey)) {
+      triggeredFor.add(failedKey);
+      try {
+        yield call(triggerValidation, projectId, VALIDATION.triggerMessage);
+      } catch (error) {
+        yield call(logError, 'validation.trigger', error);
+      }
+    }
+    if (summarise(steps).allCompleted && !documented.has(projectId)) {
+      documented.add(projectId);
+      yield put(documentationRequested({ projectId }));
+    }
+  }
+}
+
+/** The validation stage's workflows (STYLE.md habit 2). */
+export function* validationSaga(): Generator {
+  yield takeEvery(stepActionRequested.type, stepActionWorker);
+  yield takeLatest(validationStageOpened.type, startValidationWorker);
+  yield takeLatest(documentationRequested.type, documentationWorker);
+  yield call(progressWatcher);
+}
