@@ -8,9 +8,10 @@ const BUDGET = 0.7;
 
 /**
  * The hot polls against the bare Fastify route, each as a 200 (a poll without If-None-Match) and as a
- * 304 (the poll a browser makes while nothing changes): execution progress (session, Project-Id, an
- * 8-step plan), the credits balance, a project's costs and its container status. Budget: ≥ 70% of the
- * bare route (ARCHITECTURE.md, "Performance budgets"); a summary at the end flags any below.
+ * 304 (the poll a browser makes while nothing changes): execution and validation progress (session,
+ * Project-Id, an 8-step plan each), the credits balance, a project's costs and its container status.
+ * Budget: ≥ 70% of the bare route (ARCHITECTURE.md, "Performance budgets"); a summary at the end flags
+ * any below.
  *
  * Each target is measured in slices alternating with the bare route (the run's reference is one
  * measurement at the start), so that load from anything else on the machine weighs on both sides.
@@ -26,9 +27,13 @@ export async function benchProgress(app: FastifyInstance, database: Database, ba
   const withProject = { ...headers, 'project-id': String(projectId) };
   const trigger = await app.inject({ method: 'POST', url: '/api/execution/trigger', headers: withProject, payload: { message: 'Start execution' } });
   if (trigger.statusCode !== 200) throw new Error(`trigger failed: ${trigger.body}`);
+  await database.db.insert(planningDocuments).values({ projectId, kind: 'validation', content: PLAN });
+  const validation = await app.inject({ method: 'POST', url: '/api/validation/trigger', headers: withProject, payload: {} });
+  if (validation.statusCode !== 200) throw new Error(`validation trigger failed: ${validation.body}`);
 
   const polls: Array<{ name: string; url: string; headers: Record<string, string> }> = [
     { name: 'GET /api/execution/progress (8 steps)', url: `${base}/api/execution/progress`, headers: withProject },
+    { name: 'GET /api/validation/progress (8 steps)', url: `${base}/api/validation/progress`, headers: withProject },
     { name: 'GET /api/user/credits', url: `${base}/api/user/credits`, headers },
     { name: 'GET /api/projects/{id}/costs', url: `${base}/api/projects/${projectId}/costs`, headers },
     { name: 'GET /api/sandboxes/{id}/status', url: `${base}/api/sandboxes/${projectId}/status`, headers },
