@@ -1,6 +1,7 @@
 import { count, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { executionPlans, executionSteps, projects } from '../../db/schema';
+import type { StepTables } from '../../db/schema/stepTables';
 import { conflict } from '../../errors';
 import type { ApproveStepResponse, ExecutionApproveStepBody, ExecutionProgress, Step } from '../../../shared/api/execution';
 import type { StatusResponse } from '../../../shared/api/common';
@@ -67,7 +68,7 @@ export interface StepActivityTypes {
  */
 export function createStepActivityRecorder(
   activity: Pick<ActivityService, 'record'>,
-  stepsTable: typeof executionSteps,
+  stepsTable: StepTables['steps'],
   types: StepActivityTypes,
 ): (tx: Tx, project: StepProject, planId: number, step: EndedStep) => Promise<void> {
   return async (tx, project, planId, step) => {
