@@ -2,31 +2,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { SandboxDriver, SandboxPty, SandboxRef } from '../../../src/server/sandbox/driver';
+import type { SandboxDriver, SandboxRef } from '../../../src/server/sandbox/driver';
 import { createLocalDriver } from '../../../src/server/sandbox/local/localDriver';
 import { slirpAvailable } from '../../../src/server/sandbox/local/userNetwork';
+import { waitFor } from './ptyHelpers';
 import { readZip, streamToBuffer } from './zipHelpers';
 
 const limits = { network: true, memoryMb: 8192, maxProcesses: 256, cpuSeconds: 600 };
-
-/** Collects pty output until `pattern` shows up. */
-function waitFor(shell: SandboxPty, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => {
-      sub.dispose();
-      reject(new Error(`timed out waiting for ${pattern}; saw ${JSON.stringify(seen.slice(-500))}`));
-    }, timeoutMs);
-    const sub = shell.onData((d) => {
-      seen += d;
-      if (pattern.test(seen)) {
-        clearTimeout(timer);
-        sub.dispose();
-        resolve(seen);
-      }
-    });
-  });
-}
 
 describe('local sandbox driver (bubblewrap, for real)', () => {
   let dataDir: string;
