@@ -21,7 +21,8 @@ import { createBackupStore } from '../backups';
 import { tarToZip } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
-import { GITIGNORE, HISTORY_FORMAT, parseHistory, stepCommitMessage, WORKSPACE_FOLDERS } from '../workspaceLayout';
+import { createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
+import { HISTORY_FORMAT, parseHistory, stepCommitMessage } from '../workspaceLayout';
 
 export interface LocalDriverOptions {
   /** DATA_DIR/sandboxes: one folder per project with `workspace/`, `backups/` and `etc/`. */
@@ -39,12 +40,6 @@ export interface LocalDriverOptions {
   log?: NetworkLog;
 }
 
-const GIT_IDENTITY = {
-  GIT_AUTHOR_NAME: 'DevOps Agents',
-  GIT_AUTHOR_EMAIL: 'agent@devops-agents.local',
-  GIT_COMMITTER_NAME: 'DevOps Agents',
-  GIT_COMMITTER_EMAIL: 'agent@devops-agents.local',
-};
 
 interface Running {
   children: Set<ChildProcess>;
@@ -200,21 +195,9 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   };
 
   const git = (s: SandboxRef, args: string[], readOnly = false) =>
-    run(s, ['git', ...args], { readOnly, env: { ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1' } });
+    run(s, ['git', ...args], { readOnly, env: GIT_IDENTITY });
 
-  const createFresh = async (s: SandboxRef): Promise<void> => {
-    const script = [
-      'set -e',
-      `mkdir -p ${WORKSPACE_FOLDERS.join(' ')}`,
-      'chmod 700 ssh-keys',
-      `printf '%s' "$1" > .gitignore`,
-      'git init -q -b main',
-      'git add -A',
-      'git commit -q -m "Workspace created"',
-    ].join('\n');
-    const result = await run(s, ['bash', '-c', script, 'init', GITIGNORE], { env: GIT_IDENTITY });
-    if (result.code !== 0) throw new SandboxError('failed', `Creating the workspace failed: ${result.stderr.trim()}`);
-  };
+
 
   /** Workspace present (restored or created); serialised per project by the caller's lock. */
   const bringUp = async (s: SandboxRef): Promise<void> => {
@@ -224,7 +207,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     try {
       makeWorkspace(s);
       try {
-        if (!(await restoreLatest(s))) await createFresh(s);
+        if (!(await restoreLatest(s))) await createFreshWorkspace(run, s);
       } catch (err) {
         fs.rmSync(workspaceDir(s), { recursive: true, force: true });
         throw err;
@@ -413,7 +396,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       const result = await run(
         s,
         ['bash', '-c', 'set -e; git add -A; git commit -q --allow-empty --no-verify -F - <<<"$1"; git rev-parse HEAD', 'commit', message],
-        { env: { ...GIT_IDENTITY, GIT_CONFIG_NOSYSTEM: '1' } },
+        { env: GIT_IDENTITY },
       );
       if (result.code !== 0) throw new SandboxError('failed', `Committing step ${stepNumber} failed: ${result.stderr.trim()}`);
       return result.stdout.trim();
