@@ -168,7 +168,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const hasWorkload = [...ids].some((id) => !DATA_SERVICES.has(id));
   if (!hasWorkload && ids.size === 0) ids.add('web');
 
-  let proxy = chosenProxy(facts);
+  const proxy = chosenProxy(facts);
   const domain = facts.noDomain ? undefined : facts.domain;
   let tls = Boolean(proxy && domain);
   if (facts.tls && !domain) {

@@ -36,22 +36,22 @@ function loadMermaid(): Promise<MermaidApi> {
  */
 export function MermaidDiagram({ source }: { source: string }): ReactElement {
   const id = `mermaid-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
-  const [svg, setSvg] = useState<string | null>(null);
-  const [failed, setFailed] = useState(false);
+  // The outcome is kept with the source it is for, so a new source shows as text until it is drawn.
+  const [drawn, setDrawn] = useState<{ source: string; svg: string | null } | null>(null);
+  const svg = drawn?.source === source ? drawn.svg : null;
+  const failed = drawn?.source === source && drawn.svg === null;
   const figureRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     let live = true;
-    setSvg(null);
-    setFailed(false);
     loadMermaid()
       .then((mermaid) => mermaid.render(id, source))
       .then((result) => {
-        if (live) setSvg(result.svg);
+        if (live) setDrawn({ source, svg: result.svg });
       })
       .catch((error: unknown) => {
         logError('mermaid', error);
-        if (live) setFailed(true);
+        if (live) setDrawn({ source, svg: null });
       });
     return () => {
       live = false;
