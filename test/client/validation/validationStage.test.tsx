@@ -150,8 +150,10 @@ describe('validation stage', () => {
     expect(within(banner.parentElement!).getByRole('button', { name: VALIDATION_TEXT.viewDetails })).toBeInTheDocument();
     expect(await screen.findByText(VALIDATION_TEXT.generatingDocumentation)).toBeInTheDocument();
     expect(fake.generations).toEqual([{ message: DOCUMENTATION.generatePrompt }]);
+    expect(fake.stageUpdates).toEqual([]);
     releaseGeneration();
     expect(await screen.findByRole('heading', { name: 'Project home' })).toBeInTheDocument();
+    expect(fake.stageUpdates).toEqual([{ projectId: String(PROJECT), stageId: 'validation', body: { is_completed: true } }]);
   });
 
   it('all complete with documentation present: no generation, straight to the project home', async () => {
@@ -160,6 +162,7 @@ describe('validation stage', () => {
     renderStage();
     expect(await screen.findByRole('heading', { name: 'Project home' })).toBeInTheDocument();
     expect(fake.generations).toEqual([]);
+    expect(fake.stageUpdates).toEqual([{ projectId: String(PROJECT), stageId: 'validation', body: { is_completed: true } }]);
   });
 
   it('shows the create-plan error when the agent fails', async () => {
