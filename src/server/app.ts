@@ -5,6 +5,7 @@ import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppConfig } from './config';
 import type { Database } from './db/client';
+import { agentRateLimitPlugin } from './plugins/agentRateLimit';
 import { docsPlugin } from './plugins/docs';
 import { errorsPlugin, frameworkErrors } from './plugins/errors';
 import { requestInputPlugin } from './plugins/requestInput';
@@ -69,6 +70,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(requestInputPlugin);
   await app.register(sessionPlugin);
   await app.register(docsPlugin);
+  await app.register(agentRateLimitPlugin);
 
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
