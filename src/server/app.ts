@@ -5,8 +5,10 @@ import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppConfig } from './config';
 import type { Database } from './db/client';
+import { agentRateLimitPlugin } from './plugins/agentRateLimit';
 import { docsPlugin } from './plugins/docs';
-import { errorsPlugin } from './plugins/errors';
+import { errorsPlugin, frameworkErrors } from './plugins/errors';
+import { requestInputPlugin } from './plugins/requestInput';
 import { servicesPlugin } from './plugins/services';
 import { sessionPlugin } from './plugins/session';
 import { staticFilesPlugin } from './plugins/staticFiles';
@@ -53,6 +55,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false } },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(cookie);
@@ -64,8 +67,10 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await app.register(servicesPlugin, { config, database: options.database });
   await app.register(errorsPlugin);
+  await app.register(requestInputPlugin);
   await app.register(sessionPlugin);
   await app.register(docsPlugin);
+  await app.register(agentRateLimitPlugin);
 
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');

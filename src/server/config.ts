@@ -34,6 +34,7 @@ const EnvSchema = Type.Object({
   SESSION_IDLE_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 }),
   SESSION_ABSOLUTE_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 }),
   LOGIN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  AGENT_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
   GITHUB_APP_ID: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   GITHUB_APP_PRIVATE_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GITHUB_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
@@ -99,6 +100,7 @@ const DEFAULTS: Record<string, string> = {
   SESSION_IDLE_HOURS: '72',
   SESSION_ABSOLUTE_HOURS: '720',
   LOGIN_RATE_LIMIT_PER_MINUTE: '20',
+  AGENT_RATE_LIMIT_PER_MINUTE: '60',
   SANDBOX_NETWORK: 'true',
   SANDBOX_MEMORY_MB: '8192',
   SANDBOX_MAX_PROCESSES: '512',
@@ -122,6 +124,7 @@ const NUMERIC = new Set([
   'SESSION_IDLE_HOURS',
   'SESSION_ABSOLUTE_HOURS',
   'LOGIN_RATE_LIMIT_PER_MINUTE',
+  'AGENT_RATE_LIMIT_PER_MINUTE',
   'SIGNUP_CREDIT_USD',
   'PRICE_INPUT_PER_MILLION_USD',
   'PRICE_OUTPUT_PER_MILLION_USD',
@@ -244,6 +247,8 @@ export interface AppConfig {
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
   loginRateLimitPerMinute: number;
+  /** Agent turns a person may start per minute, over every agent route together. */
+  agentRateLimitPerMinute: number;
   github: GithubAppConfig | undefined;
   /** Planning agents: language models, user-secret encryption, local repositories. */
   planning: PlanningConfig;
@@ -301,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionIdleMs: e.SESSION_IDLE_HOURS * 3_600_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    agentRateLimitPerMinute: e.AGENT_RATE_LIMIT_PER_MINUTE,
     planning: planningConfig(e),
     allowedOrigins: (e.ALLOWED_ORIGINS ?? '')
       .split(',')
