@@ -47,7 +47,7 @@ describe.each(databaseKinds())('hot polls from memory (%s)', (kind) => {
     await database.destroy();
   });
 
-  const polls = () => [
+  const polls = (): Array<{ url: string; headers: Record<string, string> }> => [
     { url: '/api/execution/progress', headers: { 'project-id': String(projectId) } },
     { url: '/api/validation/progress', headers: { 'project-id': String(projectId) } },
     { url: '/api/user/credits', headers: {} },
