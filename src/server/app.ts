@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import websocket from '@fastify/websocket';
@@ -10,6 +10,7 @@ import { docsPlugin } from './plugins/docs';
 import { errorsPlugin, frameworkErrors } from './plugins/errors';
 import { requestInputPlugin } from './plugins/requestInput';
 import { servicesPlugin } from './plugins/services';
+import { requestLogPlugin } from './plugins/requestLog';
 import { sessionPlugin } from './plugins/session';
 import { staticFilesPlugin } from './plugins/staticFiles';
 import { activityRoutes } from './routes/activity';
@@ -50,6 +51,8 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       level: config.logLevel,
       redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
     },
+    // requestLogPlugin logs what matters (errors, slow requests) instead of two lines per request.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false } },
@@ -68,6 +71,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(servicesPlugin, { config, database: options.database });
   await app.register(errorsPlugin);
   await app.register(requestInputPlugin);
+  await app.register(requestLogPlugin);
   await app.register(sessionPlugin);
   await app.register(docsPlugin);
   await app.register(agentRateLimitPlugin);

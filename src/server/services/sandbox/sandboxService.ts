@@ -28,6 +28,8 @@ export const NOT_RUNNING = 'The sandbox is not running';
  * again after this long, keeping its ETag when nothing changed. Our own start/stop/backup drop it at once.
  */
 export const CONTAINER_STATUS_MAX_AGE_MS = 5_000;
+/** Projects whose last backup time is kept in memory at most. */
+const MAX_SYNC_TIMES = 100_000;
 
 /** The sandbox's Linux user: `user_{installationId}_{projectId}` (the folder download is named after it). */
 export const sandboxUsername = (project: ScopedProject): string => `user_${project.installationId}_${project.id}`;
@@ -72,9 +74,24 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
     return row;
   };
 
+  /**
+   * Each project's last backup time as the status poll shows it: read once, then kept up by `upsert`
+   * (every write of the sandboxes table is here), so reloading a container's status asks only the driver.
+   */
+  const syncTimes = new Map<number, Date | null>();
+  const syncTimeOf = async (projectId: number): Promise<Date | null> => {
+    const known = syncTimes.get(projectId);
+    if (known !== undefined) return known;
+    const time = (await rowOf(projectId))?.lastSyncTime ?? null;
+    if (syncTimes.size >= MAX_SYNC_TIMES) syncTimes.delete(syncTimes.keys().next().value as number);
+    syncTimes.set(projectId, time);
+    return time;
+  };
+
   const upsert = async (project: ScopedProject, set: Partial<typeof sandboxes.$inferInsert>): Promise<void> => {
     const values = { projectId: project.id, username: sandboxUsername(project), ...set, updatedAt: new Date() };
     await db.insert(sandboxes).values(values).onConflictDoUpdate({ target: sandboxes.projectId, set: { ...set, updatedAt: new Date() } });
+    if (set.lastSyncTime !== undefined) syncTimes.set(project.id, set.lastSyncTime);
   };
 
   /** Maps driver failures a client caused (a stopped sandbox, a bad folder) to their HTTP answers. */
@@ -92,8 +109,8 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
 
   async function containerStatus(project: ScopedProject): Promise<ContainerStatusResponse> {
     const ref = refOf(project);
-    const [status, row] = await Promise.all([driver.status(ref), rowOf(project.id)]);
-    return { container_status: status, username: ref.username, last_sync_time: row?.lastSyncTime?.toISOString() ?? null };
+    const [status, lastSyncTime] = await Promise.all([driver.status(ref), syncTimeOf(project.id)]);
+    return { container_status: status, username: ref.username, last_sync_time: lastSyncTime?.toISOString() ?? null };
   }
 
   /** `{installationId}.{projectId}`: the username needs both. */
