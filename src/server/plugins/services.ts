@@ -23,7 +23,7 @@ import { createInProcessEventBus, type EventBus } from '../services/execution/ev
 import { createExecutionService, type ExecutionService } from '../services/execution/executionService';
 import { createValidationService, type ValidationService } from '../services/validation/validationService';
 import { createDocumentationService, type DocumentationService } from '../services/documentation/documentationService';
-import type { TerminalCommandEvent } from '../../shared/api/terminal';
+import type { TerminalStreamEvent } from '../../shared/api/terminal';
 
 export interface Services {
   /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */
@@ -48,7 +48,7 @@ export interface Services {
   /** The execution stage: steps from the implementation plan, approvals, runs, progress from memory. */
   execution: ExecutionService;
   /** Commands the execution agent runs, for the terminal's command stream (in-process; Redis later). */
-  executionCommands: EventBus<TerminalCommandEvent>;
+  executionCommands: EventBus<TerminalStreamEvent>;
   /** The validation stage: the agent's plan of read-only checks, approvals, runs (the execution step runner). */
   validation: ValidationService;
   /** Each project's documentation and quick start, written after validation. */
@@ -85,7 +85,7 @@ export const servicesPlugin = fp(
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
     const sandbox = createSandboxService({ db, driver: sandboxDriver });
-    const executionCommands = createInProcessEventBus<TerminalCommandEvent>();
+    const executionCommands = createInProcessEventBus<TerminalStreamEvent>();
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });
     app.decorate('config', opts.config);
