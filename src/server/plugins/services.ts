@@ -23,7 +23,7 @@ import { createInProcessEventBus, topicsOf, type EventBus } from '../services/ex
 import { createExecutionService, type ExecutionService } from '../services/execution/executionService';
 import { createValidationService, type ValidationService } from '../services/validation/validationService';
 import { createDocumentationService, type DocumentationService } from '../services/documentation/documentationService';
-import type { TerminalCommandEvent } from '../../shared/api/terminal';
+import type { TerminalStreamEvent } from '../../shared/api/terminal';
 
 export interface Services {
   /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */
@@ -50,7 +50,7 @@ export interface Services {
   /** Every event that crosses requests or replicas (in-process; Redis pub/sub when REDIS_URL is set). */
   events: EventBus<unknown>;
   /** Commands the execution agent runs, for the terminal's command stream (topics of `events`). */
-  executionCommands: EventBus<TerminalCommandEvent>;
+  executionCommands: EventBus<TerminalStreamEvent>;
   /** The validation stage: the agent's plan of read-only checks, approvals, runs (the execution step runner). */
   validation: ValidationService;
   /** Each project's documentation and quick start, written after validation. */
@@ -93,7 +93,7 @@ export const servicesPlugin = fp(
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
     const sandbox = createSandboxService({ db, driver: sandboxDriver });
-    const executionCommands = topicsOf<TerminalCommandEvent>(events);
+    const executionCommands = topicsOf<TerminalStreamEvent>(events);
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });
     app.decorate('config', opts.config);
