@@ -128,15 +128,17 @@ const Card = styled.li<{ $status: string }>`
   background: ${({ theme }) => theme.colors.surfaceRaised};
 `;
 
+/** Wraps on a narrow screen: the quick actions go under the title instead of squeezing it to nothing. */
 const Header = styled.div`
   display: flex;
+  flex-wrap: wrap;
   align-items: center;
   gap: ${({ theme }) => theme.space(2)};
   padding-right: ${({ theme }) => theme.space(3)};
 `;
 
 const Toggle = styled.button`
-  flex: 1;
+  flex: 1 1 240px;
   display: flex;
   align-items: center;
   gap: ${({ theme }) => theme.space(3)};
@@ -183,6 +185,7 @@ const Chevron = styled.span`
 const QuickActions = styled.div`
   display: flex;
   flex: none;
+  margin-left: auto;
   gap: ${({ theme }) => theme.space(1.5)};
 `;
 
