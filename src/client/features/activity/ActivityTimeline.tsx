@@ -19,7 +19,7 @@ const CATEGORY_KEYS = Object.keys(ACTIVITY_CATEGORIES) as ActivityCategory[];
 export function activityTitle(activity: Activity): string {
   const label = ACTIVITY_TEXT.typeLabels[activity.activity_type];
   if (label === undefined) return ACTIVITY.unknownType;
-  const step = (activity.activity_data as Record<string, unknown>).step_number;
+  const step = activity.activity_data.step_number;
   return activity.activity_type.endsWith('_FAILED') && typeof step === 'number' ? `${label} (step ${step})` : label;
 }
 
