@@ -25,7 +25,9 @@ async function photograph(page: Page, name: string): Promise<void> {
     await page.setViewportSize(size);
     // Layout settles in the next frames (ResizeObserver, xterm fit): wait for two of them, not a fixed time.
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}x${size.height}.png`), fullPage: true });
+    // What a person sees first, and the whole page.
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}x${size.height}.png`) });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}x${size.height}-full.png`), fullPage: true });
   }
 }
 

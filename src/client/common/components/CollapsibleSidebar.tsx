@@ -34,6 +34,7 @@ export function CollapsibleSidebar({ label, heading, toggleLabel, open, onOpenCh
         {heading}
         <Toggle type="button" aria-expanded={isOpen} aria-controls={bodyId} onClick={toggle}>
           {toggleLabel}
+          <span aria-hidden="true">{isOpen ? ' ▴' : ' ▾'}</span>
         </Toggle>
       </Top>
       <Body id={bodyId} data-open={isOpen}>
@@ -61,8 +62,7 @@ const Toggle = styled.button`
   background: ${({ theme }) => theme.colors.surfaceRaised};
   font-weight: 600;
   cursor: pointer;
-  &::after { content: ' ▾'; }
-  &[aria-expanded='true']::after { content: ' ▴'; }
+  white-space: pre;
   @media (max-width: ${PHONE_MAX_WIDTH}px) {
     display: inline-flex;
   }

@@ -140,6 +140,7 @@ const Header = styled.div`
 const Toggle = styled.button`
   flex: 1 1 240px;
   display: flex;
+  flex-wrap: wrap;
   align-items: center;
   gap: ${({ theme }) => theme.space(3)};
   min-width: 0;
@@ -164,8 +165,9 @@ const StepNumber = styled.span`
   font-size: ${({ theme }) => theme.fontSizes.sm};
 `;
 
+/** On a phone the status goes under the title rather than taking its width. */
 const Title = styled.span`
-  flex: 1;
+  flex: 1 1 180px;
   min-width: 0;
   font-weight: 600;
   overflow-wrap: anywhere;
