@@ -14,6 +14,8 @@ const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Liter
 /** Kubernetes object names: a namespace is a DNS label, a runtime or storage class a DNS subdomain. */
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$';
+/** The sandbox toolbox image `npm run sandbox:image` builds (sandbox/toolbox-packages.txt): the docker and kubernetes default. */
+export const TOOLBOX_IMAGE = 'devops-agents-toolbox:bookworm';
 /** A per-agent model: `provider:model`, `provider:` or a bare model name. */
 const AGENT_MODEL_PATTERN = '^((openai|anthropic|offline):)?[A-Za-z0-9._:/@-]*$';
 
@@ -59,12 +61,12 @@ const EnvSchema = Type.Object({
   LOCAL_REPOS_DIR: Type.Optional(Type.String({ minLength: 1 })),
   SANDBOX_DRIVER: Type.Union([Type.Literal('local'), Type.Literal('docker'), Type.Literal('kubernetes')], { default: 'local' }),
   SANDBOX_DOCKER_HOST: Type.Optional(Type.String({ pattern: '^(unix://|tcp://|https?://|npipe://)' })),
-  SANDBOX_DOCKER_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: 'buildpack-deps:bookworm-scm' }),
+  SANDBOX_DOCKER_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: TOOLBOX_IMAGE }),
   SANDBOX_DOCKER_RUNTIME: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]+$' })),
   SANDBOX_DOCKER_CPUS: Type.Number({ minimum: 0, maximum: 1_024 }),
   SANDBOX_KUBECONFIG: Type.Optional(Type.String({ minLength: 1 })),
   SANDBOX_KUBERNETES_NAMESPACE: Type.String({ pattern: DNS_LABEL, default: 'devops-agents' }),
-  SANDBOX_KUBERNETES_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: 'buildpack-deps:bookworm-scm' }),
+  SANDBOX_KUBERNETES_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: TOOLBOX_IMAGE }),
   SANDBOX_KUBERNETES_RUNTIME_CLASS: Type.Optional(Type.String({ pattern: DNS_SUBDOMAIN })),
   SANDBOX_KUBERNETES_STORAGE_CLASS: Type.Optional(Type.String({ pattern: DNS_SUBDOMAIN })),
   SANDBOX_KUBERNETES_STORAGE_SIZE: Type.String({ pattern: '^[1-9][0-9]{0,5}(Mi|Gi|Ti)$', default: '10Gi' }),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import fp from 'fastify-plugin';
 import { DB_INT_MAX, ID_PATTERN } from '../../shared/api/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from '../errors';
 
 interface AjvIssue {
   instancePath?: string;
@@ -77,6 +78,8 @@ export const errorsPlugin = fp(
         if (status === 429) return reply.status(429).send({ detail: error.message || 'Too many requests' });
         return reply.status(status).send({ detail: error.message });
       }
+      // A dependency we run on is down (the sandbox's Docker engine): the detail names it.
+      if (status === 503 && error instanceof HttpError) return reply.status(503).send({ detail: error.message });
       const upstream = upstreamFailure(error);
       if (upstream) {
         request.log.warn({ err: error }, 'upstream service failed');

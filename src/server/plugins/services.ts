@@ -14,6 +14,7 @@ import { createPlanningService, type PlanningService } from '../services/plannin
 import { createSecretBox, loadSecretKey } from '../services/planning/secretBox';
 import { createModelProvider } from '../agents/models';
 import { createSandboxService, type SandboxService } from '../services/sandbox/sandboxService';
+import { serverInstanceId } from '../services/sandbox/instanceId';
 import { createGithubRepositories } from '../services/repositories/githubRepositories';
 import { createLocalRepositories } from '../services/repositories/localRepositories';
 import { createRepositoryService, type RepositoryService } from '../services/repositories/repositoryService';
@@ -78,7 +79,7 @@ export const servicesPlugin = fp(
     const activity = createActivityService({ db });
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
-    const sandboxDriver = createSandboxDriver(opts.config.sandbox, app.log);
+    const sandboxDriver = createSandboxDriver(opts.config.sandbox, app.log, await serverInstanceId(db));
     const costs = createCostsService({ db });
     const meter = createMeter({ ledger: credits, pricing: opts.config.pricing, costs });
     const planning = createPlanningService({

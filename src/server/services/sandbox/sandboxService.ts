@@ -12,7 +12,7 @@ import type {
   SandboxInitializeResponse,
   SandboxStatusResponse,
 } from '../../../shared/api/sandbox';
-import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS } from '../../../shared/constants/sandbox';
+import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 
 /** The project as `projects.require` answers it: already scoped to the caller. */
@@ -94,22 +94,29 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
     if (set.lastSyncTime !== undefined) syncTimes.set(project.id, set.lastSyncTime);
   };
 
-  /** Maps driver failures a client caused (a stopped sandbox, a bad folder) to their HTTP answers. */
+  /**
+   * Maps driver failures a client caused (a stopped sandbox, a bad folder) to their HTTP answers, and an
+   * engine or cluster that cannot be reached to a 503 naming it.
+   */
   const asHttp = (err: unknown): unknown => {
     if (!(err instanceof SandboxError)) return err;
+    if (err.code === 'unavailable') return new HttpError(503, err.message);
     if (err.code === 'not_running') return conflict(NOT_RUNNING);
     if (err.code === 'not_found') return notFound(err.message);
     if (err.code === 'outside_workspace') return badRequest(err.message);
     return err;
   };
 
+  /** The driver's status; an engine that cannot be reached is a 503 naming it. */
+  const statusOf = (ref: SandboxRef): Promise<ContainerStatusName> => driver.status(ref).catch((err: unknown) => Promise.reject(asHttp(err)));
+
   const requireRunning = async (ref: SandboxRef): Promise<void> => {
-    if ((await driver.status(ref)) !== 'Running') throw conflict(NOT_RUNNING);
+    if ((await statusOf(ref)) !== 'Running') throw conflict(NOT_RUNNING);
   };
 
   async function containerStatus(project: ScopedProject): Promise<ContainerStatusResponse> {
     const ref = refOf(project);
-    const [status, lastSyncTime] = await Promise.all([driver.status(ref), syncTimeOf(project.id)]);
+    const [status, lastSyncTime] = await Promise.all([statusOf(ref), syncTimeOf(project.id)]);
     return { container_status: status, username: ref.username, last_sync_time: lastSyncTime?.toISOString() ?? null };
   }
 
@@ -172,10 +179,11 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
         try {
           await driver.start(ref);
         } catch (err) {
-          throw new HttpError(500, `${SANDBOX_ERRORS.start}: ${(err as Error).message}`);
+          const status = err instanceof SandboxError && err.code === 'unavailable' ? 503 : 500;
+          throw new HttpError(status, `${SANDBOX_ERRORS.start}: ${(err as Error).message}`);
         }
         await upsert(project, { provisioning: 'READY', error: null });
-        return { container_status: await driver.status(ref), message: 'Sandbox started' };
+        return { container_status: await statusOf(ref), message: 'Sandbox started' };
       });
     },
 
@@ -183,7 +191,7 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
     async stop(project: ScopedProject): Promise<ContainerActionResponse> {
       return serial(project, async () => {
         const ref = refOf(project);
-        if ((await driver.status(ref)) !== 'Running') return { container_status: await driver.status(ref), message: NOT_RUNNING };
+        if ((await statusOf(ref)) !== 'Running') return { container_status: await statusOf(ref), message: NOT_RUNNING };
         try {
           const { lastSyncTime } = await driver.backup(ref);
           await upsert(project, { lastSyncTime });
@@ -191,7 +199,7 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
           throw new HttpError(409, `${SANDBOX_ERRORS.stop} (${(err as Error).message})`);
         }
         await driver.stop(ref);
-        return { container_status: await driver.status(ref), message: 'Sandbox stopped' };
+        return { container_status: await statusOf(ref), message: 'Sandbox stopped' };
       });
     },
 
