@@ -4,7 +4,7 @@ import {
   ADMIN_CIDR_SECRET,
   APP_REPOSITORY_SECRET,
   COMPONENTS,
-  IMAGES,
+  CERTBOT_IMAGE,
   PROVIDER_SECRETS,
   SSH_PUBLIC_KEY_SECRET,
   type Component,
@@ -112,7 +112,7 @@ const TIER_VCPUS: Record<ProviderId, number[]> = {
 const APP_PORTS: Record<string, number> = { 'Node.js': 3000, Python: 8000, Ruby: 3000, PHP: 80, Java: 8080, Go: 8080, Rust: 8080, '.NET': 8080 };
 
 /** Images that offer no way to check their own health (one-shot or loop containers). */
-export const NO_HEALTHCHECK_IMAGES = new Set<string>([IMAGES.certbot]);
+export const NO_HEALTHCHECK_IMAGES = new Set<string>([CERTBOT_IMAGE]);
 
 const slugify = (s: string): string =>
   s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30) || 'stack';
@@ -265,7 +265,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     if (tls) {
       services.push({
         name: 'certbot',
-        image: IMAGES.certbot,
+        image: CERTBOT_IMAGE,
         command: [],
         volumes: ['certbot_www:/var/www/certbot', 'letsencrypt:/etc/letsencrypt'],
         noHealthcheck: 'Certbot runs a renewal loop, not a server; there is nothing to probe',
