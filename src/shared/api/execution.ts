@@ -62,8 +62,8 @@ export type ExecutionApproveStepBody = Static<typeof ExecutionApproveStepBody>;
  */
 export const CancelStepBody = Type.Object(
   {
-    plan_id: Type.Optional(Type.Integer()),
-    step_number: Type.Integer({ minimum: 1 }),
+    plan_id: Type.Optional(DbInteger({ minimum: 1 })),
+    step_number: DbInteger({ minimum: 1 }),
   },
   { additionalProperties: false },
 );
