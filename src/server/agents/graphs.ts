@@ -1,8 +1,9 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { AgentName, ModelProvider } from './models';
-import { TOOL_NAMES } from './offline/planner';
+import { TOOL_NAMES } from './toolNames';
 import { buildToolGraph, type AgentTool, type ToolGraph } from './turnLoop';
+import { REQUIREMENTS_DOCUMENT } from '../../shared/constants/planning';
 
 /**
  * The planning agents as LangGraph graphs: an `agent` node (the model with its tools bound, behind a
@@ -35,6 +36,11 @@ const SECRET_ITEM = {
   required: ['name', 'description', 'required', 'secret_type'],
 };
 
+/** The section titles as the tool describes them: `Cloud Specifications with Provider/…/Region lines`. */
+const REQUIREMENT_SECTIONS = REQUIREMENTS_DOCUMENT.sections
+  .map((section) => (section === 'Cloud Specifications' ? `${section} with ${REQUIREMENTS_DOCUMENT.cloudSpecificationFields.join('/')} lines` : section))
+  .join(', ');
+
 /** Tool definitions in the OpenAI function format, which every LangChain chat model accepts. */
 export const AGENT_TOOLS: Record<AgentName, AgentTool[]> = {
   requirements: [
@@ -43,7 +49,7 @@ export const AGENT_TOOLS: Record<AgentName, AgentTool[]> = {
       function: {
         name: TOOL_NAMES.requirements,
         description:
-          'Save the whole requirements document (sections Summary, Required Stack, Configuration Requirements, Service Integrations, Scale & Resource Requirements, Cloud Specifications with Provider/Compute/Storage/Networking/Region lines, Required User Details, a "Generated on: <ISO date>" line, then "User Secrets Configuration:"), the secrets the plan needs (never their values) and whether the requirements are complete.',
+          `Save the whole requirements document (sections ${REQUIREMENT_SECTIONS}, a "${REQUIREMENTS_DOCUMENT.generatedOnPrefix}: <ISO date>" line, then "${REQUIREMENTS_DOCUMENT.stopLine}"), the secrets the plan needs (never their values) and whether the requirements are complete.`,
         parameters: {
           type: 'object',
           properties: {

@@ -12,7 +12,7 @@ import { createRedactor } from '../sandbox/redactor';
 import { STREAM_EVENTS, type StreamEvent } from '../../shared/events';
 import { modelErrorMessage } from './modelErrors';
 import type { ModelChoice } from './models';
-import { messageText } from './offline/offlineChatModel';
+import { messageText } from './messageText';
 
 /**
  * The one agent turn loop every agent runs (planning, execution, validation, documentation, DevOps

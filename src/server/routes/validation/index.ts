@@ -10,11 +10,9 @@ import {
   ValidationTriggerBody,
   ValidationTriggerResponse,
 } from '../../../shared/api/validation';
-import { createModelProvider } from '../../agents/models';
 import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
-import { createValidationAgent } from '../../services/validation/validationAgent';
-import { sendStream } from '../planning';
+import { sendStream } from '../../plugins/sse';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 const tags = ['validation'];
@@ -25,15 +23,7 @@ const tags = ['validation'];
  */
 export const validationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { validation } = app.services;
-  await validation.recoverInterrupted();
-  const agent = createValidationAgent({
-    db: app.database.db,
-    models: createModelProvider(app.config.planning.models),
-    execution: app.services.execution,
-    validation,
-    secretValues: (projectId) => app.services.planning.secretValues(projectId),
-    meter: app.services.meter,
-  });
+  const agent = app.services.agents.validation;
 
   app.post(
     '/validation/trigger',

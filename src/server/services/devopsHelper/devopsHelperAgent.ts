@@ -5,7 +5,7 @@ import type { Db } from '../../db/client';
 import { conflict, HttpError } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import type { ModelProvider } from '../../agents/models';
-import { DEVOPS_HELPER_TOOLS } from '../../agents/offline/devopsHelperPlanner';
+import { DEVOPS_HELPER_TOOLS } from '../../agents/toolNames';
 import { buildToolGraph, resolveThread, streamTurn, type AgentTool } from '../../agents/turnLoop';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
 import { redactText } from '../../sandbox/redactor';
