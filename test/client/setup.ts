@@ -4,8 +4,9 @@ import { browser } from '../../src/client/common/browser';
 import { closeMockSockets } from './utils/mockSocket';
 import { resetDb, server } from './utils/server';
 
-// Lazy route chunks and sagas on a loaded 2-core CI machine can take longer than the default 1 s.
-configure({ asyncUtilTimeout: 5000 });
+// Lazy route chunks and sagas on a loaded 2-core CI machine (or beside another test run) can take
+// far longer than the default 1 s; a waitFor that passes returns as soon as it does.
+configure({ asyncUtilTimeout: 15_000 });
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 

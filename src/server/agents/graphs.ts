@@ -1,9 +1,9 @@
-import { SystemMessage, ToolMessage, type AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { END, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { AgentName, ModelProvider } from './models';
-import { messageText } from './offline/offlineChatModel';
-import { TOOL_NAMES } from './offline/planner';
+import { TOOL_NAMES } from './toolNames';
+import { buildToolGraph, type AgentTool, type ToolGraph } from './turnLoop';
+import { REQUIREMENTS_DOCUMENT } from '../../shared/constants/planning';
 import { SECRET_TYPES } from '../../shared/api/planning';
 
 /**
@@ -37,15 +37,20 @@ const SECRET_ITEM = {
   required: ['name', 'description', 'required', 'secret_type'],
 };
 
+/** The section titles as the tool describes them: `Cloud Specifications with Provider/…/Region lines`. */
+const REQUIREMENT_SECTIONS = REQUIREMENTS_DOCUMENT.sections
+  .map((section) => (section === 'Cloud Specifications' ? `${section} with ${REQUIREMENTS_DOCUMENT.cloudSpecificationFields.join('/')} lines` : section))
+  .join(', ');
+
 /** Tool definitions in the OpenAI function format, which every LangChain chat model accepts. */
-export const AGENT_TOOLS: Record<AgentName, Array<{ type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }>> = {
+export const AGENT_TOOLS: Record<AgentName, AgentTool[]> = {
   requirements: [
     {
       type: 'function',
       function: {
         name: TOOL_NAMES.requirements,
         description:
-          'Save the whole requirements document (sections Summary, Required Stack, Configuration Requirements, Service Integrations, Scale & Resource Requirements, Cloud Specifications with Provider/Compute/Storage/Networking/Region lines, Required User Details, a "Generated on: <ISO date>" line, then "User Secrets Configuration:"), the secrets the plan needs (never their values) and whether the requirements are complete.',
+          `Save the whole requirements document (sections ${REQUIREMENT_SECTIONS}, a "${REQUIREMENTS_DOCUMENT.generatedOnPrefix}: <ISO date>" line, then "${REQUIREMENTS_DOCUMENT.stopLine}"), the secrets the plan needs (never their values) and whether the requirements are complete.`,
         parameters: {
           type: 'object',
           properties: {
@@ -117,52 +122,16 @@ export const runContextOf = (config: RunnableConfig): AgentRunContext => {
   return { projectId: c.project_id, installationId: c.installation_id };
 };
 
-/** Compiles one agent's graph over the given checkpointer. */
-export function buildAgentGraph(agent: AgentName, deps: { models: ModelProvider; checkpointer: BaseCheckpointSaver; workspace: AgentWorkspace }) {
+/** Compiles one agent's graph over the given checkpointer (the one turn loop's graph, turnLoop.ts). */
+export function buildAgentGraph(agent: AgentName, deps: { models: ModelProvider; checkpointer: BaseCheckpointSaver; workspace: AgentWorkspace }): ToolGraph {
   const { models, checkpointer, workspace } = deps;
-
-  async function callModel(state: typeof MessagesAnnotation.State, config: RunnableConfig): Promise<{ messages: BaseMessage[] }> {
-    const ctx = runContextOf(config);
-    const system = await workspace.systemPrompt(agent, ctx);
-    const model = models.forAgent(agent).model.bindTools!(AGENT_TOOLS[agent]);
-    const response = await model.invoke([new SystemMessage(system), ...state.messages], config);
-    return { messages: [response] };
-  }
-
-  async function runTools(state: typeof MessagesAnnotation.State, config: RunnableConfig): Promise<{ messages: BaseMessage[] }> {
-    const ctx = runContextOf(config);
-    const last = state.messages[state.messages.length - 1] as AIMessage;
-    const out: BaseMessage[] = [];
-    for (const call of last.tool_calls ?? []) {
-      let content: string;
-      try {
-        content = await workspace.runTool(agent, ctx, call.name, call.args);
-      } catch (err) {
-        content = `Error: ${(err as Error).message}`;
-      }
-      out.push(new ToolMessage({ content, tool_call_id: call.id ?? call.name, name: call.name }));
-    }
-    return { messages: out };
-  }
-
-  const afterAgent = (state: typeof MessagesAnnotation.State): 'tools' | typeof END => {
-    const last = state.messages[state.messages.length - 1] as AIMessage;
-    return last.tool_calls?.length ? 'tools' : END;
-  };
-
-  /** A model that already spoke alongside its tool call is done; one that only called a tool gets to reply. */
-  const afterTools = (state: typeof MessagesAnnotation.State): 'agent' | typeof END => {
-    const ai = [...state.messages].reverse().find((m) => m.getType() === 'ai');
-    return ai && messageText(ai).trim() ? END : 'agent';
-  };
-
-  return new StateGraph(MessagesAnnotation)
-    .addNode('agent', callModel)
-    .addNode('tools', runTools)
-    .addEdge(START, 'agent')
-    .addConditionalEdges('agent', afterAgent, ['tools', END])
-    .addConditionalEdges('tools', afterTools, ['agent', END])
-    .compile({ checkpointer });
+  return buildToolGraph({
+    checkpointer,
+    model: () => models.forAgent(agent).model,
+    tools: AGENT_TOOLS[agent],
+    systemPrompt: (config) => workspace.systemPrompt(agent, runContextOf(config)),
+    runTool: (call, config) => workspace.runTool(agent, runContextOf(config), call.name, call.args),
+  });
 }
 
-export type AgentGraph = ReturnType<typeof buildAgentGraph>;
+export type AgentGraph = ToolGraph;

@@ -25,6 +25,7 @@ import { createExecutionService, type ExecutionService } from '../services/execu
 import { createValidationService, type ValidationService } from '../services/validation/validationService';
 import { createDocumentationService, type DocumentationService } from '../services/documentation/documentationService';
 import type { TerminalStreamEvent } from '../../shared/api/terminal';
+import { createAgents, type Agents } from '../services/agents';
 
 export interface Services {
   /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */
@@ -56,6 +57,8 @@ export interface Services {
   validation: ValidationService;
   /** Each project's documentation and quick start, written after validation. */
   documentation: DocumentationService;
+  /** The agents of the step stages and the DevOps Helper (with its approvals), on the models configured once. */
+  agents: Agents;
 }
 
 declare module 'fastify' {
@@ -82,9 +85,11 @@ export const servicesPlugin = fp(
     const sandboxDriver = createSandboxDriver(opts.config.sandbox, app.log, await serverInstanceId(db));
     const costs = createCostsService({ db });
     const meter = createMeter({ ledger: credits, pricing: opts.config.pricing, costs });
+    // The one model provider every agent answers with.
+    const models = createModelProvider(opts.config.planning.models);
     const planning = createPlanningService({
       db,
-      models: createModelProvider(opts.config.planning.models),
+      models,
       secretBox: createSecretBox(loadSecretKey(opts.config.planning.encryptionKey, opts.config.dataDir)),
       // Every model call is priced and charged; a turn is refused with 402 when the balance is spent.
       onUsage: (usage) => meter.record(usage),
@@ -97,6 +102,11 @@ export const servicesPlugin = fp(
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });
+    const documentation = createDocumentationService({ db, sandbox, planning, execution, validation });
+    const agents = createAgents({ db, models, meter, planning, sandbox, execution, validation, documentation });
+    // Start-up recovery, once: runs a previous process left running are marked interrupted.
+    await execution.recoverInterrupted();
+    await validation.recoverInterrupted();
     app.decorate('config', opts.config);
     app.decorate('database', opts.database);
     app.decorate('services', {
@@ -119,13 +129,15 @@ export const servicesPlugin = fp(
       events,
       executionCommands,
       validation,
-      documentation: createDocumentationService({ db, sandbox, planning, execution, validation }),
+      documentation,
+      agents,
     });
     // last_seen_at is written in batches off the request path (see sessionStore).
     const flushSessions = setInterval(() => {
       sessions.flushLastSeen().catch((err: unknown) => app.log.warn({ err }, 'could not write sessions last_seen_at'));
     }, sessions.flushEveryMs);
     flushSessions.unref();
+    app.addHook('preClose', async () => agents.approvals.close());
     app.addHook('onClose', async () => {
       clearInterval(flushSessions);
       await sessions.flushLastSeen().catch(() => undefined);

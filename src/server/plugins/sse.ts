@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { StreamEvent } from '../../shared/events';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -33,4 +34,28 @@ export function writeEvent(raw: ServerResponse, data: unknown): void {
 export function writeNamedEvent(raw: ServerResponse, event: string, data: unknown): void {
   raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   raw.socket?.uncork();
+}
+
+/**
+ * Writes an agent turn as server-sent events, one `data: {json}` line each, and closes the connection
+ * after `on_chat_model_end` (ARCHITECTURE.md, "The wire contract"). A client that goes away aborts the
+ * generation.
+ */
+export async function sendStream(request: FastifyRequest, reply: FastifyReply, turn: { events: AsyncIterable<StreamEvent> }, onGone: () => void): Promise<void> {
+  const raw = openEventStream(reply);
+  let finished = false;
+  raw.on('close', () => {
+    if (!finished) onGone();
+  });
+  try {
+    for await (const event of turn.events) {
+      if (raw.destroyed) break;
+      writeEvent(raw, event);
+    }
+  } catch (err) {
+    request.log.error({ err }, 'agent turn failed');
+  } finally {
+    finished = true;
+    raw.end();
+  }
 }

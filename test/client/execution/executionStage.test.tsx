@@ -257,7 +257,8 @@ describe('step cards', () => {
 });
 
 describe('execution chat panel', () => {
-  function serveAgent(frames: string[]): { urls: string[] } {
+  /** Streams `frames` 20 ms apart, once `before` (when given) has resolved. */
+  function serveAgent(frames: string[], before?: Promise<void>): { urls: string[] } {
     const seen = { urls: [] as string[] };
     server.use(
       http.get(api('/execution/agent'), ({ request }) => {
@@ -265,6 +266,7 @@ describe('execution chat panel', () => {
         const encoder = new TextEncoder();
         const stream = new ReadableStream<Uint8Array>({
           async start(controller) {
+            await before;
             for (const frame of frames) {
               await new Promise((resolve) => setTimeout(resolve, 20));
               controller.enqueue(encoder.encode(`data: ${frame}\n\n`));
@@ -280,11 +282,17 @@ describe('execution chat panel', () => {
 
   it('has exactly the Chat and Terminal tabs; a message shows Thinking..., then the streamed reply and the thread', async () => {
     useFakeExecution(makeProgress([]));
-    const seen = serveAgent([
-      '{"event":"on_chat_model_stream","thread_id":"t-9","chunk":{"content":"Step 2 "}}',
-      '{"event":"on_chat_model_stream","thread_id":"t-9","chunk":{"content":"is next."}}',
-      '{"event":"on_chat_model_end","thread_id":"t-9"}',
-    ]);
+    // The reply waits until 'Thinking...' has been seen, however slow the machine.
+    let startReply: () => void = () => undefined;
+    const replyStarts = new Promise<void>((resolve) => (startReply = resolve));
+    const seen = serveAgent(
+      [
+        '{"event":"on_chat_model_stream","thread_id":"t-9","chunk":{"content":"Step 2 "}}',
+        '{"event":"on_chat_model_stream","thread_id":"t-9","chunk":{"content":"is next."}}',
+        '{"event":"on_chat_model_end","thread_id":"t-9"}',
+      ],
+      replyStarts,
+    );
     const { user } = renderWithProviders(
       <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
       { route },
@@ -295,6 +303,7 @@ describe('execution chat panel', () => {
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'What runs next?{Enter}');
     expect(await screen.findByText(CHAT.thinking)).toBeInTheDocument();
     expect(screen.getByRole('textbox', { name: 'Message' })).toBeDisabled();
+    startReply();
     expect(await screen.findByText('Step 2 is next.')).toBeInTheDocument();
     await waitFor(() => expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled());
     expect(screen.getByText(/Thread ID/)).toHaveTextContent('t-9');

@@ -11,7 +11,9 @@ import {
   SANDBOX_INIT_ERRORS,
   WORKSPACE,
 } from '../../../src/shared/constants';
+import { makeProgress, useFakeExecution } from '../execution/executionFixtures';
 import { makeProject, makeProjectState, makeStages } from '../utils/factories';
+import { useFakeValidation } from '../validation/validationFixtures';
 import { planningDb, replyEvents, sseResponse, sseText } from '../utils/planningServer';
 import { renderApp, renderWithProviders } from '../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../utils/server';
@@ -92,7 +94,12 @@ describe('architecture stage', () => {
 });
 
 describe('implementation stage', () => {
-  beforeEach(() => sessionStorage.setItem(INSTALLATION_ID_KEY, '42'));
+  beforeEach(() => {
+    sessionStorage.setItem(INSTALLATION_ID_KEY, '42');
+    // A confirmed plan moves the page on to the execution stage, which polls its progress.
+    useFakeExecution(makeProgress([]));
+    useFakeValidation();
+  });
 
   it("shows the 'Implementation Plan' and the planner chat", async () => {
     atStage(2);

@@ -5,6 +5,8 @@ export interface MockSocketServer {
   url: string;
   /** Every message the client sent, parsed as JSON when it is JSON. */
   received: unknown[];
+  /** When each of `received` arrived (performance.now()). */
+  receivedAt: number[];
   /** Resolves with the next message a client sends (delivery is asynchronous in mock-socket). */
   nextMessage: () => Promise<unknown>;
   /** Resolves with the next client that connects (or the one already connected). */
@@ -25,6 +27,7 @@ const open = new Set<MockSocketServer>();
 export function createMockSocketServer(url: string): MockSocketServer {
   const server = new Server(url);
   const received: unknown[] = [];
+  const receivedAt: number[] = [];
   const clients: Client[] = [];
   const waiting: Array<(client: Client) => void> = [];
   const messageWaiters: Array<(message: unknown) => void> = [];
@@ -40,6 +43,7 @@ export function createMockSocketServer(url: string): MockSocketServer {
         message = text;
       }
       received.push(message);
+      receivedAt.push(performance.now());
       messageWaiters.splice(0).forEach((resolve) => resolve(message));
     });
     waiting.splice(0).forEach((resolve) => resolve(socket));
@@ -49,6 +53,7 @@ export function createMockSocketServer(url: string): MockSocketServer {
     server,
     url,
     received,
+    receivedAt,
     nextMessage: () => new Promise((resolve) => messageWaiters.push(resolve)),
     connection: () =>
       clients.length > 0 ? Promise.resolve(clients[clients.length - 1]) : new Promise((resolve) => waiting.push(resolve)),

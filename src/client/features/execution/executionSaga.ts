@@ -5,7 +5,8 @@ import type { ApproveStepResponse, ExecutionProgress } from '../../../shared/api
 import type { StageId } from '../../../shared/api/stages';
 import { CHAT, EXECUTION, STAGE_INDEX, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
-import { completeStageAndMove, runEndpoint } from '../planning/planningSaga';
+import { runEndpoint } from '../../api/runEndpoint';
+import { completeStageAndMove } from '../stages/stageSagas';
 import { executionApi } from './executionApi';
 import { createExecutionAgentChannel, type AgentStreamMessage } from './executionChannel';
 import { createValidationPlan, triggerValidation } from '../validation/validationSaga';

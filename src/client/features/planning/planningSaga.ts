@@ -1,9 +1,8 @@
-import type { UnknownAction } from '@reduxjs/toolkit';
 import { all, call, put, select, takeEvery, takeLeading } from 'redux-saga/effects';
 import type { RequirementsResponse } from '../../../shared/api/planning';
-import type { ProjectState, Stage } from '../../../shared/api/stages';
 import { PLANNING_ERRORS, PLANNING_PROMPTS, STAGE_INDEX } from '../../../shared/constants';
 import { errorMessage } from '../../api/apiSlice';
+import { runEndpoint } from '../../api/runEndpoint';
 import { runAgentTurn, type TurnOutcome } from '../chat/chatSaga';
 import {
   chatKey,
@@ -15,7 +14,7 @@ import {
   turnStopped,
   type ChatThread,
 } from '../chat/chatSlice';
-import { stagesApi } from '../stages/stagesApi';
+import { completeStageAndMove } from '../stages/stageSagas';
 import { planningApi, type PlanningTag } from './planningApi';
 import { ANALYZER_ENDPOINT, PLANNING_CHATS, type PlanningChat } from './planningChats';
 import { canConfirmRequirements } from './planningRules';
@@ -27,45 +26,6 @@ import {
   requirementsConfirmRequested,
   type ConfirmStage,
 } from './planningSlice';
-
-interface QueryThunkResult<T> {
-  unwrap: () => Promise<T>;
-  unsubscribe?: () => void;
-  reset?: () => void;
-}
-
-/** Dispatches an RTK Query thunk (query or mutation) and waits for its data; rejects with its ApiError. */
-export function* runEndpoint<T>(thunk: unknown): Generator<unknown, T> {
-  const request = (yield put(thunk as UnknownAction)) as QueryThunkResult<T>;
-  try {
-    return (yield call([request, request.unwrap])) as T;
-  } finally {
-    request.unsubscribe?.();
-    request.reset?.();
-  }
-}
-
-/** The enabled stages in workflow order, as the workspace frame numbers them. */
-function enabledInOrder(stages: readonly Stage[]): Stage[] {
-  return stages.filter((stage) => stage.is_enabled).sort((a, b) => a.order - b.order);
-}
-
-/**
- * Completes a stage and moves the project to the stage at `index` (part 1 section 4). Completing
- * already moves the server to the next stage; the current stage is then set only when it differs,
- * as the stage rule says.
- */
-export function* completeStageAndMove(projectId: number, stageId: string, index: number): Generator {
-  yield call(runEndpoint, stagesApi.endpoints.updateStage.initiate({ projectId, stageId, changes: { is_completed: true } }));
-  const state = (yield call(
-    runEndpoint<ProjectState>,
-    stagesApi.endpoints.getProjectState.initiate(projectId, { forceRefetch: true }),
-  )) as ProjectState;
-  const target = enabledInOrder(state.stages)[index];
-  if (target && target.order !== state.current_stage_index) {
-    yield call(runEndpoint, stagesApi.endpoints.setCurrentStage.initiate({ projectId, stageId: target.stage_id }));
-  }
-}
 
 /** Starts a plan generation in the next stage's chat; the chat shows it streaming there. */
 function* triggerGeneration(projectId: number, chat: PlanningChat, message: string): Generator {

@@ -5,7 +5,8 @@ import type { StageId } from '../../../shared/api/stages';
 import { CALL_ERRORS, SANDBOX_INIT, SANDBOX_INIT_ERRORS, STAGE_INDEX } from '../../../shared/constants';
 import { errorMessage } from '../../api/apiSlice';
 import { executionApi } from '../execution/executionApi';
-import { completeStageAndMove, runEndpoint } from '../planning/planningSaga';
+import { runEndpoint } from '../../api/runEndpoint';
+import { completeStageAndMove } from '../stages/stageSagas';
 import { confirmFailed, confirmSucceeded } from '../planning/planningSlice';
 import { sandboxApi } from './sandboxApi';
 import {

@@ -10,7 +10,7 @@ import { createAgentStreamChannel, type AgentStreamEvent } from '../chat/streamC
 import { documentationApi } from '../documentation/documentationApi';
 import { createAgentQueryChannel, type AgentStreamMessage } from '../execution/executionChannel';
 import { nextAutoApproval, summarise, toViewSteps } from '../execution/executionModel';
-import { runEndpoint } from '../planning/planningSaga';
+import { runEndpoint } from '../../api/runEndpoint';
 import { stagesApi } from '../stages/stagesApi';
 import { validationApi } from './validationApi';
 import {

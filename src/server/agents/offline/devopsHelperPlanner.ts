@@ -1,7 +1,9 @@
 import type { PlannerReply, Turn } from './planner';
 
 /** The DevOps Helper's one tool (see services/devopsHelper/devopsHelperAgent.ts). */
-export const DEVOPS_HELPER_TOOLS = { runCommand: 'run_command' } as const;
+import { DEVOPS_HELPER_TOOLS } from '../toolNames';
+
+export { DEVOPS_HELPER_TOOLS };
 
 /** Questions the offline helper answers with a read-only command of its own. */
 const INVESTIGATIONS: Array<{ pattern: RegExp; command: string; why: string }> = [

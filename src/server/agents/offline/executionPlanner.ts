@@ -1,7 +1,9 @@
 import type { PlannerReply, Turn } from './planner';
 
 /** The execution agent's tools (see services/execution/executionAgent.ts). */
-export const EXECUTION_TOOLS = { updateStep: 'update_step', addStep: 'add_step' } as const;
+import { EXECUTION_TOOLS } from '../toolNames';
+
+export { EXECUTION_TOOLS };
 
 interface StepView {
   step_number: number;

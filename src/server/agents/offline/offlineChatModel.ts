@@ -12,6 +12,7 @@ import { AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Runnable } from '@langchain/core/runnables';
 import { plan, type Turn } from './planner';
+import { messageText } from '../messageText';
 
 /** The model name the chat shows when the offline planner answers. */
 export const OFFLINE_MODEL_NAME = 'offline-planner';
@@ -35,13 +36,7 @@ export function tokenize(text: string): string[] {
 /** About four characters a token, as the real tokenisers average on English and YAML. */
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
-export function messageText(message: BaseMessage): string {
-  const content = message.content;
-  if (typeof content === 'string') return content;
-  return content
-    .map((part) => (typeof part === 'string' ? part : part.type === 'text' && 'text' in part ? String(part.text) : ''))
-    .join('');
-}
+export { messageText };
 
 function toolName(tool: BindToolsInput): string | undefined {
   const t = tool as { name?: string; function?: { name?: string } };

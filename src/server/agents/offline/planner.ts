@@ -5,6 +5,7 @@ import { extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
 import { documentationReply, validationReply, type DocumentationContext } from './validationPlanner';
 import { devopsHelperReply } from './devopsHelperPlanner';
+import { CONTINUE_PROMPT, TOOL_NAMES } from '../toolNames';
 
 /**
  * The offline planner's reasoning, free of LangChain: given the agent's role, the context the graph put
@@ -42,14 +43,7 @@ export function contextBlock(system: string, tag: string): string | undefined {
 }
 
 /** What the server sends the requirements agent for the spec's empty message (after an analysis). */
-export const CONTINUE_PROMPT = 'Please start (or continue) gathering the requirements.';
-
-export const TOOL_NAMES = {
-  requirements: 'update_requirements',
-  architecture: 'save_architecture_plan',
-  implementation: 'save_implementation_plan',
-  analysis: 'save_analysis',
-} as const;
+export { CONTINUE_PROMPT, TOOL_NAMES };
 
 interface Question {
   key: keyof Unknowns;

@@ -3,7 +3,9 @@ import { readStackDefinition } from './documents';
 import { deployedStack, serverChecks, type Check } from './serverChecks';
 
 /** The validation and documentation agents' tools (see services/validation). */
-export const VALIDATION_TOOLS = { savePlan: 'save_validation_plan', saveDocumentation: 'save_documentation' } as const;
+import { VALIDATION_TOOLS } from '../toolNames';
+
+export { VALIDATION_TOOLS };
 
 interface StepView {
   step_number: number;

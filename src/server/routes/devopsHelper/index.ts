@@ -6,18 +6,14 @@ import { Compile } from 'typebox/compile';
 import { ErrorResponse, ProjectIdParams } from '../../../shared/api/common';
 import { ApprovalBody, ApprovalResponse, DevopsHelperChatBody, DevopsHelperKillResponse } from '../../../shared/api/devopsHelper';
 import { ApprovalClientMessage, DEVOPS_HELPER_STREAM_EVENTS, STREAM_EVENTS, type ApprovalServerMessage, type StreamEvent } from '../../../shared/events';
-import { createModelProvider } from '../../agents/models';
 import { HttpError } from '../../errors';
 import { projectOf } from '../../plugins/projectHeader';
 import { authOf } from '../../plugins/session';
 import { openEventStream, writeNamedEvent } from '../../plugins/sse';
-import { createApprovals, type ApprovalScope } from '../../services/devopsHelper/approvals';
-import { createDevopsHelperAgent } from '../../services/devopsHelper/devopsHelperAgent';
+import type { ApprovalScope } from '../../services/devopsHelper/approvals';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 const tags = ['devopsHelper'];
-/** An approval request nobody answers within this long expires and never runs. */
-const APPROVAL_TTL_MS = 10 * 60_000;
 /** Close codes of the approval socket. */
 const APPROVAL_CLOSE = { badMessage: 4400, shutdown: 1001 } as const;
 /** Client frames are a ping; anything longer is not one. */
@@ -55,20 +51,11 @@ async function sendHelperStream(request: FastifyRequest, reply: FastifyReply, tu
  * approves that request, once; requests are scoped to the caller's installation and project.
  */
 export const devopsHelperRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { projects, sandbox, planning, meter } = app.services;
-  const approvals = createApprovals({ ttlMs: APPROVAL_TTL_MS });
-  const agent = createDevopsHelperAgent({
-    db: app.database.db,
-    models: createModelProvider(app.config.planning.models),
-    approvals,
-    sandbox,
-    secretValues: (projectId) => planning.secretValues(projectId),
-    meter,
-  });
+  const { projects } = app.services;
+  const { approvals, devopsHelper: agent } = app.services.agents;
   const allowedOrigins = new Set([app.config.publicUrl, ...app.config.allowedOrigins]);
   const sockets = new Set<import('ws').WebSocket>();
   app.addHook('preClose', async () => {
-    approvals.close();
     for (const socket of sockets) socket.close(APPROVAL_CLOSE.shutdown, 'Server shutting down');
   });
 

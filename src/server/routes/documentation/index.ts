@@ -2,10 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/api/common';
 import { DocumentationGenerateBody, DocumentationResponse } from '../../../shared/api/documentation';
-import { createModelProvider } from '../../agents/models';
 import { projectOf } from '../../plugins/projectHeader';
-import { createDocumentationAgent } from '../../services/documentation/documentationAgent';
-import { sendStream } from '../planning';
+import { sendStream } from '../../plugins/sse';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 const tags = ['documentation'];
@@ -16,13 +14,7 @@ const tags = ['documentation'];
  */
 export const documentationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { documentation } = app.services;
-  const agent = createDocumentationAgent({
-    db: app.database.db,
-    models: createModelProvider(app.config.planning.models),
-    documentation,
-    secretValues: (projectId) => app.services.planning.secretValues(projectId),
-    meter: app.services.meter,
-  });
+  const agent = app.services.agents.documentation;
 
   app.get('/documentation/current', { schema: { tags, response: { 200: DocumentationResponse, ...errors } } }, async (request) =>
     documentation.current((await projectOf(request)).projectId),

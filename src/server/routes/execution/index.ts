@@ -13,11 +13,8 @@ import {
 } from '../../../shared/api/execution';
 import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
-import { openEventStream, writeEvent } from '../../plugins/sse';
+import { openEventStream, sendStream, writeEvent } from '../../plugins/sse';
 import { terminalCommandsTopic } from '../../services/execution/executionService';
-import { createExecutionAgent } from '../../services/execution/executionAgent';
-import { createModelProvider } from '../../agents/models';
-import { sendStream } from '../planning';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 const tags = ['execution'];
@@ -30,14 +27,7 @@ const SSE_KEEPALIVE_MS = 25_000;
  */
 export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { execution, executionCommands } = app.services;
-  await execution.recoverInterrupted();
-  const agent = createExecutionAgent({
-    db: app.database.db,
-    models: createModelProvider(app.config.planning.models),
-    execution,
-    secretValues: (projectId) => app.services.planning.secretValues(projectId),
-    meter: app.services.meter,
-  });
+  const agent = app.services.agents.execution;
 
   /** Open command streams, ended before the server closes (a hijacked reply would hold `close` open). */
   const streams = new Set<import('node:http').ServerResponse>();

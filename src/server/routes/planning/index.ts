@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/api/common';
 import {
@@ -15,39 +14,14 @@ import {
   SaveUserSecretResponse,
   UserSecretsResponse,
 } from '../../../shared/api/planning';
-import type { StreamEvent } from '../../../shared/events';
 import type { AgentName } from '../../agents/models';
 import { projectOf } from '../../plugins/projectHeader';
-import { openEventStream, writeEvent } from '../../plugins/sse';
+import { sendStream } from '../../plugins/sse';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const streamErrors = { ...errors, 409: ErrorResponse };
 const tags = ['planning'];
 const sseAnswer = { 200: Type.Unknown({ description: 'text/event-stream of StreamEvent lines' }), ...streamErrors };
-
-/**
- * Writes an agent turn as server-sent events, one `data: {json}` line each, and closes the connection
- * after `on_chat_model_end` (ARCHITECTURE.md, "The wire contract"). A client that goes away aborts the
- * generation.
- */
-export async function sendStream(request: FastifyRequest, reply: FastifyReply, turn: { events: AsyncIterable<StreamEvent> }, onGone: () => void): Promise<void> {
-  const raw = openEventStream(reply);
-  let finished = false;
-  raw.on('close', () => {
-    if (!finished) onGone();
-  });
-  try {
-    for await (const event of turn.events) {
-      if (raw.destroyed) break;
-      writeEvent(raw, event);
-    }
-  } catch (err) {
-    request.log.error({ err }, 'agent turn failed');
-  } finally {
-    finished = true;
-    raw.end();
-  }
-}
 
 /**
  * The planning stages (part 1 section 7): the four agent streams and the kill, the requirements and

@@ -7,7 +7,7 @@ import { BranchesQuery, BranchesResponse, RepositoriesResponse } from '../../../
 import { projectOf } from '../../plugins/projectHeader';
 import { authOf } from '../../plugins/session';
 import type { InstallationRef } from '../../services/repositories/repositorySource';
-import { sendStream } from '../planning';
+import { sendStream } from '../../plugins/sse';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 

@@ -11,11 +11,9 @@ import {
   ValidationTriggerResponse,
 } from '../../../shared/api/validation';
 import { CancelStepBody, Step } from '../../../shared/api/execution';
-import { createModelProvider } from '../../agents/models';
 import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
-import { createValidationAgent } from '../../services/validation/validationAgent';
-import { sendStream } from '../planning';
+import { sendStream } from '../../plugins/sse';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 const tags = ['validation'];
@@ -26,16 +24,7 @@ const tags = ['validation'];
  */
 export const validationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { validation } = app.services;
-  await validation.recoverInterrupted();
-  const agent = createValidationAgent({
-    db: app.database.db,
-    models: createModelProvider(app.config.planning.models),
-    execution: app.services.execution,
-    validation,
-    secretValues: (projectId) => app.services.planning.secretValues(projectId),
-    implementationPlan: async (projectId) => (await app.services.planning.plan(projectId, 'implementation')).plan,
-    meter: app.services.meter,
-  });
+  const agent = app.services.agents.validation;
 
   app.post(
     '/validation/trigger',

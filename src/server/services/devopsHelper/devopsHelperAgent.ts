@@ -1,21 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { dispatchCustomEvent } from '@langchain/core/callbacks/dispatch';
-import { HumanMessage, SystemMessage, ToolMessage, type AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import type { ToolCall } from '@langchain/core/messages/tool';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { planningThreads } from '../../db/schema';
-import { conflict, HttpError, notFound } from '../../errors';
+import { conflict, HttpError } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import type { ModelProvider } from '../../agents/models';
-import { messageText } from '../../agents/offline/offlineChatModel';
-import { DEVOPS_HELPER_TOOLS } from '../../agents/offline/devopsHelperPlanner';
+import { DEVOPS_HELPER_TOOLS } from '../../agents/toolNames';
+import { buildToolGraph, resolveThread, streamTurn, type AgentTool } from '../../agents/turnLoop';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
-import { createRedactor } from '../../sandbox/redactor';
+import { redactText } from '../../sandbox/redactor';
 import { dangerousReason } from '../execution/dangerous';
 import type { Meter } from '../credits/meter';
-import { STREAM_EVENTS, type StreamEvent } from '../../../shared/events';
+import type { StreamEvent } from '../../../shared/events';
 import type { ApprovalDecision, Approvals, ApprovalScope } from './approvals';
 
 /** The agent id its token usage is recorded under. */
@@ -28,9 +24,9 @@ const MAX_COMMAND_LENGTH = 8_000;
 /** How much of a command's output the model reads back (the end is kept). */
 const MAX_TOOL_OUTPUT = 8_000;
 
-const TOOLS = [
+const TOOLS: AgentTool[] = [
   {
-    type: 'function' as const,
+    type: 'function',
     function: {
       name: DEVOPS_HELPER_TOOLS.runCommand,
       description:
@@ -65,7 +61,7 @@ const outcomeOf = (r: ExecResult): string =>
   r.timedOut ? 'timed out and was stopped' : r.cancelled ? 'was cancelled' : r.exitCode === null ? 'was killed by a signal' : `exited with code ${r.exitCode}`;
 
 /**
- * The DevOps Helper: a LangGraph graph (model node, tools node, checkpointed per thread) whose one tool
+ * The DevOps Helper, on the one turn loop (turnLoop.ts): its one tool
  * runs a shell command in the project's sandbox, but only after the person approves that exact request:
  * the tools node announces an approval request (flagged with `dangerousReason`) and waits for
  * `approvals.decide`; a denied, expired or cancelled request never runs. The command's outcome, redacted
@@ -82,11 +78,6 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
     'Role: devops',
     "You are the DevOps Helper of a DevOps workspace. You help the person investigate and operate their infrastructure from the project's sandbox (which can reach their VPS over SSH). To run anything, call run_command with the exact shell command; the person approves or denies each command, and you get its output. Prefer read-only investigation before changes, explain what a command does, and never print secret values (User Secrets are environment variables).",
   ].join('\n\n');
-
-  async function callModel(state: typeof MessagesAnnotation.State, config: RunnableConfig): Promise<{ messages: BaseMessage[] }> {
-    const model = choice().model.bindTools!(TOOLS);
-    return { messages: [await model.invoke([new SystemMessage(systemPrompt), ...state.messages], config)] };
-  }
 
   /** Waits for the person's decision on one command; a kill of the turn cancels the request. */
   async function awaitDecision(turn: Turn, command: string): Promise<ApprovalDecision> {
@@ -129,64 +120,21 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
     }
   }
 
-  async function runTools(state: typeof MessagesAnnotation.State, config: RunnableConfig): Promise<{ messages: BaseMessage[] }> {
-    const threadId = (config.configurable as { thread_id: string }).thread_id;
-    const turn = running.get(threadId);
+  /** The one tool: a command that runs once the person approves it (outside a running turn, never). */
+  async function runTool(call: ToolCall, config: RunnableConfig): Promise<string> {
+    const turn = running.get((config.configurable as { thread_id: string }).thread_id);
     if (!turn) throw new Error('tools node outside a running turn');
-    const last = state.messages[state.messages.length - 1] as AIMessage;
-    const out: BaseMessage[] = [];
-    for (const call of last.tool_calls ?? []) {
-      const command = (call.args as { command?: unknown }).command;
-      const content =
-        call.name === DEVOPS_HELPER_TOOLS.runCommand && typeof command === 'string' ? await runCommand(turn, command, config) : `Error: bad call of ${call.name}`;
-      out.push(new ToolMessage({ content, tool_call_id: call.id ?? call.name, name: call.name }));
-    }
-    return { messages: out };
+    const command = (call.args as { command?: unknown }).command;
+    return call.name === DEVOPS_HELPER_TOOLS.runCommand && typeof command === 'string' ? runCommand(turn, command, config) : `Error: bad call of ${call.name}`;
   }
 
-  const graph = new StateGraph(MessagesAnnotation)
-    .addNode('agent', callModel)
-    .addNode('tools', runTools)
-    .addEdge(START, 'agent')
-    .addConditionalEdges('agent', (s) => ((s.messages[s.messages.length - 1] as AIMessage).tool_calls?.length ? 'tools' : END), ['tools', END])
-    .addConditionalEdges(
-      'tools',
-      (s) => {
-        const ai = [...s.messages].reverse().find((m) => m.getType() === 'ai');
-        return ai && messageText(ai).trim() ? END : 'agent';
-      },
-      ['agent', END],
-    )
-    .compile({ checkpointer: new DrizzleCheckpointSaver(db) });
-
-  /** The given thread when it is this project's helper thread (404 otherwise), else the latest, else a new one. */
-  async function threadOf(projectId: number, threadId: string | undefined): Promise<string> {
-    const mine = and(eq(planningThreads.projectId, projectId), eq(planningThreads.agent, THREAD_AGENT));
-    const [row] = await db
-      .select({ id: planningThreads.id })
-      .from(planningThreads)
-      .where(threadId ? and(mine, eq(planningThreads.id, threadId)) : mine)
-      .orderBy(desc(planningThreads.updatedAt))
-      .limit(1);
-    if (row) return row.id;
-    if (threadId) throw notFound('Thread not found');
-    const id = randomUUID();
-    await db.insert(planningThreads).values({ id, projectId, agent: THREAD_AGENT });
-    return id;
-  }
-
-  /**
-   * Tool results for the calls a stopped turn left unanswered, so the conversation stays well formed (a
-   * model API refuses a tool call without its result).
-   */
-  async function unanswered(threadId: string): Promise<BaseMessage[]> {
-    const messages = ((await graph.getState({ configurable: { thread_id: threadId } })).values as { messages?: BaseMessage[] }).messages ?? [];
-    const answered = new Set(messages.filter((m): m is ToolMessage => m.getType() === 'tool').map((m) => m.tool_call_id));
-    const last = [...messages].reverse().find((m) => m.getType() === 'ai') as AIMessage | undefined;
-    return (last?.tool_calls ?? [])
-      .filter((c) => c.id && !answered.has(c.id))
-      .map((c) => new ToolMessage({ content: 'The turn was stopped by the user; the command did not run.', tool_call_id: c.id!, name: c.name }));
-  }
+  const graph = buildToolGraph({
+    checkpointer: new DrizzleCheckpointSaver(db),
+    model: () => choice().model,
+    tools: TOOLS,
+    systemPrompt: async () => systemPrompt,
+    runTool,
+  });
 
   return {
     /**
@@ -196,50 +144,30 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
      */
     async startTurn(scope: ApprovalScope, body: { message: string; thread_id?: string }): Promise<{ threadId: string; events: AsyncIterable<StreamEvent> }> {
       await meter.assertCanSpend({ installationId: scope.installationId });
-      const threadId = await threadOf(scope.projectId, body.thread_id);
+      const threadId = await resolveThread(db, { projectId: scope.projectId, agent: THREAD_AGENT, threadId: body.thread_id });
       if (running.has(threadId)) throw conflict('A reply is already being generated in this conversation');
       const secrets = await deps.secretValues(scope.projectId);
-      const redactor = createRedactor(Object.values(secrets));
-      const redact = (text: string): string => {
-        const r = createRedactor(Object.values(secrets));
-        return r.push(text) + r.flush();
-      };
+      const redact = (text: string): string => redactText(text, Object.values(secrets));
       const turn: Turn = { controller: new AbortController(), scope, secrets, redact };
       running.set(threadId, turn);
-      const { name: model } = choice();
-      const chunk = (text: string): StreamEvent => ({ event: STREAM_EVENTS.stream, thread_id: threadId, model, chunk: { content: text } });
+      const model = choice();
       async function* events(): AsyncGenerator<StreamEvent> {
         try {
-          const stream = graph.streamEvents(
-            { messages: [...(await unanswered(threadId)), new HumanMessage(body.message.trim() || 'What can you do?')] },
-            { configurable: { thread_id: threadId }, version: 'v2', signal: turn.controller.signal, recursionLimit: 12 },
-          );
-          for await (const ev of stream) {
-            let text = '';
-            if (ev.event === 'on_chat_model_stream') {
-              const c = ev.data.chunk as AIMessageChunk | undefined;
-              text = c ? messageText(c) : '';
-            } else if (ev.event === 'on_custom_event' && ev.name === CHAT_NOTE) {
-              text = (ev.data as { text: string }).text;
-            } else if (ev.event === 'on_chat_model_end') {
-              const usage = (ev.data.output as AIMessageChunk | undefined)?.usage_metadata;
-              if (usage) await meter.record({ ...scope, agent: DEVOPS_HELPER_AGENT_ID, model, inputTokens: usage.input_tokens, outputTokens: usage.output_tokens });
-            }
-            const safe = text ? redactor.push(text) : '';
-            if (safe) yield chunk(safe);
-          }
-          const rest = redactor.flush();
-          if (rest) yield chunk(rest);
-        } catch (err) {
-          if (!turn.controller.signal.aborted) {
-            const detail = err instanceof HttpError ? err.message : 'The DevOps Helper failed to answer; please try again.';
-            yield { event: STREAM_EVENTS.error, thread_id: threadId, model, data: { detail } };
-            return;
-          }
+          yield* streamTurn({
+            graph,
+            threadId,
+            message: body.message.trim() || 'What can you do?',
+            signal: turn.controller.signal,
+            model,
+            recursionLimit: 12,
+            secrets: Object.values(secrets),
+            record: (usage) => meter.record({ ...scope, agent: DEVOPS_HELPER_AGENT_ID, model: model.name, ...usage }),
+            noteEvent: CHAT_NOTE,
+            failureDetail: 'The DevOps Helper failed to answer; please try again.',
+          });
         } finally {
           if (running.get(threadId) === turn) running.delete(threadId);
         }
-        yield { event: STREAM_EVENTS.end, thread_id: threadId, model };
       }
       return { threadId, events: events() };
     },

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
 import type { ModelProvider } from '../../agents/models';
-import { EXECUTION_TOOLS } from '../../agents/offline/executionPlanner';
+import { EXECUTION_TOOLS } from '../../agents/toolNames';
 import { createToolAgent, type AgentMeter } from '../shared/toolAgent';
 import type { ExecutionService } from './executionService';
 

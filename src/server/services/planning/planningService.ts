@@ -1,15 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import type { ModelUsage } from '../credits/meter';
-import { AIMessage, HumanMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { planningDocuments, planningSecrets, planningThreads, tokenUsage } from '../../db/schema';
-import { badRequest, conflict, HttpError, notFound } from '../../errors';
+import { badRequest, conflict, notFound } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import { buildAgentGraph, type AgentGraph, type AgentRunContext, type AgentWorkspace } from '../../agents/graphs';
+import { resolveThread, streamTurn } from '../../agents/turnLoop';
 import type { AgentName, ModelProvider } from '../../agents/models';
-import { messageText } from '../../agents/offline/offlineChatModel';
-import { CONTINUE_PROMPT, TOOL_NAMES } from '../../agents/offline/planner';
+import { messageText } from '../../agents/messageText';
+import { CONTINUE_PROMPT, TOOL_NAMES } from '../../agents/toolNames';
 import { NO_ANALYSIS_MESSAGE, USER_SECRETS } from '../../../shared/constants/planning';
 import { STREAM_EVENTS, type StreamEvent } from '../../../shared/events';
 import { toSecretType, type AnalysisResponse, type RepositoryAnalysis, type UserSecret, type UserSecretStatus } from '../../../shared/api/planning';
@@ -255,69 +255,6 @@ export function createPlanningService(deps: PlanningDeps) {
     return graph;
   };
 
-  async function resolveThread(projectId: number, agent: AgentName, threadId: string | undefined, fresh = false): Promise<string> {
-    if (fresh) {
-      const id = randomUUID();
-      await db.insert(planningThreads).values({ id, projectId, agent });
-      return id;
-    }
-    if (threadId) {
-      const [row] = await db
-        .select({ id: planningThreads.id })
-        .from(planningThreads)
-        .where(and(eq(planningThreads.id, threadId), eq(planningThreads.projectId, projectId), eq(planningThreads.agent, agent)));
-      if (!row) throw notFound('Thread not found');
-      return row.id;
-    }
-    const [latest] = await db
-      .select({ id: planningThreads.id })
-      .from(planningThreads)
-      .where(and(eq(planningThreads.projectId, projectId), eq(planningThreads.agent, agent)))
-      .orderBy(desc(planningThreads.updatedAt))
-      .limit(1);
-    if (latest) return latest.id;
-    const id = randomUUID();
-    await db.insert(planningThreads).values({ id, projectId, agent });
-    return id;
-  }
-
-  const chunkText = (chunk: unknown): string => (chunk && typeof chunk === 'object' && 'content' in chunk ? messageText(chunk as BaseMessage) : '');
-
-  async function* runTurn(agent: AgentName, ctx: AgentRunContext, threadId: string, model: string, message: string, controller: AbortController): AsyncGenerator<StreamEvent> {
-    const graph = graphOf(agent);
-    const config = { configurable: { thread_id: threadId, project_id: ctx.projectId, installation_id: ctx.installationId } };
-    let partial = '';
-    try {
-      const events = graph.streamEvents(
-        { messages: [new HumanMessage(message.trim() ? message : CONTINUE_PROMPT)] },
-        { ...config, version: 'v2', signal: controller.signal, recursionLimit: 12 },
-      );
-      for await (const ev of events) {
-        if (ev.event === 'on_chat_model_stream') {
-          const text = chunkText(ev.data.chunk);
-          if (!text) continue;
-          partial += text;
-          yield { event: STREAM_EVENTS.stream, thread_id: threadId, model, chunk: { content: text } };
-        } else if (ev.event === 'on_chat_model_end') {
-          partial = '';
-          const usage = (ev.data.output as AIMessageChunk | undefined)?.usage_metadata;
-          if (usage) {
-            await onUsage({ ...ctx, agent: USAGE_AGENT[agent], model, inputTokens: usage.input_tokens, outputTokens: usage.output_tokens });
-          }
-        }
-      }
-    } catch (err) {
-      if (!controller.signal.aborted) {
-        const detail = err instanceof HttpError ? err.message : 'The agent failed to answer; please try again.';
-        yield { event: STREAM_EVENTS.error, thread_id: threadId, model, data: { detail } };
-        throw err;
-      }
-      // Killed: keep what was already said in the thread.
-      if (partial) await graph.updateState(config, { messages: [new AIMessage(partial)] }, 'agent');
-    }
-    yield { event: STREAM_EVENTS.end, thread_id: threadId, model };
-  }
-
   return {
     /**
      * Starts an agent turn. Resolves the thread (the given one, which must be this project's and this
@@ -327,20 +264,32 @@ export function createPlanningService(deps: PlanningDeps) {
      */
     async startTurn(agent: AgentName, ctx: AgentRunContext, body: { message: string; thread_id?: string }, options: { fresh?: boolean } = {}): Promise<AgentTurn> {
       await deps.beforeTurn?.(ctx);
-      const threadId = await resolveThread(ctx.projectId, agent, body.thread_id, options.fresh);
+      const threadId = await resolveThread(db, { projectId: ctx.projectId, agent, threadId: body.thread_id, fresh: options.fresh });
       const projectRuns = running.get(ctx.projectId) ?? new Map<string, AbortController>();
       if (projectRuns.has(threadId)) throw conflict('A reply is already being generated in this conversation');
       const controller = new AbortController();
       projectRuns.set(threadId, controller);
       running.set(ctx.projectId, projectRuns);
-      const model = models.forAgent(agent).name;
+      const choice = models.forAgent(agent);
+      const model = choice.name;
       const release = (): void => {
         if (projectRuns.get(threadId) === controller) projectRuns.delete(threadId);
         if (!projectRuns.size) running.delete(ctx.projectId);
       };
       async function* events(): AsyncGenerator<StreamEvent> {
         try {
-          yield* runTurn(agent, ctx, threadId, model, body.message, controller);
+          yield* streamTurn({
+            graph: graphOf(agent),
+            threadId,
+            configurable: { project_id: ctx.projectId, installation_id: ctx.installationId },
+            message: body.message.trim() ? body.message : CONTINUE_PROMPT,
+            signal: controller.signal,
+            model: choice,
+            recursionLimit: 12,
+            record: (usage) => onUsage({ ...ctx, agent: USAGE_AGENT[agent], model, ...usage }),
+            failureDetail: 'The agent failed to answer; please try again.',
+            keepPartialOnStop: true,
+          });
         } finally {
           release();
         }

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
 import type { ModelProvider } from '../../agents/models';
-import { VALIDATION_TOOLS } from '../../agents/offline/validationPlanner';
+import { VALIDATION_TOOLS } from '../../agents/toolNames';
 import { createToolAgent, type AgentMeter } from '../shared/toolAgent';
 import type { ExecutionService } from '../execution/executionService';
 import type { ValidationService } from './validationService';

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import type { ToolCall } from '@langchain/core/messages/tool';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { END, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db } from '../db/client';
+import { planningThreads } from '../db/schema';
+import { HttpError, notFound } from '../errors';
+import { createRedactor } from '../sandbox/redactor';
+import { STREAM_EVENTS, type StreamEvent } from '../../shared/events';
+import { modelErrorMessage } from './modelErrors';
+import type { ModelChoice } from './models';
+import { messageText } from './messageText';
+
+/**
+ * The one agent turn loop every agent runs (planning, execution, validation, documentation, DevOps
+ * Helper): a LangGraph graph of a model node and a tools node, checkpointed per thread, and the turn
+ * that streams it — text redacted of the project's secrets, every model call metered, abortable, tool
+ * calls a stopped turn left open answered before the next message, and a failed turn taken back out of
+ * the thread with a message that says what the model provider answered.
+ */
+
+/** A tool an agent may call, in the OpenAI function format every provider accepts through LangChain. */
+export interface AgentTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export interface ToolGraphDeps {
+  checkpointer: BaseCheckpointSaver;
+  /** The model of a call (the agent's configured one). */
+  model(): BaseChatModel;
+  tools: AgentTool[];
+  /** The system prompt of a model call: `Role: <role>` first, then the context in tagged blocks. */
+  systemPrompt(config: RunnableConfig): Promise<string>;
+  /** Runs one tool call; the answer is what the model reads. Throwing answers `Error: <message>`. */
+  runTool(call: ToolCall, config: RunnableConfig): Promise<string>;
+}
+
+/** Compiles an agent's graph: model, then its tool calls, then the model again unless it already spoke. */
+export function buildToolGraph(deps: ToolGraphDeps) {
+  async function callModel(state: typeof MessagesAnnotation.State, config: RunnableConfig): Promise<{ messages: BaseMessage[] }> {
+    const model = deps.model().bindTools!(deps.tools);
+    return { messages: [await model.invoke([new SystemMessage(await deps.systemPrompt(config)), ...state.messages], config)] };
+  }
+
+  async function runTools(state: typeof MessagesAnnotation.State, config: RunnableConfig): Promise<{ messages: BaseMessage[] }> {
+    const last = state.messages[state.messages.length - 1] as AIMessage;
+    const out: BaseMessage[] = [];
+    for (const call of last.tool_calls ?? []) {
+      let content: string;
+      try {
+        content = await deps.runTool(call, config);
+      } catch (err) {
+        // A stopped turn stops here; any other failure is the model's to read.
+        config.signal?.throwIfAborted();
+        content = `Error: ${(err as Error).message}`;
+      }
+      out.push(new ToolMessage({ content, tool_call_id: call.id ?? call.name, name: call.name }));
+    }
+    return { messages: out };
+  }
+
+  // (A failed turn taken out of the thread can leave it empty.)
+  const afterAgent = (state: typeof MessagesAnnotation.State): 'tools' | typeof END =>
+    (state.messages.at(-1) as AIMessage | undefined)?.tool_calls?.length ? 'tools' : END;
+  /** A model that already spoke alongside its tool call is done; one that only called a tool gets to reply. */
+  const afterTools = (state: typeof MessagesAnnotation.State): 'agent' | typeof END => {
+    const ai = [...state.messages].reverse().find((m) => m.getType() === 'ai');
+    return ai && messageText(ai).trim() ? END : 'agent';
+  };
+
+  return new StateGraph(MessagesAnnotation)
+    .addNode('agent', callModel)
+    .addNode('tools', runTools)
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', afterAgent, ['tools', END])
+    .addConditionalEdges('tools', afterTools, ['agent', END])
+    .compile({ checkpointer: deps.checkpointer });
+}
+
+export type ToolGraph = ReturnType<typeof buildToolGraph>;
+
+/** The messages of a thread as checkpointed. */
+export async function threadMessages(graph: ToolGraph, threadId: string): Promise<BaseMessage[]> {
+  return ((await graph.getState({ configurable: { thread_id: threadId } })).values as { messages?: BaseMessage[] }).messages ?? [];
+}
+
+/**
+ * The thread of a turn in the planning threads table: the given one when it is this project's thread of
+ * this agent (404 otherwise), else the project's latest of the agent, else (or with `fresh`) a new one.
+ */
+export async function resolveThread(db: Db, q: { projectId: number; agent: string; threadId?: string; fresh?: boolean }): Promise<string> {
+  const own = and(eq(planningThreads.projectId, q.projectId), eq(planningThreads.agent, q.agent));
+  if (!q.fresh) {
+    const [row] = await db
+      .select({ id: planningThreads.id })
+      .from(planningThreads)
+      .where(q.threadId ? and(own, eq(planningThreads.id, q.threadId)) : own)
+      .orderBy(desc(planningThreads.updatedAt))
+      .limit(1);
+    if (row) return row.id;
+    if (q.threadId) throw notFound('Thread not found');
+  }
+  const id = randomUUID();
+  await db.insert(planningThreads).values({ id, projectId: q.projectId, agent: q.agent });
+  return id;
+}
+
+/**
+ * Results for the tool calls a stopped turn left unanswered, so the conversation stays well formed (a
+ * model API refuses a tool call without its result).
+ */
+async function openToolCallAnswers(graph: ToolGraph, threadId: string): Promise<BaseMessage[]> {
+  const messages = await threadMessages(graph, threadId);
+  const answered = new Set(messages.filter((m): m is ToolMessage => m.getType() === 'tool').map((m) => m.tool_call_id));
+  const last = [...messages].reverse().find((m) => m.getType() === 'ai') as AIMessage | undefined;
+  return (last?.tool_calls ?? [])
+    .filter((c) => c.id && !answered.has(c.id))
+    .map((c) => new ToolMessage({ content: 'The turn was stopped by the user; the tool call did not run.', tool_call_id: c.id!, name: c.name }));
+}
+
+export interface TurnRequest {
+  graph: ToolGraph;
+  threadId: string;
+  /** More of the graph's `configurable` (who the turn is for), beside `thread_id`. */
+  configurable?: Record<string, unknown>;
+  message: string;
+  signal: AbortSignal;
+  model: Pick<ModelChoice, 'name' | 'provider'>;
+  recursionLimit: number;
+  /** Secret values never shown in the chat. */
+  secrets?: readonly string[];
+  /** Meters one model call. */
+  record(usage: { inputTokens: number; outputTokens: number }): Promise<unknown>;
+  /** A custom graph event whose `{ text }` goes into the chat (a tool's outcome), redacted like the rest. */
+  noteEvent?: string;
+  /** What a failure says when neither an HttpError nor a model provider's answer says more. */
+  failureDetail: string;
+  /** On a stop, keep what the model already said in the thread. */
+  keepPartialOnStop?: boolean;
+}
+
+/**
+ * Streams one turn as the chat's events: text chunks, then one `on_chat_model_end` — or one `error`
+ * (then the error is thrown on, for the route to log), in which case the turn's messages are removed
+ * from the thread, so the person sends the message again into a thread that never saw it.
+ */
+export async function* streamTurn(req: TurnRequest): AsyncGenerator<StreamEvent> {
+  const { graph, threadId, model } = req;
+  const config = { configurable: { ...req.configurable, thread_id: threadId } };
+  const redactor = createRedactor(req.secrets ?? []);
+  const chunk = (text: string): StreamEvent => ({ event: STREAM_EVENTS.stream, thread_id: threadId, model: model.name, chunk: { content: text } });
+  const human = new HumanMessage({ content: req.message, id: randomUUID() });
+  let partial = '';
+  try {
+    const events = graph.streamEvents(
+      { messages: [...(await openToolCallAnswers(graph, threadId)), human] },
+      { ...config, version: 'v2', signal: req.signal, recursionLimit: req.recursionLimit },
+    );
+    for await (const ev of events) {
+      let text = '';
+      if (ev.event === 'on_chat_model_stream') {
+        const c = ev.data.chunk as AIMessageChunk | undefined;
+        text = c ? messageText(c) : '';
+        partial += text;
+      } else if (req.noteEvent && ev.event === 'on_custom_event' && ev.name === req.noteEvent) {
+        text = (ev.data as { text: string }).text;
+      } else if (ev.event === 'on_chat_model_end') {
+        partial = '';
+        const usage = (ev.data.output as AIMessageChunk | undefined)?.usage_metadata;
+        if (usage) await req.record({ inputTokens: usage.input_tokens, outputTokens: usage.output_tokens });
+      }
+      const safe = text ? redactor.push(text) : '';
+      if (safe) yield chunk(safe);
+    }
+  } catch (err) {
+    if (!req.signal.aborted) {
+      await forgetTurn(graph, threadId, human.id!);
+      const detail = err instanceof HttpError ? err.message : (modelErrorMessage(err, model) ?? req.failureDetail);
+      yield { event: STREAM_EVENTS.error, thread_id: threadId, model: model.name, data: { detail: redactor.push(detail) + redactor.flush() } };
+      throw err;
+    }
+    // Stopped: what was already said stays in the thread when the agent keeps it.
+    if (req.keepPartialOnStop && partial) await graph.updateState(config, { messages: [new AIMessage(partial)] }, 'agent');
+  }
+  const rest = redactor.flush();
+  if (rest) yield chunk(rest);
+  yield { event: STREAM_EVENTS.end, thread_id: threadId, model: model.name };
+}
+
+/** Removes a failed turn's messages (its message and what followed) from the thread. */
+async function forgetTurn(graph: ToolGraph, threadId: string, humanId: string): Promise<void> {
+  const messages = await threadMessages(graph, threadId);
+  const from = messages.findIndex((m) => m.id === humanId);
+  if (from < 0) return;
+  const removals = messages.slice(from).map((m) => new RemoveMessage({ id: m.id! }));
+  await graph.updateState({ configurable: { thread_id: threadId } }, { messages: removals }, 'agent');
+}

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The import picture of ARCHITECTURE.md: three blocks (client, server, shared), arrows only into shared,
+ * and no circle of imports between modules at run time. Read from the sources' relative imports
+ * (`import … from`, `export … from`, `import('…')`); the block rule counts `import type` too, the circle
+ * rule does not (a type-only import is erased before the code runs).
+ */
+const SRC = path.resolve('src');
+const EXTENSIONS = ['.ts', '.tsx', '/index.ts', '/index.tsx'];
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string, withTypes: boolean): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/^\s*(import type |export type )?[^;]*?(?:from|import\()\s*'(\.{1,2}\/[^']+)'/gm)]
+    .filter((m) => withTypes || !m[1])
+    .map((m) => m[2]!);
+  return specifiers.flatMap((specifier) => {
+    const base = path.resolve(path.dirname(file), specifier);
+    const found = [base, ...EXTENSIONS.map((ext) => base + ext)].find((candidate) => fs.existsSync(candidate) && fs.statSync(candidate).isFile());
+    return found && /\.tsx?$/.test(found) ? [found] : [];
+  });
+}
+
+const blockOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0]!;
+
+describe('the import picture', () => {
+  const files = sourceFiles(SRC);
+  const graph = new Map(files.map((file) => [file, importsOf(file, true)]));
+  const runtimeGraph = new Map(files.map((file) => [file, importsOf(file, false)]));
+
+  it('has arrows between blocks only into shared', () => {
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      imports.filter((target) => blockOf(target) !== blockOf(file) && blockOf(target) !== 'shared').map((target) => `${path.relative(SRC, file)} -> ${path.relative(SRC, target)}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
+  it('has no circle of imports at run time', () => {
+    const circles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (file: string): void => {
+      state.set(file, 'open');
+      stack.push(file);
+      for (const target of runtimeGraph.get(file) ?? []) {
+        if (state.get(target) === 'open') circles.push(stack.slice(stack.indexOf(target)).concat(target).map((f) => path.relative(SRC, f)).join(' -> '));
+        else if (!state.has(target)) visit(target);
+      }
+      stack.pop();
+      state.set(file, 'done');
+    };
+    for (const file of runtimeGraph.keys()) if (!state.has(file)) visit(file);
+    expect(circles).toEqual([]);
+  });
+});
