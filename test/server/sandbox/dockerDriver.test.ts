@@ -16,6 +16,8 @@ const ref: SandboxRef = { projectId: 7, username: 'user_3_7' };
 const WORKSPACE = '/home/user_3_7/workspace';
 
 describeWithEngine('docker sandbox driver on a real Docker engine', () => {
+  // Containers start in seconds on a quiet machine; a shared CI machine may be far from quiet.
+  jest.setTimeout(120_000);
   const engine = engineDrivers();
   afterAll(() => engine.cleanUp());
 

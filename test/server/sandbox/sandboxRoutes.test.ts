@@ -17,6 +17,8 @@ const cases: Array<[DatabaseKind, 'local' | 'docker']> = [
 ];
 
 describe.each(cases)('sandbox routes (%s, %s driver)', (kind, driverKind) => {
+  // A container per initialisation: seconds on a quiet machine, more on a shared CI machine.
+  if (driverKind === 'docker') jest.setTimeout(120_000);
   let database: TestDatabase;
   let app: FastifyInstance;
   let dataDir: string;
