@@ -33,6 +33,24 @@ export const SandboxInitializeResponse = Type.Object({
 });
 export type SandboxInitializeResponse = Static<typeof SandboxInitializeResponse>;
 
+/** A program the implementation plan calls that the sandbox did not have when it was initialised. */
+export const SandboxMissingTool = Type.Object({
+  tool: Type.String(),
+  /** The plan's steps that call it. */
+  steps: Type.Array(Type.Integer({ minimum: 1 })),
+});
+export type SandboxMissingTool = Static<typeof SandboxMissingTool>;
+
+/**
+ * GET /api/sandboxes/{projectId}/preflight: the tool check of the last initialisation (or start), shown in
+ * the execution stage before step 1. `checked_at` is null before any check.
+ */
+export const SandboxPreflightResponse = Type.Object({
+  missing_tools: Type.Array(SandboxMissingTool),
+  checked_at: Type.Union([Timestamp, Type.Null()]),
+});
+export type SandboxPreflightResponse = Static<typeof SandboxPreflightResponse>;
+
 export const ContainerStatusValue = Type.Enum(CONTAINER_STATUSES);
 export type ContainerStatusValue = Static<typeof ContainerStatusValue>;
 

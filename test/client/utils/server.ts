@@ -6,7 +6,7 @@ import type { CreateProjectBody, Project, ProjectList } from '../../../src/share
 import type { ProjectState, SetCurrentStageResponse, Stage, StageUpdateBody } from '../../../src/shared/api/stages';
 import type { ProjectCostsResponse as ProjectCosts } from '../../../src/shared/api/costs';
 import type { DocumentationResponse } from '../../../src/shared/api/documentation';
-import type { ContainerStatusResponse } from '../../../src/shared/api/sandbox';
+import type { ContainerStatusResponse, SandboxPreflightResponse } from '../../../src/shared/api/sandbox';
 import { makeProject, makeProjectState, makeUser, resetFactoryIds } from './factories';
 import { planningHandlers, resetPlanningDb } from './planningServer';
 import { activityHandlers, resetActivityDb } from './activityServer';
@@ -96,6 +96,9 @@ export const handlers = [
   // The project home's calls; test/client/projectHome/fakeSandbox.ts serves a stateful sandbox.
   http.get<never, never, ContainerStatusResponse | ErrorResponse>(api('/sandboxes/:projectId/status'), ({ request }) => {
     return unauthorised(request) ?? HttpResponse.json({ container_status: 'Running', username: 'user-1', last_sync_time: null });
+  }),
+  http.get<never, never, SandboxPreflightResponse | ErrorResponse>(api('/sandboxes/:projectId/preflight'), ({ request }) => {
+    return unauthorised(request) ?? HttpResponse.json({ missing_tools: [], checked_at: null });
   }),
   http.get<never, never, DocumentationResponse | ErrorResponse>(api('/documentation/current'), ({ request }) => {
     const missing = { status: 'missing', documentation: '', quickstart: '', key_value_data: {} } as const;

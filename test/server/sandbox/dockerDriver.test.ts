@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { loadConfig, TOOLBOX_IMAGE } from '../../../src/server/config';
 import { createSandboxDriver } from '../../../src/server/sandbox';
@@ -14,6 +16,8 @@ const ref: SandboxRef = { projectId: 7, username: 'user_3_7' };
 const WORKSPACE = '/home/user_3_7/workspace';
 
 describeWithEngine('docker sandbox driver on a real Docker engine', () => {
+  // Containers start in seconds on a quiet machine; a shared CI machine may be far from quiet.
+  jest.setTimeout(120_000);
   const engine = engineDrivers();
   afterAll(() => engine.cleanUp());
 
@@ -185,6 +189,68 @@ describeWithEngine('docker sandbox driver on a real Docker engine', () => {
     await second.stop(ref);
     expect(await first.status(ref)).toBe('Running');
     expect((await first.exec(ref, 'cat secret.txt')).output).toBe('first-only\n');
+  });
+
+  it('with networking on: a network per project; no other project, host address or link-local address reachable; the rest of the private range is', async () => {
+    const driver = engine.driver({ network: true });
+    const a: SandboxRef = { projectId: 1, username: 'user_1_1' };
+    const b: SandboxRef = { projectId: 2, username: 'user_1_2' };
+    await Promise.all([driver.initialise(a), driver.initialise(b)]);
+    const networkOf = async (s: SandboxRef) => {
+      const info = await engine.docker.getContainer(`devops-agents-test-${driver.instanceId}-${s.projectId}`).inspect();
+      const [name, settings] = Object.entries(info.NetworkSettings.Networks)[0]!;
+      return { name, ip: settings.IPAddress, gateway: settings.Gateway };
+    };
+    const [netA, netB] = await Promise.all([networkOf(a), networkOf(b)]);
+    expect(netA.name).toBe(`devops-agents-test-${driver.instanceId}-1-net`);
+    expect(netA.name).not.toBe(netB.name);
+
+    // Project B serves HTTP; so does the host (every address, 0.0.0.0); so does a machine on A's own private network.
+    const stopServing = new AbortController();
+    void driver.exec(b, 'python3 -m http.server 8080', { signal: stopServing.signal, timeoutMs: 600_000 });
+    await driver.exec(b, 'until curl -s -o /dev/null http://127.0.0.1:8080/; do sleep 0.2; done');
+    const host = http.createServer((_req, res) => res.end('host'));
+    await new Promise<void>((resolve) => host.listen(0, '0.0.0.0', resolve));
+    const hostPort = (host.address() as AddressInfo).port;
+    const lan = await engine.docker.createContainer({
+      name: `devops-agents-test-${driver.instanceId}-lan`,
+      Image: IMAGE,
+      // Without a sandbox's rules, the host answers on the gateway: this machine fetches it and serves what it got.
+      Cmd: ['sh', '-c', `curl -s --max-time 10 http://${netA.gateway}:${hostPort}/ > host.txt; exec python3 -m http.server 8080`],
+      Labels: { 'devops-agents.instance': driver.instanceId },
+      HostConfig: { NetworkMode: netA.name },
+    });
+    await lan.start();
+    const lanIp = (await lan.inspect()).NetworkSettings.Networks[netA.name]!.IPAddress;
+    try {
+      const reach = async (s: SandboxRef, url: string): Promise<string> =>
+        (await driver.exec(s, `curl -s -o /dev/null -w '%{http_code}' --max-time 5 ${url} || echo unreachable`)).output.trim();
+      const control = await driver.exec(a, `until curl -s -o /dev/null --max-time 2 http://${lanIp}:8080/; do sleep 0.2; done; curl -s http://${lanIp}:8080/host.txt`);
+      expect(control.output).toBe('host');
+      expect(await reach(a, `http://${lanIp}:8080/`)).toBe('200');
+      expect(await reach(b, 'http://127.0.0.1:8080/')).toBe('200');
+
+      expect(await reach(a, `http://${netB.ip}:8080/`)).toMatch(/unreachable|000/);
+      expect(await reach(a, `http://${netA.gateway}:${hostPort}/`)).toMatch(/unreachable|000/);
+      expect(await reach(a, `http://${netB.gateway}:${hostPort}/`)).toMatch(/unreachable|000/);
+      // Refused at once by the sandbox's own rule (curl's exit 7), not lost on the way.
+      expect((await driver.exec(a, 'curl -s --max-time 5 http://169.254.169.254/latest/meta-data/; echo "exit=$?"')).output).toBe('exit=7\n');
+      // The sandbox cannot take its rules away.
+      expect((await driver.exec(a, 'iptables -w -F OUTPUT')).exitCode).not.toBe(0);
+      expect(await reach(a, `http://${netA.gateway}:${hostPort}/`)).toMatch(/unreachable|000/);
+    } finally {
+      stopServing.abort();
+      await lan.remove({ force: true });
+      await new Promise((resolve) => host.close(resolve));
+    }
+
+    // Rules come back with every start (a new network namespace each time).
+    await driver.backup(a);
+    await driver.stop(a);
+    await driver.start(a);
+    expect((await driver.exec(a, `curl -s --max-time 5 http://${(await networkOf(a)).gateway}:1/ || echo refused`)).output).toContain('refused');
+    const rules = await engine.docker.getContainer(`devops-agents-test-${driver.instanceId}-1`).inspect();
+    expect(rules.HostConfig.CapAdd ?? []).toEqual([]);
   });
 
   it('answers unavailable, naming the engine, when the engine cannot be reached', async () => {

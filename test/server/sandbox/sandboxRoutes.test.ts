@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SANDBOX_ERRORS } from '../../../src/shared/constants/sandbox';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { planningDocuments } from '../../../src/server/db/schema';
 import { serverInstanceId } from '../../../src/server/services/sandbox/instanceId';
 import { databaseKinds, openTestDatabase, type DatabaseKind, type TestDatabase } from '../helpers/testDatabase';
 import { engineAvailable, ENGINE, IMAGE, removeInstance } from './dockerEngine';
@@ -16,6 +17,8 @@ const cases: Array<[DatabaseKind, 'local' | 'docker']> = [
 ];
 
 describe.each(cases)('sandbox routes (%s, %s driver)', (kind, driverKind) => {
+  // A container per initialisation: seconds on a quiet machine, more on a shared CI machine.
+  if (driverKind === 'docker') jest.setTimeout(120_000);
   let database: TestDatabase;
   let app: FastifyInstance;
   let dataDir: string;
@@ -71,6 +74,38 @@ describe.each(cases)('sandbox routes (%s, %s driver)', (kind, driverKind) => {
     username = status.json().username;
     installationRowId = Number(username.split('_')[1]);
     expect((await call(alice, 'POST', `/api/sandbox/initialize/${projectId}`, {})).json().status).toBe('success');
+  });
+
+  it("names, at initialisation, each tool the implementation plan calls that the sandbox lacks, with its steps", async () => {
+    const plan = [
+      '## Step 1: Tools of the toolbox',
+      '```bash',
+      'hcloud version && aws --version && ansible-playbook --version && docker-compose version --short; ssh -V; rsync --version | head -1; jq --version',
+      '```',
+      '## Step 2: Tools it has not',
+      '```bash',
+      'doctl version',
+      "az version --query '\"azure-cli\"'",
+      '```',
+      '## Step 3: Again',
+      '```bash',
+      'doctl account get',
+      '```',
+    ].join('\n');
+    expect((await call(alice, 'GET', `/api/sandboxes/${projectId}/preflight`)).json()).toEqual({ missing_tools: [], checked_at: expect.any(String) });
+    await database.db.insert(planningDocuments).values({ projectId, kind: 'implementation', content: plan });
+    expect((await call(alice, 'POST', `/api/sandbox/initialize/${projectId}`, {})).json().status).toBe('success');
+    const preflight = await call(alice, 'GET', `/api/sandboxes/${projectId}/preflight`);
+    expect(preflight.json()).toEqual({
+      missing_tools: [
+        { tool: 'doctl', steps: [2, 3] },
+        { tool: 'az', steps: [2] },
+      ],
+      checked_at: expect.stringMatching(/^\d{4}-/),
+    });
+    // The tools it found do run there.
+    expect((await exec('hcloud version && aws --version && ansible-playbook --version >/dev/null && docker-compose version --short')).exitCode).toBe(0);
+    expect((await call(mallory, 'GET', `/api/sandboxes/${projectId}/preflight`)).statusCode).toBe(404);
   });
 
   it('answers creating to an initialisation asked while another is under way', async () => {

@@ -9,6 +9,7 @@ import { ExecutionChatPanel } from './components/ExecutionChatPanel';
 import { ExecutionProgressPanel } from './components/ExecutionProgressPanel';
 import { executionSaga } from './executionSaga';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
+import { ToolPreflightNotice } from '../sandbox/ToolPreflightNotice';
 
 /** Ours: the spec leaves the execution chat's title and placeholder to the caller. */
 const CHAT_TITLE = 'Execution Agent';
@@ -27,6 +28,7 @@ export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
       <WorkArea>
         {/* Shown only while (or after a failed) sandbox preparation for this project: nothing once it is done. */}
         <SandboxInitStatus projectId={projectId} />
+        <ToolPreflightNotice projectId={projectId} />
         <ExecutionProgressPanel projectId={projectId} />
         <Card aria-label={EXECUTION_TEXT.comingSoon}>
           <h3>{EXECUTION_TEXT.comingSoon}</h3>

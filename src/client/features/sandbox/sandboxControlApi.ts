@@ -1,6 +1,7 @@
 import type {
   ContainerStatusResponse,
   SandboxBackupResponse,
+  SandboxPreflightResponse,
   SandboxStartResponse,
   SandboxStopResponse,
 } from '../../../shared/api/sandbox';
@@ -31,6 +32,10 @@ export const sandboxControlApi = apiSlice.injectEndpoints({
     /** Answered from memory with a weak ETag; the browser's HTTP cache turns a 304 into the last body. */
     getContainerStatus: build.query<ContainerStatusResponse, number>({
       query: (projectId) => ({ url: `/sandboxes/${projectId}/status`, headers: projectHeaders(projectId) }),
+    }),
+    /** The tool preflight of the sandbox's last initialisation (the execution stage shows it before step 1). */
+    getSandboxPreflight: build.query<SandboxPreflightResponse, number>({
+      query: (projectId) => ({ url: `/sandboxes/${projectId}/preflight`, headers: projectHeaders(projectId) }),
     }),
     startSandbox: build.mutation<SandboxStartResponse, number>({
       query: (projectId) => ({ url: `/sandboxes/${projectId}/start`, method: 'POST', headers: projectHeaders(projectId) }),

@@ -1,4 +1,5 @@
-import { boolean, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import type { SandboxMissingTool } from '../../../shared/api/sandbox';
 import { projects } from './core';
 
 /**
@@ -16,6 +17,9 @@ export const sandboxes = pgTable('sandboxes', {
   provisioning: text('provisioning').notNull().default('CREATING'),
   error: text('error'),
   lastSyncTime: timestamp('last_sync_time', { withTimezone: true, mode: 'date' }),
+  /** The tool preflight of the last initialisation: programs the plan calls that the sandbox lacked. */
+  missingTools: jsonb('missing_tools').$type<SandboxMissingTool[]>(),
+  toolsCheckedAt: timestamp('tools_checked_at', { withTimezone: true, mode: 'date' }),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });

@@ -9,6 +9,7 @@ import {
   SandboxHistoryResponse,
   SandboxInitializeBody,
   SandboxInitializeResponse,
+  SandboxPreflightResponse,
   SandboxStartResponse,
   SandboxStatusResponse,
   SandboxStopResponse,
@@ -62,6 +63,19 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const project = await projects.requireRecent(authOf(request).installationId, Number(request.params.projectId));
       return sendSnapshot(request, reply, await sandbox.containerStatusSnapshot(project));
     },
+  );
+
+  app.get(
+    '/sandboxes/:projectId/preflight',
+    {
+      schema: {
+        tags,
+        description: "The tool check of the sandbox's last initialisation: programs the implementation plan calls that the sandbox lacked.",
+        params: ProjectIdParams,
+        response: { 200: SandboxPreflightResponse, ...errors },
+      },
+    },
+    async (request) => sandbox.preflight(await scoped(request)),
   );
 
   app.post(

@@ -10,8 +10,11 @@ import type {
   SandboxBackupResponse,
   SandboxHistoryResponse,
   SandboxInitializeResponse,
+  SandboxPreflightResponse,
   SandboxStatusResponse,
 } from '../../../shared/api/sandbox';
+import { parsePlanSteps } from '../execution/planSteps';
+import { missingProgramsCommand, missingTools, plannedPrograms } from './preflight';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 
@@ -39,7 +42,16 @@ export const sandboxUsername = (project: ScopedProject): string => `user_${proje
  * backups, history and downloads. It receives a driver and never asks which one it is. Lifecycle calls
  * of one project run one at a time.
  */
-export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDriver }) {
+export function createSandboxService({
+  db,
+  driver,
+  planOf = async () => '',
+}: {
+  db: Db;
+  driver: SandboxDriver;
+  /** The project's implementation plan (markdown), whose steps' programs the tool preflight looks for. */
+  planOf?: (projectId: number) => Promise<string>;
+}) {
   const locks = new Map<number, Promise<unknown>>();
   const initialising = new Set<number>();
 
@@ -130,8 +142,30 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
     maxAgeMs: CONTAINER_STATUS_MAX_AGE_MS,
   });
 
+  /**
+   * The tool preflight: every program the plan's steps call, looked up with `command -v` inside the
+   * sandbox. A check that cannot run leaves no answer rather than a wrong one.
+   */
+  const checkTools = async (project: ScopedProject): Promise<Partial<typeof sandboxes.$inferInsert>> => {
+    const programs = plannedPrograms(parsePlanSteps(await planOf(project.id).catch(() => '')));
+    if (programs.size === 0) return { missingTools: [], toolsCheckedAt: new Date() };
+    try {
+      const result = await driver.exec(refOf(project), missingProgramsCommand(programs.keys()), { timeoutMs: 60_000 });
+      if (result.exitCode !== 0) return { missingTools: null, toolsCheckedAt: null };
+      return { missingTools: missingTools(result.output, programs), toolsCheckedAt: new Date() };
+    } catch {
+      return { missingTools: null, toolsCheckedAt: null };
+    }
+  };
+
   return {
     ref: refOf,
+
+    /** The tool preflight of the last initialisation: what the plan calls that the sandbox lacked. */
+    async preflight(project: ScopedProject): Promise<SandboxPreflightResponse> {
+      const row = await rowOf(project.id);
+      return { missing_tools: row?.missingTools ?? [], checked_at: row?.toolsCheckedAt?.toISOString() ?? null };
+    },
 
     /** READY once initialised, FAILED after a failed initialisation, CREATING before and meanwhile. */
     async provisioningStatus(project: ScopedProject): Promise<SandboxStatusResponse> {
@@ -157,7 +191,7 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
             await upsert(project, { provisioning: 'FAILED', error: detail });
             return { status: 'failed', detail } as const;
           }
-          await upsert(project, { provisioning: 'READY', error: null });
+          await upsert(project, { provisioning: 'READY', error: null, ...(await checkTools(project)) });
           return { status: 'success', detail: 'The sandbox is ready' } as const;
         });
       } finally {

@@ -1,0 +1,8 @@
+CREATE TABLE "server_instance" (
+	"singleton" boolean PRIMARY KEY DEFAULT true NOT NULL,
+	"id" text NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "sandboxes" ADD COLUMN "missing_tools" jsonb;--> statement-breakpoint
+ALTER TABLE "sandboxes" ADD COLUMN "tools_checked_at" timestamp with time zone;
