@@ -48,6 +48,12 @@ describe('repository picker', () => {
     expect(items[1]).toHaveTextContent('Public');
   });
 
+  it('opens focused on its search once the list is there, not on the close button', async () => {
+    const { dialog } = await openPicker();
+    const search = await within(dialog).findByPlaceholderText(REPOSITORY_PICKER.searchPlaceholder);
+    await waitFor(() => expect(search).toHaveFocus());
+  });
+
   it("searches case-insensitively on name, full name and description with 'Find a repository...'", async () => {
     const { dialog, user } = await openPicker();
     const search = await within(dialog).findByPlaceholderText(REPOSITORY_PICKER.searchPlaceholder);
