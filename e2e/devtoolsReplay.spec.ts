@@ -68,7 +68,7 @@ test('a DevTools action log recorded in one session replays into a freshly loade
   await dialog.getByRole('button', { name: 'Create Project' }).click();
   await expect(page.getByRole('region', { name: 'Collected Requirements', exact: true })).toBeVisible();
   await page.goto('/app');
-  await expect(page.getByText('Replayed')).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Replayed', exact: true })).toBeVisible();
 
   const recorded = await page.evaluate(() => {
     const probe = (window as unknown as { __devtools: DevtoolsProbe }).__devtools;

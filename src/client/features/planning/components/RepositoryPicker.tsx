@@ -6,7 +6,7 @@ import { errorMessage, errorStatus } from '../../../api/apiSlice';
 import { Dialog } from '../../../common/components/Dialog';
 import { ErrorText } from '../../../common/components/Field';
 import { TextInput } from '../../../common/components/Field';
-import { formatDate } from '../../../common/format';
+import { formatDate, markdownAsText } from '../../../common/format';
 import { isSignedIn } from '../../../common/session';
 import { Spinner } from '../../../common/components/Spinner';
 import { useGetRepositoriesQuery } from '../planningApi';
@@ -58,7 +58,7 @@ export function RepositoryPicker({ onSelect, onClose }: { onSelect: (repository:
                   <Flag>{repository.private ? 'Private' : 'Public'}</Flag>
                 </Name>
                 <FullName>{repository.full_name}</FullName>
-                {repository.description && <Description>{repository.description}</Description>}
+                {repository.description && <Description>{markdownAsText(repository.description)}</Description>}
                 <Facts>
                   {repository.language && <span>{repository.language}</span>}
                   <span aria-label={`${repository.stargazers_count} stars`}>★ {repository.stargazers_count}</span>
