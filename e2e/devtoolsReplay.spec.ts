@@ -67,7 +67,8 @@ test('a DevTools action log recorded in one session replays into a freshly loade
   await dialog.getByLabel('Project name').fill('Replayed');
   await dialog.getByRole('button', { name: 'Create Project' }).click();
   await expect(page.getByRole('region', { name: 'Collected Requirements', exact: true })).toBeVisible();
-  await page.goto('/app');
+  // Back in the app (not a reload: the log is this page's).
+  await page.getByRole('link', { name: 'Return to Projects' }).click();
   await expect(page.getByRole('heading', { name: 'Replayed', exact: true })).toBeVisible();
 
   const recorded = await page.evaluate(() => {
@@ -93,7 +94,11 @@ test('a DevTools action log recorded in one session replays into a freshly loade
     }
   }, recorded.log);
   expect(replay.error).toBeNull();
-  expect(replay.state).toEqual(recorded.state);
+  // One flag differs by design: RTK Query marks its middleware's registration with a random id of the
+  // page's api instance, so a log from another page reads as 'conflict'. It is a diagnostic, not state.
+  const withoutRegistration = (state: Record<string, unknown> | null): unknown =>
+    state && { ...state, api: { ...(state.api as object), config: { ...((state.api as { config: object }).config), middlewareRegistered: null } } };
+  expect(withoutRegistration(replay.state)).toEqual(withoutRegistration(recorded.state));
   test.info().annotations.push({ type: 'replay', description: `${recorded.log.length} actions replayed into a fresh app: same state` });
   await recordingContext.close();
   await freshContext.close();
