@@ -41,7 +41,7 @@ export default defineConfig({
     command: `rm -rf ${dataDir} && npm run build && node dist/server/server.mjs`,
     cwd: '..',
     url: `http://127.0.0.1:${port}/api/ready`,
-    timeout: 240_000,
+    timeout: 420_000,
     reuseExistingServer: false,
     stdout: 'ignore',
     stderr: 'pipe',

@@ -19,3 +19,20 @@ export function formatCost(total: string | number | null | undefined): string {
   const value = typeof total === 'number' ? total : Number.parseFloat(total ?? '');
   return `$${(Number.isFinite(value) ? value : 0).toFixed(COST_DECIMALS)}`;
 }
+
+/**
+ * Markdown as the plain text it reads as (a repository description taken from its README): no '#',
+ * '**', backticks, link targets or HTML tags, one line.
+ */
+export function markdownAsText(markdown: string): string {
+  return markdown
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|\W)[*_](\S(?:.*?\S)?)[*_](?=\W|$)/g, '$1$2')
+    .replace(/`+([^`]*)`+/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+}

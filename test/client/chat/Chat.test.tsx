@@ -49,6 +49,15 @@ describe('Chat', () => {
     expect(roles).toEqual(['user', 'assistant']);
   });
 
+  it('gives the focus back to the message box when the reply has finished', async () => {
+    planningDb.stream = () => sseResponse(sseText(replyEvents('Done', 'thread-43', 'offline-planner')));
+    const { user } = renderChat();
+    await user.type(input(), 'Hello{Enter}');
+    expect(await within(messages()).findByText('Done')).toBeInTheDocument();
+    await waitFor(() => expect(input()).toBeEnabled());
+    expect(input()).toHaveFocus();
+  });
+
   it('continues the thread on the next message', async () => {
     planningDb.stream = () => sseResponse(sseText(replyEvents('First', 'thread-42')));
     const { user } = renderChat();

@@ -13,6 +13,7 @@ import {
 } from '../../../src/shared/constants';
 import { activityDb } from '../utils/activityServer';
 import { assignMock } from '../utils/browser';
+import { demoPlayLabel, NO_RECORDING } from '../../../src/client/features/marketing/DemoVideoModal';
 import { renderApp } from '../utils/renderWithProviders';
 
 describe('landing page', () => {
@@ -64,21 +65,34 @@ describe('landing page', () => {
     expect(scrolled[0]?.id).toBe('trailer');
   });
 
-  it('a demo opens a player that closes by the backdrop or the close button, not by clicks inside', async () => {
+  it('a demo opens a player that closes by the backdrop or the close button, not by clicks inside; focus returns to its card', async () => {
     const { user } = renderApp('/');
-    await user.click(await screen.findByRole('button', { name: LANDING_TEXT.playVideo(DEMO_VIDEOS[0]!.title) }));
-    const dialog = screen.getByRole('dialog', { name: DEMO_VIDEOS[0]!.title });
+    const thumb = await screen.findByRole('button', { name: demoPlayLabel(DEMO_VIDEOS[0]!) });
+    await user.click(thumb);
+    const dialog = screen.getByRole('dialog', { name: NO_RECORDING.dialogTitle(DEMO_VIDEOS[0]!.title) });
     await user.click(dialog);
-    await user.click(within(dialog).getByTitle(DEMO_VIDEOS[0]!.title));
+    await user.click(within(dialog).getByTitle(NO_RECORDING.dialogTitle(DEMO_VIDEOS[0]!.title)));
     await user.keyboard('{Escape}');
     expect(screen.getByRole('dialog')).toBeInTheDocument();
     await user.click(within(dialog).getByRole('button', { name: LANDING_TEXT.closeVideo }));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(thumb).toHaveFocus();
 
-    await user.click(screen.getByRole('button', { name: LANDING_TEXT.playVideo(DEMO_VIDEOS[2]!.title) }));
-    expect(screen.getByRole('dialog', { name: DEMO_VIDEOS[2]!.title })).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: demoPlayLabel(DEMO_VIDEOS[2]!) }));
+    expect(screen.getByRole('dialog', { name: NO_RECORDING.dialogTitle(DEMO_VIDEOS[2]!.title) })).toBeInTheDocument();
     await user.click(screen.getByTestId('video-backdrop'));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('the demo cards do not pretend: without a recording they show no job length and say the trailer plays', async () => {
+    renderApp('/');
+    const section = await screen.findByRole('region', { name: LANDING_PAGE.sections.watchUsDeploy });
+    for (const video of DEMO_VIDEOS.filter((v) => !v.videoId)) {
+      const card = within(section).getByRole('button', { name: demoPlayLabel(video) });
+      expect(card).toHaveTextContent(NO_RECORDING.badge);
+      expect(card).not.toHaveTextContent(video.duration);
+    }
+    expect(within(section).getAllByText(NO_RECORDING.note).length).toBe(DEMO_VIDEOS.filter((v) => !v.videoId).length);
   });
 
   it('Start Building and Get Started clear a stale id and send the browser to the login endpoint', async () => {

@@ -48,6 +48,24 @@ describe('repository picker', () => {
     expect(items[1]).toHaveTextContent('Public');
   });
 
+  it('shows a description written in markdown (a README) as text, not raw', async () => {
+    planningDb.repositories = {
+      repositories: [makeRepository({ id: 4, name: 'docs', full_name: 'alice/docs', description: '# Docs site\n**Fast** docs with [Hugo](https://gohugo.io) and `make`' })],
+      requires_permission_request: false,
+      message: null,
+    };
+    const { dialog } = await openPicker();
+    const item = await within(dialog).findByRole('button', { name: /alice\/docs/ });
+    expect(item).toHaveTextContent('Docs site Fast docs with Hugo and make');
+    expect(item).not.toHaveTextContent(/[#*`]|\]\(/);
+  });
+
+  it('opens focused on its search once the list is there, not on the close button', async () => {
+    const { dialog } = await openPicker();
+    const search = await within(dialog).findByPlaceholderText(REPOSITORY_PICKER.searchPlaceholder);
+    await waitFor(() => expect(search).toHaveFocus());
+  });
+
   it("searches case-insensitively on name, full name and description with 'Find a repository...'", async () => {
     const { dialog, user } = await openPicker();
     const search = await within(dialog).findByPlaceholderText(REPOSITORY_PICKER.searchPlaceholder);

@@ -153,6 +153,9 @@ describe('requirements stage', () => {
       await user.click(screen.getByRole('button', { name: 'Save Secrets' }));
       expect(await screen.findByText(SECRET_MESSAGES.noChanges)).toBeInTheDocument();
       expect(planningDb.savedSecrets).toEqual([]);
+      // Typing again: the old status no longer describes the form and goes away.
+      await user.type(screen.getByLabelText(/^DOMAIN/), 'shop.example');
+      expect(screen.queryByText(SECRET_MESSAGES.noChanges)).not.toBeInTheDocument();
     });
 
     it('saves each typed secret and reports the count, then shows them provided', async () => {

@@ -1,4 +1,4 @@
-import { useMemo, useState, type ReactElement } from 'react';
+import { useMemo, useRef, useState, type KeyboardEvent, type ReactElement } from 'react';
 import styled from 'styled-components';
 import { ACTIVITY, ACTIVITY_TEXT } from '../../../shared/constants';
 import { useGetActivityGridQuery } from './activityApi';
@@ -16,6 +16,9 @@ export function ActivityHeatmap({ today = new Date() }: { today?: Date }): React
   const current = useGetActivityGridQuery(year);
   const previous = useGetActivityGridQuery(year - 1);
   const [hovered, setHovered] = useState<HeatmapDay | null>(null);
+  // One cell is in the tab order (roving tabindex); arrows move a day (up/down) or a week (left/right).
+  const [focusedDate, setFocusedDate] = useState<string | null>(null);
+  const gridRef = useRef<HTMLDivElement>(null);
 
   const failed = current.isError || previous.isError;
   const loading = !failed && (current.isLoading || previous.isLoading);
@@ -27,6 +30,20 @@ export function ActivityHeatmap({ today = new Date() }: { today?: Date }): React
     }
     return buildHeatmap(counts, new Date(`${dayKey}T00:00:00Z`));
   }, [failed, current.data, previous.data, dayKey]);
+
+  const days = heatmap.weeks.flat().filter((day): day is HeatmapDay => day !== null);
+  const activeDate = focusedDate ?? days.at(-1)?.date ?? null;
+
+  const onGridKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
+    const step = { ArrowUp: -1, ArrowDown: 1, ArrowLeft: -7, ArrowRight: 7, Home: -days.length, End: days.length }[event.key];
+    if (step === undefined || activeDate === null) return;
+    event.preventDefault();
+    const index = days.findIndex((day) => day.date === activeDate);
+    const next = days[Math.min(Math.max(index + step, 0), days.length - 1)]!;
+    setFocusedDate(next.date);
+    setHovered(next);
+    gridRef.current?.querySelector<HTMLElement>(`[data-date="${next.date}"]`)?.focus();
+  };
 
   if (loading) {
     return (
@@ -40,7 +57,7 @@ export function ActivityHeatmap({ today = new Date() }: { today?: Date }): React
     <Frame>
       {failed && <ErrorText role="alert">{ACTIVITY.loadError}</ErrorText>}
       <Scroll>
-        <Grid role="grid" aria-label="Activity in the last 12 months" $weeks={heatmap.weeks.length}>
+        <Grid ref={gridRef} role="grid" aria-label="Activity in the last 12 months" $weeks={heatmap.weeks.length} onKeyDown={onGridKeyDown}>
           <Corner />
           {heatmap.weeks.map((_, week) => {
             const month = heatmap.months.find((m) => m.week === week);
@@ -65,7 +82,13 @@ export function ActivityHeatmap({ today = new Date() }: { today?: Date }): React
                   data-level={day.level}
                   aria-label={ACTIVITY_TEXT.dayTooltip(day.count, day.date)}
                   $level={day.level}
+                  tabIndex={day.date === activeDate ? 0 : -1}
                   style={{ gridColumn: week + 2, gridRow: weekday + 2 }}
+                  onFocus={() => {
+                    setFocusedDate(day.date);
+                    setHovered(day);
+                  }}
+                  onBlur={() => setHovered(null)}
                   onMouseEnter={() => setHovered(day)}
                   onMouseLeave={() => setHovered(null)}
                 />

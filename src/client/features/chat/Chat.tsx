@@ -7,6 +7,7 @@ import { Button } from '../../common/components/Button';
 import { TextArea } from '../../common/components/Field';
 import { messageSubmitted, selectChatThread, stopRequested, type ChatEndpoint, type ChatMessage } from './chatSlice';
 import { LazyMarkdown } from './markdown/LazyMarkdown';
+import { useComposerFocus } from '../../common/hooks/useComposerFocus';
 
 export interface ChatProps {
   /** `chatKey(projectId, agent)`: the conversation shown. */
@@ -38,6 +39,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
   const listRef = useRef<HTMLOListElement>(null);
   const streaming = thread.status === 'streaming';
   const canSend = !streaming && draft.trim() !== '';
+  const composer = useComposerFocus<HTMLTextAreaElement>(streaming);
 
   const lastContent = thread.messages[thread.messages.length - 1]?.content;
   useEffect(() => {
@@ -50,6 +52,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
     if (onSend) onSend(draft);
     else dispatch(messageSubmitted({ key: chatKey, message: draft, ...endpoint }));
     setDraft('');
+    composer.sent();
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>): void => {
@@ -99,6 +102,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
           Message {title}
         </label>
         <TextArea
+          ref={composer.ref}
           id={inputId}
           value={draft}
           onChange={(event) => setDraft(event.target.value)}

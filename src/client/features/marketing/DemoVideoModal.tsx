@@ -6,6 +6,21 @@ import { Button } from '../../common/components/Button';
 import { track } from '../analytics/analytics';
 
 /**
+ * Ours: a demo without its recording yet plays the product trailer, and the card and player say so
+ * (the cards used to show '24:16' or '1:00:00' and play the same short trailer).
+ */
+export const NO_RECORDING = {
+  badge: 'Trailer',
+  note: 'The recording of this job is not published yet; the player shows our short product trailer.',
+  dialogTitle: (title: string): string => `Product trailer (no recording of ${title} yet)`,
+} as const;
+
+/** The thumbnail button's name: what will really play. */
+export function demoPlayLabel(video: DemoVideo): string {
+  return video.videoId ? LANDING_TEXT.playVideo(video.title) : `Play the product trailer (no recording of ${video.title} yet)`;
+}
+
+/**
  * The 'Watch Us Deploy' player: an embedded autoplay player of the video host when the demo has a
  * video id, else our own trailer. It closes by the backdrop or the close button only (part 2
  * section 2): clicks inside the content do not close it.
@@ -14,17 +29,21 @@ export function DemoVideoModal({ video, onClose }: { video: DemoVideo; onClose: 
   const closeRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     track('demo_video_play', { id: video.id });
+    // Focus goes back to the thumbnail that opened the player when it closes.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     closeRef.current?.focus();
+    return () => opener?.focus();
   }, [video.id]);
+  const title = video.videoId ? video.title : NO_RECORDING.dialogTitle(video.title);
   const close = (): void => {
     track('demo_video_close', { id: video.id });
     onClose();
   };
   return createPortal(
     <Backdrop data-testid="video-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
-      <Content role="dialog" aria-modal="true" aria-label={video.title}>
+      <Content role="dialog" aria-modal="true" aria-label={title}>
         <Bar>
-          <strong>{video.title}</strong>
+          <strong>{title}</strong>
           <Button ref={closeRef} $variant="ghost" $size="sm" aria-label={LANDING_TEXT.closeVideo} onClick={close}>
             ✕
           </Button>
@@ -38,7 +57,7 @@ export function DemoVideoModal({ video, onClose }: { video: DemoVideo; onClose: 
               allowFullScreen
             />
           ) : (
-            <video title={video.title} autoPlay controls muted playsInline poster={LANDING_PAGE.requirementsScreenshot}>
+            <video title={title} autoPlay controls muted playsInline poster={LANDING_PAGE.requirementsScreenshot}>
               <source src={LANDING_PAGE.trailer.webm} type="video/webm" />
               <source src={LANDING_PAGE.trailer.mp4} type="video/mp4" />
             </video>

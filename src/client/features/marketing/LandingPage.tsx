@@ -4,7 +4,7 @@ import { DEMO_VIDEOS, LANDING, LANDING_PAGE, LANDING_TEXT, PRODUCT_NAME, type De
 import { Button } from '../../common/components/Button';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { track } from '../analytics/analytics';
-import { DemoVideoModal } from './DemoVideoModal';
+import { demoPlayLabel, DemoVideoModal, NO_RECORDING } from './DemoVideoModal';
 import { MarketingFooter } from './MarketingFooter';
 import { MarketingHeader } from './MarketingHeader';
 import { startLogin } from './startLogin';
@@ -97,13 +97,14 @@ export function LandingPage(): ReactElement {
           <Cards>
             {DEMO_VIDEOS.map((video) => (
               <li key={video.id}>
-                <Thumb type="button" aria-label={LANDING_TEXT.playVideo(video.title)} onClick={() => setPlaying(video)}>
+                <Thumb type="button" aria-label={demoPlayLabel(video)} onClick={() => setPlaying(video)}>
                   <img
                     src={video.videoId ? `https://i.ytimg.com/vi/${encodeURIComponent(video.videoId)}/hqdefault.jpg` : LANDING_PAGE.requirementsScreenshot}
                     alt=""
                     loading="lazy"
                   />
-                  <Duration>{video.duration}</Duration>
+                  {/* The job's length shows on its recording only; without one the player shows the trailer, and says so. */}
+                  <Duration>{video.videoId ? video.duration : NO_RECORDING.badge}</Duration>
                 </Thumb>
                 <h3>{video.title}</h3>
                 <Badges>
@@ -112,6 +113,7 @@ export function LandingPage(): ReactElement {
                   <span>{video.costBadge}</span>
                 </Badges>
                 <p>{video.description}</p>
+                {!video.videoId && <NoRecording>{NO_RECORDING.note}</NoRecording>}
               </li>
             ))}
           </Cards>
@@ -240,6 +242,12 @@ const Thumb = styled.button`
   background: none;
   cursor: pointer;
   img { display: block; width: 100%; aspect-ratio: 16 / 9; object-fit: cover; border-radius: ${({ theme }) => theme.radii.md}; }
+`;
+
+const NoRecording = styled.p`
+  color: ${({ theme }) => theme.colors.textMuted};
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+  font-style: italic;
 `;
 
 const Duration = styled.span`

@@ -35,6 +35,22 @@ describe('activity heatmap', () => {
     expect(heatmap.months.map((m) => m.label)).toEqual(['Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec', 'Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun']);
   });
 
+  it('is reachable by keyboard: one cell in the tab order, arrows move by day and week, the count is read out', async () => {
+    activityDb.days = [{ date: daysBefore(7), count: 2 }];
+    const { user } = renderWithProviders(<ActivityHeatmap today={TODAY} />);
+    const grid = await screen.findByRole('grid');
+    await user.tab();
+    const today = grid.querySelector<HTMLElement>(`[data-date="${daysBefore(0)}"]`)!;
+    expect(today).toHaveFocus();
+    expect(grid.querySelectorAll('[tabindex="0"]')).toHaveLength(1);
+    await user.keyboard('{ArrowLeft}');
+    const weekAgo = grid.querySelector<HTMLElement>(`[data-date="${daysBefore(7)}"]`)!;
+    expect(weekAgo).toHaveFocus();
+    expect(screen.getByRole('tooltip')).toHaveTextContent(ACTIVITY_TEXT.dayTooltip(2, daysBefore(7)));
+    await user.keyboard('{ArrowUp}');
+    expect(grid.querySelector(`[data-date="${daysBefore(8)}"]`)).toHaveFocus();
+  });
+
   it('colours days by level: 0 none, 1, 2, 3, and 4 for four or more; hovering shows the count', async () => {
     activityDb.days = [
       { date: daysBefore(1), count: 1 },

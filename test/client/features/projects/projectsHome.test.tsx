@@ -81,6 +81,8 @@ describe('projects home', () => {
 
     await user.click(screen.getByRole('button', { name: 'Clear search' }));
     expect(search).toHaveValue('');
+    // The clear button goes away with the text; the focus stays in the search box.
+    expect(search).toHaveFocus();
     expect(cards()).toHaveLength(6);
     expect(screen.getByRole('button', { name: HOME.seeAll(10) })).toBeInTheDocument();
   });

@@ -7,6 +7,7 @@ import { Card } from '../../../common/components/Card';
 import { PHONE_MAX_WIDTH } from '../../../common/components/Layout';
 import { TextArea } from '../../../common/components/Field';
 import { Spinner } from '../../../common/components/Spinner';
+import { useComposerFocus } from '../../../common/hooks/useComposerFocus';
 import { chatMessageSent, chatStopRequested, selectChat } from '../executionSlice';
 
 const TerminalView = lazy(() =>
@@ -95,6 +96,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
   const [draft, setDraft] = useState('');
   const listRef = useRef<HTMLOListElement>(null);
   const busy = status !== 'idle';
+  const composer = useComposerFocus<HTMLTextAreaElement>(busy);
 
   useEffect(() => {
     const list = listRef.current;
@@ -105,6 +107,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
     if (busy || !draft.trim()) return;
     dispatch(chatMessageSent({ projectId, message: draft }));
     setDraft('');
+    composer.sent();
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): void => {
@@ -139,6 +142,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
         }}
       >
         <TextArea
+          ref={composer.ref}
           aria-label="Message"
           placeholder={placeholder}
           value={draft}

@@ -1,4 +1,4 @@
-import { useState, type ReactElement } from 'react';
+import { useEffect, useRef, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
 import type { Repository } from '../../../../shared/api/repositories';
 import { REPOSITORY_ERRORS, REPOSITORY_PICKER } from '../../../../shared/constants';
@@ -6,7 +6,7 @@ import { errorMessage, errorStatus } from '../../../api/apiSlice';
 import { Dialog } from '../../../common/components/Dialog';
 import { ErrorText } from '../../../common/components/Field';
 import { TextInput } from '../../../common/components/Field';
-import { formatDate } from '../../../common/format';
+import { formatDate, markdownAsText } from '../../../common/format';
 import { isSignedIn } from '../../../common/session';
 import { Spinner } from '../../../common/components/Spinner';
 import { useGetRepositoriesQuery } from '../planningApi';
@@ -21,6 +21,12 @@ export function RepositoryPicker({ onSelect, onClose }: { onSelect: (repository:
   const { data, error, isLoading } = useGetRepositoriesQuery();
   const [query, setQuery] = useState('');
   const repositories = data ? filterRepositories(data.repositories, query) : [];
+  const searchRef = useRef<HTMLInputElement>(null);
+  const listed = Boolean(data && !data.requires_permission_request && data.repositories.length > 0);
+  // The dialog opens while the list loads (focus on its close button): the search takes focus once it is there.
+  useEffect(() => {
+    if (listed) searchRef.current?.focus();
+  }, [listed]);
 
   let body: ReactElement;
   if (isLoading) {
@@ -40,6 +46,7 @@ export function RepositoryPicker({ onSelect, onClose }: { onSelect: (repository:
           placeholder={REPOSITORY_PICKER.searchPlaceholder}
           value={query}
           onChange={(event) => setQuery(event.target.value)}
+          ref={searchRef}
           data-autofocus
         />
         <List aria-label="Repositories">
@@ -51,7 +58,7 @@ export function RepositoryPicker({ onSelect, onClose }: { onSelect: (repository:
                   <Flag>{repository.private ? 'Private' : 'Public'}</Flag>
                 </Name>
                 <FullName>{repository.full_name}</FullName>
-                {repository.description && <Description>{repository.description}</Description>}
+                {repository.description && <Description>{markdownAsText(repository.description)}</Description>}
                 <Facts>
                   {repository.language && <span>{repository.language}</span>}
                   <span aria-label={`${repository.stargazers_count} stars`}>★ {repository.stargazers_count}</span>

@@ -61,7 +61,11 @@ export function SecretsForm({ projectId, secrets }: { projectId: number; secrets
               <MaskedKey
                 id={id}
                 value={typed[secret.name] ?? ''}
-                onChange={(event) => setTyped((current) => ({ ...current, [secret.name]: event.target.value }))}
+                onChange={(event) => {
+                  setTyped((current) => ({ ...current, [secret.name]: event.target.value }));
+                  // The last save's status ('No changes to save', 'Saved') no longer describes the form.
+                  setStatus(null);
+                }}
                 autoComplete="off"
                 spellCheck={false}
                 maxLength={USER_SECRETS.maxValueLength}
@@ -73,7 +77,11 @@ export function SecretsForm({ projectId, secrets }: { projectId: number; secrets
                 id={id}
                 type={secret.secret_type === USER_SECRETS.passwordType ? 'password' : 'text'}
                 value={auto ? '' : (typed[secret.name] ?? '')}
-                onChange={(event) => setTyped((current) => ({ ...current, [secret.name]: event.target.value }))}
+                onChange={(event) => {
+                  setTyped((current) => ({ ...current, [secret.name]: event.target.value }));
+                  // The last save's status ('No changes to save', 'Saved') no longer describes the form.
+                  setStatus(null);
+                }}
                 readOnly={auto}
                 aria-readonly={auto}
                 autoComplete="off"

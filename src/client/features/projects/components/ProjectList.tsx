@@ -1,4 +1,4 @@
-import { useId, useState, type ReactElement } from 'react';
+import { useId, useRef, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
 import { HOME } from '../../../../shared/constants';
 import { errorMessage } from '../../../api/apiSlice';
@@ -19,6 +19,7 @@ export function ProjectList(): ReactElement {
   const [query, setQuery] = useState('');
   const [expanded, setExpanded] = useState(false);
   const searchId = useId();
+  const searchRef = useRef<HTMLInputElement>(null);
 
   const searching = query.trim() !== '';
   const matches = filterProjects(projects, query);
@@ -64,6 +65,7 @@ export function ProjectList(): ReactElement {
             Search projects
           </label>
           <SearchInput
+            ref={searchRef}
             id={searchId}
             type="search"
             placeholder={HOME.searchPlaceholder}
@@ -77,7 +79,15 @@ export function ProjectList(): ReactElement {
             }}
           />
           {query && (
-            <ClearButton type="button" aria-label="Clear search" onClick={() => setQuery('')}>
+            <ClearButton
+              type="button"
+              aria-label="Clear search"
+              onClick={() => {
+                setQuery('');
+                // The button goes away with the text: focus stays in the search, not lost to the page.
+                searchRef.current?.focus();
+              }}
+            >
               ×
             </ClearButton>
           )}

@@ -1,0 +1,31 @@
+/**
+ * Every app-only slice and every RTK Query endpoint, registered at once. The app normally loads each
+ * with the chunk that uses it (browser budget), so a Redux DevTools log recorded in a long session
+ * cannot be replayed into a freshly loaded page: RTK Query's reducer throws on the actions of an
+ * endpoint whose chunk has not loaded, and a slice not yet injected (credits) is missing from the
+ * replayed state. `index.tsx` loads this module only when the DevTools extension is there; it holds
+ * reducers and endpoint definitions, no screens and no sagas.
+ */
+import '../features/activity/activityApi';
+import '../features/auth/authApi';
+import '../features/auth/authSlice';
+import '../features/chat/chatApi';
+import '../features/chat/chatSlice';
+import '../features/costs/costsApi';
+import '../features/credits/creditsApi';
+import '../features/credits/creditsSlice';
+import '../features/devopsHelper/devopsHelperApi';
+import '../features/devopsHelper/devopsHelperSlice';
+import '../features/documentation/documentationApi';
+import '../features/execution/executionApi';
+import '../features/execution/executionSlice';
+import '../features/marketing/publicConfigApi';
+import '../features/planning/planningApi';
+import '../features/planning/planningSlice';
+import '../features/projects/projectsApi';
+import '../features/sandbox/sandboxApi';
+import '../features/sandbox/sandboxControlApi';
+import '../features/sandbox/sandboxSlice';
+import '../features/stages/stagesApi';
+import '../features/validation/validationApi';
+import '../features/validation/validationSlice';
