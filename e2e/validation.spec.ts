@@ -13,7 +13,7 @@ import { watchForErrors } from './support/watchForErrors';
  */
 
 /** Commands that need a real server or a cloud account, which the sandbox has neither of. */
-const NEEDS_THE_OUTSIDE = /ssh -i|hcloud |doctl |aws |curl /;
+const NEEDS_THE_OUTSIDE = /ssh -i|ssh -F|hcloud |doctl |aws |curl /;
 
 test('a person executes every step, proceeds to validation, approves the checks and lands on the documented project home', async ({ page }) => {
   test.setTimeout(420_000);

@@ -17,7 +17,6 @@ export async function waitForReply(page: Page, title: string): Promise<void> {
 
 /** Requirements → architecture → implementation plan through the UI, as e2e/planning.spec.ts does. */
 export async function planAnN8nStack(page: Page): Promise<void> {
-  const stages = page.getByRole('list', { name: 'Stages' });
   const requirements = page.getByRole('region', { name: 'Requirements Gatherer', exact: true });
   const input = requirements.getByLabel('Message Requirements Gatherer');
   await input.fill(
@@ -28,6 +27,12 @@ export async function planAnN8nStack(page: Page): Promise<void> {
   await input.fill('Germany please, Falkenstein is fine.');
   await input.press('Enter');
   await waitForReply(page, 'Requirements Gatherer');
+  await confirmThePlans(page);
+}
+
+/** Confirms the collected requirements, then the architecture; waits for the implementation plan's first step. */
+export async function confirmThePlans(page: Page): Promise<void> {
+  const stages = page.getByRole('list', { name: 'Stages' });
   const confirmRequirements = page.getByRole('region', { name: 'Collected Requirements', exact: true }).getByRole('button', { name: 'Confirm Requirements' });
   await expect(confirmRequirements).toBeEnabled({ timeout: 15_000 });
   await confirmRequirements.click();

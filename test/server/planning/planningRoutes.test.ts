@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -124,7 +125,7 @@ describe.each(databaseKinds())('planning routes (%s)', (kind) => {
     await chat(alice, projectId, 'implementation-planner', 'Generate implementation plan');
     const impl = (await call(alice, projectId, 'GET', '/api/planning/implementation-plan')).json<{ plan: string }>().plan;
     expect(impl).toMatch(/## Step 1: /);
-    expect(impl).toContain('docker compose up -d --wait');
+    expect(impl).toContain('compose up -d');
     const agents = (await database.db.select().from(tokenUsage).where(eq(tokenUsage.projectId, projectId))).map((u) => u.agent);
     expect(new Set(agents)).toEqual(new Set(['requirementsAgent', 'cloudArchitectAgent', 'implementationPlanningAgent']));
   });
@@ -170,6 +171,33 @@ describe.each(databaseKinds())('planning routes (%s)', (kind) => {
     expect(blank.statusCode).toBe(400);
     expect(blank.json<{ detail: string }>().detail).toMatch(/value/);
     expect((await post({ name: 'bad name', value: 'x' })).statusCode).toBe(400);
+  });
+
+  test('an SSH private key secret: its own type, checked when saved, never returned', async () => {
+    const projectId = await newProject(alice, 'ssh key');
+    await chat(alice, projectId, 'requirements-gatherer', 'PostgreSQL on my existing server deploy@203.0.113.7 port 2222');
+    const secrets = (await call(alice, projectId, 'GET', '/api/planning/requirements/user-secrets')).json<{ secrets: Array<{ name: string; secret_type: string }> }>().secrets;
+    expect(secrets.find((s) => s.name === 'SSH_PRIVATE_KEY')).toMatchObject({ secret_type: 'ssh_private_key' });
+    expect(secrets.map((s) => s.name)).not.toContain('SERVER_HOST');
+
+    const post = (value: string) => call(alice, projectId, 'POST', '/api/planning/requirements/user-secrets', { name: 'SSH_PRIVATE_KEY', value });
+    const notAKey = await post('hunter2');
+    expect(notAKey.statusCode).toBe(400);
+    expect(notAKey.json<{ detail: string }>().detail).toMatch(/^SSH_PRIVATE_KEY is not a private SSH key/);
+    const broken = await post('-----BEGIN OPENSSH PRIVATE KEY-----\nbm90IGEga2V5\n-----END OPENSSH PRIVATE KEY-----');
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json<{ detail: string }>().detail).not.toContain('bm90IGEga2V5');
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-key-test-'));
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'k')]);
+    const key = fs.readFileSync(path.join(dir, 'k'), 'utf8');
+    fs.rmSync(dir, { recursive: true, force: true });
+    const saved = await post(key.replace(/\n/g, '\r\n').trimEnd());
+    expect(saved.statusCode).toBe(200);
+    expect(JSON.stringify(saved.json())).not.toContain('PRIVATE KEY');
+    // Stored as ssh reads it: LF line endings and a final newline.
+    expect((await app.services.planning.secretValues(projectId)).SSH_PRIVATE_KEY).toBe(key);
+    expect(JSON.stringify((await call(alice, projectId, 'GET', '/api/planning/requirements/user-secrets')).json())).not.toContain('PRIVATE KEY');
   });
 
   test('Project-Id: missing or malformed answers 400, another tenant\'s 404 on every planning call', async () => {

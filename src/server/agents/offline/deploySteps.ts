@@ -144,7 +144,7 @@ export function planSteps(stack: Stack): PlanStep[] {
     title: 'Write the environment file from User Secrets',
     description: `\`stack/.env\` (mode 600) holds ${envVars.length ? envVars.join(', ') : 'no secret'}; values come from User Secrets and are never printed.`,
     commands: [
-      ...envVars.map((v) => `[ -n "\${${v}:-}" ] || { echo "User Secret ${v} is empty" >&2; exit 1; }`),
+      ...envVars.map((v) => `[ -n "\${${v}:-}" ] || echo "warning: User Secret ${v} is empty; the stack will not start without it" >&2`),
       `umask 077 && : > stack/.env${envVars.map((v) => ` && printf '%s=%s\\n' ${v} "$${v}" >> stack/.env`).join('')}`,
     ],
   });

@@ -9,7 +9,7 @@ import type { PlanStep } from './documents';
  */
 
 const DEPLOY_KEY = 'ssh-keys/deploy_key';
-const KEYGEN = `umask 077 && mkdir -p ssh-keys && (test -f ${DEPLOY_KEY} || ssh-keygen -q -t ed25519 -N "" -C deploy -f ${DEPLOY_KEY})`;
+const KEYGEN = `umask 077 && mkdir -p ssh-keys && (test -f ${DEPLOY_KEY} || ssh-keygen -t ed25519 -N "" -C deploy -f ${DEPLOY_KEY})`;
 
 /**
  * The sandbox's own public address: the cloud firewall lets it in next to ADMIN_CIDR, so the plan's own

@@ -187,6 +187,7 @@ export function createPlanningService(deps: PlanningDeps) {
         requirements: [
           'Role: requirements',
           'You are a senior DevOps engineer gathering the requirements to deploy a docker-compose stack. Ask only what the requirements document needs (workload, where it runs, region, domain and TLS, load and data size), a few questions at a time. After every answer call update_requirements with the whole document, the secrets the plan needs and ready_to_continue (true only when every section has substance). Reply briefly in the chat; the document is shown beside it.',
+          'When the person deploys to their own server ("my existing server deploy@203.0.113.7, SSH port 2222"), write the target as "Provider: Your existing server user@host, SSH port N" in Cloud Specifications, and declare SSH_PRIVATE_KEY with secret_type ssh_private_key (never ask for the key in the chat). A plan that creates a server at a provider reaches it the same way: over SSH with a key.',
           block('requirements_document', requirements?.content),
           block('repository_analysis', analysis?.content),
         ],
@@ -203,7 +204,7 @@ export function createPlanningService(deps: PlanningDeps) {
         ],
         implementation: [
           'Role: implementation',
-          'You plan the deployment of the confirmed architecture as ordered steps that the execution stage runs exactly: call save_implementation_plan with "## Step N: <title>" sections, each with a description and a ```bash block of exact commands. Reference secrets as environment variables.',
+          'You plan the deployment of the confirmed architecture as ordered steps that the execution stage runs exactly: call save_implementation_plan with "## Step N: <title>" sections, each with a description and a ```bash block of exact commands. Reference secrets as environment variables. Reach the server over SSH: the first step writes the key to ssh-keys/deploy_key (out of the step history), an ssh config ssh-keys/config for the host alias da-server (HostName, Port, User, IdentityFile, UserKnownHostsFile ssh-keys/known_hosts, StrictHostKeyChecking yes), pins the host key on first contact (-o StrictHostKeyChecking=accept-new) and prints its fingerprint; later steps use `ssh -F ssh-keys/config da-server`. Find out what the server has (Docker Engine, `docker compose` v2 or `docker-compose` v1, the package manager) instead of assuming; never end a step early with exit 0; never compare two values that may both be empty; look for an existing server, firewall or IP by name before creating one; on an existing server never turn a firewall on or close ports, only open the published ones.',
           block('requirements_document', requirements?.content),
           block('architecture_plan', architecture?.content),
           block('implementation_plan', implementation?.content),

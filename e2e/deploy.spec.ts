@@ -1,0 +1,163 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Locator } from '@playwright/test';
+import { confirmThePlans, recordStatusTexts, waitForReply } from './support/planning';
+import { onServer, resetServer, testServer } from './support/testServer';
+import { watchForErrors } from './support/watchForErrors';
+
+/**
+ * Deploy for real: a person asks for PostgreSQL and Redis with nginx in front on their existing server
+ * (the disposable test server of `npm run test-server:up`: sshd and a Docker engine in a container, with
+ * an offline registry of stand-in images), saves its SSH key as a secret, confirms the plans, and approves
+ * every step in the UI from the local (bubblewrap) sandbox. On the server the three containers run
+ * healthy and http://host/ answers; validation checks the live system and passes; the documentation is
+ * written. Then nginx is stopped on the server, a check is re-executed, and it fails.
+ * The journey is recorded as a video (test-results/e2e/deploy-…/video.webm); step durations go to
+ * test-results/deploy-timings.json.
+ */
+
+const server = testServer();
+test.use({ video: 'on', viewport: { width: 1280, height: 800 } });
+/** Pulling the images and waiting for every healthcheck can take minutes on a busy machine. */
+const DEPLOY_STEP_TIMEOUT = 300_000;
+
+test('a person deploys PostgreSQL and Redis behind nginx to their own server, validates it, and sees validation fail once nginx is stopped', async ({ page }) => {
+  test.skip(!server && !process.env.CI, 'no test server: run `npm run test-server:up` first');
+  expect(server, 'CI starts the test server (npm run test-server:up) before the journeys').toBeDefined();
+  const target = server!;
+  test.setTimeout(900_000);
+  resetServer(target);
+  const errors = watchForErrors(page);
+
+  await page.goto('/signin');
+  await page.getByLabel('Login name').fill(`e2e-deploy-${Date.now().toString(36)}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'My Projects' })).toBeVisible();
+  await page.getByRole('button', { name: 'Create New Project' }).first().click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Project name').fill('Own server');
+  await dialog.getByRole('button', { name: 'Create Project' }).click();
+  await expect(page).toHaveURL(/\/app\/\d+$/);
+  const projectId = Number(/\/app\/(\d+)$/.exec(page.url())![1]);
+  const stages = page.getByRole('list', { name: 'Stages' });
+
+  // ---- Requirements: the server named in words, the SSH key saved as a secret ----
+  const requirements = page.getByRole('region', { name: 'Requirements Gatherer', exact: true });
+  const input = requirements.getByLabel('Message Requirements Gatherer');
+  await input.fill(`PostgreSQL and Redis with nginx in front, on my existing server ${target.user}@${target.host} port ${target.port}, plain HTTP`);
+  await input.press('Enter');
+  await waitForReply(page, 'Requirements Gatherer');
+  await expect(requirements).toContainText(`${target.user}@${target.host}, SSH port ${target.port}`);
+  await input.fill('No domain, just the IP address. Light load, a small team.');
+  await input.press('Enter');
+  await waitForReply(page, 'Requirements Gatherer');
+
+  const collected = page.getByRole('region', { name: 'Collected Requirements', exact: true });
+  await collected.getByRole('tab', { name: /User Secrets/ }).click();
+  const key = collected.locator('#secret-SSH_PRIVATE_KEY');
+  await expect(key).toBeVisible();
+  // A private key is pasted whole and never shown: the field draws discs.
+  expect(await key.evaluate((el) => getComputedStyle(el).getPropertyValue('-webkit-text-security'))).toBe('disc');
+  await key.fill(readFileSync(target.private_key_file, 'utf8'));
+  await collected.locator('#secret-POSTGRES_PASSWORD').fill('e2e-postgres-password');
+  await collected.locator('#secret-REDIS_PASSWORD').fill('e2e-redis-password');
+  await collected.getByRole('button', { name: 'Save Secrets' }).click();
+  await expect(collected.getByText('Successfully saved 3 secret(s)!')).toBeVisible({ timeout: 15_000 });
+  await expect(collected.getByText('Not provided')).toHaveCount(0);
+  await expect(key).toHaveValue('');
+
+  await confirmThePlans(page);
+  const implementationPlan = page.getByRole('region', { name: 'Implementation Plan', exact: true });
+  await expect(implementationPlan.getByRole('heading', { level: 2, name: 'Step 1: Connect to the server and pin its host key' })).toBeVisible({ timeout: 15_000 });
+  await implementationPlan.getByRole('button', { name: 'Confirm Implementation Plan' }).click();
+  await expect(stages.getByRole('button', { name: /^Stage 4: / })).toHaveAttribute('aria-current', 'step', { timeout: 60_000 });
+
+  // ---- Execution: every step approved in the UI, each one's duration measured ----
+  const progress = page.getByRole('region', { name: 'Execution Progress', exact: true });
+  const steps = progress.getByRole('list', { name: 'Execution steps' }).locator(':scope > li');
+  await expect(steps.first()).toBeVisible({ timeout: 15_000 });
+  const total = await steps.count();
+  const step = (n: number): Locator => progress.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
+  const timings: Array<{ step: number; title: string; seconds: number }> = [];
+  const firstApproval = Date.now();
+  let running: number | undefined;
+  for (let n = 1; n <= total; n += 1) {
+    const title = ((await step(n).getAttribute('aria-label')) ?? '').replace(/^Step \d+: /, '');
+    const toggle = step(n).locator('button[aria-expanded]');
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    const approved = Date.now();
+    await step(n).getByRole('button', { name: 'Approve' }).click();
+    await expect(step(n)).toContainText(/completed|failed/, { timeout: DEPLOY_STEP_TIMEOUT });
+    await expect(step(n), `step ${n} (${title}) completes`).toContainText('completed');
+    timings.push({ step: n, title, seconds: Math.round((Date.now() - approved) / 100) / 10 });
+    if (/^Start the stack/.test(title)) running = Date.now();
+    // The host key is pinned on first contact and shown to the person.
+    if (n === 1) await expect(step(1).getByTestId('step-1-output')).toContainText(`[${target.host}]:${target.port} (ED25519)`);
+  }
+  await expect(progress.getByText(`${total} / ${total} steps completed`)).toBeVisible({ timeout: 15_000 });
+  const report = { minutes_from_first_approval_to_running_stack: running ? Math.round((running - firstApproval) / 600) / 100 : null, steps: timings };
+  mkdirSync('test-results', { recursive: true });
+  writeFileSync(path.join('test-results', 'deploy-timings.json'), `${JSON.stringify(report, null, 2)}\n`);
+  test.info().annotations.push({ type: 'deploy', description: JSON.stringify(report) });
+
+  // ---- On the server: three containers run healthy, and http://host/ answers ----
+  const containers = onServer(target, "docker ps --format '{{.Names}} {{.Status}}'").trim().split('\n');
+  expect(containers.filter((c) => /^stack_(postgres|redis|proxy)_1 Up .*\(healthy\)$/.test(c))).toHaveLength(3);
+  const answer = await fetch(`http://${target.host}/`);
+  expect(answer.status).toBeLessThan(500);
+  expect(answer.headers.get('server') ?? '').toMatch(/nginx/);
+
+  // ---- Validation: checks of the live system, all approved, all pass ----
+  await progress.getByRole('button', { name: 'Proceed to Validation Stage' }).click();
+  await expect(stages.getByRole('button', { name: /^Stage 5: / })).toHaveAttribute('aria-current', 'step', { timeout: 60_000 });
+  const validation = page.getByRole('region', { name: 'Validation Progress', exact: true });
+  const checks = validation.getByRole('list', { name: 'Validation steps' }).locator(':scope > li');
+  await expect(checks.first()).toBeVisible({ timeout: 15_000 });
+  const checkCount = await checks.count();
+  const check = (n: number): Locator => validation.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
+  await expect(check(2)).toContainText('Every service of the compose file runs and is healthy');
+  await expect(check(3)).toContainText("The proxy answers on the server's address");
+  for (let n = 1; n < checkCount; n += 1) {
+    await check(n).getByRole('button', { name: 'Approve' }).click();
+    await expect(check(n)).toContainText(/completed|failed/, { timeout: 120_000 });
+    await expect(check(n)).toContainText('completed');
+  }
+  await recordStatusTexts(validation);
+  await check(checkCount).getByRole('button', { name: 'Approve' }).click();
+  await expect(page).toHaveURL(new RegExp(`/app/${projectId}/home$`), { timeout: 180_000 });
+  const statusTexts = await page.evaluate(() => (window as unknown as { statusTexts: string[] }).statusTexts);
+  expect(statusTexts.some((text) => text.includes('Infrastructure Successfully Validated!'))).toBe(true);
+
+  // ---- Documentation: what was verified, and when ----
+  const documentation = await page.evaluate(async (id) => {
+    const installationId = sessionStorage.getItem('installation_id') ?? '';
+    const response = await fetch('/api/documentation/current', { headers: { 'Installation-Id': installationId, 'Project-Id': String(id) } });
+    return response.json();
+  }, projectId);
+  expect(documentation.status).toBe('ready');
+  expect(documentation.documentation).toMatch(/All \d+ checks passed \(last run \d{4}-\d\d-\d\dT/);
+  expect(documentation.documentation).toContain("The proxy answers on the server's address** — completed");
+  expect(documentation.documentation).not.toContain('BEGIN OPENSSH PRIVATE KEY');
+
+  // ---- nginx stops on the server: re-executing the check checks again, and it fails ----
+  // A fully validated project always opens on its home, so the check is re-executed with the call the
+  // step card's Re-execute button makes (POST /api/validation/approve-step).
+  onServer(target, 'cd /opt/stack && docker-compose stop proxy');
+  const recheck = await page.evaluate(async (id) => {
+    const headers = { 'Installation-Id': sessionStorage.getItem('installation_id') ?? '', 'Project-Id': String(id), 'Content-Type': 'application/json' };
+    const answer = await fetch('/api/validation/approve-step', { method: 'POST', headers, body: JSON.stringify({ step_number: 3, approved: true }) });
+    return answer.status;
+  }, projectId);
+  expect(recheck).toBe(200);
+  await expect
+    .poll(async () => page.evaluate(async (id) => {
+      const headers = { 'Installation-Id': sessionStorage.getItem('installation_id') ?? '', 'Project-Id': String(id) };
+      const body = (await (await fetch('/api/validation/progress', { headers })).json()) as { steps: Array<{ step_number: number; status: string; output: string | null }> };
+      const third = body.steps.find((s) => s.step_number === 3)!;
+      return `${third.status} ${third.output ?? ''}`;
+    }, projectId), { timeout: 120_000 })
+    .toMatch(new RegExp(`^failed [\\s\\S]*nothing answers on http://${target.host.replace(/\./g, '\\.')}/`));
+
+  expect(errors).toEqual([]);
+  resetServer(target);
+});

@@ -1,0 +1,78 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { composeStack } from '../../../src/server/agents/offline/composer';
+import { renderImplementationPlan } from '../../../src/server/agents/offline/documents';
+import { extractFacts } from '../../../src/server/agents/offline/facts';
+import { renderValidationPlan } from '../../../src/server/agents/offline/validationPlanner';
+import { parsePlanSteps } from '../../../src/server/services/execution/planSteps';
+
+/**
+ * The offline planner's deploy and validation plans against the real test server (`npm run
+ * test-server:up`; CI starts it): every step runs as the step runner runs it (bash, set -euo pipefail)
+ * in a fresh workspace, the stack comes up healthy, validation passes, and fails once nginx is stopped.
+ */
+
+interface TestServer { host: string; port: number; user: string; private_key_file: string }
+const SERVER_JSON = process.env.DA_TEST_SERVER_JSON ?? path.resolve('.test-server', 'server.json');
+const server = existsSync(SERVER_JSON) ? (JSON.parse(readFileSync(SERVER_JSON, 'utf8')) as TestServer) : undefined;
+if (!server && process.env.CI) throw new Error('CI starts the test server (npm run test-server:up) before the tests');
+
+const onServer = (s: TestServer, command: string): string =>
+  execFileSync('ssh', ['-i', s.private_key_file, '-p', String(s.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${s.user}@${s.host}`, command], { encoding: 'utf8', timeout: 120_000 });
+
+interface Ran { step: number; title: string; status: number | null; output: string; seconds: number }
+
+function run(plan: string, workspace: string, env: NodeJS.ProcessEnv): Ran[] {
+  return parsePlanSteps(plan).map((s) => {
+    const started = Date.now();
+    const r = spawnSync('bash', ['-c', `set -euo pipefail\n${s.command ?? ''}`], { cwd: workspace, env, encoding: 'utf8', timeout: 600_000 });
+    return { step: s.stepNumber, title: s.description, status: r.status, output: `${r.stdout}${r.stderr}`, seconds: (Date.now() - started) / 1000 };
+  });
+}
+
+(server ? describe : describe.skip)('deploying to the test server', () => {
+  const s = server!;
+  let workspace: string;
+  const reset = (): void => void onServer(s, 'if [ -d /opt/stack ]; then cd /opt/stack && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf /opt/stack /etc/cron.d/stack-maintenance');
+  beforeAll(() => {
+    workspace = mkdtempSync(path.join(tmpdir(), 'da-deploy-'));
+    mkdirSync(path.join(workspace, 'ssh-keys'));
+    reset();
+  });
+  afterAll(() => {
+    reset();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('brings the stack up healthy, validation passes, and fails when nginx is stopped', () => {
+    const facts = extractFacts([`PostgreSQL and Redis with nginx in front, on my existing server ${s.user}@${s.host} port ${s.port}, plain HTTP`]);
+    facts.acceptsDefaults = true;
+    const implementation = renderImplementationPlan(composeStack(facts));
+    const env = { ...process.env, SSH_PRIVATE_KEY: readFileSync(s.private_key_file, 'utf8'), POSTGRES_PASSWORD: 'jest-postgres', REDIS_PASSWORD: 'jest-redis' };
+
+    const deployed = run(implementation, workspace, env);
+    for (const r of deployed) expect({ step: r.title, status: r.status, output: r.status === 0 ? '' : r.output }).toEqual({ step: r.title, status: 0, output: '' });
+    expect(deployed[0]!.output).toMatch(new RegExp(`\\[${s.host.replace(/\./g, '\\.')}\\]:${s.port} \\(ED25519\\)`));
+    expect(deployed.find((r) => r.title.startsWith('Check what the server has'))!.output).toContain('Compose: v1 (docker-compose 1.29');
+    const healthy = onServer(s, "docker ps --format '{{.Names}} {{.Status}}'").trim().split('\n').filter((l) => /\(healthy\)$/.test(l));
+    expect(healthy.map((l) => l.split(' ')[0]).sort()).toEqual(['stack_postgres_1', 'stack_proxy_1', 'stack_redis_1']);
+    // The stand-in PostgreSQL honours POSTGRES_USER/POSTGRES_DB/POSTGRES_PASSWORD.
+    expect(onServer(s, "cd /opt/stack && docker-compose exec -T postgres psql -U app -d app -tAc 'select current_user'").trim()).toBe('app');
+
+    const executed = parsePlanSteps(implementation).map((x) => ({ step_number: x.stepNumber, status: 'completed', description: x.description, command: x.command }));
+    const validation = renderValidationPlan(executed, implementation);
+    const passed = run(validation, workspace, env);
+    expect(passed.map((r) => [r.title, r.status])).toEqual(passed.map((r) => [r.title, 0]));
+
+    onServer(s, 'cd /opt/stack && docker-compose stop proxy');
+    const failed = run(validation, workspace, env);
+    const byTitle = Object.fromEntries(failed.map((r) => [r.title, r.status]));
+    expect(byTitle['Reach the server with its pinned host key']).toBe(0);
+    expect(byTitle['Every service of the compose file runs and is healthy']).not.toBe(0);
+    expect(byTitle["The proxy answers on the server's address"]).not.toBe(0);
+    expect(byTitle['The firewall is as planned']).not.toBe(0);
+    process.stdout.write(`deploy step durations (s): ${deployed.map((r) => `${r.step} ${r.title}: ${r.seconds.toFixed(1)}`).join('; ')}\n`);
+  }, 900_000);
+});
