@@ -14,7 +14,7 @@ const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Liter
 /** Kubernetes object names: a namespace is a DNS label, a runtime or storage class a DNS subdomain. */
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$';
-/** The sandbox toolbox image `npm run sandbox:image` builds (sandbox/toolbox-packages.txt): the docker and kubernetes default. */
+/** The sandbox toolbox image `npm run sandbox:image` builds (src/server/sandbox/toolbox/packages.txt): the docker and kubernetes default. */
 export const TOOLBOX_IMAGE = 'devops-agents-toolbox:bookworm';
 /** A per-agent model: `provider:model`, `provider:` or a bare model name. */
 const AGENT_MODEL_PATTERN = '^((openai|anthropic|offline):)?[A-Za-z0-9._:/@-]*$';

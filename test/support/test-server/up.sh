@@ -9,7 +9,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${DA_TEST_SERVER_PREFIX:-da-test-server}
-state=${DA_TEST_SERVER_DIR:-$here/../.test-server}
+state=${DA_TEST_SERVER_DIR:-$here/../../../.test-server}
 suite=${DA_TEST_SERVER_SUITE:-bookworm}
 ssh_port=2222
 user=deploy

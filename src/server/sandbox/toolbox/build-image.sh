@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the sandbox toolbox image offline from Debian packages: mmdebstrap makes a bookworm root
-# filesystem with every package of sandbox/toolbox-packages.txt and a `sandbox` user (uid/gid 1000),
+# filesystem with every package of src/server/sandbox/toolbox/packages.txt and a `sandbox` user (uid/gid 1000),
 # and `docker import` turns it into an image. Import keeps no metadata, so USER, WORKDIR, ENV and CMD
 # are given with --change. Needs root (or mmdebstrap's unshare mode), mmdebstrap and a Docker engine.
 #
@@ -8,7 +8,7 @@
 #   SANDBOX_DOCKER_IMAGE=registry.example.com/toolbox:1 npm run sandbox:image
 #   FORCE=1 npm run sandbox:image             # rebuild even when the tag exists
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../../.."
 
 tag=${SANDBOX_DOCKER_IMAGE:-devops-agents-toolbox:bookworm}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -19,7 +19,7 @@ if [ -z "${FORCE:-}" ] && docker image inspect "$tag" >/dev/null 2>&1; then
   exit 0
 fi
 
-packages=$(sed -e 's/#.*//' sandbox/toolbox-packages.txt | awk 'NF { print $1 }' | paste -sd, -)
+packages=$(sed -e 's/#.*//' src/server/sandbox/toolbox/packages.txt | awk 'NF { print $1 }' | paste -sd, -)
 started=$(date +%s)
 echo "Building sandbox image $tag from Debian bookworm: ${packages//,/ }"
 
