@@ -28,6 +28,9 @@ export function describeValidation(issues: AjvIssue[], context: string | undefin
   return `${where} ${issue.message ?? 'is invalid'}`;
 }
 
+/** How long the error handler asks the database whether it is there, before blaming it for a failure. */
+const OUTAGE_PING_MS = 300;
+
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
@@ -62,7 +65,7 @@ export const frameworkErrors = (error: FastifyError, _request: FastifyRequest, r
  */
 export const errorsPlugin = fp(
   async (app) => {
-    app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
+    app.setErrorHandler(async (error: FastifyError & { validationContext?: string }, request, reply) => {
       if (error.validation) {
         return reply.status(400).send({ detail: describeValidation(error.validation as AjvIssue[], error.validationContext) });
       }
@@ -76,6 +79,12 @@ export const errorsPlugin = fp(
       if (status >= 400 && status < 500) {
         if (status === 429) return reply.status(429).send({ detail: error.message || 'Too many requests' });
         return reply.status(status).send({ detail: error.message });
+      }
+      // A failure while the database is away (restarting, stopped, frozen) is the database's outage,
+      // whatever the driver called it: answer 503 with a detail that says so, and log once as a warning.
+      if (await app.database.ping(OUTAGE_PING_MS).then(() => false, () => true)) {
+        request.log.warn({ err: error }, 'database not reachable');
+        return reply.status(503).header('retry-after', '5').send({ detail: 'The database is not reachable right now; please try again in a moment' });
       }
       const upstream = upstreamFailure(error);
       if (upstream) {
