@@ -9,6 +9,7 @@ import { agentRateLimitPlugin } from './plugins/agentRateLimit';
 import { docsPlugin } from './plugins/docs';
 import { errorsPlugin, frameworkErrors } from './plugins/errors';
 import { requestInputPlugin } from './plugins/requestInput';
+import { requestOriginPlugin } from './plugins/requestOrigin';
 import { servicesPlugin } from './plugins/services';
 import { requestLogPlugin } from './plugins/requestLog';
 import { sessionPlugin } from './plugins/session';
@@ -71,6 +72,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(servicesPlugin, { config, database: options.database });
   await app.register(errorsPlugin);
   await app.register(requestInputPlugin);
+  await app.register(requestOriginPlugin);
   await app.register(requestLogPlugin);
   await app.register(sessionPlugin);
   await app.register(docsPlugin);

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -29,7 +30,8 @@ const EnvSchema = Type.Object({
     { default: 'info' },
   ),
   PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+$' })),
-  TRUST_PROXY: Bool,
+  /** `false`, or the reverse proxies' addresses/CIDRs, comma-separated (`true` is refused below). */
+  TRUST_PROXY: Type.String({ minLength: 1 }),
   STATIC_DIR: Type.String({ minLength: 1, default: 'dist/public' }),
   MIGRATIONS_DIR: Type.String({ minLength: 1, default: 'migrations' }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 50 * 1024 * 1024 }),
@@ -242,7 +244,8 @@ export interface AppConfig {
   /** The origin browsers use (`http://127.0.0.1:8080` by default); WebSockets must come from it. */
   publicUrl: string;
   secureCookies: boolean;
-  trustProxy: boolean;
+  /** The reverse proxies whose X-Forwarded-For is believed (addresses or CIDRs); false for none. */
+  trustProxy: false | string[];
   staticDir: string;
   migrationsDir: string;
   bodyLimit: number;
@@ -301,7 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicUrl,
     supportEmail: e.SUPPORT_EMAIL,
     secureCookies: publicUrl.startsWith('https://'),
-    trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
+    trustProxy: trustedProxies(e.TRUST_PROXY),
     staticDir: path.resolve(e.STATIC_DIR),
     migrationsDir: path.resolve(e.MIGRATIONS_DIR),
     bodyLimit: e.BODY_LIMIT_BYTES,
@@ -375,6 +378,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
   };
 }
+
+/**
+ * TRUST_PROXY as Fastify's `trustProxy`: a list of proxy addresses, never `true`. Trusting every hop
+ * lets any client write its own X-Forwarded-For and so pick the address the login limit counts.
+ */
+function trustedProxies(value: string): false | string[] {
+  const v = value.trim();
+  if (v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') {
+    throw new ConfigError(
+      `Invalid environment variable TRUST_PROXY=${JSON.stringify(value)}: trusting every proxy lets any client choose its address; list your reverse proxies' addresses instead (e.g. TRUST_PROXY=127.0.0.1,10.0.0.0/8)`,
+    );
+  }
+  const proxies = v.split(',').map((a) => a.trim());
+  for (const proxy of proxies) {
+    const [address = '', prefix] = proxy.split('/');
+    const family = net.isIP(address);
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_KEYWORDS.has(proxy) && (family === 0 || !prefixOk)) {
+      throw new ConfigError(
+        `Invalid environment variable TRUST_PROXY=${JSON.stringify(value)}: ${JSON.stringify(proxy)} is not an IP address or CIDR (or loopback, linklocal, uniquelocal)`,
+      );
+    }
+  }
+  return proxies;
+}
+
+/** proxy-addr's names for address ranges, which Fastify accepts in `trustProxy`. */
+const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 function missingName(params: unknown): string {
   const p = params as { requiredProperties?: string[]; missingProperty?: string };

@@ -15,7 +15,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, migrationsDir: config.migrationsDir });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    migrationsDir: config.migrationsDir,
+    onIdleError: (err) => process.stderr.write(`database connection lost (the pool reconnects on the next query): ${err.message}\n`),
+  });
   const app = await buildApp({ config, database });
   await app.services.sessions.prune();
 

@@ -19,8 +19,8 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
-  /** Resolves when the database answers a trivial query. */
-  ping(): Promise<void>;
+  /** Resolves when the database answers a trivial query within `timeoutMs` (default PING_TIMEOUT_MS); rejects otherwise. */
+  ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -30,6 +30,20 @@ export interface DatabaseOptions {
   /** PGlite data directory; undefined means in-memory (tests). */
   dataDir?: string;
   migrationsDir: string;
+  /** Told about an idle PostgreSQL connection that broke (the server logs it); the pool carries on. */
+  onIdleError?: (err: Error) => void;
+}
+
+/** How long readiness waits for the database: a frozen or restarting server answers "not ready" within a second. */
+export const PING_TIMEOUT_MS = 800;
+
+/** `work`, or a rejection once `ms` have passed (the work itself is left to finish or fail on its own). */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`The database did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -39,13 +53,18 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const migrationsFolder = options.migrationsDir;
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: 10 });
+    // A connection that cannot be made in 5 s fails the request (503) instead of hanging it.
+    const pool = new pg.Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 });
+    // An idle client whose server went away (a restart, a failover) emits 'error' on the pool; unheard,
+    // it would end the process. The pool has already dropped that client and connects anew on the next
+    // query, so the server rides out the outage: requests meanwhile fail with 503.
+    pool.on('error', (err) => options.onIdleError?.(err));
     const db = drizzlePg(pool, { schema });
     await migratePg(db, { migrationsFolder });
     return {
       db: db as unknown as Db,
       kind: 'postgres',
-      ping: async () => void (await pool.query('select 1')),
+      ping: async (timeoutMs = PING_TIMEOUT_MS) => void (await withTimeout(pool.query('select 1'), timeoutMs)),
       close: () => pool.end(),
     };
   }
@@ -69,7 +88,7 @@ export async function pgliteDatabase(client: PGlite, migrationsFolder: string): 
   return {
     db: db as unknown as Db,
     kind: 'pglite',
-    ping: async () => void (await db.execute(sql`select 1`)),
+    ping: async (timeoutMs = PING_TIMEOUT_MS) => void (await withTimeout(db.execute(sql`select 1`), timeoutMs)),
     close: () => client.close(),
   };
 }

@@ -29,6 +29,9 @@ export function describeValidation(issues: AjvIssue[], context: string | undefin
   return `${where} ${issue.message ?? 'is invalid'}`;
 }
 
+/** How long the error handler asks the database whether it is there, before blaming it for a failure. */
+const OUTAGE_PING_MS = 300;
+
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
@@ -63,7 +66,7 @@ export const frameworkErrors = (error: FastifyError, _request: FastifyRequest, r
  */
 export const errorsPlugin = fp(
   async (app) => {
-    app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
+    app.setErrorHandler(async (error: FastifyError & { validationContext?: string }, request, reply) => {
       if (error.validation) {
         return reply.status(400).send({ detail: describeValidation(error.validation as AjvIssue[], error.validationContext) });
       }
@@ -80,6 +83,12 @@ export const errorsPlugin = fp(
       }
       // A dependency we run on is down (the sandbox's Docker engine): the detail names it.
       if (status === 503 && error instanceof HttpError) return reply.status(503).send({ detail: error.message });
+      // A failure while the database is away (restarting, stopped, frozen) is the database's outage,
+      // whatever the driver called it: answer 503 with a detail that says so, and log once as a warning.
+      if (await app.database.ping(OUTAGE_PING_MS).then(() => false, () => true)) {
+        request.log.warn({ err: error }, 'database not reachable');
+        return reply.status(503).header('retry-after', '5').send({ detail: 'The database is not reachable right now; please try again in a moment' });
+      }
       const upstream = upstreamFailure(error);
       if (upstream) {
         request.log.warn({ err: error }, 'upstream service failed');

@@ -16,12 +16,46 @@ export interface Redactor {
   readonly pending: boolean;
 }
 
-/** The forms of a secret that get blanked: the value, and its base64 and base64url encodings (padded or not). */
+/**
+ * How many characters of a secret are enough to blank on their own: any 8 consecutive characters of
+ * a secret (`printf "$S" | cut -c1-8`, half of it on stdout and half on stderr) are redacted. Below
+ * that, a fragment could be ordinary text.
+ */
+export const FRAGMENT_LENGTH = 8;
+
+/**
+ * The base64 characters that depend on the secret's bytes alone, wherever the secret starts in the
+ * encoded data (offset 0, 1 or 2 bytes into a 3-byte group) and whatever follows it
+ * (`echo "$S" | base64` encodes a trailing newline too, `base64 <<< "x$S"` a prefix).
+ */
+function base64Cores(bytes: Buffer): string[] {
+  const cores: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const data = Buffer.concat([Buffer.alloc(offset), bytes]);
+    const encoded = data.toString('base64');
+    const core = encoded.slice(offset === 0 ? 0 : 4, Math.floor(data.length / 3) * 4);
+    if (core.length >= FRAGMENT_LENGTH) cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return cores;
+}
+
+/**
+ * The forms of a secret that get blanked: the value; its base64 and base64url encodings (padded or
+ * not, at any byte offset); its hex, lower and upper case; its characters separated by spaces; and
+ * every run of FRAGMENT_LENGTH characters of it. What is not caught: other encodings (rot13, gzip,
+ * reversed, characters on separate lines), fragments shorter than FRAGMENT_LENGTH, and hex or base64
+ * of a fragment.
+ */
 export function secretForms(secret: string): string[] {
   if (secret.length < MIN_SECRET_LENGTH) return [];
-  const b64 = Buffer.from(secret, 'utf8').toString('base64');
-  const b64url = Buffer.from(secret, 'utf8').toString('base64url');
-  return [...new Set([secret, b64, b64.replace(/=+$/, ''), b64url])];
+  const bytes = Buffer.from(secret, 'utf8');
+  const b64 = bytes.toString('base64');
+  const hex = bytes.toString('hex');
+  const fragments: string[] = [];
+  for (let i = 0; i + FRAGMENT_LENGTH <= secret.length; i += 1) fragments.push(secret.slice(i, i + FRAGMENT_LENGTH));
+  return [
+    ...new Set([secret, b64, b64.replace(/=+$/, ''), bytes.toString('base64url'), ...base64Cores(bytes), hex, hex.toUpperCase(), [...secret].join(' '), ...fragments]),
+  ];
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -62,6 +96,13 @@ export function createRedactor(secrets: readonly string[]): Redactor {
       let lastMatchEnd = 0;
       pattern.lastIndex = 0;
       for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+        // A fragment at the end may be the start of the whole secret: wait for the next chunk.
+        const tail = text.slice(m.index);
+        if (forms.some((form) => form.length > tail.length && form.startsWith(tail))) {
+          out += text.slice(last, m.index);
+          held = tail;
+          return out;
+        }
         out += text.slice(last, m.index) + REDACTED;
         last = m.index + m[0].length;
         lastMatchEnd = last;
@@ -72,7 +113,8 @@ export function createRedactor(secrets: readonly string[]): Redactor {
       return out + rest.slice(0, rest.length - keep);
     },
     flush(): string {
-      const out = held;
+      // Nothing more will come: a fragment held back in case the whole secret followed is final now.
+      const out = held.replace(pattern, REDACTED);
       held = '';
       return out;
     },

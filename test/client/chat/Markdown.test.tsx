@@ -34,4 +34,16 @@ describe('Markdown (GitHub-flavoured, as plans and models write it)', () => {
     expect(diagram.querySelector('svg')).toBeNull();
     expect(logged).toHaveBeenCalledWith('[mermaid]', expect.objectContaining({ message: expect.stringMatching(/Parse error/) }));
   });
+
+  it('shows an image on another host as a link instead of fetching it; own images still show', async () => {
+    renderWithProviders(
+      <Markdown>{'![tracker](https://evil.example/pixel.png?who=me) ![](//cdn.example/x.png) ![logo](/images/logo.png)'}</Markdown>,
+    );
+    const link = await screen.findByRole('link', { name: 'tracker (image: https://evil.example/pixel.png?who=me)' });
+    expect(link).toHaveAttribute('href', 'https://evil.example/pixel.png?who=me');
+    expect(link).toHaveAttribute('rel', 'noopener noreferrer');
+    expect(screen.getByRole('link', { name: 'Image: //cdn.example/x.png' })).toBeInTheDocument();
+    const images = screen.getAllByRole('img');
+    expect(images.map((img) => img.getAttribute('src'))).toEqual(['/images/logo.png']);
+  });
 });

@@ -9,7 +9,7 @@ export interface TestUser {
   login: string;
   installationId: number;
   cookie: string;
-  /** Headers a browser of this user sends: the session cookie and its Installation-Id. */
+  /** Headers a browser of this user sends: the session cookie, its Installation-Id and the app's Origin. */
   headers: Record<string, string>;
 }
 
@@ -41,7 +41,8 @@ export async function signIn(app: FastifyInstance, login: string): Promise<TestU
   if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.statusCode} ${response.body}`);
   const cookie = sessionCookieOf(response);
   const installationId = response.json<{ installation_id: number }>().installation_id;
-  return { login, installationId, cookie, headers: { cookie, 'installation-id': String(installationId) } };
+  const origin = new URL(app.config.publicUrl).origin;
+  return { login, installationId, cookie, headers: { cookie, 'installation-id': String(installationId), origin } };
 }
 
 /** Our row id of a user's installation (what services take), from the public id the browser holds. */

@@ -46,4 +46,37 @@ describe('redactor', () => {
   it('prefers the longest form when forms overlap', () => {
     expect(redactText('xx secretvalue-long yy', ['secretvalue', 'secretvalue-long'])).toBe(`xx ${REDACTED} yy`);
   });
+
+  it('replaces the hex, space-separated and offset-base64 forms of a secret', () => {
+    const bytes = Buffer.from(SECRET);
+    const forms = {
+      hex: bytes.toString('hex'),
+      HEX: bytes.toString('hex').toUpperCase(),
+      spaced: [...SECRET].join(' '),
+      // `echo "$S" | base64` (a newline after it) and `base64 <<< "x$S"`, `"xy$S"` (shifted by 1 and 2 bytes).
+      newline: Buffer.from(`${SECRET}\n`).toString('base64'),
+      offset1: Buffer.from(`x${SECRET}`).toString('base64'),
+      offset2: Buffer.from(`xy${SECRET}`).toString('base64'),
+    };
+    for (const [name, form] of Object.entries(forms)) {
+      const out = redactText(`${name}: ${form} end`, [SECRET]);
+      expect({ name, leaked: out.includes(form) }).toEqual({ name, leaked: false });
+      expect(out).toContain(REDACTED);
+      expect(out).toMatch(/ end$/);
+    }
+    // What remains of a shifted encoding is at most the few characters that also depend on its neighbours.
+    const shifted = redactText(forms.offset1, [SECRET]);
+    expect(shifted.replace(REDACTED, '').length).toBeLessThanOrEqual(8);
+  });
+
+  it('replaces any 8 characters of a secret: a cut prefix, or halves split between stdout and stderr', () => {
+    expect(redactText(`prefix ${SECRET.slice(0, 8)}\n`, [SECRET])).toBe(`prefix ${REDACTED}\n`);
+    expect(redactText(`mid ${SECRET.slice(3, 12)}`, [SECRET])).not.toContain(SECRET.slice(3, 11));
+    const half = SECRET.length / 2;
+    const stdout = redactText(`a ${SECRET.slice(0, Math.ceil(half))}`, [SECRET]);
+    const stderr = redactText(`b ${SECRET.slice(Math.floor(half))}`, [SECRET]);
+    expect(stdout + stderr).toBe(`a ${REDACTED}b ${REDACTED}`);
+    // Shorter fragments are ordinary text: the limit is FRAGMENT_LENGTH characters.
+    expect(redactText('can', [SECRET])).toBe('can');
+  });
 });

@@ -49,6 +49,23 @@ const externalLink: Components['a'] = ({ node: _node, href, children, ...rest })
   );
 };
 
+/**
+ * A model reply's image on another host is shown as a link, never fetched: an image request would
+ * tell that host who reads the reply and when (and the Content-Security-Policy refuses it anyway).
+ * Images of the app's own origin (relative addresses) still show.
+ */
+const ownImage: Components['img'] = ({ node: _node, src, alt, ...rest }) => {
+  const source = typeof src === 'string' ? src : '';
+  if (/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(source)) {
+    return (
+      <a href={source} target="_blank" rel="noopener noreferrer">
+        {alt ? `${alt} (image: ${source})` : `Image: ${source}`}
+      </a>
+    );
+  }
+  return <img src={source} alt={alt} {...rest} />;
+};
+
 const plainPre: Components['pre'] = ({ node: _node, ...rest }) => <pre {...rest} />;
 
 const diagramPre: Components['pre'] = ({ node, ...rest }) => {
@@ -71,7 +88,7 @@ const REMARK_PLUGINS = [remarkGfm];
 export function Markdown({ children, diagrams = true }: MarkdownProps): ReactElement {
   return (
     <Prose>
-      <ReactMarkdown remarkPlugins={REMARK_PLUGINS} urlTransform={safeUrl} components={{ a: externalLink, pre: diagrams ? diagramPre : plainPre }}>
+      <ReactMarkdown remarkPlugins={REMARK_PLUGINS} urlTransform={safeUrl} components={{ a: externalLink, img: ownImage, pre: diagrams ? diagramPre : plainPre }}>
         {children}
       </ReactMarkdown>
     </Prose>

@@ -1,0 +1,76 @@
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import { forbidden } from '../errors';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Sec-Fetch-Site values a browser sends for a request this app's own pages (or the person, typing) made. */
+const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
+
+/** The exact origins the app's pages are served from: PUBLIC_URL's and ALLOWED_ORIGINS. */
+export function appOrigins(publicUrl: string, allowedOrigins: string[]): Set<string> {
+  return new Set([new URL(publicUrl).origin, ...allowedOrigins.map((o) => new URL(o).origin)]);
+}
+
+/**
+ * Why a state-changing request must be refused as cross-origin, or null when it may go on.
+ *
+ * - With `Origin`: it must be one of the app's exact origins. A page on another port of the same
+ *   host is same-site, so SameSite=Lax cookies ride along; only the exact origin tells it apart.
+ * - Without `Origin`: every current browser sends `Origin` on a POST/PUT/PATCH/DELETE, so a request
+ *   without it comes from a non-browser client (curl, a script, the documents' client), which cannot
+ *   ride a person's cookies and is let through. If it does carry `Sec-Fetch-Site` (a browser that
+ *   withheld `Origin`), anything but `same-origin`/`none` is refused.
+ */
+export function crossOriginProblem(request: Pick<FastifyRequest, 'method' | 'headers'>, origins: Set<string>): string | null {
+  if (SAFE_METHODS.has(request.method)) return null;
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    return origins.has(origin) ? null : `Cross-origin request refused: ${origin} is not this app's origin`;
+  }
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && !OWN_FETCH_SITES.has(String(site))) return `Cross-site request refused (Sec-Fetch-Site: ${String(site)})`;
+  return null;
+}
+
+/**
+ * The browser side of the API's safety: state-changing /api requests only from the app's own
+ * origin (403 otherwise), and the response headers that keep a page to its own origin.
+ *
+ * Content-Security-Policy: scripts, connections, fonts and images from this origin only (images also
+ * `data:`, which the app's own inline images use); no plugins, no framing by others, forms post only
+ * here. `style-src` also allows 'unsafe-inline': styled-components writes its CSS into `<style>` tags
+ * at run time, and a nonce would have to be minted per page and threaded into the client bundle
+ * (`__webpack_nonce__`) for the static index.html we serve; inline styles cannot run script, so the
+ * exception leaves script injection closed. HSTS is sent when PUBLIC_URL is https.
+ */
+export const requestOriginPlugin = fp(
+  async (app) => {
+    const origins = appOrigins(app.config.publicUrl, app.config.allowedOrigins);
+    const csp = [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self' 'unsafe-inline'",
+      // GitHub sign-in shows the person's GitHub avatar.
+      `img-src 'self' data:${app.config.github ? ' https://avatars.githubusercontent.com' : ''}`,
+      "font-src 'self' data:",
+      "connect-src 'self'",
+      "object-src 'none'",
+      "base-uri 'self'",
+      "form-action 'self'",
+      "frame-ancestors 'self'",
+    ].join('; ');
+    const hsts = app.config.publicUrl.startsWith('https://');
+
+    app.addHook('onRequest', async (request) => {
+      if (!request.url.startsWith('/api/')) return;
+      const problem = crossOriginProblem(request, origins);
+      if (problem) throw forbidden(problem);
+    });
+    app.addHook('onSend', async (request, reply) => {
+      // The API reference page (swagger-ui) brings its own inline scripts and is not the app.
+      if (!request.url.startsWith('/api/docs')) reply.header('content-security-policy', csp);
+      if (hsts) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    });
+  },
+  { name: 'requestOrigin', dependencies: ['services'] },
+);
