@@ -36,7 +36,15 @@ export function createAgents(deps: AgentsDeps) {
   const approvals = createApprovals({ ttlMs: APPROVAL_TTL_MS });
   return {
     execution: createExecutionAgent({ db, models, execution, secretValues, meter }),
-    validation: createValidationAgent({ db, models, execution, validation, secretValues, meter }),
+    validation: createValidationAgent({
+      db,
+      models,
+      execution,
+      validation,
+      secretValues,
+      meter,
+      implementationPlan: async (projectId) => (await deps.planning.plan(projectId, 'implementation')).plan,
+    }),
     documentation: createDocumentationAgent({ db, models, documentation, secretValues, meter }),
     /** The DevOps Helper's command approvals (its route's socket and decisions). */
     approvals,
