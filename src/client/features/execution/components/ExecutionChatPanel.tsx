@@ -6,7 +6,7 @@ import { Button } from '../../../common/components/Button';
 import { Card } from '../../../common/components/Card';
 import { TextArea } from '../../../common/components/Field';
 import { Spinner } from '../../../common/components/Spinner';
-import { chatMessageSent, chatStopRequested, selectChat } from '../executionSlice';
+import { chatMessageSent, chatStopRequested, selectChat, selectOfferedDraft } from '../executionSlice';
 
 const TerminalView = lazy(() =>
   import(/* webpackChunkName: "terminal" */ '../../terminal/TerminalView').then((m) => ({ default: m.TerminalView })),
@@ -29,6 +29,11 @@ export function ExecutionChatPanel({ projectId, title, placeholder }: ExecutionC
   const [tab, setTab] = useState<Tab>(TERMINAL.tabs[0]);
   const [terminalOpened, setTerminalOpened] = useState(false);
   const baseId = useId();
+  const offered = useAppSelector(selectOfferedDraft);
+  // A step card offered a message to finish ('Change step N: '): show the chat.
+  useEffect(() => {
+    if (offered) setTab('Chat');
+  }, [offered]);
 
   const select = (next: Tab): void => {
     setTab(next);
@@ -72,7 +77,15 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
   const { messages, status, threadId } = useAppSelector(selectChat);
   const [draft, setDraft] = useState('');
   const listRef = useRef<HTMLOListElement>(null);
+  const textRef = useRef<HTMLTextAreaElement>(null);
   const busy = status !== 'idle';
+  const offered = useAppSelector(selectOfferedDraft);
+
+  useEffect(() => {
+    if (!offered) return;
+    setDraft(offered.text);
+    textRef.current?.focus();
+  }, [offered]);
 
   useEffect(() => {
     const list = listRef.current;
@@ -117,6 +130,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
         }}
       >
         <TextArea
+          ref={textRef}
           aria-label="Message"
           placeholder={placeholder}
           value={draft}

@@ -1,4 +1,4 @@
-import { useCallback, useId, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useEffect, useId, useState, type ReactElement, type ReactNode } from 'react';
 import styled from 'styled-components';
 import { EXECUTION, EXECUTION_ERRORS, EXECUTION_TEXT, formatStepStatus } from '../../../../shared/constants';
 import { errorMessage } from '../../../api/apiSlice';
@@ -13,6 +13,7 @@ import { summarise, toViewSteps, type ViewStep } from '../executionModel';
 import {
   autoApproveToggled,
   autoRetryToggled,
+  chatDraftOffered,
   proceedToValidationRequested,
   selectAutoApprove,
   selectAutoRetry,
@@ -31,10 +32,14 @@ import { StepCard } from './StepCard';
  */
 export function ExecutionProgressPanel({ projectId }: { projectId: number }): ReactElement {
   const dispatch = useAppDispatch();
+  // Ours: while a step runs, its output streams in through 1 s polls (304s from memory in between).
+  const [live, setLive] = useState(false);
   const { data, error, isLoading } = useGetExecutionProgressQuery(projectId, {
-    pollingInterval: EXECUTION.progressPollMs,
+    pollingInterval: live ? EXECUTION.liveProgressPollMs : EXECUTION.progressPollMs,
     skipPollingIfUnfocused: true,
   });
+  const running = Array.isArray(data?.steps) && data.steps.some((s) => s.status === 'in_progress');
+  useEffect(() => setLive(running), [running]);
   const pending = useAppSelector(selectPendingActions);
   const planId = data?.id ?? null;
 
@@ -45,6 +50,7 @@ export function ExecutionProgressPanel({ projectId }: { projectId: number }): Re
     },
     [dispatch, projectId, planId],
   );
+  const onChange = useCallback((step: ViewStep) => dispatch(chatDraftOffered(EXECUTION_TEXT.changeDraft(step.number))), [dispatch]);
 
   let content: ReactNode;
   if (isLoading) {
@@ -86,7 +92,7 @@ export function ExecutionProgressPanel({ projectId }: { projectId: number }): Re
         ) : (
           <StepList aria-label="Execution steps">
             {steps.map((step) => (
-              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} />
+              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} onChange={onChange} />
             ))}
           </StepList>
         )}
