@@ -208,7 +208,7 @@ describe('step cards', () => {
     const { user, store } = renderPanel();
     await screen.findByText(EXECUTION_TEXT.stepDefault(2));
     await user.click(within(card(2)).getByRole('button', { name: EXECUTION_TEXT.changeWithAgent }));
-    expect(store.getState().execution.offeredDraft?.text).toBe('Change step 2: ');
+    expect(store.getState().execution?.offeredDraft?.text).toBe('Change step 2: ');
     await user.click(within(card(2)).getByRole('button', { name: EXECUTION_TEXT.reExecute }));
     await waitFor(() => expect(fake.approvals).toMatchObject([{ step_number: 2, approved: true }]));
   });
