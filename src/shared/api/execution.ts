@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { CHAT } from '../constants/chat';
 import { STEP_STATUSES } from '../constants/execution';
-import { MessageBody, StatusResponse } from './common';
+import { DbInteger, MessageBody, StatusResponse } from './common';
 
 /** The execution stage. The project is the one named by the Project-Id header. */
 
@@ -47,8 +47,8 @@ export type ExecutionProgress = Static<typeof ExecutionProgress>;
  */
 export const ExecutionApproveStepBody = Type.Object(
   {
-    plan_id: Type.Integer(),
-    step_number: Type.Integer({ minimum: 1 }),
+    plan_id: DbInteger({ minimum: 1 }),
+    step_number: DbInteger({ minimum: 1 }),
     approved: Type.Boolean(),
   },
   { additionalProperties: false },
@@ -62,8 +62,8 @@ export type ExecutionApproveStepBody = Static<typeof ExecutionApproveStepBody>;
  */
 export const CancelStepBody = Type.Object(
   {
-    plan_id: Type.Optional(Type.Integer()),
-    step_number: Type.Integer({ minimum: 1 }),
+    plan_id: Type.Optional(DbInteger({ minimum: 1 })),
+    step_number: DbInteger({ minimum: 1 }),
   },
   { additionalProperties: false },
 );

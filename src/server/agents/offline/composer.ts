@@ -4,7 +4,7 @@ import {
   ADMIN_CIDR_SECRET,
   APP_REPOSITORY_SECRET,
   COMPONENTS,
-  IMAGES,
+  CERTBOT_IMAGE,
   PROVIDER_SECRETS,
   SSH_PUBLIC_KEY_SECRET,
   type Component,
@@ -13,6 +13,7 @@ import {
   type ServiceSpec,
 } from './components';
 import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
+import { sshTargetLabel } from './sshTarget';
 
 /**
  * The composer: turns facts into a stack — the docker-compose file, the files it mounts, the secrets
@@ -111,7 +112,7 @@ const TIER_VCPUS: Record<ProviderId, number[]> = {
 const APP_PORTS: Record<string, number> = { 'Node.js': 3000, Python: 8000, Ruby: 3000, PHP: 80, Java: 8080, Go: 8080, Rust: 8080, '.NET': 8080 };
 
 /** Images that offer no way to check their own health (one-shot or loop containers). */
-export const NO_HEALTHCHECK_IMAGES = new Set<string>([IMAGES.certbot]);
+export const NO_HEALTHCHECK_IMAGES = new Set<string>([CERTBOT_IMAGE]);
 
 const slugify = (s: string): string =>
   s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30) || 'stack';
@@ -142,7 +143,7 @@ function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
   const instanceType = facts.instanceType ?? INSTANCE_TYPES[provider][tier]!;
   return {
     provider,
-    providerLabel: PROVIDER_LABELS[provider],
+    providerLabel: facts.sshTarget ? `Your existing server ${sshTargetLabel(facts.sshTarget)}` : PROVIDER_LABELS[provider],
     region: facts.region ?? DEFAULT_REGIONS[provider],
     instanceType,
     memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,
@@ -168,7 +169,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const hasWorkload = [...ids].some((id) => !DATA_SERVICES.has(id));
   if (!hasWorkload && ids.size === 0) ids.add('web');
 
-  let proxy = chosenProxy(facts);
+  const proxy = chosenProxy(facts);
   const domain = facts.noDomain ? undefined : facts.domain;
   let tls = Boolean(proxy && domain);
   if (facts.tls && !domain) {
@@ -264,7 +265,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     if (tls) {
       services.push({
         name: 'certbot',
-        image: IMAGES.certbot,
+        image: CERTBOT_IMAGE,
         command: [],
         volumes: ['certbot_www:/var/www/certbot', 'letsencrypt:/etc/letsencrypt'],
         noHealthcheck: 'Certbot runs a renewal loop, not a server; there is nothing to probe',
@@ -352,7 +353,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     routes,
     published,
     compose,
-    composeYaml: YAML.stringify(compose, { lineWidth: 0 }),
+    composeYaml: YAML.stringify(compose, { lineWidth: 0, version: '1.1' /* quotes yes/no/on/off: docker-compose v1 reads YAML 1.1 */ }),
     files,
     secrets,
     machine: machineFor(facts, memoryMb, Math.max(20, diskGb)),
@@ -429,9 +430,10 @@ function secretsFor(components: Component[], facts: Facts, tls: boolean, hasApp:
   const add = (s: SecretSpec): void => {
     if (!list.some((x) => x.name === s.name)) list.push(s);
   };
-  for (const s of PROVIDER_SECRETS[facts.provider ?? 'vps'] ?? []) add(s);
+  // A server named in the conversation needs only its key; SSH stays open to it (nothing to restrict it to).
+  for (const s of PROVIDER_SECRETS[facts.provider ?? 'vps'] ?? []) if (!facts.sshTarget || s.secret_type === 'ssh_private_key') add(s);
   if (facts.provider === 'gcp') add({ name: 'GCP_PROJECT_ID', description: 'Google Cloud project id to create the VM in', required: true, secret_type: 'text' });
-  add(ADMIN_CIDR_SECRET);
+  if (facts.provider && facts.provider !== 'vps') add(ADMIN_CIDR_SECRET);
   if (facts.provider && facts.provider !== 'vps') add(SSH_PUBLIC_KEY_SECRET);
   for (const c of components) for (const s of c.secrets) add(s);
   if (tls) add(ACME_EMAIL_SECRET);

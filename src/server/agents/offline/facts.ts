@@ -4,6 +4,8 @@
  * region, domain, machine size, storage and load. Later messages override earlier ones.
  */
 
+import { readSshTarget, type SshTarget } from './sshTarget';
+
 export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
 export type ProxyId = 'caddy' | 'nginxProxy' | 'traefik';
 
@@ -30,6 +32,8 @@ export interface Facts {
   basicServer: boolean;
   /** The person asked to go with sensible defaults for what is still open. */
   acceptsDefaults: boolean;
+  /** The person's own server (user@host, SSH port), which makes the provider 'vps'. */
+  sshTarget: SshTarget | undefined;
 }
 
 export const emptyFacts = (): Facts => ({
@@ -49,6 +53,7 @@ export const emptyFacts = (): Facts => ({
   appLanguage: undefined,
   basicServer: false,
   acceptsDefaults: false,
+  sshTarget: undefined,
 });
 
 interface Rule {
@@ -258,6 +263,11 @@ export function extractFacts(texts: string[], start: Facts = emptyFacts()): Fact
       }
     }
     readScalars(text, facts, pending);
+    const target = readSshTarget(text);
+    if (target) {
+      facts.sshTarget = target;
+      facts.provider = 'vps';
+    }
   }
   if (pending.place) facts.region = pending.place[facts.provider ?? 'vps'];
   return facts;

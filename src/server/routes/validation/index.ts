@@ -33,6 +33,7 @@ export const validationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     execution: app.services.execution,
     validation,
     secretValues: (projectId) => app.services.planning.secretValues(projectId),
+    implementationPlan: async (projectId) => (await app.services.planning.plan(projectId, 'implementation')).plan,
     meter: app.services.meter,
   });
 

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { Value } from 'typebox/value';
+import type { Component } from '../offline/components';
+import { ProductSchema, type ProductFile } from './schema';
+
+/**
+ * The catalogue of products the offline planner can deploy, one YAML file per product, read once at
+ * start and checked against ProductSchema. Adding a product is adding one file to `products/`.
+ *
+ * Where the files are: next to the bundled server (`dist/server/catalogue`, copied there by
+ * `npm run build:server`), or in the source tree when the server runs from source (tsx, jest).
+ * CATALOGUE_DIR overrides both.
+ */
+
+export class CatalogueError extends Error {}
+
+export function catalogueDir(): string {
+  const candidates = [
+    process.env.CATALOGUE_DIR,
+    process.argv[1] ? path.join(path.dirname(path.resolve(process.argv[1])), 'catalogue') : undefined,
+    path.resolve('src/server/agents/catalogue/products'),
+  ].filter((d): d is string => Boolean(d));
+  const found = candidates.find((d) => fs.existsSync(path.join(d, 'postgres.yaml')));
+  if (!found) throw new CatalogueError(`The product catalogue is missing: none of ${candidates.join(', ')} holds postgres.yaml`);
+  return found;
+}
+
+const HEALTHCHECK_DEFAULTS = { interval: '15s', timeout: '5s', retries: 5, start_period: '20s' };
+
+function toComponent(p: ProductFile): Component {
+  return {
+    id: p.id,
+    label: p.label,
+    category: p.category,
+    purpose: p.purpose,
+    docs: p.docs,
+    aliases: p.aliases,
+    similar: p.similar ?? [],
+    alternativeTo: p.alternativeTo ?? [],
+    requires: p.requires ?? [],
+    tls: p.tls,
+    diskGb: p.diskGb,
+    secrets: (p.secrets ?? []).map((s) => ({ name: s.name, description: s.description, required: s.required ?? true, secret_type: s.secret_type ?? 'password' })),
+    services: p.services.map((s) => ({ ...s, healthcheck: s.healthcheck ? { ...HEALTHCHECK_DEFAULTS, ...s.healthcheck } : undefined })),
+  };
+}
+
+/** Reads and checks every product file of a directory; a bad file throws, naming the file and the field. */
+export function loadCatalogue(dir = catalogueDir()): Record<string, Component> {
+  const out: Record<string, Component> = {};
+  const serviceOwners = new Map<string, string>();
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+    const where = path.join(dir, file);
+    let raw: unknown;
+    try {
+      raw = YAML.parse(fs.readFileSync(where, 'utf8'));
+    } catch (err) {
+      throw new CatalogueError(`${file}: does not parse: ${(err as Error).message}`);
+    }
+    const first = Value.Errors(ProductSchema, raw)[0];
+    if (first) throw new CatalogueError(`${file}: ${first.instancePath || '/'} ${first.message}`);
+    const product = raw as ProductFile;
+    if (`${product.id}.yaml` !== file) throw new CatalogueError(`${file}: id ${product.id} does not match the file name`);
+    for (const s of product.services) {
+      if (!s.healthcheck && !s.noHealthcheck) throw new CatalogueError(`${file}: service ${s.name} needs a healthcheck or a noHealthcheck reason`);
+      const owner = serviceOwners.get(s.name);
+      if (owner && owner !== product.id) throw new CatalogueError(`${file}: service name ${s.name} is already used by ${owner}`);
+      serviceOwners.set(s.name, product.id);
+    }
+    out[product.id] = toComponent(product);
+  }
+  for (const c of Object.values(out)) {
+    for (const ref of [...(c.requires ?? []), ...(c.similar ?? [])]) {
+      if (!out[ref]) throw new CatalogueError(`${c.id}.yaml: refers to ${ref}, which is not in the catalogue`);
+    }
+  }
+  return out;
+}

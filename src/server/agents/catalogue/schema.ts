@@ -1,0 +1,87 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * The schema of one catalogue file (`products/<id>.yaml`): everything the offline planner needs to
+ * run a product with Docker Compose. A file that does not match stops the server at start, naming
+ * the file and the field, so a broken product never reaches a plan.
+ */
+
+const Duration = Type.String({ pattern: '^\\d+(ms|s|m|h)$' });
+const Id = Type.String({ pattern: '^[a-z][a-zA-Z0-9-]*$' });
+
+export const HealthcheckSchema = Type.Object(
+  {
+    test: Type.Array(Type.String(), { minItems: 2 }),
+    interval: Type.Optional(Duration),
+    timeout: Type.Optional(Duration),
+    retries: Type.Optional(Type.Integer({ minimum: 1 })),
+    start_period: Type.Optional(Duration),
+  },
+  { additionalProperties: false },
+);
+
+export const SecretSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }),
+    description: Type.String({ minLength: 1 }),
+    required: Type.Optional(Type.Boolean()),
+    secret_type: Type.Optional(Type.Union([Type.Literal('password'), Type.Literal('text')])),
+  },
+  { additionalProperties: false },
+);
+
+export const ServiceSchema = Type.Object(
+  {
+    name: Type.String({ pattern: '^[a-z][a-z0-9-]*$' }),
+    /** `repository/name:tag`, pinned: never `latest`, never untagged. `build` for the person's own app. */
+    image: Type.String({ pattern: '^(build|[a-z0-9][a-z0-9._/-]*:(?!latest$)[A-Za-z0-9_][A-Za-z0-9_.-]*)$' }),
+    command: Type.Optional(Type.Array(Type.String())),
+    environment: Type.Optional(Type.Record(Type.String(), Type.String())),
+    volumes: Type.Optional(Type.Array(Type.String({ pattern: '^[^:]+:/[^:]*(:(ro|rw|ro,rslave))?$' }))),
+    internalPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+    publish: Type.Optional(Type.Array(Type.String({ pattern: '^\\d{1,5}:\\d{1,5}(/(tcp|udp))?$' }))),
+    alwaysPublish: Type.Optional(Type.Array(Type.String({ pattern: '^\\d{1,5}:\\d{1,5}(/(tcp|udp))?$' }))),
+    healthcheck: Type.Optional(HealthcheckSchema),
+    noHealthcheck: Type.Optional(Type.String({ minLength: 10 })),
+    dependsOn: Type.Optional(Type.Array(Type.String())),
+    networks: Type.Array(Type.Union([Type.Literal('edge'), Type.Literal('backend')]), { minItems: 1 }),
+    webLabel: Type.Optional(Type.String({ pattern: '^[a-z0-9-]*$' })),
+    memoryMb: Type.Integer({ minimum: 8 }),
+    ulimits: Type.Optional(Type.Record(Type.String(), Type.Object({ soft: Type.Integer(), hard: Type.Integer() }))),
+  },
+  { additionalProperties: false },
+);
+
+export const CATEGORIES = [
+  'web', 'app', 'automation', 'database', 'cache', 'queue', 'proxy', 'monitoring', 'logging', 'access',
+  'storage', 'git', 'ci', 'auth', 'communication', 'media', 'productivity', 'analytics', 'search', 'cms', 'security', 'dashboard', 'ai',
+] as const;
+
+export const ProductSchema = Type.Object(
+  {
+    id: Id,
+    label: Type.String({ minLength: 2 }),
+    category: Type.Union(CATEGORIES.map((c) => Type.Literal(c))),
+    /** What it is for, in the requirements document. */
+    purpose: Type.String({ minLength: 5 }),
+    /** Upstream documentation of the image and its settings. */
+    docs: Type.String({ pattern: '^https://' }),
+    /** Names people use for it, matched as whole words, case-insensitive (regular expression sources). */
+    aliases: Type.Array(Type.String({ minLength: 2 }), { minItems: 1 }),
+    /** Catalogue ids of products that do a similar job: offered as alternatives, never swapped in. */
+    similar: Type.Optional(Type.Array(Id)),
+    /** Names of products not in the catalogue that this one can stand in for, when the person agrees. */
+    alternativeTo: Type.Optional(Type.Array(Type.String({ minLength: 2 }))),
+    /** Catalogue ids it needs in the same stack (its database, its cache). */
+    requires: Type.Optional(Type.Array(Id)),
+    /** 'required': it refuses to work over plain HTTP (browsers' crypto, federation); 'recommended' otherwise. */
+    tls: Type.Union([Type.Literal('required'), Type.Literal('recommended'), Type.Literal('none')]),
+    /** Minimum resources: memory is the sum of its services' memoryMb; disk in GB beyond the system. */
+    diskGb: Type.Integer({ minimum: 0 }),
+    secrets: Type.Optional(Type.Array(SecretSchema)),
+    services: Type.Array(ServiceSchema, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+export type ProductFile = Static<typeof ProductSchema>;
