@@ -38,10 +38,12 @@ export function ExecutionChatPanel({ projectId, title, placeholder, docked = fal
   const [folded, setFolded] = useState(false);
   const baseId = useId();
   const offered = useAppSelector(selectOfferedDraft);
-  // A step card offered a message to finish ('Change step N: '): show the chat.
-  useEffect(() => {
-    if (offered) setTab('Chat');
-  }, [offered]);
+  // A step card offered a message to finish ('Change step N: '): show the chat (state adjusted while rendering).
+  const [shownOffer, setShownOffer] = useState(offered?.id);
+  if (offered && offered.id !== shownOffer) {
+    setShownOffer(offered.id);
+    setTab('Chat');
+  }
 
   const select = (next: Tab): void => {
     setTab(next);
@@ -102,11 +104,13 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
   const textRef = useRef<HTMLTextAreaElement>(null);
   const busy = status !== 'idle';
   const offered = useAppSelector(selectOfferedDraft);
-
-  useEffect(() => {
-    if (!offered) return;
+  const [takenOffer, setTakenOffer] = useState(offered?.id);
+  if (offered && offered.id !== takenOffer) {
+    setTakenOffer(offered.id);
     setDraft(offered.text);
-    textRef.current?.focus();
+  }
+  useEffect(() => {
+    if (offered) textRef.current?.focus();
   }, [offered]);
 
   useEffect(() => {

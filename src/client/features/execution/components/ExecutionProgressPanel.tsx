@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useId, useMemo, type ReactElement, type ReactNode } from 'react';
 import styled from 'styled-components';
 import { EXECUTION, EXECUTION_ERRORS, EXECUTION_TEXT, formatStepStatus } from '../../../../shared/constants';
 import { errorMessage } from '../../../api/apiSlice';
@@ -8,7 +8,7 @@ import { Card } from '../../../common/components/Card';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
-import { useGetExecutionProgressQuery } from '../executionApi';
+import { executionApi, useGetExecutionProgressQuery } from '../executionApi';
 import { summarise, toViewSteps, type ViewStep } from '../executionModel';
 import {
   autoApproveToggled,
@@ -32,14 +32,14 @@ import { StepCard } from './StepCard';
  */
 export function ExecutionProgressPanel({ projectId }: { projectId: number }): ReactElement {
   const dispatch = useAppDispatch();
-  // Ours: while a step runs, its output streams in through 1 s polls (304s from memory in between).
-  const [live, setLive] = useState(false);
+  // Ours: while a step runs (as the last answer says), its output streams in through 1 s polls (304s from memory in between).
+  const selectProgress = useMemo(() => executionApi.endpoints.getExecutionProgress.select(projectId), [projectId]);
+  const last = useAppSelector(selectProgress).data;
+  const running = Array.isArray(last?.steps) && last.steps.some((s) => s.status === 'in_progress');
   const { data, error, isLoading } = useGetExecutionProgressQuery(projectId, {
-    pollingInterval: live ? EXECUTION.liveProgressPollMs : EXECUTION.progressPollMs,
+    pollingInterval: running ? EXECUTION.liveProgressPollMs : EXECUTION.progressPollMs,
     skipPollingIfUnfocused: true,
   });
-  const running = Array.isArray(data?.steps) && data.steps.some((s) => s.status === 'in_progress');
-  useEffect(() => setLive(running), [running]);
   const pending = useAppSelector(selectPendingActions);
   const planId = data?.id ?? null;
 

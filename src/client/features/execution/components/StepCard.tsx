@@ -27,7 +27,6 @@ function useElapsed(startedAt: string | null, running: boolean): number | null {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!running) return undefined;
-    setNow(Date.now());
     const timer = setInterval(() => setNow(Date.now()), 1_000);
     return () => clearInterval(timer);
   }, [running]);
