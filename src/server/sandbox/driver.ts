@@ -51,6 +51,14 @@ export interface ShellOptions {
   env?: Record<string, string>;
 }
 
+export interface ZipOptions {
+  /**
+   * Keep the files that hold secret values (`isSecretPath`: `.env`, private keys, Terraform state). Left
+   * out by default, and the zip then holds a note listing them.
+   */
+  includeSecrets?: boolean;
+}
+
 export interface BackupResult {
   lastSyncTime: Date;
 }
@@ -79,10 +87,10 @@ export interface SandboxDriver {
   lastBackupTime(sandbox: SandboxRef): Promise<Date | null>;
   exec(sandbox: SandboxRef, command: string, options?: ExecOptions): Promise<ExecResult>;
   shell(sandbox: SandboxRef, options: ShellOptions): SandboxPty;
-  /** The whole workspace as a zip stream. */
-  zipWorkspace(sandbox: SandboxRef): Promise<Readable>;
+  /** The whole workspace as a zip stream; files holding secrets only when asked for (see ZipOptions). */
+  zipWorkspace(sandbox: SandboxRef, options?: ZipOptions): Promise<Readable>;
   /** A folder of the workspace (relative path, already checked for `..`) as a zip; refuses symlinks leading out. */
-  zipFolder(sandbox: SandboxRef, relativePath: string): Promise<Readable>;
+  zipFolder(sandbox: SandboxRef, relativePath: string, options?: ZipOptions): Promise<Readable>;
   /** Commits everything the step changed (an empty commit when nothing did); answers the commit sha. */
   commitStep(sandbox: SandboxRef, stepNumber: number, command: string): Promise<string>;
   /** The workspace's commits, newest first. */

@@ -1,5 +1,6 @@
 import { PassThrough, Writable, type Readable } from 'node:stream';
 import yazl from 'yazl';
+import { LEFT_OUT_NOTE_NAME, leftOutNote } from './workspaceLayout';
 
 const BLOCK = 512;
 
@@ -57,8 +58,11 @@ const cleanName = (name: string): string | null => {
  * Converts a tar stream (GNU or pax, as `tar -cf -` writes it) into a zip stream with yazl, entry by
  * entry and with backpressure, so a workspace of any size is never held in memory. Regular files,
  * directories and symlinks (stored as zip symlinks, never followed) are kept; other types are skipped.
+ * Files and links `leaveOut` answers true for (by their path in the tar) are dropped, their data never
+ * read into the zip, and a note listing them (LEFT_OUT_NOTE_NAME) is added instead.
  */
-export function tarToZip(tar: Readable, prefix = ''): Readable {
+export function tarToZip(tar: Readable, prefix = '', leaveOut?: (name: string) => boolean): Readable {
+  const leftOut: string[] = [];
   const zip = new yazl.ZipFile();
   const output = zip.outputStream as unknown as Readable;
   let buffer: Buffer = Buffer.alloc(0);
@@ -85,6 +89,11 @@ export function tarToZip(tar: Readable, prefix = ''): Readable {
     longLink = null;
     pax = {};
     if (name === null || (name === '' && !prefix)) return;
+    // Folders stay (empty when all they hold is secret): the layout is not a secret.
+    if (name !== '' && h.type !== '5' && leaveOut?.(name)) {
+      leftOut.push(entryName(name));
+      return;
+    }
     const full = name === '' ? prefix : entryName(name);
     const options = { mtime: h.mtime, mode: h.mode };
     if (h.type === '5') {
@@ -179,6 +188,7 @@ export function tarToZip(tar: Readable, prefix = ''): Readable {
     },
     final(callback) {
       if (current) current.end();
+      if (leftOut.length) zip.addBuffer(Buffer.from(leftOutNote(leftOut), 'utf8'), entryName(LEFT_OUT_NOTE_NAME), { mtime: new Date(), mode: 0o644 });
       zip.end();
       callback();
     },

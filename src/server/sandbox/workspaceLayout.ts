@@ -14,6 +14,77 @@ export const SSH_KEYS_FOLDER = 'ssh-keys';
 export const WORKSPACE_FOLDERS = [SSH_KEYS_FOLDER, 'terraform', 'ansible'];
 export const GITIGNORE = '# Private keys stay out of the history; provider plugins are re-downloaded.\nssh-keys/\n.terraform/\n';
 
+/**
+ * Files that hold secret values, as ignore rules (gitignore syntax, basename patterns and `folder/`):
+ * written to the workspace's `.git/info/exclude` before every step commit, so they never enter the step
+ * history (also when a step wrote them, or an older commit tracked them), and left out of downloads
+ * unless the person asks for them. Templates (`.env.example`) are not secrets.
+ */
+export const SECRET_FILE_RULES = [
+  '.env',
+  '.env.*',
+  '!.env.example',
+  '!.env.sample',
+  '!.env.template',
+  '!.env.dist',
+  '*.pem',
+  '*.key',
+  '*.p12',
+  '*.pfx',
+  'id_rsa',
+  'id_dsa',
+  'id_ecdsa',
+  'id_ed25519',
+  '*.tfstate',
+  '*.tfstate.*',
+  '*.tfvars',
+  '.pgpass',
+  '.netrc',
+  'credentials',
+  `${SSH_KEYS_FOLDER}/`,
+  '.terraform/',
+];
+
+const ruleRegExp = (glob: string): RegExp => new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`);
+const SECRET_MATCHERS = SECRET_FILE_RULES.map((rule) => {
+  const negated = rule.startsWith('!');
+  const body = negated ? rule.slice(1) : rule;
+  return { negated, folder: body.endsWith('/'), re: ruleRegExp(body.replace(/\/$/, '')) };
+});
+
+/**
+ * True when a workspace path (relative, `/`-separated) is a file the secret rules leave out: its name
+ * matches a file rule (the last matching rule decides, as in gitignore), or a folder on its way does.
+ */
+export function isSecretPath(relativePath: string): boolean {
+  const parts = relativePath.split('/').filter(Boolean);
+  if (parts.slice(0, -1).some((part) => SECRET_MATCHERS.some((m) => m.folder && !m.negated && m.re.test(part)))) return true;
+  const name = parts[parts.length - 1] ?? '';
+  let secret = false;
+  for (const m of SECRET_MATCHERS) if (!m.folder && m.re.test(name)) secret = !m.negated;
+  return secret;
+}
+
+/**
+ * What a zip of the workspace folder `relativeFolder` ('' for the whole workspace) leaves out: the entries
+ * (paths relative to that folder) that are secret as workspace paths; nothing when secrets are asked for.
+ */
+export function secretFilter(relativeFolder: string, includeSecrets = false): ((name: string) => boolean) | undefined {
+  if (includeSecrets) return undefined;
+  return (name) => isSecretPath(relativeFolder ? `${relativeFolder}/${name}` : name);
+}
+
+/** The file a download holds in place of the secret files it left out, listing them. */
+export const LEFT_OUT_NOTE_NAME = 'SECRET-FILES-LEFT-OUT.txt';
+export const leftOutNote = (paths: readonly string[]): string =>
+  [
+    'This download leaves out the files below because they hold secret values (environment files, private keys,',
+    'Terraform state). Download again with "Include secret files" to get them.',
+    '',
+    ...paths,
+    '',
+  ].join('\n');
+
 /** The environment every sandbox program starts with (plus the caller's extras). */
 export function baseEnv(username: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -35,6 +106,24 @@ const RS = '\x1e';
 
 /** `git log --format=` value that `parseHistory` reads. */
 export const HISTORY_FORMAT = `%H${FS}%cI${FS}%s${FS}%b${RS}`;
+
+/**
+ * Commits a step's changes: $1 the message, $2 the workspace, $3 the ignore rules of secret files. Files
+ * matching the ignore rules (the workspace's own and SECRET_FILE_RULES) and files holding a private key
+ * are taken out of the index, so a step's `.env` or key never enters the history.
+ */
+export const STEP_COMMIT_SCRIPT = [
+  'set -e',
+  'cd -- "$2"',
+  'exclude=$(git rev-parse --git-path info/exclude)',
+  'mkdir -p -- "$(dirname -- "$exclude")"',
+  'printf \'%s\\n\' "$3" > "$exclude"',
+  'git add -A',
+  'git ls-files -z --cached --ignored --exclude-standard | xargs -0 -r git rm -q --cached --',
+  "{ git grep -z -l -I --cached -e '-----BEGIN [A-Z ]*PRIVATE KEY-----' || true; } | xargs -0 -r git rm -q --cached --",
+  'git commit -q --allow-empty --no-verify -F - <<<"$1"',
+  'git rev-parse HEAD',
+].join('\n');
 
 /** The commit message of an executed step: subject, the whole command, and a Step-Number trailer. */
 export function stepCommitMessage(stepNumber: number, command: string): string {

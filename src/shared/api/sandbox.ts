@@ -110,12 +110,26 @@ export type SandboxHistoryResponse = Static<typeof SandboxHistoryResponse>;
  * (answers application/zip). The pattern keeps the path inside a workspace and refuses `.`/`..` segments;
  * the server still checks `{username}` is this project's sandbox user.
  */
+/**
+ * Ours: both downloads leave out the files that hold secret values (`.env`, private keys, Terraform state)
+ * and hold a note listing them instead, unless `include_secrets=true` asks for them. The answer's
+ * `X-Secret-Files` header says which: `left-out` or `included`.
+ */
+export const WorkspaceDownloadQuery = Type.Object(
+  // Query strings are not coerced: the text 'true' asks for the secret files.
+  { include_secrets: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) },
+  { additionalProperties: false },
+);
+export type WorkspaceDownloadQuery = Static<typeof WorkspaceDownloadQuery>;
+export const SECRET_FILES_HEADER = 'x-secret-files';
+
 export const FolderDownloadQuery = Type.Object(
   {
     path: Type.String({
       maxLength: 1_024,
       pattern: '^/home/[A-Za-z0-9_-]{1,64}/workspace(/(?!\\.\\.?(/|$))[^/\\u0000]+)*/?$',
     }),
+    include_secrets: WorkspaceDownloadQuery.properties.include_secrets,
   },
   { additionalProperties: false },
 );

@@ -11,6 +11,8 @@ export const EXECUTION = {
   /** Fixed message of the implementation confirm's execution trigger. */
   triggerMessage: 'Start execution',
   progressPollMs: 5_000,
+  /** Ours: the progress poll while a step runs, so its output streams into its card. */
+  liveProgressPollMs: 1_000,
   /** Lines of step output shown before 'View Full Output'. */
   outputPreviewLines: 5,
   /** A failed step is re-executed automatically at most this many times. */
@@ -23,6 +25,12 @@ export const EXECUTION = {
 
 export const EXECUTION_TEXT = {
   title: 'Execution Progress',
+  // Ours: the running time, Cancel, and the ways on from a rejected step.
+  cancel: 'Cancel',
+  changeWithAgent: 'Change with the agent',
+  changeDraft: (n: number): string => `Change step ${n}: `,
+  runningFor: (duration: string): string => `Running for ${duration}`,
+  tookFor: (duration: string): string => `Took ${duration}`,
   currentExecution: 'Current Execution',
   lastExecuted: 'Last Executed',
   none: 'None',

@@ -61,6 +61,10 @@ export const PROJECT_HOME_SANDBOX = {
   backupTooltip: 'Files must be backed up to be restored when the sandbox restarts.',
   start: 'Start Sandbox',
   stop: 'Stop Sandbox',
+  // Ours: downloads leave secret files out unless asked for (the zip then lists what it left out).
+  includeSecrets: 'Include secret files (.env, private keys) in downloads',
+  secretsLeftOut: 'Downloads leave out files holding secrets (.env, private keys, Terraform state) and list them in SECRET-FILES-LEFT-OUT.txt.',
+  secretsIncluded: 'Downloads include files holding secrets in plain text: keep the zip safe.',
 } as const;
 
 export const SANDBOX_ERRORS = {

@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import type { ApproveStepResponse, ExecutionApproveStepBody, ExecutionProgress, Step } from '../../../src/shared/api/execution';
+import type { ApproveStepResponse, CancelStepBody, ExecutionApproveStepBody, ExecutionProgress, Step } from '../../../src/shared/api/execution';
 import { api, server } from '../utils/server';
 
 export function makeStep(step_number: number, overrides: Partial<Step> = {}): Step {
@@ -33,10 +33,12 @@ export interface FakeExecution {
   answer: ApproveStepResponse['status'];
   /** Called on each approval, e.g. to change `progress` as the server would. */
   onApprove?: (body: ExecutionApproveStepBody) => void;
+  /** The cancel-step calls received. */
+  cancels: CancelStepBody[];
 }
 
 export function useFakeExecution(initial: FakeExecution['progress']): FakeExecution {
-  const fake: FakeExecution = { progress: initial, approvals: [], answer: 'in_progress' };
+  const fake: FakeExecution = { progress: initial, approvals: [], answer: 'in_progress', cancels: [] };
   server.use(
     http.get(api('/execution/progress'), () => HttpResponse.json(fake.progress)),
     http.post(api('/execution/approve-step'), async ({ request }) => {
@@ -44,6 +46,11 @@ export function useFakeExecution(initial: FakeExecution['progress']): FakeExecut
       fake.approvals.push({ ...body, projectId: request.headers.get('Project-Id') });
       fake.onApprove?.(body);
       return HttpResponse.json({ step_number: body.step_number, status: fake.answer } satisfies ApproveStepResponse);
+    }),
+    http.post(api('/execution/cancel-step'), async ({ request }) => {
+      const body = (await request.json()) as CancelStepBody;
+      fake.cancels.push(body);
+      return HttpResponse.json(makeStep(body.step_number, { status: 'failed', error_message: 'Cancelled by you' }));
     }),
   );
   return fake;

@@ -183,6 +183,36 @@ describe('step cards', () => {
     expect(console.error).toHaveBeenCalled();
   });
 
+  it('a running step shows its output so far, how long it has been running, and Cancel stops it', async () => {
+    const startedAt = new Date(Date.now() - 65_000).toISOString();
+    const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'in_progress', output: 'pulling images\n', started_at: startedAt, finished_at: null })]));
+    const { user, store } = renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(1));
+    expect(within(card(1)).getByTestId('step-1-output')).toHaveTextContent('pulling images');
+    expect(within(card(1)).getByTestId('step-1-timing')).toHaveTextContent(/^Running for 1 min 0[5-9] s$/);
+    // The timer counts on by itself between polls.
+    await waitFor(() => expect(within(card(1)).getByTestId('step-1-timing')).not.toHaveTextContent(/1 min 05 s$/), { timeout: 3_000 });
+    await user.click(within(card(1)).getByRole('button', { name: EXECUTION_TEXT.cancel }));
+    await waitFor(() => expect(fake.cancels).toEqual([{ plan_id: 11, step_number: 1 }]));
+    expect(fake.approvals).toEqual([]);
+    fake.progress = makeProgress([
+      makeStep(1, { status: 'failed', error_message: 'Cancelled by you', started_at: startedAt, finished_at: new Date(Date.parse(startedAt) + 72_000).toISOString() }),
+    ]);
+    await refetch(store);
+    await waitFor(() => expect(within(card(1)).getByTestId('step-1-timing')).toHaveTextContent('Took 1 min 12 s'));
+    expect(within(card(1)).queryByRole('button', { name: EXECUTION_TEXT.cancel })).toBeNull();
+  });
+
+  it('a rejected step can be re-executed, or changed with the agent (the chat gets the start of the message)', async () => {
+    const fake = useFakeExecution(makeProgress([makeStep(2, { status: 'rejected' })]));
+    const { user, store } = renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(2));
+    await user.click(within(card(2)).getByRole('button', { name: EXECUTION_TEXT.changeWithAgent }));
+    expect(store.getState().execution?.offeredDraft?.text).toBe('Change step 2: ');
+    await user.click(within(card(2)).getByRole('button', { name: EXECUTION_TEXT.reExecute }));
+    await waitFor(() => expect(fake.approvals).toMatchObject([{ step_number: 2, approved: true }]));
+  });
+
   it('says why a dangerous step needs an explicit approval', async () => {
     useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval', dangerous_reason: 'Drops the production database' })]));
     renderPanel();

@@ -63,8 +63,8 @@ export function useFakeProjectHome(changes: Partial<Pick<FakeProjectHome, 'statu
       fake.status = { ...fake.status, container_status: 'Running' };
       return HttpResponse.json({ container_status: 'Running', message: 'Sandbox started' } satisfies ContainerActionResponse);
     }),
-    http.get(api('/projects/:id/workspace/download'), () => {
-      fake.calls.push('workspace');
+    http.get(api('/projects/:id/workspace/download'), ({ request }) => {
+      fake.calls.push(new URL(request.url).searchParams.get('include_secrets') === 'true' ? 'workspace with secrets' : 'workspace');
       return new HttpResponse(new Uint8Array([0x50, 0x4b, 3, 4]), { headers: { 'content-type': 'application/zip' } });
     }),
     http.get(api('/sandboxes/:projectId/workspace/folder_download'), ({ request }) => {

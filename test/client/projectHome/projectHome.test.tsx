@@ -253,6 +253,12 @@ describe('project home: sandbox controls', () => {
     await user.click(screen.getByRole('button', { name: PROJECT_HOME_SANDBOX.downloadProjectFolder }));
     await waitFor(() => expect(save).toHaveBeenLastCalledWith(expect.any(Blob), 'user_7_ab12.zip'));
     expect(fake.folderPaths).toEqual(['/home/user-7-ab12/workspace/']);
+    // Secret files are left out unless asked for, and the panel says which.
+    expect(screen.getByText(PROJECT_HOME_SANDBOX.secretsLeftOut)).toBeInTheDocument();
+    await user.click(screen.getByRole('checkbox', { name: PROJECT_HOME_SANDBOX.includeSecrets }));
+    expect(screen.getByText(PROJECT_HOME_SANDBOX.secretsIncluded)).toBeInTheDocument();
+    await user.click(workspace);
+    await waitFor(() => expect(fake.calls.filter((c) => c.startsWith('workspace'))).toEqual(['workspace', 'workspace with secrets']));
   });
 
   it('shows the download error texts', async () => {

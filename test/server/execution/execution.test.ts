@@ -9,7 +9,9 @@ import { executionSteps, planningDocuments } from '../../../src/server/db/schema
 import { INTERRUPTED_MESSAGE, NO_IMPLEMENTATION_PLAN, SANDBOX_NOT_READY } from '../../../src/server/services/execution/executionService';
 import { CANCELLED_MESSAGE } from '../../../src/server/services/shared/stepRuns';
 import type { ExecutionProgress, Step } from '../../../src/shared/api/execution';
+import { LEFT_OUT_NOTE_NAME } from '../../../src/server/sandbox/workspaceLayout';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { readZip } from '../sandbox/zipHelpers';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
 const CANARY = 'canary-Zq8v1Lk3-do-not-leak';
@@ -296,6 +298,54 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
       { step_number: n, output: 'started\n' },
       { step_number: n, status: 'failed', error_message: CANCELLED_MESSAGE },
     ]);
+  });
+
+  it('keeps files holding secrets out of the step history, and out of downloads unless asked for', async () => {
+    const written = await runStep(
+      [
+        'mkdir -p stack keys',
+        'printf "POSTGRES_PASSWORD=%s\\n" "$CANARY_TOKEN" > stack/.env',
+        'printf "POSTGRES_PASSWORD=\\n" > stack/.env.example',
+        'printf "services: {}\\n" > stack/docker-compose.yml',
+        'printf -- "-----BEGIN OPENSSH PRIVATE KEY-----\\nabc\\n-----END OPENSSH PRIVATE KEY-----\\n" > keys/deploy',
+        'cp keys/deploy ssh-keys/deploy_key',
+        // A secret an older commit already tracked (forced past the ignore rules) is taken out of the index.
+        'printf "old" > legacy.pem',
+        'git add -f legacy.pem && git -c user.name=x -c user.email=x@y commit -qm legacy',
+      ].join('\n'),
+    );
+    expect(written.status).toBe('completed');
+    const tree = await runStep('git ls-tree -r --name-only HEAD\necho "---"\ngit log -p --all | grep -c -F "$CANARY_TOKEN" || true');
+    expect(tree.status).toBe('completed');
+    const [files, leaks] = tree.output!.split('---\n');
+    expect(files!.split('\n')).toEqual(expect.arrayContaining(['stack/.env.example', 'stack/docker-compose.yml']));
+    for (const secret of ['stack/.env', 'keys/deploy', 'ssh-keys/deploy_key', 'legacy.pem']) expect(files!.split('\n')).not.toContain(secret);
+    expect(leaks!.trim()).toBe('0');
+    // The files themselves stay in the workspace.
+    expect((await runStep('test -f stack/.env && test -f legacy.pem && echo present')).output).toBe('present\n');
+
+    const download = async (query: string) => {
+      const response = await call(alice, 'GET', `/api/projects/${projectId}/workspace/download${query}`);
+      expect(response.statusCode).toBe(200);
+      return { header: response.headers['x-secret-files'], entries: await readZip(response.rawPayload) };
+    };
+    const safe = await download('');
+    expect(safe.header).toBe('left-out');
+    expect([...safe.entries.keys()]).toEqual(expect.arrayContaining(['stack/.env.example', 'stack/docker-compose.yml', LEFT_OUT_NOTE_NAME]));
+    for (const secret of ['stack/.env', 'ssh-keys/deploy_key', 'legacy.pem']) expect(safe.entries.has(secret)).toBe(false);
+    const note = safe.entries.get(LEFT_OUT_NOTE_NAME)!.data.toString('utf8');
+    expect(note).toMatch(/hold secret values/);
+    expect(note).toContain('stack/.env\n');
+    const everything = await download('?include_secrets=true');
+    expect(everything.header).toBe('included');
+    expect(everything.entries.get('stack/.env')!.data.toString('utf8')).toBe(`POSTGRES_PASSWORD=${CANARY}\n`);
+    expect(everything.entries.has(LEFT_OUT_NOTE_NAME)).toBe(false);
+    const { username } = (await call(alice, 'GET', `/api/sandboxes/${projectId}/status`)).json();
+    const folder = await call(alice, 'GET', `/api/sandboxes/${projectId}/workspace/folder_download?path=${encodeURIComponent(`/home/${username}/workspace/stack`)}`);
+    expect(folder.statusCode).toBe(200);
+    const folderEntries = await readZip(folder.rawPayload);
+    expect(folderEntries.has('.env')).toBe(false);
+    expect(folderEntries.has('docker-compose.yml')).toBe(true);
   });
 
   it("answers 404 for another tenant's project on every route", async () => {

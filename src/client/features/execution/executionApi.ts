@@ -1,9 +1,11 @@
 import type {
   ApproveStepResponse,
+  CancelStepBody,
   ExecutionApproveStepBody,
   ExecutionProgress,
   ExecutionTriggerBody,
   ExecutionTriggerResponse,
+  Step,
 } from '../../../shared/api/execution';
 import { EXECUTION } from '../../../shared/constants';
 import { apiSlice } from '../../api/apiSlice';
@@ -12,6 +14,10 @@ import { apiSlice } from '../../api/apiSlice';
 const projectHeader = (projectId: number): Record<string, string> => ({ 'Project-Id': String(projectId) });
 
 export interface ApproveStepArgs extends ExecutionApproveStepBody {
+  projectId: number;
+}
+
+export interface CancelStepArgs extends CancelStepBody {
   projectId: number;
 }
 
@@ -40,6 +46,16 @@ export const executionApi = apiSlice.enhanceEndpoints({ addTagTypes: ['Execution
         method: 'POST',
         headers: projectHeader(projectId),
         body: body satisfies ExecutionApproveStepBody,
+      }),
+      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ExecutionProgress', id: projectId }],
+    }),
+    /** Ours: stops a running step; answers it as stored (failed, cancelled). */
+    cancelStep: build.mutation<Step, CancelStepArgs>({
+      query: ({ projectId, ...body }) => ({
+        url: '/execution/cancel-step',
+        method: 'POST',
+        headers: projectHeader(projectId),
+        body: body satisfies CancelStepBody,
       }),
       invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ExecutionProgress', id: projectId }],
     }),

@@ -11,6 +11,9 @@ export interface ViewStep {
   output: string | null;
   error: string | null;
   dangerousReason: string | null;
+  /** When the step last started, and when that run ended (ISO 8601); null when unknown. */
+  startedAt: string | null;
+  finishedAt: string | null;
 }
 
 /** What a progress answer may hold: the contract's `Step`, or the older `number` field the spec mentions. */
@@ -31,6 +34,8 @@ export function toViewSteps(steps: readonly RawStep[]): ViewStep[] {
       output: step.output ?? null,
       error: step.error_message ?? step.error ?? null,
       dangerousReason: step.dangerous_reason ? step.dangerous_reason : null,
+      startedAt: step.started_at ?? null,
+      finishedAt: step.finished_at ?? null,
     }))
     .sort((a, b) => a.number - b.number);
 }
@@ -92,4 +97,13 @@ export function nextAutoRetry(
 export function previewLines(output: string, lines: number): { text: string; truncated: boolean } {
   const all = output.split('\n');
   return { text: all.slice(0, lines).join('\n'), truncated: all.length > lines };
+}
+
+/** A step's running time as the card shows it: '8 s', '2 min 05 s', '1 h 02 min'. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${pad(seconds % 60)} s`;
+  return `${Math.floor(seconds / 3600)} h ${pad(Math.floor((seconds % 3600) / 60))} min`;
 }

@@ -47,7 +47,9 @@ export function* stepActionWorker(action: ReturnType<typeof stepActionRequested>
   try {
     const answer = (yield call(
       runEndpoint<ApproveStepResponse>,
-      executionApi.endpoints.approveStep.initiate({ projectId, plan_id: planId, step_number: stepNumber, approved: kind !== 'reject' }),
+      kind === 'cancel'
+        ? executionApi.endpoints.cancelStep.initiate({ projectId, plan_id: planId, step_number: stepNumber })
+        : executionApi.endpoints.approveStep.initiate({ projectId, plan_id: planId, step_number: stepNumber, approved: kind !== 'reject' }),
     )) as ApproveStepResponse;
     yield put(stepActionAnswered({ stepNumber, id: action.meta.id, status: answer.status }));
   } catch (error) {

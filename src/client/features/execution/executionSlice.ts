@@ -21,6 +21,8 @@ export interface ExecutionState {
   pendingActions: Record<string, PendingStepAction>;
   chat: { messages: ChatMessage[]; status: ChatStatus; threadId: string | null };
   proceed: { status: 'idle' | 'pending' | 'failed'; error: string | null };
+  /** Text a step card offers the chat's message box ('Change step N: '), new id each time. */
+  offeredDraft?: { id: string; text: string };
 }
 
 const initialState: ExecutionState = {
@@ -49,6 +51,15 @@ export const executionSlice = createSlice({
     },
     autoRetryToggled(state, action: PayloadAction<boolean>) {
       state.autoRetry = action.payload;
+    },
+    /** A step card's 'Change with the agent': the chat shows its Chat tab with this text to finish. */
+    chatDraftOffered: {
+      reducer(state, action: PayloadAction<string, string, { id: string }>) {
+        state.offeredDraft = { id: action.meta.id, text: action.payload };
+      },
+      prepare(text: string) {
+        return { payload: text, meta: { id: nanoid() } };
+      },
     },
     /** A step action was asked for; ignored while another action on that step is pending. */
     stepActionRequested: {
@@ -119,6 +130,7 @@ export const executionSlice = createSlice({
     selectAutoRetry: (state) => state.autoRetry,
     selectPendingActions: (state) => state.pendingActions,
     selectChat: (state) => state.chat,
+    selectOfferedDraft: (state) => state.offeredDraft,
     selectProceed: (state) => state.proceed,
   },
 });
@@ -133,6 +145,7 @@ function appendAssistant(state: ExecutionState, content: string): void {
 export const {
   autoApproveToggled,
   autoRetryToggled,
+  chatDraftOffered,
   stepActionRequested,
   stepActionFailed,
   stepActionAnswered,
@@ -153,4 +166,4 @@ declare module '../../app/store' {
 
 // In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
 const injectedExecutionSlice = executionSlice.injectInto(rootReducer);
-export const { selectAutoApprove, selectAutoRetry, selectPendingActions, selectChat, selectProceed } = injectedExecutionSlice.selectors;
+export const { selectAutoApprove, selectAutoRetry, selectPendingActions, selectChat, selectProceed, selectOfferedDraft } = injectedExecutionSlice.selectors;

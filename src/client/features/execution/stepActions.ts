@@ -1,8 +1,8 @@
 import type { ViewStep } from './executionModel';
 
-export type StepActionKind = 'approve' | 'reject' | 'reexecute';
+export type StepActionKind = 'approve' | 'reject' | 'reexecute' | 'cancel';
 
-/** An approval, rejection or re-execution sent for a step and not yet reflected in its status. */
+/** An approval, rejection, re-execution or cancel sent for a step and not yet reflected in its status. */
 export interface PendingStepAction {
   id: string;
   kind: StepActionKind;

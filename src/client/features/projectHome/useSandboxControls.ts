@@ -36,6 +36,9 @@ export interface SandboxControls {
   onStop: () => Promise<void>;
   onDownloadWorkspace: () => Promise<void>;
   onDownloadProjectFolder: () => Promise<void>;
+  /** Whether the downloads include files holding secrets (`include_secrets=true`). */
+  includeSecrets: boolean;
+  setIncludeSecrets: (include: boolean) => void;
 }
 
 /** The text of a backup that did not succeed, from its answer's error or the failed call. */
@@ -55,6 +58,8 @@ export function useSandboxControls(projectId: number): SandboxControls {
   const [start] = useStartSandboxMutation();
   const [stop] = useStopSandboxMutation();
   const [downloadWorkspace, workspaceDownload] = useDownloadWorkspaceMutation();
+  // Ours: secret files are left out of downloads unless the person ticks this.
+  const [includeSecrets, setIncludeSecrets] = useState(false);
   const [downloadFolder, folderDownload] = useDownloadProjectFolderMutation();
   const [operation, setOperation] = useState<SandboxOperation>('idle');
   const [notice, setNotice] = useState<SandboxNotice | null>(null);
@@ -131,11 +136,11 @@ export function useSandboxControls(projectId: number): SandboxControls {
   const onDownloadWorkspace = useCallback(async () => {
     setNotice(null);
     try {
-      await downloadWorkspace(projectId).unwrap();
+      await downloadWorkspace({ projectId, includeSecrets }).unwrap();
     } catch {
       setNotice({ kind: 'error', text: SANDBOX_ERRORS.downloadWorkingDirectory });
     }
-  }, [downloadWorkspace, projectId]);
+  }, [downloadWorkspace, projectId, includeSecrets]);
 
   const onDownloadProjectFolder = useCallback(async () => {
     setNotice(null);
@@ -145,11 +150,11 @@ export function useSandboxControls(projectId: number): SandboxControls {
       return;
     }
     try {
-      await downloadFolder({ projectId, username }).unwrap();
+      await downloadFolder({ projectId, username, includeSecrets }).unwrap();
     } catch {
       setNotice({ kind: 'error', text: SANDBOX_ERRORS.download });
     }
-  }, [downloadFolder, projectId, status?.username]);
+  }, [downloadFolder, projectId, status?.username, includeSecrets]);
 
   return {
     status,
@@ -166,5 +171,7 @@ export function useSandboxControls(projectId: number): SandboxControls {
     onStop,
     onDownloadWorkspace,
     onDownloadProjectFolder,
+    includeSecrets,
+    setIncludeSecrets,
   };
 }

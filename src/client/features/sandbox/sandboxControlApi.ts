@@ -47,10 +47,11 @@ export const sandboxControlApi = apiSlice.injectEndpoints({
       query: (projectId) => ({ url: `/sandboxes/${projectId}/backup`, method: 'POST', headers: projectHeaders(projectId) }),
     }),
     /** GET /api/projects/{id}/workspace/download, saved as '{projectId}-working-directory.zip'. */
-    downloadWorkspace: build.mutation<null, number>({
-      async queryFn(projectId, _api, _extra, baseQuery) {
+    downloadWorkspace: build.mutation<null, { projectId: number; includeSecrets: boolean }>({
+      async queryFn({ projectId, includeSecrets }, _api, _extra, baseQuery) {
         const result = await baseQuery({
           url: `/projects/${projectId}/workspace/download`,
+          params: includeSecrets ? { include_secrets: 'true' } : {},
           headers: { ...projectHeaders(projectId), Accept: 'application/zip' },
           responseHandler: zipOrError,
         });
@@ -60,11 +61,11 @@ export const sandboxControlApi = apiSlice.injectEndpoints({
       },
     }),
     /** The sandbox user's workspace folder, saved as 'user_{part}_{part}.zip' from the username. */
-    downloadProjectFolder: build.mutation<null, { projectId: number; username: string }>({
-      async queryFn({ projectId, username }, _api, _extra, baseQuery) {
+    downloadProjectFolder: build.mutation<null, { projectId: number; username: string; includeSecrets: boolean }>({
+      async queryFn({ projectId, username, includeSecrets }, _api, _extra, baseQuery) {
         const result = await baseQuery({
           url: `/sandboxes/${projectId}/workspace/folder_download`,
-          params: { path: workspacePath(username) },
+          params: { path: workspacePath(username), ...(includeSecrets ? { include_secrets: 'true' } : {}) },
           headers: { ...projectHeaders(projectId), Accept: 'application/zip' },
           responseHandler: zipOrError,
         });

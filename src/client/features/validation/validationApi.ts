@@ -6,6 +6,7 @@ import type {
   ValidationTriggerBody,
   ValidationTriggerResponse,
 } from '../../../shared/api/validation';
+import type { Step } from '../../../shared/api/execution';
 import { apiSlice } from '../../api/apiSlice';
 
 /** Every validation call names its project explicitly, whatever page dispatched it. */
@@ -49,6 +50,11 @@ export const validationApi = apiSlice.enhanceEndpoints({ addTagTypes: ['Validati
         headers: projectHeader(projectId),
         body: body satisfies ValidationApproveStepBody,
       }),
+      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ValidationProgress', id: projectId }],
+    }),
+    /** Ours: stops a running check; answers it as stored (failed, cancelled). */
+    cancelValidationStep: build.mutation<Step, { projectId: number; step_number: number }>({
+      query: ({ projectId, ...body }) => ({ url: '/validation/cancel-step', method: 'POST', headers: projectHeader(projectId), body }),
       invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ValidationProgress', id: projectId }],
     }),
   }),

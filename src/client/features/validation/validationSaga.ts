@@ -66,7 +66,9 @@ export function* stepActionWorker(action: ReturnType<typeof stepActionRequested>
   try {
     const answer = (yield call(
       runEndpoint<ValidationApproveStepResponse>,
-      validationApi.endpoints.approveValidationStep.initiate({ projectId, step_number: stepNumber, approved: kind !== 'reject' }),
+      kind === 'cancel'
+        ? validationApi.endpoints.cancelValidationStep.initiate({ projectId, step_number: stepNumber })
+        : validationApi.endpoints.approveValidationStep.initiate({ projectId, step_number: stepNumber, approved: kind !== 'reject' }),
     )) as ValidationApproveStepResponse;
     yield put(stepActionAnswered({ stepNumber, id: action.meta.id, status: answer.status }));
   } catch (error) {

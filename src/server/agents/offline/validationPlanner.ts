@@ -205,7 +205,7 @@ export function documentationReply(ctx: DocumentationContext): PlannerReply {
     '',
     '- The workspace holds the deploy key, the stack files and the commands history (a commit per executed step).',
     '- Back the sandbox up before stopping it: files are restored from the latest backup when it starts again.',
-    '- Secrets live in User Secrets and reach commands as environment variables; they are never written here.',
+    '- Secrets live in User Secrets and reach commands as environment variables. The stack\'s `.env` (mode 600) holds them in the workspace and on the server; the step history never records it or private keys, and downloads leave them out unless you ask for them.',
     '',
   ].join('\n');
   const quickstart = [

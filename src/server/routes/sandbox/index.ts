@@ -13,6 +13,8 @@ import {
   SandboxStartResponse,
   SandboxStatusResponse,
   SandboxStopResponse,
+  SECRET_FILES_HEADER,
+  WorkspaceDownloadQuery,
   ZIP_CONTENT_TYPE,
 } from '../../../shared/api/sandbox';
 import { projectFolderZipName, workspaceZipName } from '../../../shared/constants/sandbox';
@@ -106,18 +108,28 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/sandboxes/:projectId/workspace/folder_download',
     { schema: { tags, params: ProjectIdParams, querystring: FolderDownloadQuery, response: zipAnswer } },
     async (request, reply) => {
-      const { stream, username } = await sandbox.folderZip(await scoped(request), request.query.path);
-      return reply.type(ZIP_CONTENT_TYPE).header('content-disposition', attachment(projectFolderZipName(username))).send(stream);
+      const includeSecrets = request.query.include_secrets === 'true';
+      const { stream, username } = await sandbox.folderZip(await scoped(request), request.query.path, { includeSecrets });
+      return reply
+        .type(ZIP_CONTENT_TYPE)
+        .header('content-disposition', attachment(projectFolderZipName(username)))
+        .header(SECRET_FILES_HEADER, includeSecrets ? 'included' : 'left-out')
+        .send(stream);
     },
   );
 
   app.get(
     '/projects/:id/workspace/download',
-    { schema: { tags, params: ProjectParams, response: zipAnswer } },
+    { schema: { tags, params: ProjectParams, querystring: WorkspaceDownloadQuery, response: zipAnswer } },
     async (request, reply) => {
       const project = await projects.require(authOf(request).installationId, Number(request.params.id));
-      const stream = await sandbox.workspaceZip(project);
-      return reply.type(ZIP_CONTENT_TYPE).header('content-disposition', attachment(workspaceZipName(project.id))).send(stream);
+      const includeSecrets = request.query.include_secrets === 'true';
+      const stream = await sandbox.workspaceZip(project, { includeSecrets });
+      return reply
+        .type(ZIP_CONTENT_TYPE)
+        .header('content-disposition', attachment(workspaceZipName(project.id)))
+        .header(SECRET_FILES_HEADER, includeSecrets ? 'included' : 'left-out')
+        .send(stream);
     },
   );
 

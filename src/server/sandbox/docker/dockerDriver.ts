@@ -20,6 +20,7 @@ import {
   workspaceOf,
 } from '../remote/workspace';
 import { tarToZip } from '../tarToZip';
+import { secretFilter } from '../workspaceLayout';
 import { createDemuxer } from './demux';
 import { egressScript, LIST_ADDRESSES, parseAddresses } from './egress';
 import { runHelper } from './helpers';
@@ -424,15 +425,15 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
 
     ...processes.members,
 
-    async zipWorkspace(s): Promise<Readable> {
+    async zipWorkspace(s, options): Promise<Readable> {
       await requireRunning(s);
-      return tarToZip(await archiveOf(s, workspaceOf(s.username)), '');
+      return tarToZip(await archiveOf(s, workspaceOf(s.username)), '', secretFilter('', options?.includeSecrets));
     },
 
-    async zipFolder(s, relativePath): Promise<Readable> {
+    async zipFolder(s, relativePath, options): Promise<Readable> {
       await requireRunning(s);
       const folder = await resolveFolder(run, s, relativePath);
-      return tarToZip(await archiveOf(s, folder), '');
+      return tarToZip(await archiveOf(s, folder), '', secretFilter(relativePath, options?.includeSecrets));
     },
   };
 }

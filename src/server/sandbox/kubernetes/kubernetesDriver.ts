@@ -10,6 +10,7 @@ import { SandboxError, type BackupResult, type SandboxDriver, type SandboxRef } 
 import { createContainerProcesses, type ExecStream, type TtyConnect } from '../remote/processes';
 import { createFreshWorkspace, linkSshKeys, resolveFolder, workspaceIsEmpty, workspaceOf } from '../remote/workspace';
 import { tarToZip } from '../tarToZip';
+import { secretFilter } from '../workspaceLayout';
 import { messageOf, statusCodeOf, type KubernetesClients } from './connection';
 import { claimManifest, claimName, noNetworkPolicy, podManifest, podName, SANDBOX_CONTAINER, type SandboxPodSettings } from './manifests';
 import { openPodExec, withEnv, type ExecTarget } from './podExec';
@@ -330,9 +331,9 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
   };
 
   /** A tar of a folder of the workspace, entries relative to it, as a zip; a failed tar fails the zip. */
-  const zipOf = async (s: SandboxRef, folder: string): Promise<Readable> => {
+  const zipOf = async (s: SandboxRef, folder: string, leaveOut: ((name: string) => boolean) | undefined): Promise<Readable> => {
     const { stream, done } = await streamOut(s, ['tar', '-cf', '-', '--format=gnu', '-C', folder, '.']);
-    const zip = tarToZip(stream, '');
+    const zip = tarToZip(stream, '', leaveOut);
     // GNU tar answers 1 when a file changed while being read: the archive is still whole.
     done.then(
       ({ code, stderr }) => {
@@ -379,14 +380,14 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
     lastBackupTime: (s) => backups.lastTime(s),
     ...processes.members,
 
-    async zipWorkspace(s): Promise<Readable> {
+    async zipWorkspace(s, options): Promise<Readable> {
       await requireRunning(s);
-      return zipOf(s, workspaceOf(s.username));
+      return zipOf(s, workspaceOf(s.username), secretFilter('', options?.includeSecrets));
     },
 
-    async zipFolder(s, relativePath): Promise<Readable> {
+    async zipFolder(s, relativePath, options): Promise<Readable> {
       await requireRunning(s);
-      return zipOf(s, await resolveFolder(run, s, relativePath));
+      return zipOf(s, await resolveFolder(run, s, relativePath), secretFilter(relativePath, options?.includeSecrets));
     },
   };
 }

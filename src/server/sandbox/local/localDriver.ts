@@ -21,8 +21,8 @@ import { createBackupStore } from '../backups';
 import { tarToZip } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
-import { createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
-import { HISTORY_FORMAT, parseHistory, stepCommitMessage } from '../workspaceLayout';
+import { commitStep, createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
+import { HISTORY_FORMAT, parseHistory, secretFilter } from '../workspaceLayout';
 
 export interface LocalDriverOptions {
   /** DATA_DIR/sandboxes: one folder per project with `workspace/`, `backups/` and `etc/`. */
@@ -234,11 +234,11 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     await Promise.all(closing);
   };
 
-  const zipOf = async (s: SandboxRef, inside: string, prefix: string): Promise<Readable> => {
+  const zipOf = async (s: SandboxRef, inside: string, prefix: string, leaveOut: ((name: string) => boolean) | undefined): Promise<Readable> => {
     const child = spawnInside(s, ['tar', '-cf', '-', '--format=gnu', '-C', inside, '.'], { readOnly: true });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
-    const zip = tarToZip(child.stdout!, prefix);
+    const zip = tarToZip(child.stdout!, prefix, leaveOut);
     child.once('close', (code) => {
       // GNU tar answers 1 when a file changed while being read: the archive is still whole.
       if (code !== 0 && code !== 1) zip.destroy(new SandboxError('failed', `Archiving failed: ${stderr.trim()}`));
@@ -369,12 +369,12 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       };
     },
 
-    async zipWorkspace(s): Promise<Readable> {
+    async zipWorkspace(s, zipOptions): Promise<Readable> {
       requireRunning(s);
-      return zipOf(s, workspaceOf(s.username), '');
+      return zipOf(s, workspaceOf(s.username), '', secretFilter('', zipOptions?.includeSecrets));
     },
 
-    async zipFolder(s, relativePath): Promise<Readable> {
+    async zipFolder(s, relativePath, zipOptions): Promise<Readable> {
       requireRunning(s);
       const workspace = workspaceOf(s.username);
       const target = relativePath ? `${workspace}/${relativePath}` : workspace;
@@ -387,19 +387,12 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       if (check.code === 3 || check.code === 5) throw new SandboxError('not_found', `No such folder: ${target}`);
       if (check.code === 4) throw new SandboxError('outside_workspace', 'The path leads outside the workspace');
       if (check.code !== 0) throw new SandboxError('failed', check.stderr.trim());
-      return zipOf(s, check.stdout, '');
+      return zipOf(s, check.stdout, '', secretFilter(relativePath, zipOptions?.includeSecrets));
     },
 
     async commitStep(s, stepNumber, command): Promise<string> {
       requireRunning(s);
-      const message = stepCommitMessage(stepNumber, command);
-      const result = await run(
-        s,
-        ['bash', '-c', 'set -e; git add -A; git commit -q --allow-empty --no-verify -F - <<<"$1"; git rev-parse HEAD', 'commit', message],
-        { env: GIT_IDENTITY },
-      );
-      if (result.code !== 0) throw new SandboxError('failed', `Committing step ${stepNumber} failed: ${result.stderr.trim()}`);
-      return result.stdout.trim();
+      return commitStep(run, s, stepNumber, command);
     },
 
     async history(s, limit = 200): Promise<SandboxCommit[]> {

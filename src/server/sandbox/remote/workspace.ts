@@ -1,7 +1,7 @@
 import type { SandboxCommit } from '../../../shared/api/sandbox';
 import { SandboxError, type ExecOptions, type ExecResult, type SandboxRef } from '../driver';
 import { createRedactor } from '../redactor';
-import { baseEnv, GITIGNORE, HISTORY_FORMAT, homeOf, parseHistory, SSH_KEYS_FOLDER, stepCommitMessage, workspaceOf, WORKSPACE_FOLDERS } from '../workspaceLayout';
+import { baseEnv, GITIGNORE, HISTORY_FORMAT, homeOf, parseHistory, SECRET_FILE_RULES, SSH_KEYS_FOLDER, STEP_COMMIT_SCRIPT, stepCommitMessage, workspaceOf, WORKSPACE_FOLDERS } from '../workspaceLayout';
 
 /**
  * What the container drivers (docker, kubernetes) share: the workspace's layout, its git history and the
@@ -80,7 +80,7 @@ export async function commitStep(run: RunInside, s: SandboxRef, stepNumber: numb
   const message = stepCommitMessage(stepNumber, command);
   const result = await run(
     s,
-    ['bash', '-c', 'set -e; cd -- "$2"; git add -A; git commit -q --allow-empty --no-verify -F - <<<"$1"; git rev-parse HEAD', 'commit', message, workspaceOf(s.username)],
+    ['bash', '-c', STEP_COMMIT_SCRIPT, 'commit', message, workspaceOf(s.username), SECRET_FILE_RULES.join('\n')],
     { env: GIT_IDENTITY },
   );
   if (result.code !== 0) throw new SandboxError('failed', `Committing step ${stepNumber} failed: ${result.stderr.trim()}`);

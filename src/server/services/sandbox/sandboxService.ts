@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { sandboxes } from '../../db/schema';
 import { badRequest, conflict, HttpError, notFound } from '../../errors';
-import { SandboxError, type ExecOptions, type ExecResult, type SandboxDriver, type SandboxRef } from '../../sandbox/driver';
+import { SandboxError, type ExecOptions, type ExecResult, type SandboxDriver, type SandboxRef, type ZipOptions } from '../../sandbox/driver';
 import type {
   ContainerActionResponse,
   ContainerStatusResponse,
@@ -275,9 +275,9 @@ export function createSandboxService({
       return driver.commitStep(refOf(project), stepNumber, command);
     },
 
-    async workspaceZip(project: ScopedProject): Promise<Readable> {
+    async workspaceZip(project: ScopedProject, options?: ZipOptions): Promise<Readable> {
       try {
-        return await driver.zipWorkspace(refOf(project));
+        return await driver.zipWorkspace(refOf(project), options);
       } catch (err) {
         throw asHttp(err);
       }
@@ -287,14 +287,14 @@ export function createSandboxService({
      * The folder at `path` (`/home/{username}/workspace/...`, already free of `.` and `..` segments by
      * the query schema) as a zip and its file name. Another user's path is refused.
      */
-    async folderZip(project: ScopedProject, path: string): Promise<{ stream: Readable; username: string }> {
+    async folderZip(project: ScopedProject, path: string, options?: ZipOptions): Promise<{ stream: Readable; username: string }> {
       const ref = refOf(project);
       const root = `/home/${ref.username}/workspace`;
       if (path !== root && !path.startsWith(`${root}/`)) throw badRequest(`path must be inside ${root}/`);
       const relative = path.slice(root.length).replace(/^\/+|\/+$/g, '');
       if (relative.split('/').some((part) => part === '..' || part === '.')) throw badRequest('path must not contain . or .. segments');
       try {
-        return { stream: await driver.zipFolder(ref, relative), username: ref.username };
+        return { stream: await driver.zipFolder(ref, relative, options), username: ref.username };
       } catch (err) {
         throw asHttp(err);
       }

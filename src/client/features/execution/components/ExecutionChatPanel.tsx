@@ -8,7 +8,7 @@ import { PHONE_MAX_WIDTH } from '../../../common/components/Layout';
 import { TextArea } from '../../../common/components/Field';
 import { Spinner } from '../../../common/components/Spinner';
 import { useComposerFocus } from '../../../common/hooks/useComposerFocus';
-import { chatMessageSent, chatStopRequested, selectChat } from '../executionSlice';
+import { chatMessageSent, chatStopRequested, selectChat, selectOfferedDraft } from '../executionSlice';
 
 const TerminalView = lazy(() =>
   import(/* webpackChunkName: "terminal" */ '../../terminal/TerminalView').then((m) => ({ default: m.TerminalView })),
@@ -38,6 +38,13 @@ export function ExecutionChatPanel({ projectId, title, placeholder, docked = fal
   const [terminalOpened, setTerminalOpened] = useState(false);
   const [folded, setFolded] = useState(false);
   const baseId = useId();
+  const offered = useAppSelector(selectOfferedDraft);
+  // A step card offered a message to finish ('Change step N: '): show the chat (state adjusted while rendering).
+  const [shownOffer, setShownOffer] = useState(offered?.id);
+  if (offered && offered.id !== shownOffer) {
+    setShownOffer(offered.id);
+    setTab('Chat');
+  }
 
   const select = (next: Tab): void => {
     setTab(next);
@@ -97,6 +104,15 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
   const listRef = useRef<HTMLOListElement>(null);
   const busy = status !== 'idle';
   const composer = useComposerFocus<HTMLTextAreaElement>(busy);
+  const offered = useAppSelector(selectOfferedDraft);
+  const [takenOffer, setTakenOffer] = useState(offered?.id);
+  if (offered && offered.id !== takenOffer) {
+    setTakenOffer(offered.id);
+    setDraft(offered.text);
+  }
+  useEffect(() => {
+    if (offered) composer.ref.current?.focus();
+  }, [offered]);
 
   useEffect(() => {
     const list = listRef.current;

@@ -1,4 +1,4 @@
-import { useCallback, useId, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useId, useMemo, type ReactElement, type ReactNode } from 'react';
 import styled from 'styled-components';
 import { EXECUTION, EXECUTION_ERRORS, EXECUTION_TEXT, formatStepStatus } from '../../../../shared/constants';
 import { errorMessage } from '../../../api/apiSlice';
@@ -8,11 +8,12 @@ import { Card } from '../../../common/components/Card';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
-import { useGetExecutionProgressQuery } from '../executionApi';
+import { executionApi, useGetExecutionProgressQuery } from '../executionApi';
 import { summarise, toViewSteps, type ViewStep } from '../executionModel';
 import {
   autoApproveToggled,
   autoRetryToggled,
+  chatDraftOffered,
   proceedToValidationRequested,
   selectAutoApprove,
   selectAutoRetry,
@@ -31,8 +32,12 @@ import { StepCard } from './StepCard';
  */
 export function ExecutionProgressPanel({ projectId }: { projectId: number }): ReactElement {
   const dispatch = useAppDispatch();
+  // Ours: while a step runs (as the last answer says), its output streams in through 1 s polls (304s from memory in between).
+  const selectProgress = useMemo(() => executionApi.endpoints.getExecutionProgress.select(projectId), [projectId]);
+  const last = useAppSelector(selectProgress).data;
+  const running = Array.isArray(last?.steps) && last.steps.some((s) => s.status === 'in_progress');
   const { data, error, isLoading } = useGetExecutionProgressQuery(projectId, {
-    pollingInterval: EXECUTION.progressPollMs,
+    pollingInterval: running ? EXECUTION.liveProgressPollMs : EXECUTION.progressPollMs,
     skipPollingIfUnfocused: true,
   });
   const pending = useAppSelector(selectPendingActions);
@@ -45,6 +50,7 @@ export function ExecutionProgressPanel({ projectId }: { projectId: number }): Re
     },
     [dispatch, projectId, planId],
   );
+  const onChange = useCallback((step: ViewStep) => dispatch(chatDraftOffered(EXECUTION_TEXT.changeDraft(step.number))), [dispatch]);
 
   let content: ReactNode;
   if (isLoading) {
@@ -86,7 +92,7 @@ export function ExecutionProgressPanel({ projectId }: { projectId: number }): Re
         ) : (
           <StepList aria-label="Execution steps">
             {steps.map((step) => (
-              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} />
+              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} onChange={onChange} />
             ))}
           </StepList>
         )}

@@ -1,10 +1,10 @@
-import { useCallback, useId, useState, type ReactElement } from 'react';
+import { useCallback, useEffect, useId, useState, type ReactElement } from 'react';
 import styled, { css } from 'styled-components';
 import { EXECUTION, EXECUTION_TEXT, formatStepStatus, FULL_OUTPUT_MODAL } from '../../../../shared/constants';
 import { Button } from '../../../common/components/Button';
 import { Spinner } from '../../../common/components/Spinner';
 import type { ViewStep } from '../executionModel';
-import { previewLines } from '../executionModel';
+import { formatDuration, previewLines } from '../executionModel';
 import type { PendingStepAction, StepActionKind } from '../executionSlice';
 import { FullOutputModal } from './FullOutputModal';
 
@@ -18,6 +18,28 @@ export interface StepCardProps {
   onAction: (step: ViewStep, kind: StepActionKind) => void;
   /** The description of a step that has none: 'Execution Step N' unless the stage says otherwise. */
   stepDefault?: (n: number) => string;
+  /** Ours: 'Change with the agent' on a rejected or failed step; absent where no agent can change steps. */
+  onChange?: (step: ViewStep) => void;
+}
+
+/** Milliseconds since `startedAt`, counted every second while `running`. */
+function useElapsed(startedAt: string | null, running: boolean): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!running) return undefined;
+    const timer = setInterval(() => setNow(Date.now()), 1_000);
+    return () => clearInterval(timer);
+  }, [running]);
+  if (!startedAt) return null;
+  const started = Date.parse(startedAt);
+  return Number.isNaN(started) ? null : Math.max(0, now - started);
+}
+
+/** How long a finished run took, from its stored start and end. */
+function tookMs(step: ViewStep): number | null {
+  if (!step.startedAt || !step.finishedAt) return null;
+  const ms = Date.parse(step.finishedAt) - Date.parse(step.startedAt);
+  return Number.isNaN(ms) ? null : Math.max(0, ms);
 }
 
 /**
@@ -26,16 +48,25 @@ export interface StepCardProps {
  * step; the body shows prompt, command, the first 5 lines of output with 'View Full Output', and the
  * error. A failed or completed step can be re-executed. While an action is pending every action
  * button of the card is disabled and the pending one shows a spinner.
+ *
+ * Ours: a running step shows how long it has been running (and its output as it streams in, from the
+ * progress polls) with a Cancel button; a finished one how long it took; a rejected one can be
+ * re-executed or changed with the agent, so every step can still reach completed.
  */
-export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault }: StepCardProps): ReactElement {
-  const [expanded, setExpanded] = useState(() => ['in_progress', 'waiting_approval', 'failed'].includes(step.status));
+export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault, onChange }: StepCardProps): ReactElement {
+  const [expanded, setExpanded] = useState(() => ['in_progress', 'waiting_approval', 'failed', 'rejected'].includes(step.status));
   const [fullOutput, setFullOutput] = useState(false);
   const closeFullOutput = useCallback(() => setFullOutput(false), []);
   const bodyId = useId();
   const description = step.description || stepDefault(step.number);
   const waiting = step.status === 'waiting_approval';
-  const rerunnable = step.status === 'failed' || step.status === 'completed';
+  const running = step.status === 'in_progress';
+  const rerunnable = step.status === 'failed' || step.status === 'completed' || step.status === 'rejected';
+  const changeable = onChange !== undefined && (step.status === 'failed' || step.status === 'rejected');
   const busy = pending !== undefined;
+  const elapsed = useElapsed(step.startedAt, running);
+  const took = tookMs(step);
+  const timing = running && elapsed !== null ? EXECUTION_TEXT.runningFor(formatDuration(elapsed)) : !running && took !== null ? EXECUTION_TEXT.tookFor(formatDuration(took)) : null;
 
   const actionButton = (kind: StepActionKind, label: string, variant: 'primary' | 'danger' | 'secondary'): ReactElement => (
     <Button
@@ -58,6 +89,7 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
           <StepNumber aria-hidden="true">{step.number}</StepNumber>
           <Title>{description}</Title>
           <Status $status={step.status}>{formatStepStatus(step.status)}</Status>
+          {timing && <Timing data-testid={`step-${step.number}-timing`}>{timing}</Timing>}
           <Chevron aria-hidden="true">{expanded ? '▾' : '▸'}</Chevron>
         </Toggle>
         {waiting && (
@@ -66,6 +98,7 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
             {actionButton('reject', EXECUTION_TEXT.reject, 'danger')}
           </QuickActions>
         )}
+        {running && <QuickActions>{actionButton('cancel', EXECUTION_TEXT.cancel, 'danger')}</QuickActions>}
       </Header>
       {step.dangerousReason && (
         <Danger role="note">
@@ -97,7 +130,16 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
           </Field>
         )}
         {step.error && <ErrorBlock role="alert">{step.error}</ErrorBlock>}
-        {rerunnable && <BodyActions>{actionButton('reexecute', EXECUTION_TEXT.reExecute, 'secondary')}</BodyActions>}
+        {(rerunnable || changeable) && (
+          <BodyActions>
+            {rerunnable && actionButton('reexecute', EXECUTION_TEXT.reExecute, 'secondary')}
+            {changeable && (
+              <Button $size="sm" $variant="ghost" disabled={busy} onClick={() => onChange?.(step)}>
+                {EXECUTION_TEXT.changeWithAgent}
+              </Button>
+            )}
+          </BodyActions>
+        )}
       </Body>
       {fullOutput && step.output !== null && <FullOutputModal output={step.output} onClose={closeFullOutput} />}
     </Card>
@@ -178,6 +220,13 @@ const Status = styled.span<{ $status: string }>`
   color: ${({ theme, $status }) => theme.colors[statusColour($status)]};
   font-size: ${({ theme }) => theme.fontSizes.sm};
   text-transform: capitalize;
+`;
+
+const Timing = styled.span`
+  flex: none;
+  color: ${({ theme }) => theme.colors.textMuted};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  font-variant-numeric: tabular-nums;
 `;
 
 const Chevron = styled.span`

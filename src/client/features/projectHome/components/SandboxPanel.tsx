@@ -89,6 +89,13 @@ export function SandboxPanel({ projectId }: { projectId: number }): ReactElement
         </Button>
       </Actions>
 
+      <SecretsChoice>
+        <label>
+          <input type="checkbox" checked={controls.includeSecrets} onChange={(event) => controls.setIncludeSecrets(event.target.checked)} />{' '}
+          {PROJECT_HOME_SANDBOX.includeSecrets}
+        </label>
+        <small>{controls.includeSecrets ? PROJECT_HOME_SANDBOX.secretsIncluded : PROJECT_HOME_SANDBOX.secretsLeftOut}</small>
+      </SecretsChoice>
       {downloading && <Spinner label={PROJECT_HOME_TEXT.downloading} />}
       {controls.notice?.kind === 'error' && <ErrorText>{controls.notice.text}</ErrorText>}
       {controls.notice?.kind === 'success' && <Success role="status">{controls.notice.text}</Success>}
@@ -183,4 +190,12 @@ const LastBackup = styled.p`
   margin: 0;
   color: ${({ theme }) => theme.colors.textMuted};
   font-size: ${({ theme }) => theme.fontSizes.sm};
+`;
+
+const SecretsChoice = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(1)};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  small { color: ${({ theme }) => theme.colors.textMuted}; }
 `;
