@@ -19,7 +19,7 @@ export interface AgentsDeps {
   db: Db;
   models: ModelProvider;
   meter: Meter;
-  planning: Pick<PlanningService, 'secretValues'>;
+  planning: Pick<PlanningService, 'secretValues' | 'plan'>;
   sandbox: SandboxService;
   execution: ExecutionService;
   validation: ValidationService;
