@@ -2,7 +2,7 @@ import YAML from 'yaml';
 import { REQUIREMENTS_DOCUMENT } from '../../../shared/constants/planning';
 import { COMPONENTS, type SecretSpec } from './components';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
-import { emptyFacts, type Facts, type ProviderId, type ProxyId } from './facts';
+import { emptyFacts, type Facts, type HostTask, type ProviderId, type ProxyId } from './facts';
 
 /**
  * The offline planner's documents: the requirements document (part 1 section 3), the architecture
@@ -28,6 +28,85 @@ export function secretsSection(secrets: SecretSpec[]): string {
   ].join('\n');
 }
 
+/** Line prefixes the planner writes and reads back when the next agent plans from the document. */
+const CUSTOM_PREFIX = 'Your image';
+const HOST_ONLY_PREFIX = 'Host only';
+const ADDRESSES_PREFIX = 'Web addresses';
+const PORTS_PREFIX = 'Ports asked for';
+const SSH_PORT_PREFIX = 'SSH port';
+const ALLOW_PREFIX = 'Allowed sources';
+
+/** What the disks are, as the provider gives them: never a bigger or encrypted disk than the plan creates. */
+export function storageLine(stack: Stack): string {
+  const m = stack.machine;
+  const root = `${m.diskGb} GB SSD root disk${m.encrypted ? ', encrypted at rest' : ''}`;
+  if (m.volumeGb) return `${root} (fixed by ${m.instanceType}); ${m.volumeGb} GB block volume for data, mounted at /mnt/data and holding Docker's data`;
+  if (m.provider === 'vps') return `the existing server's disk: it needs ${m.diskGb} GB free (this plan adds no disk to a server it did not create; add a volume at your provider if it has less)`;
+  return `${root}; Docker volumes for data`;
+}
+
+/**
+ * Facts of a requirements document the planner wrote: products from the Required Stack lines
+ * (`Label: service (image) — purpose`), addresses, ports and allowlists from the Configuration lines.
+ */
+export function readRequirementLines(requiredStack: string, configuration: string, facts: Facts): void {
+  for (const line of requiredStack.split('\n')) {
+    const host = line.match(new RegExp(`^- ${HOST_ONLY_PREFIX}: ([^(]+?) on `));
+    if (host) {
+      facts.noContainers = true;
+      for (const t of host[1]!.split(/,\s*/)) facts.hostTasks.add(t as HostTask);
+      continue;
+    }
+    const m = line.match(/^- (.+?): ([a-z0-9-]+) \(([^)]+)\)/);
+    if (!m) continue;
+    const [, label, service, image] = m as unknown as [string, string, string, string];
+    if (label === CUSTOM_PREFIX) {
+      const port = line.match(/; port (\d+)/);
+      const volumes = line.match(/; volumes ([^;]+)/)?.[1]!.split(/,\s*/) ?? [];
+      const env = line.match(/; environment ([^;]+)/)?.[1]!.split(/,\s*/) ?? [];
+      facts.custom.push({ name: service, image, ...(port ? { port: Number(port[1]) } : {}), volumes, environment: Object.fromEntries(env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])) });
+      continue;
+    }
+    const c = Object.values(COMPONENTS).find((x) => x.services.some((y) => y.name === service) && x.label === label);
+    if (!c) continue;
+    if (c.category === 'proxy') facts.proxy = c.id as ProxyId;
+    else facts.components.add(c.id);
+    const own = c.services.find((y) => y.name === service)!;
+    if (image !== own.image && !image.startsWith('built from')) facts.images[c.id] = image;
+  }
+  for (const line of configuration.split('\n')) {
+    const addresses = line.match(new RegExp(`^- ${ADDRESSES_PREFIX}: (.+)$`));
+    if (addresses) {
+      for (const pair of addresses[1]!.split(/,\s*/)) {
+        const [host, service] = pair.split(' → ');
+        const c = Object.values(COMPONENTS).find((x) => x.services.some((y) => y.name === service));
+        if (host && !facts.domains.some((d) => d.host === host)) facts.domains.push({ host, ...(c ? { component: c.id } : {}) });
+      }
+    }
+    const domainLine = line.match(/^- Domain: ([^\s(]+)/);
+    if (domainLine && domainLine[1] !== TO_CONFIRM.split(' ')[0]) {
+      facts.domain = domainLine[1];
+      if (!facts.domains.some((d) => d.host === domainLine[1])) facts.domains.unshift({ host: domainLine[1]! });
+      facts.noDomain = false;
+    }
+    if (/^- Certificates: Let's Encrypt/.test(line)) facts.tls = true;
+    const ports = line.match(new RegExp(`^- ${PORTS_PREFIX}: (.+)$`));
+    if (ports) {
+      for (const p of ports[1]!.split(/,\s*/)) {
+        const pm = p.match(/^(\d+)(?: for ([\w-]+)( SSH)?)?$/);
+        if (pm) facts.ports.push({ host: Number(pm[1]), ...(pm[2] ? { component: pm[2] } : {}), ...(pm[3] ? { ssh: true } : {}) });
+      }
+    }
+    const ssh = line.match(new RegExp(`^- ${SSH_PORT_PREFIX}: (\d+)$`));
+    if (ssh) facts.sshPort = Number(ssh[1]);
+    const allow = line.match(new RegExp(`^- ${ALLOW_PREFIX}: (.+) \((SSH only|every inbound port)\)$`));
+    if (allow) {
+      facts.allowlist = allow[1]!.split(/,\s*/);
+      facts.allowScope = allow[2] === 'SSH only' ? 'ssh' : 'all';
+    }
+  }
+}
+
 /** The requirements document for a stack; what is still open reads 'To be confirmed'. */
 export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new Date()): string {
   const m = stack.machine;
@@ -37,8 +116,13 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   const summary = unknowns.workload
     ? `${TO_CONFIRM}: what the server should run.`
     : `A docker-compose stack on ${where} running ${labels.join(', ')}${stack.tls ? `, served over HTTPS at ${stack.domain}` : stack.domain ? ` at ${stack.domain}` : ''}.`;
-  const requiredStack = [
+  const custom = stack.facts.custom.filter((c) => stack.services.some((x) => x.name === c.name));
+  const requiredStack = stack.hostOnly ? [
+    `${HOST_ONLY_PREFIX}: ${[...stack.facts.hostTasks].join(', ') || 'ufw'} on Ubuntu 24.04 LTS (no Docker, no containers)`,
+  ] : [
     'Docker Engine with the Compose v2 plugin on Ubuntu 24.04 LTS',
+    ...custom.map((c) => `${CUSTOM_PREFIX}: ${c.name} (${c.image}) — run as given${c.port ? `; port ${c.port}` : ''}${c.volumes.length ? `; volumes ${c.volumes.join(', ')}` : ''}${Object.keys(c.environment).length ? `; environment ${Object.entries(c.environment).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`),
+    ...stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`),
     ...stack.components.flatMap((c) =>
       c.services.filter((s) => stack.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${c.purpose}`),
     ),
@@ -48,10 +132,15 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (unknowns.domain) config.push(`Domain: ${TO_CONFIRM}`);
   else if (stack.domain) config.push(`Domain: ${stack.domain} (DNS A records for ${stack.routes.map((r) => r.host).join(', ')} → the server's public IP)`);
   else config.push("Access: by the server's public IP address");
+  if (stack.domain && stack.routes.length) config.push(`${ADDRESSES_PREFIX}: ${stack.routes.map((r) => `${r.host} → ${r.service}`).join(', ')}`);
+  const asked = stack.facts.ports.filter((p) => p.component || stack.published.some((x) => x.port.startsWith(`${p.host}:`)));
+  if (asked.length) config.push(`${PORTS_PREFIX}: ${asked.map((p) => `${p.host}${p.component ? ` for ${p.component}${p.ssh ? ' SSH' : ''}` : ''}`).join(', ')}`);
+  if (stack.sshPort !== 22) config.push(`${SSH_PORT_PREFIX}: ${stack.sshPort}`);
+  if (stack.allowlist.length) config.push(`${ALLOW_PREFIX}: ${stack.allowlist.join(', ')} (${stack.allowScope === 'ssh' ? 'SSH only' : 'every inbound port'})`);
   if (stack.tls) config.push("Certificates: Let's Encrypt, issued and renewed automatically");
   const volumes = Object.keys((stack.compose.volumes as object | undefined) ?? {});
   if (volumes.length) config.push(`Persistent volumes: ${volumes.join(', ')}`);
-  config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
+  if (!stack.hostOnly) config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
   const secretNames = stack.secrets.map((s) => s.name);
   config.push(`Credentials come from User Secrets as environment variables (${secretNames.join(', ')}); none are written into files in the repository`);
   for (const n of stack.notes) config.push(n);
@@ -59,21 +148,25 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   const integrations: string[] = [];
   for (const s of stack.services) for (const d of s.dependsOn ?? []) if (!stack.routes.some((r) => r.service === d && ['caddy', 'proxy', 'traefik'].includes(s.name))) integrations.push(`${s.name} → ${d}`);
   for (const r of stack.routes) integrations.push(`${stack.components.find((c) => c.category === 'proxy')?.label ?? 'proxy'} → ${r.service}:${r.port} for ${r.host}`);
-  if (stack.services.some((s) => s.name === 'grafana')) integrations.push('Grafana reads Prometheus through a provisioned datasource');
+  if (stack.services.some((s) => s.name === 'grafana')) {
+    const sources = ['prometheus', 'loki'].filter((n) => stack.services.some((s) => s.name === n)).map((n) => (n === 'loki' ? 'Loki' : 'Prometheus'));
+    integrations.push(`Grafana reads ${sources.join(' and ') || 'no datasource yet'} through provisioned datasources`);
+  }
   if (!integrations.length) integrations.push(`Standalone: ${stack.services.map((s) => s.name).join(', ')} (no service-to-service links)`);
 
   const scale = [
     `Expected load: ${unknowns.load ? TO_CONFIRM : f.load ?? 'light (up to about 100 concurrent users)'}`,
     `Memory: about ${stack.memoryMb < 1024 ? `${stack.memoryMb} MB` : `${(stack.memoryMb / 1024).toFixed(1)} GB`} across containers`,
     `Disk: ${m.diskGb} GB`,
+    ...(m.volumeGb ? [`Data volume: ${m.volumeGb} GB (block volume, the machine type's disk cannot grow)`] : []),
     'Single host; scale up by moving to a larger machine size',
   ];
   const ports = [...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]))];
   const cloud = [
     `Provider: ${unknowns.provider ? TO_CONFIRM : m.providerLabel}`,
     `Compute: ${unknowns.provider ? TO_CONFIRM : `${m.instanceType} (${m.vcpus} vCPU, ${m.memoryGb} GB RAM), Ubuntu 24.04 LTS`}`,
-    `Storage: ${m.diskGb} GB SSD root volume, encrypted; Docker volumes for data`,
-    `Networking: public IPv4; inbound ${['22 (from ADMIN_CIDR only)', ...ports.map((p) => `${p}/tcp`)].join(', ')}; everything else closed`,
+    `Storage: ${storageLine(stack)}`,
+    `Networking: public IPv4; inbound ${[`${stack.sshPort} (SSH, from ${stack.allowScope === 'ssh' && stack.allowlist.length ? stack.allowlist.join(', ') : 'ADMIN_CIDR only'})`, ...ports.map((p) => `${p}/tcp${stack.allowScope === 'all' && stack.allowlist.length ? ` from ${stack.allowlist.join(', ')}` : ''}`)].join(', ')}; everything else closed`,
     `Region: ${unknowns.region || unknowns.provider ? TO_CONFIRM : m.region}`,
   ];
   const userDetails = [
@@ -113,9 +206,17 @@ export function stackDefinition(stack: Stack): string {
     ['Memory GB', String(stack.machine.memoryGb)],
     ['vCPUs', String(stack.machine.vcpus)],
     ['Disk GB', String(stack.machine.diskGb)],
+    ['Data volume GB', stack.machine.volumeGb ? String(stack.machine.volumeGb) : undefined],
     ['Load', f.load],
     ['Application language', f.appLanguage],
     ['Repository', stack.repository ? `${stack.repository.fullName}@${stack.repository.branch}` : undefined],
+    ['Images', Object.entries(f.images).map(([id, image]) => `${id}=${image}`).join(', ')],
+    ['Your images', f.custom.length ? JSON.stringify(f.custom) : undefined],
+    ['Domains', f.domains.map((d) => (d.component ? `${d.host}=${d.component}` : d.host)).join(', ')],
+    ['Ports', f.ports.map((p) => `${p.host}${p.component ? `=${p.component}${p.ssh ? ':ssh' : ''}` : ''}`).join(', ')],
+    ['SSH port', stack.sshPort !== 22 ? String(stack.sshPort) : undefined],
+    ['Allowed sources', stack.allowlist.length ? `${stack.allowlist.join(', ')} (${stack.allowScope})` : undefined],
+    ['Host only', stack.hostOnly ? [...f.hostTasks].join(', ') || 'ufw' : undefined],
   ];
   return [DEFINITION_HEADING, '', ...rows.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `- ${k}: ${v}`)].join('\n');
 }
@@ -137,10 +238,32 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
   facts.instanceType = get('Instance type');
   facts.memoryGb = Number(get('Memory GB')) || undefined;
   facts.cpus = Number(get('vCPUs')) || undefined;
-  facts.storageGb = Number(get('Disk GB')) ? Number(get('Disk GB')) - SYSTEM_DISK_GB : undefined;
+  facts.storageGb = Number(get('Data volume GB')) || (Number(get('Disk GB')) ? Number(get('Disk GB')) - SYSTEM_DISK_GB : undefined);
   facts.load = get('Load');
   facts.appLanguage = get('Application language');
   facts.acceptsDefaults = true;
+  for (const pair of (get('Images') ?? '').split(/,\s*/).filter(Boolean)) facts.images[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+  const custom = get('Your images');
+  if (custom) facts.custom = JSON.parse(custom) as Facts['custom'];
+  for (const d of (get('Domains') ?? '').split(/,\s*/).filter(Boolean)) {
+    const [host, component] = d.split('=');
+    facts.domains.push({ host: host!, ...(component ? { component } : {}) });
+  }
+  for (const p of (get('Ports') ?? '').split(/,\s*/).filter(Boolean)) {
+    const m = p.match(/^(\d+)(?:=([\w-]+)(:ssh)?)?$/);
+    if (m) facts.ports.push({ host: Number(m[1]), ...(m[2] ? { component: m[2] } : {}), ...(m[3] ? { ssh: true } : {}) });
+  }
+  facts.sshPort = Number(get('SSH port')) || undefined;
+  const allow = get('Allowed sources')?.match(/^(.+) \((ssh|all)\)$/);
+  if (allow) {
+    facts.allowlist = allow[1]!.split(/,\s*/);
+    facts.allowScope = allow[2] as 'ssh' | 'all';
+  }
+  const hostOnly = get('Host only');
+  if (hostOnly) {
+    facts.noContainers = true;
+    for (const t of hostOnly.split(/,\s*/)) facts.hostTasks.add(t as HostTask);
+  }
   const repo = get('Repository')?.match(/^(.+)@(.+)$/);
   return { facts, repository: repo ? { fullName: repo[1]!, branch: repo[2]! } : undefined };
 }
@@ -187,17 +310,12 @@ export function renderArchitecturePlan(stack: Stack): string {
     '## Networking and security',
     '',
     '- Inbound: SSH 22 from ADMIN_CIDR only; ' + ([...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]))].map((p) => `${p}/tcp`).join(', ') || 'no other port') + '.',
-    '- `backend` is an internal network: databases, caches and queues have no published port and no route out.',
+    ...(stack.services.some((x) => x.networks.includes('backend') && !x.publish?.length) ? ['- `backend` is an internal network: what is on it only (databases, caches, queues) has no published port and no route out.'] : []),
     '- Password authentication over SSH is disabled; only keys log in.',
     '- Secrets reach the containers through `.env` (mode 600) written from User Secrets at deploy time.',
     ...stack.notes.map((n) => `- ${n}`),
     '',
-    '## docker-compose.yml',
-    '',
-    '```yaml',
-    stack.composeYaml.trimEnd(),
-    '```',
-    '',
+    ...(stack.hostOnly ? [] : ['## docker-compose.yml', '', '```yaml', stack.composeYaml.trimEnd(), '```', '']),
     ...(files.length ? ['## Configuration files', '', ...files.flatMap((f) => [f, ''])] : []),
     '## Secrets',
     '',
@@ -235,6 +353,25 @@ const heredoc = (path: string, content: string): string => {
   return `cat > stack/${path} <<'${tag}'\n${content.trimEnd()}\n${tag}`;
 };
 
+/** Who may reach the published ports: the person's allowlist when it covers every port, else anyone. */
+const webSources = (stack: Stack): string[] => (stack.allowScope === 'all' && stack.allowlist.length ? stack.allowlist : ['0.0.0.0/0']);
+/** Who may reach SSH: ADMIN_CIDR, plus the allowlist the person gave. */
+const sshSources = (stack: Stack): string[] => ['$ADMIN_CIDR', ...stack.allowlist];
+
+/** The data volume of a machine whose disk cannot grow, created and attached at the provider. */
+function volumeCommands(stack: Stack, name: string): string[] {
+  const m = stack.machine;
+  if (!m.volumeGb) return [];
+  if (m.provider === 'hetzner') return [`hcloud volume create --name ${name}-data --size ${m.volumeGb} --server ${name} --format ext4`];
+  if (m.provider === 'digitalocean') {
+    return [
+      `doctl compute volume create ${name}-data --region ${m.region} --size ${m.volumeGb}GiB --fs-type ext4`,
+      `doctl compute volume-action attach "$(doctl compute volume list --format ID,Name --no-header | awk '$2=="${name}-data"{print $1}')" "$(doctl compute droplet list ${name} --format ID --no-header)" --wait`,
+    ];
+  }
+  return [];
+}
+
 function provisionSteps(stack: Stack): PlanStep[] {
   const m = stack.machine;
   const name = `da-${stack.name}`;
@@ -262,8 +399,8 @@ function provisionSteps(stack: Stack): PlanStep[] {
           description: `Security group ${name}-sg in ${m.region}: SSH from ADMIN_CIDR only, ${webPorts.join(', ') || 'no other port'} from anywhere.`,
           commands: [
             `aws ec2 create-security-group --region ${m.region} --group-name ${name}-sg --description "${name}: SSH from admin, web from anywhere"`,
-            `aws ec2 authorize-security-group-ingress --region ${m.region} --group-name ${name}-sg --protocol tcp --port 22 --cidr "$ADMIN_CIDR"`,
-            ...webPorts.map((p) => `aws ec2 authorize-security-group-ingress --region ${m.region} --group-name ${name}-sg --protocol tcp --port ${p} --cidr 0.0.0.0/0`),
+            ...sshSources(stack).map((src) => `aws ec2 authorize-security-group-ingress --region ${m.region} --group-name ${name}-sg --protocol tcp --port ${stack.sshPort} --cidr "${src}"`),
+            ...webPorts.flatMap((p) => webSources(stack).map((src) => `aws ec2 authorize-security-group-ingress --region ${m.region} --group-name ${name}-sg --protocol tcp --port ${p} --cidr ${src}`)),
           ],
         },
         {
@@ -289,7 +426,8 @@ function provisionSteps(stack: Stack): PlanStep[] {
             'export DIGITALOCEAN_ACCESS_TOKEN="$DIGITALOCEAN_TOKEN"',
             `doctl compute ssh-key import ${name}-deploy --public-key-file ~/.ssh/deploy_key.pub`,
             `doctl compute droplet create ${name} --image ubuntu-24-04-x64 --size ${m.instanceType} --region ${m.region} --ssh-keys "$(doctl compute ssh-key list --format ID,Name --no-header | awk '$2=="${name}-deploy"{print $1}')" --wait`,
-            `doctl compute firewall create --name ${name}-fw --droplet-ids "$(doctl compute droplet list ${name} --format ID --no-header)" --inbound-rules "protocol:tcp,ports:22,address:$ADMIN_CIDR${webPorts.map((p) => ` protocol:tcp,ports:${p},address:0.0.0.0/0`).join('')}" --outbound-rules "protocol:tcp,ports:all,address:0.0.0.0/0 protocol:udp,ports:all,address:0.0.0.0/0 protocol:icmp,address:0.0.0.0/0"`,
+            `doctl compute firewall create --name ${name}-fw --droplet-ids "$(doctl compute droplet list ${name} --format ID --no-header)" --inbound-rules "${sshSources(stack).map((src) => `protocol:tcp,ports:${stack.sshPort},address:${src}`).join(' ')}${webPorts.flatMap((p) => webSources(stack).map((src) => ` protocol:tcp,ports:${p},address:${src}`)).join('')}" --outbound-rules "protocol:tcp,ports:all,address:0.0.0.0/0 protocol:udp,ports:all,address:0.0.0.0/0 protocol:icmp,address:0.0.0.0/0"`,
+            ...volumeCommands(stack, name),
             `printf 'root@%s' "$(doctl compute droplet list ${name} --format PublicIPv4 --no-header)" > .server_target`,
             waitSsh,
             `printf '%s\\n' "$SSH_PUBLIC_KEY" | ${SSH} 'cat >> ~/.ssh/authorized_keys'`,
@@ -305,9 +443,10 @@ function provisionSteps(stack: Stack): PlanStep[] {
           commands: [
             `hcloud ssh-key create --name ${name}-deploy --public-key-from-file ~/.ssh/deploy_key.pub`,
             `hcloud firewall create --name ${name}-fw`,
-            `hcloud firewall add-rule ${name}-fw --direction in --protocol tcp --port 22 --source-ips "$ADMIN_CIDR"`,
-            ...webPorts.map((p) => `hcloud firewall add-rule ${name}-fw --direction in --protocol tcp --port ${p} --source-ips 0.0.0.0/0 --source-ips ::/0`),
+            `hcloud firewall add-rule ${name}-fw --direction in --protocol tcp --port ${stack.sshPort} ${sshSources(stack).map((src) => `--source-ips "${src}"`).join(' ')}`,
+            ...webPorts.map((p) => `hcloud firewall add-rule ${name}-fw --direction in --protocol tcp --port ${p} ${webSources(stack).map((src) => `--source-ips ${src}`).join(' ')}${webSources(stack).includes('0.0.0.0/0') ? ' --source-ips ::/0' : ''}`),
             `hcloud server create --name ${name} --type ${m.instanceType} --image ubuntu-24.04 --location ${m.region} --ssh-key ${name}-deploy --firewall ${name}-fw`,
+            ...volumeCommands(stack, name),
             `printf 'root@%s' "$(hcloud server ip ${name})" > .server_target`,
             waitSsh,
             `printf '%s\\n' "$SSH_PUBLIC_KEY" | ${SSH} 'cat >> ~/.ssh/authorized_keys'`,
@@ -323,8 +462,8 @@ function provisionSteps(stack: Stack): PlanStep[] {
           description: `Ubuntu 24.04 ${m.instanceType} in ${zone} with a ${m.diskGb} GB disk; firewall rules allow SSH from ADMIN_CIDR and ${webPorts.join(', ') || 'nothing else'}.`,
           commands: [
             'umask 077 && printf \'%s\' "$GCP_SERVICE_ACCOUNT_KEY" > gcp-key.json && gcloud auth activate-service-account --key-file gcp-key.json && rm -f gcp-key.json',
-            `gcloud compute firewall-rules create ${name}-ssh --project "$GCP_PROJECT_ID" --allow tcp:22 --source-ranges "$ADMIN_CIDR" --target-tags ${name}`,
-            ...(webPorts.length ? [`gcloud compute firewall-rules create ${name}-web --project "$GCP_PROJECT_ID" --allow ${webPorts.map((p) => `tcp:${p}`).join(',')} --target-tags ${name}`] : []),
+            `gcloud compute firewall-rules create ${name}-ssh --project "$GCP_PROJECT_ID" --allow tcp:${stack.sshPort} --source-ranges "${sshSources(stack).join(',')}" --target-tags ${name}`,
+            ...(webPorts.length ? [`gcloud compute firewall-rules create ${name}-web --project "$GCP_PROJECT_ID" --allow ${webPorts.map((p) => `tcp:${p}`).join(',')} --source-ranges ${webSources(stack).join(',')} --target-tags ${name}`] : []),
             `gcloud compute instances create ${name} --project "$GCP_PROJECT_ID" --zone ${zone} --machine-type ${m.instanceType} --image-family ubuntu-2404-lts-amd64 --image-project ubuntu-os-cloud --boot-disk-size ${m.diskGb}GB --tags ${name} --metadata "ssh-keys=ubuntu:$(cat ~/.ssh/deploy_key.pub)"`,
             `printf 'ubuntu@%s' "$(gcloud compute instances describe ${name} --project "$GCP_PROJECT_ID" --zone ${zone} --format='get(networkInterfaces[0].accessConfigs[0].natIP)')" > .server_target`,
             waitSsh,
@@ -354,9 +493,59 @@ function provisionSteps(stack: Stack): PlanStep[] {
   }
 }
 
+/** Mounts the provider's data volume at /mnt/data and puts Docker's data there, before Docker is installed. */
+function dataVolumeMount(): string[] {
+  return [
+    'DEV=$(ls /dev/disk/by-id/scsi-0HC_Volume_* /dev/disk/by-id/scsi-0DO_Volume_* 2>/dev/null | head -n 1); test -n "$DEV" || { echo "the data volume is not attached" >&2; exit 1; }',
+    'sudo mkdir -p /mnt/data && (mountpoint -q /mnt/data || sudo mount -o discard,defaults "$DEV" /mnt/data)',
+    'grep -q " /mnt/data " /etc/fstab || echo "$DEV /mnt/data ext4 discard,nofail,defaults 0 0" | sudo tee -a /etc/fstab',
+    'sudo mkdir -p /etc/docker /mnt/data/docker && echo \'{"data-root": "/mnt/data/docker"}\' | sudo tee /etc/docker/daemon.json',
+  ];
+}
+
+/**
+ * A host-only plan: the firewall, fail2ban and automatic security updates, no Docker. Ports something
+ * already listens on stay open, so a live server keeps serving what it serves.
+ */
+function hostOnlySteps(stack: Stack): PlanStep[] {
+  const tasks = stack.facts.hostTasks.size ? stack.facts.hostTasks : new Set(['ufw']);
+  const packages = [...tasks].join(' ');
+  const script = ['sudo apt-get update -q', `sudo DEBIAN_FRONTEND=noninteractive apt-get install -yq ${packages}`];
+  if (tasks.has('ufw')) {
+    script.push(
+      `for p in $(sudo ss -Htln | awk '$4 !~ /^(127\\.|\\[::1\\])/ {n=split($4,a,":"); print a[n]}' | sort -un); do [ "$p" = ${stack.sshPort} ] || sudo ufw allow "$p/tcp"; done`,
+      ...sshSources(stack).map((src) => `sudo ufw allow from "${src}" to any port ${stack.sshPort} proto tcp`),
+      'sudo ufw default deny incoming',
+      'sudo ufw default allow outgoing',
+      'sudo ufw --force enable',
+    );
+  }
+  if (tasks.has('fail2ban')) script.push("printf '[sshd]\\nenabled = true\\nport = %s\\n' " + String(stack.sshPort) + ' | sudo tee /etc/fail2ban/jail.d/sshd.local', 'sudo systemctl enable --now fail2ban', 'sudo systemctl restart fail2ban');
+  if (tasks.has('unattended-upgrades')) {
+    script.push("printf 'APT::Periodic::Update-Package-Lists \"1\";\\nAPT::Periodic::Unattended-Upgrade \"1\";\\n' | sudo tee /etc/apt/apt.conf.d/20auto-upgrades", 'sudo systemctl enable --now unattended-upgrades');
+  }
+  const checks: string[] = [];
+  if (tasks.has('ufw')) checks.push('sudo ufw status verbose');
+  if (tasks.has('fail2ban')) checks.push('sudo fail2ban-client status sshd');
+  if (tasks.has('unattended-upgrades')) checks.push('systemctl is-active unattended-upgrades');
+  return [
+    {
+      title: 'Harden the host: ' + [...tasks].join(', '),
+      description: 'No Docker and no containers: ' + [
+        tasks.has('ufw') ? `ufw allows SSH (port ${stack.sshPort}) from ADMIN_CIDR${stack.allowlist.length ? ` and ${stack.allowlist.join(', ')}` : ''} and keeps every port something already listens on, then closes the rest` : '',
+        tasks.has('fail2ban') ? 'fail2ban bans addresses that fail SSH logins' : '',
+        tasks.has('unattended-upgrades') ? 'security updates install themselves daily' : '',
+      ].filter(Boolean).join('; ') + '.',
+      commands: [remote(script.join('\n'), ['ADMIN_CIDR'])],
+    },
+    { title: 'Verify the host', description: 'Each service reports its state.', commands: [remote(checks.join('\n'))] },
+  ];
+}
+
 /** The ordered steps that deploy a stack, each with the exact commands the execution stage runs. */
 export function planSteps(stack: Stack): PlanStep[] {
   const steps: PlanStep[] = [...provisionSteps(stack)];
+  if (stack.hostOnly) return [...steps, ...hostOnlySteps(stack)];
   const names = new Set(stack.services.map((s) => s.name));
   const webPorts = [...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]!))];
   steps.push({
@@ -367,12 +556,13 @@ export function planSteps(stack: Stack): PlanStep[] {
       remote(
         [
           'sudo apt-get update -q',
+          ...(stack.machine.volumeGb ? dataVolumeMount() : []),
           'sudo DEBIAN_FRONTEND=noninteractive apt-get install -yq docker.io docker-compose-v2 ufw',
           'sudo systemctl enable --now docker',
           'sudo ufw default deny incoming',
           'sudo ufw default allow outgoing',
-          'sudo ufw allow from "$ADMIN_CIDR" to any port 22 proto tcp',
-          ...webPorts.map((p) => `sudo ufw allow ${p}/tcp`),
+          ...sshSources(stack).map((src) => `sudo ufw allow from "${src}" to any port ${stack.sshPort} proto tcp`),
+          ...webPorts.flatMap((p) => (stack.allowScope === 'all' && stack.allowlist.length ? stack.allowlist.map((src) => `sudo ufw allow from ${src} to any port ${p} proto tcp`) : [`sudo ufw allow ${p}/tcp`])),
           'sudo ufw --force enable',
           "sudo sed -i -E 's/^#?PasswordAuthentication .*/PasswordAuthentication no/' /etc/ssh/sshd_config",
           'sudo systemctl reload ssh',
@@ -488,7 +678,7 @@ export function planSteps(stack: Stack): PlanStep[] {
       checks.push(`curl -sS -o /dev/null -w "%{http_code}\\n" "http://$(cut -d@ -f2 .server_target):${p.port.split(':')[0]}/"`);
     }
   }
-  checks.push(`${SSH} 'cd /opt/stack && sudo docker compose ps --format "{{.Service}} {{.Status}}" | tee /dev/stderr | grep -v "(healthy)" | grep -v "^certbot " | grep -v "^app " && exit 1 || exit 0'`);
+  checks.push(`${SSH} 'cd /opt/stack && sudo docker compose ps --format "{{.Service}} {{.Status}}" | tee /dev/stderr | grep -v "(healthy)"${stack.services.filter((x) => !x.healthcheck).map((x) => ` | grep -v "^${x.name} "`).join('')} && exit 1 || exit 0'`);
   steps.push({
     title: 'Verify the deployment',
     description: 'Every service reports healthy and each public address answers.',
