@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Ajv from 'ajv';
+import YAML from 'yaml';
 
 /**
  * Checks a compose file the way real tools do: against the Compose Specification's JSON schema
@@ -41,6 +42,9 @@ export function dockerComposeConfig(yaml: string, files: Array<{ path: string; c
       fs.mkdirSync(path.dirname(path.join(dir, f.path)), { recursive: true });
       fs.writeFileSync(path.join(dir, f.path), f.content);
     }
+    // Build contexts are the cloned repositories the plan fetches: present, as they are at deploy time.
+    const doc = YAML.parse(yaml) as { services?: Record<string, { build?: { context?: string } }> };
+    for (const svc of Object.values(doc.services ?? {})) if (svc.build?.context) fs.mkdirSync(path.join(dir, svc.build.context), { recursive: true });
     const vars = new Set([...yaml.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!));
     fs.writeFileSync(path.join(dir, '.env'), [...vars].map((v) => `${v}=value-of-${v.toLowerCase()}`).join('\n') + '\n');
     try {
