@@ -441,6 +441,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   }
   if (hostOnly) notes.push('Host only: no Docker and no containers are installed; the plan configures the firewall, fail2ban and automatic security updates on the server itself.');
   for (const c of components) {
+    for (const dep of c.requires) if (facts.excluded.has(dep)) notes.push(`${c.label} needs ${COMPONENTS[dep]?.label ?? dep}, which you ruled out: it will not start without it. Tell me whether to keep ${c.label} or let it have ${COMPONENTS[dep]?.label ?? dep}.`);
     if (c.tls === 'required' && !tls) notes.push(`${c.label} needs HTTPS to work fully (browsers refuse its features over plain HTTP); give it a domain so the proxy can get a certificate.`);
   }
   if (facts.custom.length && proxy === undefined) {
@@ -495,7 +496,7 @@ function fillAddresses(services: ServiceSpec[], routes: Route[], tls: boolean): 
 
 /** Compose interpolates `$`: every `$` that is not `$$` or a `${VAR}` the plan supplies is doubled. */
 export function escapeDollars(value: string): string {
-  return value.replace(/\$\$|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$/g, (m) => (m === '$' ? '$$$$' : m));
+  return value.replace(/\$\$|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$/g, (m) => (m === '$' ? '$$' : m));
 }
 
 function escapeAll(value: unknown): unknown {

@@ -35,6 +35,7 @@ const ADDRESSES_PREFIX = 'Web addresses';
 const PORTS_PREFIX = 'Ports asked for';
 const SSH_PORT_PREFIX = 'SSH port';
 const ALLOW_PREFIX = 'Allowed sources';
+const EXCLUDED_PREFIX = 'Left out as asked';
 
 /** What the disks are, as the provider gives them: never a bigger or encrypted disk than the plan creates. */
 export function storageLine(stack: Stack): string {
@@ -97,9 +98,11 @@ export function readRequirementLines(requiredStack: string, configuration: strin
         if (pm) facts.ports.push({ host: Number(pm[1]), ...(pm[2] ? { component: pm[2] } : {}), ...(pm[3] ? { ssh: true } : {}) });
       }
     }
-    const ssh = line.match(new RegExp(`^- ${SSH_PORT_PREFIX}: (\d+)$`));
+    const ssh = line.match(new RegExp(`^- ${SSH_PORT_PREFIX}: (\\d+)$`));
     if (ssh) facts.sshPort = Number(ssh[1]);
-    const allow = line.match(new RegExp(`^- ${ALLOW_PREFIX}: (.+) \((SSH only|every inbound port)\)$`));
+    const excluded = line.match(new RegExp(`^- ${EXCLUDED_PREFIX}: (.+)$`));
+    if (excluded) for (const id of excluded[1]!.split(/,\s*/)) facts.excluded.add(id);
+    const allow = line.match(new RegExp(`^- ${ALLOW_PREFIX}: (.+) \\((SSH only|every inbound port)\\)$`));
     if (allow) {
       facts.allowlist = allow[1]!.split(/,\s*/);
       facts.allowScope = allow[2] === 'SSH only' ? 'ssh' : 'all';
@@ -124,7 +127,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     ...custom.map((c) => `${CUSTOM_PREFIX}: ${c.name} (${c.image}) — run as given${c.port ? `; port ${c.port}` : ''}${c.volumes.length ? `; volumes ${c.volumes.join(', ')}` : ''}${Object.keys(c.environment).length ? `; environment ${Object.entries(c.environment).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`),
     ...stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`),
     ...stack.components.flatMap((c) =>
-      c.services.filter((s) => stack.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${c.purpose}`),
+      stack.services.filter((s) => c.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${c.purpose}`),
     ),
     ...(f.appLanguage && stack.services.some((s) => s.name === 'app') ? [`Application language: ${f.appLanguage}`] : []),
   ];
@@ -136,6 +139,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   const asked = stack.facts.ports.filter((p) => p.component || stack.published.some((x) => x.port.startsWith(`${p.host}:`)));
   if (asked.length) config.push(`${PORTS_PREFIX}: ${asked.map((p) => `${p.host}${p.component ? ` for ${p.component}${p.ssh ? ' SSH' : ''}` : ''}`).join(', ')}`);
   if (stack.sshPort !== 22) config.push(`${SSH_PORT_PREFIX}: ${stack.sshPort}`);
+  if (stack.facts.excluded.size) config.push(`${EXCLUDED_PREFIX}: ${[...stack.facts.excluded].join(', ')}`);
   if (stack.allowlist.length) config.push(`${ALLOW_PREFIX}: ${stack.allowlist.join(', ')} (${stack.allowScope === 'ssh' ? 'SSH only' : 'every inbound port'})`);
   if (stack.tls) config.push("Certificates: Let's Encrypt, issued and renewed automatically");
   const volumes = Object.keys((stack.compose.volumes as object | undefined) ?? {});
@@ -216,6 +220,7 @@ export function stackDefinition(stack: Stack): string {
     ['Ports', f.ports.map((p) => `${p.host}${p.component ? `=${p.component}${p.ssh ? ':ssh' : ''}` : ''}`).join(', ')],
     ['SSH port', stack.sshPort !== 22 ? String(stack.sshPort) : undefined],
     ['Allowed sources', stack.allowlist.length ? `${stack.allowlist.join(', ')} (${stack.allowScope})` : undefined],
+    ['Left out', [...f.excluded].join(', ')],
     ['Host only', stack.hostOnly ? [...f.hostTasks].join(', ') || 'ufw' : undefined],
   ];
   return [DEFINITION_HEADING, '', ...rows.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `- ${k}: ${v}`)].join('\n');
@@ -259,6 +264,7 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
     facts.allowlist = allow[1]!.split(/,\s*/);
     facts.allowScope = allow[2] as 'ssh' | 'all';
   }
+  for (const id of (get('Left out') ?? '').split(/,\s*/).filter(Boolean)) facts.excluded.add(id);
   const hostOnly = get('Host only');
   if (hostOnly) {
     facts.noContainers = true;

@@ -372,8 +372,9 @@ function readClause(clause: string, facts: Facts): void {
     const environment = Object.fromEntries([...clause.matchAll(/\b([A-Z][A-Z0-9_]{1,63})=([^\s,;]+)/g)].map((m) => [m[1]!, m[2]!]));
     facts.custom = facts.custom.filter((c) => c.name !== name);
     facts.custom.push({ name, image: img.image, ...(port ? { port: Number(port[1]) } : {}), volumes, environment });
-    // The image answers for the software it was named for.
-    facts.unknown = facts.unknown.filter((u) => !name.includes(u.toLowerCase()) && !new RegExp(`\\b${escapeRe(u)}\\b`, 'i').test(clause));
+    // The image answers for the software it was named for: by name, in the same sentence, or as the answer to the one open question.
+    const answers = (u: string): boolean => img.image.toLowerCase().includes(u.toLowerCase()) || new RegExp(`\\b${escapeRe(u)}\\b`, 'i').test(clause);
+    facts.unknown = facts.unknown.length === 1 ? [] : facts.unknown.filter((u) => !answers(u));
   }
   for (const name of unknownNames(clause)) {
     const at = clause.search(new RegExp(escapeRe(name), 'i'));
