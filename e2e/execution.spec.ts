@@ -66,8 +66,11 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   const step = (n: number): Locator => progress.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
   await expect(step(1)).toContainText('Command to be executed');
   await expect(step(1)).toContainText('ssh-keygen -t ed25519');
-  // The plan itself holds nothing dangerous.
-  await expect(progress.getByRole('note')).toHaveCount(0);
+  // Creating the server costs money, and the host's firewall and sshd changes can lock the sandbox out:
+  // both are held for an explicit approval; nothing else in the plan is.
+  await expect(progress.getByRole('note')).toHaveCount(2);
+  await expect(step(2).getByRole('note')).toContainText('it costs money');
+  await expect(step(3).getByRole('note')).toContainText('lock you, or the sandbox’s later SSH steps, out of the server');
 
   // ---- Terminal: connected, a command typed by hand ----
   const chatPanel = page.getByRole('region', { name: 'Execution Agent', exact: true });
@@ -103,7 +106,7 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   await step(1).getByRole('button', { name: 'View Full Output' }).click();
   const fullOutput = page.getByRole('dialog', { name: 'Full Output' });
   await expect(fullOutput).toBeVisible();
-  await expect(fullOutput).toContainText('Terminal output appears only after commands complete.');
+  await expect(fullOutput).toContainText('Output appears here as the command runs.');
   await expect(fullOutput).toContainText("The key's randomart image is");
   await expect(fullOutput.getByRole('button', { name: 'Copy to Clipboard' })).toBeVisible();
   expect(await page.evaluate(() => document.body.style.overflow)).toBe('hidden');
@@ -161,11 +164,16 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   await expect(step(2).getByTestId('step-2-output')).toContainText('deploy_key.pub');
   await expect(progress.getByText(`2 / ${total} steps completed`)).toBeVisible();
 
-  // Auto-Approve then takes step 3 (the next one): it logs in to the server over SSH, which does not
-  // exist, so it fails with its error shown.
-  await expect(step(3)).toContainText('failed', { timeout: STEP_TIMEOUT });
+  // Auto-Approve stops at step 3 (the next one): it changes the server's firewall and sshd, so it waits.
+  for (let polls = 0; polls < 2; polls += 1) {
+    await page.waitForResponse((r) => r.url().endsWith('/api/execution/progress'), { timeout: 15_000 });
+  }
+  await expect(step(3)).toContainText('waiting approval');
   await autoApproveLabel.click();
   await expect(autoApprove).not.toBeChecked();
+  // Approved by hand, it logs in to the server over SSH, which does not exist, so it fails with its error shown.
+  await step(3).getByRole('button', { name: 'Approve' }).click();
+  await expect(step(3)).toContainText('failed', { timeout: STEP_TIMEOUT });
   await expect(step(3).getByRole('alert')).toContainText(/The command exited with code \d+\./);
   await expect(step(3).getByTestId('step-3-output')).toBeVisible();
 

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { watchForErrors } from './support/watchForErrors';
 
 test('a newcomer signs in, creates a project, finds it, opens its workspace and signs out', async ({ page }) => {

@@ -1,4 +1,4 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator } from '@playwright/test';
 import { planAnN8nStack, recordStatusTexts, STEP_TIMEOUT, STREAM_TIMEOUT } from './support/planning';
 import { watchForErrors } from './support/watchForErrors';
 

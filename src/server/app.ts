@@ -1,13 +1,16 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppConfig } from './config';
 import type { Database } from './db/client';
+import { agentRateLimitPlugin } from './plugins/agentRateLimit';
 import { docsPlugin } from './plugins/docs';
-import { errorsPlugin } from './plugins/errors';
+import { errorsPlugin, frameworkErrors } from './plugins/errors';
+import { requestInputPlugin } from './plugins/requestInput';
 import { servicesPlugin } from './plugins/services';
+import { requestLogPlugin } from './plugins/requestLog';
 import { sessionPlugin } from './plugins/session';
 import { staticFilesPlugin } from './plugins/staticFiles';
 import { activityRoutes } from './routes/activity';
@@ -48,11 +51,14 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       level: config.logLevel,
       redact: ['req.headers.cookie', 'req.headers.authorization', 'res.headers["set-cookie"]'],
     },
+    // requestLogPlugin logs what matters (errors, slow requests) instead of two lines per request.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false } },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(cookie);
@@ -64,8 +70,11 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   await app.register(servicesPlugin, { config, database: options.database });
   await app.register(errorsPlugin);
+  await app.register(requestInputPlugin);
+  await app.register(requestLogPlugin);
   await app.register(sessionPlugin);
   await app.register(docsPlugin);
+  await app.register(agentRateLimitPlugin);
 
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');

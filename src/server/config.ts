@@ -14,6 +14,8 @@ const Bool = Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Liter
 /** Kubernetes object names: a namespace is a DNS label, a runtime or storage class a DNS subdomain. */
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$';
+/** The sandbox toolbox image `npm run sandbox:image` builds (sandbox/toolbox-packages.txt): the docker and kubernetes default. */
+export const TOOLBOX_IMAGE = 'devops-agents-toolbox:bookworm';
 /** A per-agent model: `provider:model`, `provider:` or a bare model name. */
 const AGENT_MODEL_PATTERN = '^((openai|anthropic|offline):)?[A-Za-z0-9._:/@-]*$';
 
@@ -34,6 +36,7 @@ const EnvSchema = Type.Object({
   SESSION_IDLE_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 }),
   SESSION_ABSOLUTE_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 }),
   LOGIN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  AGENT_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
   GITHUB_APP_ID: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   GITHUB_APP_PRIVATE_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GITHUB_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
@@ -58,12 +61,12 @@ const EnvSchema = Type.Object({
   LOCAL_REPOS_DIR: Type.Optional(Type.String({ minLength: 1 })),
   SANDBOX_DRIVER: Type.Union([Type.Literal('local'), Type.Literal('docker'), Type.Literal('kubernetes')], { default: 'local' }),
   SANDBOX_DOCKER_HOST: Type.Optional(Type.String({ pattern: '^(unix://|tcp://|https?://|npipe://)' })),
-  SANDBOX_DOCKER_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: 'buildpack-deps:bookworm-scm' }),
+  SANDBOX_DOCKER_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: TOOLBOX_IMAGE }),
   SANDBOX_DOCKER_RUNTIME: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]+$' })),
   SANDBOX_DOCKER_CPUS: Type.Number({ minimum: 0, maximum: 1_024 }),
   SANDBOX_KUBECONFIG: Type.Optional(Type.String({ minLength: 1 })),
   SANDBOX_KUBERNETES_NAMESPACE: Type.String({ pattern: DNS_LABEL, default: 'devops-agents' }),
-  SANDBOX_KUBERNETES_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: 'buildpack-deps:bookworm-scm' }),
+  SANDBOX_KUBERNETES_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: TOOLBOX_IMAGE }),
   SANDBOX_KUBERNETES_RUNTIME_CLASS: Type.Optional(Type.String({ pattern: DNS_SUBDOMAIN })),
   SANDBOX_KUBERNETES_STORAGE_CLASS: Type.Optional(Type.String({ pattern: DNS_SUBDOMAIN })),
   SANDBOX_KUBERNETES_STORAGE_SIZE: Type.String({ pattern: '^[1-9][0-9]{0,5}(Mi|Gi|Ti)$', default: '10Gi' }),
@@ -99,6 +102,7 @@ const DEFAULTS: Record<string, string> = {
   SESSION_IDLE_HOURS: '72',
   SESSION_ABSOLUTE_HOURS: '720',
   LOGIN_RATE_LIMIT_PER_MINUTE: '20',
+  AGENT_RATE_LIMIT_PER_MINUTE: '60',
   SANDBOX_NETWORK: 'true',
   SANDBOX_MEMORY_MB: '8192',
   SANDBOX_MAX_PROCESSES: '512',
@@ -122,6 +126,7 @@ const NUMERIC = new Set([
   'SESSION_IDLE_HOURS',
   'SESSION_ABSOLUTE_HOURS',
   'LOGIN_RATE_LIMIT_PER_MINUTE',
+  'AGENT_RATE_LIMIT_PER_MINUTE',
   'SIGNUP_CREDIT_USD',
   'PRICE_INPUT_PER_MILLION_USD',
   'PRICE_OUTPUT_PER_MILLION_USD',
@@ -244,6 +249,8 @@ export interface AppConfig {
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
   loginRateLimitPerMinute: number;
+  /** Agent turns a person may start per minute, over every agent route together. */
+  agentRateLimitPerMinute: number;
   github: GithubAppConfig | undefined;
   /** Planning agents: language models, user-secret encryption, local repositories. */
   planning: PlanningConfig;
@@ -301,6 +308,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionIdleMs: e.SESSION_IDLE_HOURS * 3_600_000,
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    agentRateLimitPerMinute: e.AGENT_RATE_LIMIT_PER_MINUTE,
     planning: planningConfig(e),
     allowedOrigins: (e.ALLOWED_ORIGINS ?? '')
       .split(',')

@@ -123,9 +123,14 @@ export const apiSlice = createApi({
   endpoints: () => ({}),
 });
 
+/** Ours: what a request that never reached the server (offline, connection refused) says. */
+export const NETWORK_ERROR = 'Could not reach the server. Check your connection.';
+
 /** The message to show for any error a hook or `unwrap()` produced. */
 export function errorMessage(error: unknown, fallback = 'Something went wrong'): string {
   if (typeof error === 'object' && error !== null) {
+    // fetch's own words ('TypeError: Failed to fetch') mean nothing to a person.
+    if ('status' in error && error.status === 'FETCH_ERROR') return NETWORK_ERROR;
     if ('message' in error && typeof error.message === 'string' && error.message) return error.message;
     if ('error' in error && typeof error.error === 'string' && error.error) return error.error;
   }

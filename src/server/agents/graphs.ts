@@ -4,6 +4,7 @@ import { END, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } 
 import type { AgentName, ModelProvider } from './models';
 import { messageText } from './offline/offlineChatModel';
 import { TOOL_NAMES } from './offline/planner';
+import { SECRET_TYPES } from '../../shared/api/planning';
 
 /**
  * The planning agents as LangGraph graphs: an `agent` node (the model with its tools bound, behind a
@@ -31,7 +32,7 @@ const SECRET_ITEM = {
     name: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$', description: 'Environment variable name' },
     description: { type: 'string' },
     required: { type: 'boolean' },
-    secret_type: { type: 'string', enum: ['password', 'text'] },
+    secret_type: { type: 'string', enum: [...SECRET_TYPES], description: 'ssh_private_key for a private SSH key (the person\'s own server); password for other secret values; text for non-secret details' },
   },
   required: ['name', 'description', 'required', 'secret_type'],
 };

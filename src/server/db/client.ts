@@ -49,12 +49,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       close: () => pool.end(),
     };
   }
-  let dataDir: string | undefined;
-  if (options.dataDir) {
-    dataDir = path.join(options.dataDir, 'pglite');
-    fs.mkdirSync(dataDir, { recursive: true });
-  }
-  const client = await PGlite.create(dataDir);
+  return pgliteDatabase(await PGlite.create(options.dataDir ? pgliteDirectory(options.dataDir) : undefined), migrationsFolder);
+}
+
+/** PGlite's own directory inside DATA_DIR, made when missing. */
+export function pgliteDirectory(dataDir: string): string {
+  const directory = path.join(dataDir, 'pglite');
+  fs.mkdirSync(directory, { recursive: true });
+  return directory;
+}
+
+/**
+ * The Drizzle database over an open PGlite, with the committed migrations applied (those already in
+ * its data directory are skipped, so a PGlite started from a migrated data directory opens at once).
+ */
+export async function pgliteDatabase(client: PGlite, migrationsFolder: string): Promise<Database> {
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
   return {

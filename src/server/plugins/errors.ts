@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fp from 'fastify-plugin';
-import type { FastifyError } from 'fastify';
+import { DB_INT_MAX, ID_PATTERN } from '../../shared/api/common';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from '../errors';
 
 interface AjvIssue {
   instancePath?: string;
@@ -23,6 +25,7 @@ export function describeValidation(issues: AjvIssue[], context: string | undefin
     return `${field ? `${field}.` : ''}${String(issue.params?.additionalProperty)} is not allowed`;
   }
   const where = field || (context === 'body' ? 'body' : context ?? 'request');
+  if (issue.keyword === 'pattern' && issue.params?.pattern === ID_PATTERN) return `${where} must be an id from 0 to ${DB_INT_MAX}`;
   return `${where} ${issue.message ?? 'is invalid'}`;
 }
 
@@ -45,8 +48,16 @@ export function upstreamFailure(error: unknown): string | null {
 }
 
 /**
- * Every error is JSON `{ detail }`. Client mistakes keep their 4xx status; oversized and
- * malformed bodies answer 400 naming the problem; an upstream service's failure answers 502;
+ * Errors Fastify answers before any route or error handler runs (a URL that does not decode, such
+ * as `%ED%A0%80`, a lone surrogate in UTF-8): the same `{ detail }` as every other error.
+ */
+export const frameworkErrors = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
+  reply.status(error.statusCode ?? 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid UTF-8 text' : error.message });
+};
+
+/**
+ * Every error is JSON `{ detail }`. Client mistakes keep their 4xx status; oversized bodies
+ * answer 413 and malformed ones 400 naming the problem; an upstream service's failure answers 502;
  * anything else is logged and answers 500
  * without internals.
  */
@@ -58,7 +69,7 @@ export const errorsPlugin = fp(
       }
       const status = error.statusCode ?? 500;
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        return reply.status(400).send({ detail: `Request body is too large (limit ${app.config.bodyLimit} bytes)` });
+        return reply.status(413).send({ detail: `Request body is too large (limit ${app.config.bodyLimit} bytes)` });
       }
       if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
         return reply.status(400).send({ detail: 'Malformed JSON in request body' });
@@ -67,6 +78,8 @@ export const errorsPlugin = fp(
         if (status === 429) return reply.status(429).send({ detail: error.message || 'Too many requests' });
         return reply.status(status).send({ detail: error.message });
       }
+      // A dependency we run on is down (the sandbox's Docker engine): the detail names it.
+      if (status === 503 && error instanceof HttpError) return reply.status(503).send({ detail: error.message });
       const upstream = upstreamFailure(error);
       if (upstream) {
         request.log.warn({ err: error }, 'upstream service failed');

@@ -1,5 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import { DB_INT_MAX, ID_PATTERN } from '../../shared/api/common';
 import { badRequest } from '../errors';
+
+const PROJECT_ID = new RegExp(ID_PATTERN);
 import { authOf } from './session';
 
 /** The project a call names by its Project-Id header, scoped to the caller. */
@@ -31,6 +34,6 @@ function projectIdHeader(request: FastifyRequest): number {
   const header = request.headers['project-id'];
   const raw = Array.isArray(header) ? header[0] : header;
   if (raw === undefined || raw.trim() === '') throw badRequest('Project-Id header is required');
-  if (!/^[0-9]{1,15}$/.test(raw.trim())) throw badRequest('Project-Id header must be a project id (digits)');
+  if (!PROJECT_ID.test(raw.trim())) throw badRequest(`Project-Id header must be a project id (digits, at most ${DB_INT_MAX})`);
   return Number(raw.trim());
 }

@@ -14,16 +14,17 @@ import { createPlanningService, type PlanningService } from '../services/plannin
 import { createSecretBox, loadSecretKey } from '../services/planning/secretBox';
 import { createModelProvider } from '../agents/models';
 import { createSandboxService, type SandboxService } from '../services/sandbox/sandboxService';
+import { serverInstanceId } from '../services/sandbox/instanceId';
 import { createGithubRepositories } from '../services/repositories/githubRepositories';
 import { createLocalRepositories } from '../services/repositories/localRepositories';
 import { createRepositoryService, type RepositoryService } from '../services/repositories/repositoryService';
 import { createTerminalSessions, type TerminalSessions } from '../services/terminal/terminalSessions';
 import { createSandboxDriver } from '../sandbox';
-import { createInProcessEventBus, type EventBus } from '../services/execution/eventBus';
+import { createInProcessEventBus, topicsOf, type EventBus } from '../services/execution/eventBus';
 import { createExecutionService, type ExecutionService } from '../services/execution/executionService';
 import { createValidationService, type ValidationService } from '../services/validation/validationService';
 import { createDocumentationService, type DocumentationService } from '../services/documentation/documentationService';
-import type { TerminalCommandEvent } from '../../shared/api/terminal';
+import type { TerminalStreamEvent } from '../../shared/api/terminal';
 
 export interface Services {
   /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */
@@ -47,8 +48,10 @@ export interface Services {
   repositories: RepositoryService;
   /** The execution stage: steps from the implementation plan, approvals, runs, progress from memory. */
   execution: ExecutionService;
-  /** Commands the execution agent runs, for the terminal's command stream (in-process; Redis later). */
-  executionCommands: EventBus<TerminalCommandEvent>;
+  /** Every event that crosses requests or replicas (in-process; Redis pub/sub when REDIS_URL is set). */
+  events: EventBus<unknown>;
+  /** Commands the execution agent runs, for the terminal's command stream (topics of `events`). */
+  executionCommands: EventBus<TerminalStreamEvent>;
   /** The validation stage: the agent's plan of read-only checks, approvals, runs (the execution step runner). */
   validation: ValidationService;
   /** Each project's documentation and quick start, written after validation. */
@@ -67,10 +70,16 @@ declare module 'fastify' {
 export const servicesPlugin = fp(
   async (app, opts: { config: AppConfig; database: Database }) => {
     const { db } = opts.database;
+    const events = createInProcessEventBus<unknown>();
+    const sessions = createSessionStore(db, {
+      idleMs: opts.config.sessionIdleMs,
+      absoluteMs: opts.config.sessionAbsoluteMs,
+      events: topicsOf<string>(events),
+    });
     const activity = createActivityService({ db });
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
-    const sandboxDriver = createSandboxDriver(opts.config.sandbox, app.log);
+    const sandboxDriver = createSandboxDriver(opts.config.sandbox, app.log, await serverInstanceId(db));
     const costs = createCostsService({ db });
     const meter = createMeter({ ledger: credits, pricing: opts.config.pricing, costs });
     const planning = createPlanningService({
@@ -85,14 +94,14 @@ export const servicesPlugin = fp(
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
     const sandbox = createSandboxService({ db, driver: sandboxDriver });
-    const executionCommands = createInProcessEventBus<TerminalCommandEvent>();
+    const executionCommands = topicsOf<TerminalStreamEvent>(events);
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });
     app.decorate('config', opts.config);
     app.decorate('database', opts.database);
     app.decorate('services', {
       auth: createAuthService({ db }),
-      sessions: createSessionStore(db, { idleMs: opts.config.sessionIdleMs, absoluteMs: opts.config.sessionAbsoluteMs }),
+      sessions,
       activity,
       projects: createProjectsService({ db, activity }),
       costs,
@@ -107,11 +116,20 @@ export const servicesPlugin = fp(
       planning,
       repositories: createRepositoryService({ source: repositorySource, planning }),
       execution,
+      events,
       executionCommands,
       validation,
       documentation: createDocumentationService({ db, sandbox, planning, execution, validation }),
     });
+    // last_seen_at is written in batches off the request path (see sessionStore).
+    const flushSessions = setInterval(() => {
+      sessions.flushLastSeen().catch((err: unknown) => app.log.warn({ err }, 'could not write sessions last_seen_at'));
+    }, sessions.flushEveryMs);
+    flushSessions.unref();
     app.addHook('onClose', async () => {
+      clearInterval(flushSessions);
+      await sessions.flushLastSeen().catch(() => undefined);
+      sessions.close();
       await app.services.execution.close();
       await app.services.validation.close();
       app.services.terminals.close();

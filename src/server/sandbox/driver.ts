@@ -91,10 +91,13 @@ export interface SandboxDriver {
   close(): Promise<void>;
 }
 
-/** A failure the caller can show: a missing folder, a path leading out of the workspace, a stopped sandbox. */
+/**
+ * A failure the caller can show: a missing folder, a path leading out of the workspace, a stopped sandbox,
+ * an engine or cluster that cannot be reached (`unavailable`).
+ */
 export class SandboxError extends Error {
   constructor(
-    readonly code: 'not_running' | 'not_found' | 'outside_workspace' | 'failed',
+    readonly code: 'not_running' | 'not_found' | 'outside_workspace' | 'unavailable' | 'failed',
     message: string,
   ) {
     super(message);

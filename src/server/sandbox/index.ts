@@ -10,8 +10,11 @@ import type { NetworkLog } from './local/userNetwork';
 
 export type { SandboxDriver, SandboxRef } from './driver';
 
-/** The driver the configuration names, chosen once at start; `log` hears about the sandbox network. */
-export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog): SandboxDriver {
+/**
+ * The driver the configuration names, chosen once at start; `log` hears about the sandbox network. The
+ * docker driver names its containers after `instanceId` (the server's id, kept in its database).
+ */
+export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog, instanceId = 'default'): SandboxDriver {
   switch (config.driver) {
     case 'local':
       return createLocalDriver({
@@ -24,6 +27,8 @@ export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog): Sa
     case 'docker':
       return createDockerDriver({
         docker: new Docker(dockerConnection(config.docker!.host)),
+        engine: config.docker!.host,
+        instanceId,
         root: config.root,
         image: config.docker!.image,
         runtime: config.docker!.runtime,

@@ -46,6 +46,8 @@ export const ActivityData = Type.Object(
     project_id: Type.Optional(Type.Integer()),
     project_name: Type.Optional(Type.String()),
     requirements_summary: Type.Optional(Type.String()),
+    /** Execution and validation step activities: the step that ended. */
+    step_number: Type.Optional(Type.Integer()),
   },
   { additionalProperties: true },
 );

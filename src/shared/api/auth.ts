@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { IdParam } from './common';
 import { INPUT_LIMITS } from '../constants/foundation';
 
 /** Login names follow GitHub's rule: 1–39 letters, digits and hyphens. */
@@ -22,7 +23,7 @@ export type UserProfile = Static<typeof UserProfile>;
 export const GithubCallbackQuery = Type.Object({
   code: Type.Optional(Type.String({ maxLength: 200 })),
   state: Type.Optional(Type.String({ maxLength: 200 })),
-  installation_id: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+  installation_id: Type.Optional(IdParam),
   setup_action: Type.Optional(Type.String({ maxLength: 50 })),
 });
 export type GithubCallbackQuery = Static<typeof GithubCallbackQuery>;

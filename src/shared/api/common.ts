@@ -4,8 +4,21 @@ import { Type, type Static } from 'typebox';
 export const ErrorResponse = Type.Object({ detail: Type.String() }, { $id: 'ErrorResponse' });
 export type ErrorResponse = Static<typeof ErrorResponse>;
 
-/** Numeric id in a path, e.g. `/api/projects/{id}`; `^[0-9]{1,15}$` keeps it inside a safe integer. */
-export const IdParam = Type.String({ pattern: '^[0-9]{1,15}$' });
+/** The largest value of the database's `integer` columns (ids, step numbers): 2^31 − 1. */
+export const DB_INT_MAX = 2_147_483_647;
+
+/**
+ * Digits of an integer from 0 to 2^31 − 1 (leading zeros allowed): larger ids cannot exist in an
+ * `integer` column, and PostgreSQL answers an error (not "no row") when asked for one.
+ */
+export const ID_PATTERN =
+  '^0*([0-9]{1,9}|1[0-9]{9}|20[0-9]{8}|21[0-3][0-9]{7}|214[0-6][0-9]{6}|2147[0-3][0-9]{5}|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])$';
+
+/** Numeric id in a path, e.g. `/api/projects/{id}`, within the database's integer range. */
+export const IdParam = Type.String({ pattern: ID_PATTERN });
+
+/** An integer a client sends that lands in an `integer` column (step numbers, plan ids). */
+export const DbInteger = (options: { minimum?: number } = {}) => Type.Integer({ maximum: DB_INT_MAX, ...options });
 
 export const ProjectIdParams = Type.Object({ projectId: IdParam });
 export type ProjectIdParams = Static<typeof ProjectIdParams>;

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { CHAT } from '../constants/chat';
 import { STEP_STATUSES } from '../constants/execution';
-import { MessageBody, StatusResponse } from './common';
+import { DbInteger, MessageBody, StatusResponse } from './common';
 
 /** The execution stage. The project is the one named by the Project-Id header. */
 
@@ -22,6 +22,10 @@ export const Step = Type.Object({
   error_message: Type.Union([Type.String(), Type.Null()]),
   /** Why the server holds this step for a human even under auto-approve. */
   dangerous_reason: Type.Optional(Type.String()),
+  /** When the step last started running (ISO 8601); null before it ran. The card counts its running time from it. */
+  started_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** When that run ended; null while it runs or before it ran. */
+  finished_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type Step = Static<typeof Step>;
 
@@ -43,13 +47,27 @@ export type ExecutionProgress = Static<typeof ExecutionProgress>;
  */
 export const ExecutionApproveStepBody = Type.Object(
   {
-    plan_id: Type.Integer(),
-    step_number: Type.Integer({ minimum: 1 }),
+    plan_id: DbInteger({ minimum: 1 }),
+    step_number: DbInteger({ minimum: 1 }),
     approved: Type.Boolean(),
   },
   { additionalProperties: false },
 );
 export type ExecutionApproveStepBody = Static<typeof ExecutionApproveStepBody>;
+
+/**
+ * POST /api/execution/cancel-step and POST /api/validation/cancel-step: stops a running step (its process
+ * group is killed; it ends `failed`, its error saying it was cancelled) and answers the step as stored.
+ * A stale `plan_id` answers 409, as does a step that is not running.
+ */
+export const CancelStepBody = Type.Object(
+  {
+    plan_id: Type.Optional(DbInteger({ minimum: 1 })),
+    step_number: DbInteger({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type CancelStepBody = Static<typeof CancelStepBody>;
 
 /** Answer of POST /api/execution/approve-step and POST /api/validation/approve-step: the step's new status. */
 export const ApproveStepResponse = Type.Object({

@@ -114,9 +114,12 @@ export type AnalysisResponse = Static<typeof AnalysisResponse>;
 /** True when an analysis answer holds an analysis. */
 export const hasAnalysis = (answer: AnalysisResponse): answer is RepositoryAnalysis => 'repository' in answer;
 
-/** `password` secrets get a masked input. */
-export const SecretType = Type.Enum(['password', 'text']);
+/** `password` and `ssh_private_key` secrets get a masked input; a private key is checked when saved. */
+export const SECRET_TYPES = ['password', 'text', 'ssh_private_key'] as const;
+export const SecretType = Type.Enum(SECRET_TYPES);
 export type SecretType = Static<typeof SecretType>;
+/** A stored or declared type read back; anything unknown is a password (masked). */
+export const toSecretType = (value: unknown): SecretType => (SECRET_TYPES as readonly unknown[]).includes(value) ? (value as SecretType) : 'password';
 
 /** A secret the plans need. Values never leave the server: `provided` says whether one is stored. */
 export const UserSecret = Type.Object({

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { INPUT_LIMITS } from '../constants/foundation';
-import { Timestamp } from './common';
+import { IdParam, Timestamp } from './common';
 
 export const PROJECT_NAME_MAX = INPUT_LIMITS.projectNameMax;
 export const PROJECT_DESCRIPTION_MAX = INPUT_LIMITS.projectDescriptionMax;
@@ -24,5 +24,5 @@ export const CreateProjectBody = Type.Object({
 });
 export type CreateProjectBody = Static<typeof CreateProjectBody>;
 
-export const ProjectParams = Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$' }) });
+export const ProjectParams = Type.Object({ id: IdParam });
 export type ProjectParams = Static<typeof ProjectParams>;

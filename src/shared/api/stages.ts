@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { IdParam } from './common';
 
 /** Stage ids in order, and the agent that serves each (ARCHITECTURE.md, "The wire contract"). */
 export const STAGE_IDS = ['requirements', 'architecture', 'implementation', 'execution', 'validation'] as const;
@@ -33,7 +34,7 @@ export const ProjectState = Type.Object({
 export type ProjectState = Static<typeof ProjectState>;
 
 export const StageParams = Type.Object({
-  projectId: Type.String({ pattern: '^[0-9]{1,15}$' }),
+  projectId: IdParam,
   stageId: Type.String({ maxLength: 64 }),
 });
 export type StageParams = Static<typeof StageParams>;

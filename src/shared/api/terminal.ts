@@ -1,14 +1,36 @@
 import { Type, type Static } from 'typebox';
 
 /**
- * GET /api/terminal/commands (SSE): commands an agent runs, to be typed into the terminal tab and sent to
- * the shell as `{type:'input'}`. Each frame is `data: {json}` with a `TerminalCommandEvent` (not the chat
- * event shape). The socket messages of the terminal itself are in events.ts.
+ * GET /api/terminal/commands (SSE): the commands the server runs for a project's steps, shown in the
+ * terminal tab as they run. Each frame is `data: {json}` with one of the events below (not the chat event
+ * shape). Ours, unlike the documents: the terminal only DISPLAYS them — the server has already run the
+ * command, and typing it into the person's shell would run it a second time (a step's `exit 1` would even
+ * log the shell out). The socket messages of the terminal itself are in events.ts.
  */
 export const TerminalCommandEvent = Type.Object({
   command: Type.String(),
   simulate_typing: Type.Optional(Type.Boolean()),
   /** Milliseconds between typed characters when simulating typing; default 50. */
   typing_speed: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000 })),
+  /** The step the command belongs to. */
+  step_number: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 export type TerminalCommandEvent = Static<typeof TerminalCommandEvent>;
+
+/** A chunk of the running step's output (redacted), in arrival order. */
+export const TerminalOutputEvent = Type.Object({
+  step_number: Type.Integer({ minimum: 1 }),
+  output: Type.String(),
+});
+export type TerminalOutputEvent = Static<typeof TerminalOutputEvent>;
+
+/** The step's command has ended: its status and, when failed, why. */
+export const TerminalEndEvent = Type.Object({
+  step_number: Type.Integer({ minimum: 1 }),
+  status: Type.Union([Type.Literal('completed'), Type.Literal('failed')]),
+  error_message: Type.Union([Type.String(), Type.Null()]),
+});
+export type TerminalEndEvent = Static<typeof TerminalEndEvent>;
+
+/** Any frame of GET /api/terminal/commands. */
+export type TerminalStreamEvent = TerminalCommandEvent | TerminalOutputEvent | TerminalEndEvent;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { MessageBody, StatusResponse } from './common';
+import { DbInteger, MessageBody, StatusResponse } from './common';
 import { ApproveStepResponse, ExecutionAgentQuery, Step } from './execution';
 
 /**
@@ -42,7 +42,7 @@ export type ValidationProgress = Static<typeof ValidationProgress>;
 /** POST /api/validation/approve-step: approve (true), reject (false) or re-execute (true) a step. */
 export const ValidationApproveStepBody = Type.Object(
   {
-    step_number: Type.Integer({ minimum: 1 }),
+    step_number: DbInteger({ minimum: 1 }),
     approved: Type.Boolean(),
   },
   { additionalProperties: false },

@@ -98,6 +98,17 @@ export const ACTIVITY_TEXT = {
   streakDays: (n: number): string => `${n} ${n === 1 ? 'day' : 'days'}`,
   /** Tooltip of a heatmap day. */
   dayTooltip: (count: number, date: string): string => `${count} ${count === 1 ? 'activity' : 'activities'} on ${date}`,
-  /** Labels of the known activity types. */
-  typeLabels: { [ACTIVITY_TYPES.projectWorkflowCompleted]: 'Project workflow completed' } as Record<string, string>,
+  /**
+   * Labels of every type the server records (issue 13: the documents knew only the workflow one, so the
+   * timeline was mostly 'Unknown activity'); a type not here is really unknown.
+   */
+  typeLabels: {
+    [ACTIVITY_TYPES.projectWorkflowCompleted]: 'Project workflow completed',
+    PROJECT_CREATED: 'Project created',
+    PROJECT_STAGE_COMPLETED: 'Stage completed',
+    DEPLOYMENT_COMPLETED: 'All execution steps completed',
+    DEPLOYMENT_FAILED: 'Execution step failed',
+    VALIDATION_COMPLETED: 'All validation checks passed',
+    VALIDATION_FAILED: 'Validation check failed',
+  } as Record<string, string>,
 } as const;

@@ -49,8 +49,8 @@ export const EXECUTION_TEXT = {
 export const FULL_OUTPUT_MODAL = {
   open: 'View Full Output',
   title: 'Full Output',
-  hint:
-    'Terminal output appears only after commands complete. If nothing new shows, the AI agent might still be executing commands.',
+  // Ours, not the documents' ('appears only after commands complete'): a running step's output streams in.
+  hint: 'Output appears here as the command runs. If nothing new shows, the command may still be working without printing anything.',
   close: 'Close',
   copy: 'Copy to Clipboard',
 } as const;

@@ -15,4 +15,6 @@ export const TERMINAL = {
   connectionClosed: 'Connection closed',
   connectionError: 'Connection error. Please try again.',
   commandError: '❌ Error executing command',
+  /** Ours: the label of a command the server runs, shown (never typed) in the terminal. */
+  agentPrompt: 'agent',
 } as const;

@@ -23,4 +23,15 @@ describe('Markdown (GitHub-flavoured, as plans and models write it)', () => {
     expect(link).toHaveAttribute('rel', 'noopener noreferrer');
     expect(screen.getByText('old').tagName).toBe('DEL');
   });
+
+  it('shows a mermaid source that does not parse as its text, says so and logs why', async () => {
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    renderWithProviders(<Markdown>{['```mermaid', 'not a diagram', '```'].join('\n')}</Markdown>);
+    const diagram = await screen.findByRole('figure', { name: 'Diagram' });
+    expect(await within(diagram).findByText('The diagram could not be drawn; its source is shown.')).toBeInTheDocument();
+    expect(diagram).toHaveAttribute('aria-busy', 'false');
+    expect(within(diagram).getByText('not a diagram').closest('pre')).not.toBeNull();
+    expect(diagram.querySelector('svg')).toBeNull();
+    expect(logged).toHaveBeenCalledWith('[mermaid]', expect.objectContaining({ message: expect.stringMatching(/Parse error/) }));
+  });
 });

@@ -40,9 +40,11 @@ describe('auto-approve and auto-retry rules', () => {
 
   it('retries only the first failed step, while its count is under the limit', () => {
     const steps = toViewSteps([makeStep(1, { status: 'failed' }), makeStep(2, { status: 'failed' })]);
-    expect(nextAutoRetry(steps, {}, 3)?.number).toBe(1);
-    expect(nextAutoRetry(steps, { 1: 2 }, 3)?.number).toBe(1);
-    expect(nextAutoRetry(steps, { 1: 3 }, 3)).toBeNull();
+    expect(nextAutoRetry(steps, {}, 3, 7)?.number).toBe(1);
+    expect(nextAutoRetry(steps, { '7:1': 2 }, 3, 7)?.number).toBe(1);
+    expect(nextAutoRetry(steps, { '7:1': 3 }, 3, 7)).toBeNull();
+    // Another project's retries of its step 1 are its own.
+    expect(nextAutoRetry(steps, { '8:1': 3 }, 3, 7)?.number).toBe(1);
   });
 });
 
@@ -132,11 +134,11 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
       [2, true],
       [2, true],
     ]);
-    expect(JSON.parse(localStorage.getItem(EXECUTION.retryCountStorageKey) ?? '{}')).toEqual({ 2: 3 });
+    expect(JSON.parse(localStorage.getItem(EXECUTION.retryCountStorageKey) ?? '{}')).toEqual({ [`${PROJECT}:2`]: 3 });
   });
 
   it('keeps the count across page loads: a step already retried 3 times is left alone', async () => {
-    localStorage.setItem(EXECUTION.retryCountStorageKey, JSON.stringify({ 1: 3 }));
+    localStorage.setItem(EXECUTION.retryCountStorageKey, JSON.stringify({ [`${PROJECT}:1`]: 3 }));
     const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'failed' }), makeStep(2, { status: 'failed' })]));
     const store = makeAppStore();
     store.dispatch(autoRetryToggled(true));
@@ -144,6 +146,17 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
     await settle();
     // Only the first failed step is ever retried; it is out of retries, so nothing runs.
     expect(fake.approvals).toEqual([]);
+  });
+
+  it("does not count another project's retries: a new project's step gets its own 3", async () => {
+    localStorage.setItem(EXECUTION.retryCountStorageKey, JSON.stringify({ [`${PROJECT + 1}:1`]: 3 }));
+    const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'failed' })]));
+    fake.answer = 'in_progress';
+    const store = makeAppStore();
+    store.dispatch(autoRetryToggled(true));
+    await poll(store);
+    await settle();
+    expect(fake.approvals.map((a) => a.step_number)).toEqual([1]);
   });
 
   it('leaves a failed dangerous step to the user', async () => {

@@ -49,8 +49,12 @@ describe('architecture stage', () => {
     expect(await within(view).findByRole('heading', { name: 'Architecture' }, { timeout: 5000 })).toBeInTheDocument();
     expect(within(view).getByRole('link', { name: 'compose docs' })).toHaveAttribute('href', 'https://docs.docker.com/compose/');
     expect(within(view).getByText(/image: postgres:16/)).toBeInTheDocument();
+    // Drawn: an <svg> with the plan's nodes in place of the source, and no failure note.
     const diagram = await within(view).findByRole('figure', { name: 'Diagram' });
-    expect(diagram).toHaveTextContent('graph TD; web-->db');
+    await waitFor(() => expect(diagram).toHaveAttribute('aria-busy', 'false'));
+    expect(Array.from(diagram.querySelectorAll('svg g.node'), (node) => node.textContent)).toEqual(['web', 'db']);
+    expect(diagram).not.toHaveTextContent('graph TD');
+    expect(diagram).not.toHaveTextContent(/could not be drawn/);
     expect(screen.getByRole('region', { name: ARCHITECTURE_TEXT.chatTitle })).toBeInTheDocument();
   });
 

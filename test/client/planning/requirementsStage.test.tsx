@@ -1,5 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { CHAT, INSTALLATION_ID_KEY, PLANNING_PROMPTS, REQUIREMENTS_TEXT, SECRET_MESSAGES } from '../../../src/shared/constants';
+import { formatDateTime } from '../../../src/client/common/format';
 import { makeProject } from '../utils/factories';
 import { COMPLETE_DOCUMENT, makeAnalysis, makeSecret, planningDb, replyEvents, sseResponse, sseText, textStream } from '../utils/planningServer';
 import { renderApp } from '../utils/renderWithProviders';
@@ -32,9 +33,24 @@ describe('requirements stage', () => {
     expect(await within(panel).findByText('A VPS running PostgreSQL for the shop API')).toBeInTheDocument();
     expect(within(panel).getByText('Scale & Resource Requirements')).toBeInTheDocument();
     expect(within(panel).getByText('eu-west-1')).toBeInTheDocument();
-    expect(within(panel).getByText('2025-03-01')).toBeInTheDocument();
+    // The timestamp is written for people, in their locale (not the raw ISO text).
+    const generated = panel.querySelector('time');
+    expect(generated).toHaveAttribute('dateTime', '2025-03-01');
+    expect(generated).toHaveTextContent(formatDateTime('2025-03-01'));
     expect(within(panel).queryByText(/DB_PASSWORD/)).not.toBeInTheDocument();
     expect(within(panel).queryByText('Stack Type')).not.toBeInTheDocument();
+  });
+
+  it('shows "- " lines of a section as a list, without their markers', async () => {
+    planningDb.requirements = {
+      content: COMPLETE_DOCUMENT.replace('Configuration Requirements: Daily backups, TLS', 'Configuration Requirements:\n- Daily backups\n- TLS everywhere'),
+      ready_to_continue: false,
+    };
+    const { panel } = await openRequirements();
+    const item = await within(panel).findByText('TLS everywhere');
+    expect(item.tagName).toBe('LI');
+    expect(within(panel).getByText('Daily backups').tagName).toBe('LI');
+    expect(panel).not.toHaveTextContent(/(^|\s)- (Daily|TLS)/);
   });
 
   it("disables 'Repository Analysis' until an analysis exists and 'User Secrets' while there are none", async () => {

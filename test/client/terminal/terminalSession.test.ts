@@ -180,34 +180,34 @@ describe('terminal session over the sandbox socket (mock-socket)', () => {
   });
 });
 
-describe("the agent's commands typed into the terminal", () => {
-  it('types each command character by character at typing_speed, then Enter', async () => {
-    serveCommands(['data: {"command":"ls","typing_speed":5}', 'data: {"command":"pwd","simulate_typing":false}']);
+describe("the agent's commands shown in the terminal, never run in its shell", () => {
+  it('shows each command character by character at typing_speed, its output and its end; the shell receives none of it', async () => {
+    serveCommands([
+      'data: {"command":"ls","typing_speed":5,"step_number":3}',
+      'data: {"step_number":3,"output":"a.txt\\nb.txt\\n"}',
+      'data: {"step_number":3,"status":"completed","error_message":null}',
+      'data: {"command":"exit 1","simulate_typing":false,"step_number":4}',
+      'data: {"step_number":4,"status":"failed","error_message":"The command exited with code 1."}',
+    ]);
     const terminal = new FakeTerminal();
     start(terminal);
-    await waitFor(() => expect(mock.received).toHaveLength(1 + 3 + 1));
-    expect(mock.received).toEqual([
-      { type: 'resize', rows: 24, cols: 80 },
-      { type: 'input', input: 'l' },
-      { type: 'input', input: 's' },
-      { type: 'input', input: '\r' },
-      { type: 'input', input: 'pwd\r' },
-    ]);
+    await waitFor(() => expect(terminal.text()).toContain('[step 4 failed: The command exited with code 1.]'));
+    const shown = terminal.written.join('');
+    expect(shown).toContain('[agent step 3]$');
+    expect(terminal.written).toEqual(expect.arrayContaining(['l', 's', 'a.txt\r\nb.txt\r\n', 'exit 1']));
+    expect(terminal.text()).toContain('[step 3 completed]');
+    // Only the size went to the socket: the commands already ran on the server and must not run again.
+    expect(mock.received).toEqual([{ type: 'resize', rows: 24, cols: 80 }]);
   });
 
   it('uses the default typing speed of 50 ms per character', async () => {
     serveCommands(['data: {"command":"ab"}']);
     const terminal = new FakeTerminal();
     start(terminal);
-    await waitFor(() => expect(mock.received).toContainEqual({ type: 'input', input: 'a' }), { interval: 1 });
+    await waitFor(() => expect(terminal.written).toContain('a'), { interval: 1 });
     await new Promise((resolve) => setTimeout(resolve, TERMINAL.defaultTypingSpeed / 2));
-    expect(mock.received).not.toContainEqual({ type: 'input', input: 'b' });
-    await waitFor(() => expect(mock.received).toContainEqual({ type: 'input', input: '\r' }));
-    expect(mock.received.slice(1)).toEqual([
-      { type: 'input', input: 'a' },
-      { type: 'input', input: 'b' },
-      { type: 'input', input: '\r' },
-    ]);
+    expect(terminal.written).not.toContain('b');
+    await waitFor(() => expect(terminal.written).toContain('b'));
   });
 
   it("prints '❌ Error executing command' for a failed command event", async () => {
@@ -222,6 +222,12 @@ describe("the agent's commands typed into the terminal", () => {
       type: 'terminalCommands/command',
       command: { command: 'ls', simulate_typing: true, typing_speed: 20 },
     });
+    expect(parseCommandFrame('{"step_number":2,"output":"x"}')).toEqual({ type: 'terminalCommands/output', output: { step_number: 2, output: 'x' } });
+    expect(parseCommandFrame('{"step_number":2,"status":"failed","error_message":"boom"}')).toEqual({
+      type: 'terminalCommands/ended',
+      end: { step_number: 2, status: 'failed', error_message: 'boom' },
+    });
+    expect(parseCommandFrame('{"step_number":2,"status":"odd"}').type).toBe('terminalCommands/failed');
     expect(parseCommandFrame('{"detail":"boom"}')).toEqual({ type: 'terminalCommands/failed', message: 'boom' });
     expect(parseCommandFrame('nope').type).toBe('terminalCommands/failed');
   });

@@ -3,6 +3,7 @@ import type { DocumentationResponse } from '../../../src/shared/api/documentatio
 import type { Step } from '../../../src/shared/api/execution';
 import type { ValidationApproveStepBody, ValidationApproveStepResponse, ValidationPlanResponse, ValidationProgress } from '../../../src/shared/api/validation';
 import { DOCUMENTATION } from '../../../src/shared/constants';
+import { makeStages } from '../utils/factories';
 import { api, server } from '../utils/server';
 
 /** An SSE answer of `frames` (JSON strings), 10 ms apart. */
@@ -34,6 +35,8 @@ export interface FakeValidation {
   triggers: Array<{ body: unknown; projectId: string | null }>;
   approvals: ValidationApproveStepBody[];
   generations: unknown[];
+  /** Every stage update the page sent: `PUT /project-states/:projectId/stages/:stageId`. */
+  stageUpdates: Array<{ projectId: string; stageId: string; body: unknown }>;
   /** The trigger's answer status (200 unless set). */
   triggerStatus: number;
   onTrigger?: () => void;
@@ -54,6 +57,7 @@ export function useFakeValidation(steps: Step[] = [], plan: ValidationPlanRespon
     triggers: [],
     approvals: [],
     generations: [],
+    stageUpdates: [],
     triggerStatus: 200,
   };
   server.use(
@@ -75,6 +79,12 @@ export function useFakeValidation(steps: Step[] = [], plan: ValidationPlanRespon
       fake.approvals.push(body);
       fake.onApprove?.(body);
       return HttpResponse.json({ step_number: body.step_number, status: 'in_progress' } satisfies ValidationApproveStepResponse);
+    }),
+    http.put<{ projectId: string; stageId: string }>(api('/project-states/:projectId/stages/:stageId'), async ({ request, params }) => {
+      const body = await request.json();
+      fake.stageUpdates.push({ projectId: params.projectId, stageId: params.stageId, body });
+      const stage = makeStages().find((candidate) => candidate.stage_id === params.stageId)!;
+      return HttpResponse.json({ ...stage, ...(body as object) });
     }),
     http.get(api('/documentation/current'), () => HttpResponse.json(fake.documentation)),
     http.post(api('/documentation/generate'), async ({ request }) => {

@@ -1,12 +1,13 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
+import { HOME_AFTER_MS } from '../../../src/client/features/validation/components/ValidationProgressPanel';
 import { ValidationStage } from '../../../src/client/features/validation/ValidationStage';
 import { validationApi } from '../../../src/client/features/validation/validationApi';
 import { DOCUMENTATION, INSTALLATION_ID_KEY, VALIDATION, VALIDATION_ERRORS, VALIDATION_TEXT } from '../../../src/shared/constants';
 import { makeStep } from '../execution/executionFixtures';
 import { makeProject, makeStages } from '../utils/factories';
 import { renderWithProviders } from '../utils/renderWithProviders';
-import { api, server } from '../utils/server';
+import { api, db, seedProjects, server } from '../utils/server';
 import { useFakeValidation } from './validationFixtures';
 
 const PROJECT = 7;
@@ -150,16 +151,49 @@ describe('validation stage', () => {
     expect(within(banner.parentElement!).getByRole('button', { name: VALIDATION_TEXT.viewDetails })).toBeInTheDocument();
     expect(await screen.findByText(VALIDATION_TEXT.generatingDocumentation)).toBeInTheDocument();
     expect(fake.generations).toEqual([{ message: DOCUMENTATION.generatePrompt }]);
+    expect(fake.stageUpdates).toEqual([]);
     releaseGeneration();
-    expect(await screen.findByRole('heading', { name: 'Project home' })).toBeInTheDocument();
+    // The banner stays to be read (it showed for under a second before), then the page moves home.
+    expect(await screen.findByText(/Opening the project home in/)).toBeInTheDocument();
+    expect(screen.getByText(VALIDATION_TEXT.validated)).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Project home' }, { timeout: HOME_AFTER_MS + 5_000 })).toBeInTheDocument();
+    expect(fake.stageUpdates).toEqual([{ projectId: String(PROJECT), stageId: 'validation', body: { is_completed: true } }]);
   });
+
+  it('a project validated on an earlier visit stays on the stage, its checks can run again', async () => {
+    const fake = useFakeValidation([makeStep(1, { status: 'completed' }), makeStep(2, { status: 'completed' })], { status: 'ready', plan: '# Plan' });
+    fake.documentation = { status: 'ready', documentation: '# Docs', quickstart: '# Start', key_value_data: {} };
+    seedProjects(makeProject({ id: PROJECT }));
+    const state = db.projectStates.get(PROJECT)!;
+    state.stages = state.stages.map((stage) => ({ ...stage, is_active: true, is_completed: true }));
+    state.current_stage_index = 4;
+    const { store } = renderStage();
+    expect(await screen.findByText(VALIDATION_TEXT.validated)).toBeInTheDocument();
+    await waitFor(() => expect(store.getState().validation?.documentation.status).toBe('done'));
+    expect(screen.queryByText(/Opening the project home in/)).not.toBeInTheDocument();
+    // Wait past the moment the page used to move: it stays, with Re-execute on the checks.
+    await act(() => new Promise((resolve) => setTimeout(resolve, HOME_AFTER_MS + 500)));
+    expect(screen.queryByRole('heading', { name: 'Project home' })).not.toBeInTheDocument();
+    // In the card's body (collapsed while completed).
+    expect(within(card(1)).getByRole('button', { name: 'Re-execute', hidden: true })).toBeInTheDocument();
+  }, 20_000);
+
+  it('"Stay here" keeps the page on the stage after a first validation', async () => {
+    const fake = useFakeValidation([makeStep(1, { status: 'completed' })], { status: 'ready', plan: '# Plan' });
+    fake.documentation = { status: 'ready', documentation: '# Docs', quickstart: '# Start', key_value_data: {} };
+    const { user } = renderStage();
+    await user.click(await screen.findByRole('button', { name: 'Stay here' }));
+    await act(() => new Promise((resolve) => setTimeout(resolve, HOME_AFTER_MS + 500)));
+    expect(screen.queryByRole('heading', { name: 'Project home' })).not.toBeInTheDocument();
+  }, 20_000);
 
   it('all complete with documentation present: no generation, straight to the project home', async () => {
     const fake = useFakeValidation([makeStep(1, { status: 'completed' })], { status: 'ready', plan: '# Plan' });
     fake.documentation = { status: 'ready', documentation: '# Docs', quickstart: '# Start', key_value_data: {} };
     renderStage();
-    expect(await screen.findByRole('heading', { name: 'Project home' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Project home' }, { timeout: HOME_AFTER_MS + 5_000 })).toBeInTheDocument();
     expect(fake.generations).toEqual([]);
+    expect(fake.stageUpdates).toEqual([{ projectId: String(PROJECT), stageId: 'validation', body: { is_completed: true } }]);
   });
 
   it('shows the create-plan error when the agent fails', async () => {

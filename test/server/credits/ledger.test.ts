@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { CREDIT_ERRORS } from '../../../src/shared/constants/credits';
 import { HttpError } from '../../../src/server/errors';
+import { HOLD_TOKENS } from '../../../src/server/services/credits/meter';
 import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
@@ -167,6 +168,37 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
     const state = await ledgerOf(database, erinId);
     expect(state.balance).toBe(state.ledger);
     await expect(app.services.meter.assertCanSpend({ installationId: erinId })).rejects.toMatchObject({ statusCode: 402 });
+  });
+
+  it('overdraws by at most one call when 50 turns start together at $0.005 left (reserve before, settle after)', async () => {
+    const frank = await signIn(app, 'frank');
+    const frankId = await installationRowId(database, frank);
+    const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: frank.headers, payload: { name: 'Racer' } })).json();
+    const call = { installationId: frankId, projectId: project.id, agent: 'requirementsAgent', model: 'm' };
+    // $4.995 spent of the $5 sign-up credit: $0.005 left.
+    await app.services.meter.record({ ...call, inputTokens: 999_000, outputTokens: 0 });
+    const callCost = Number(app.services.meter.price(HOLD_TOKENS.input, HOLD_TOKENS.output));
+
+    const turns = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        try {
+          await app.services.meter.assertCanSpend({ installationId: frankId });
+        } catch (err) {
+          return (err as HttpError).statusCode;
+        }
+        await app.services.meter.record({ ...call, inputTokens: HOLD_TOKENS.input, outputTokens: HOLD_TOKENS.output });
+        return 200;
+      }),
+    );
+    expect(turns.filter((status) => status === 200)).toHaveLength(1);
+    expect(turns.filter((status) => status === 402)).toHaveLength(49);
+    const balance = (await get(frank, '/api/user/credits')).json().credits_balance;
+    expect(balance).toBeGreaterThanOrEqual(0.005 - callCost - 1e-8);
+    const state = await ledgerOf(database, frankId);
+    expect(state.balance).toBe(state.ledger);
+    // The hold became the call's charge: no pending row is left, none shows in the history.
+    const history = (await get(frank, '/api/user/transactions')).json();
+    expect(history.map((t: { status: string }) => t.status)).toEqual(['completed', 'completed', 'completed']);
   });
 
   it('needs a session for credits and transactions', async () => {

@@ -42,6 +42,10 @@ class ApprovalClient {
     });
     this.closed = new Promise((resolve) => ws.on('close', (code) => resolve(code)));
   }
+  /** Resolves once a pong has arrived. */
+  async untilPong(): Promise<void> {
+    while (this.pongs === 0) await new Promise((r) => setTimeout(r, 10));
+  }
   /** The next request after those already seen. */
   next(timeoutMs = 10_000): Promise<ApprovalRequestMessage> {
     return this.nth(this.requests.length, timeoutMs);
@@ -121,8 +125,7 @@ describe('DevOps Helper', () => {
 
   it('answers a ping with a pong and closes on a frame that is not one', async () => {
     socket.ws.send(JSON.stringify({ type: 'ping' }));
-    await new Promise((r) => setTimeout(r, 100));
-    expect(socket.pongs).toBeGreaterThan(0);
+    await socket.untilPong();
     const other = (await open()) as ApprovalClient;
     other.ws.send(JSON.stringify({ type: 'ping', extra: 1 }));
     expect(await other.closed).toBe(4400);

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { eq } from 'drizzle-orm';
 import { executionSteps, planningDocuments } from '../../../src/server/db/schema';
 import { INTERRUPTED_MESSAGE, NO_IMPLEMENTATION_PLAN, SANDBOX_NOT_READY } from '../../../src/server/services/execution/executionService';
+import { CANCELLED_MESSAGE } from '../../../src/server/services/shared/stepRuns';
 import type { ExecutionProgress, Step } from '../../../src/shared/api/execution';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
@@ -214,7 +215,7 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
     expect(step.output).toContain('leak: [REDACTED] / [REDACTED]');
     const typed = await commands.next();
     commands.close();
-    expect(typed).toEqual({ command: expect.stringContaining('$CANARY_TOKEN'), simulate_typing: true, typing_speed: 50 });
+    expect(typed).toEqual({ command: expect.stringContaining('$CANARY_TOKEN'), simulate_typing: true, typing_speed: 50, step_number: 2 });
     const everything = [JSON.stringify(await progress()), JSON.stringify(typed), logLines.join('')].join('\n');
     expect(everything).not.toContain(CANARY);
     expect(everything).not.toContain(CANARY_B64);
@@ -241,6 +242,62 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
     expect(history.commits.filter((c: { message: string }) => c.message.startsWith('Step 1:'))).toHaveLength(3);
   });
 
+  /** Appends a step with this command and answers its number. */
+  const addStep = async (command: string, description = 'Added'): Promise<number> =>
+    (await app.services.execution.addStep(projectId, { command, description, prompt: '' })).step_number;
+  const runStep = async (command: string): Promise<Step> => {
+    const n = await addStep(command);
+    expect((await approve(n)).statusCode).toBe(200);
+    return settled(n);
+  };
+
+  it('runs a step as one strict script: a failing line, a failing pipe stage or an unset variable fails it there', async () => {
+    expect(await runStep('false\necho "after false"')).toMatchObject({ status: 'failed', output: '', error_message: 'The command exited with code 1.' });
+    expect(await runStep('false | cat\necho "after the pipe"')).toMatchObject({ status: 'failed', output: '', error_message: 'The command exited with code 1.' });
+    const unset = await runStep('echo "host is $NOT_A_DECLARED_VARIABLE"\necho "after unset"');
+    expect(unset.status).toBe('failed');
+    expect(unset.output).toMatch(/NOT_A_DECLARED_VARIABLE: unbound variable/);
+    expect(unset.output).not.toContain('after unset');
+    // `exit` ends the script like any script's: `exit 0` completes it, the lines after it do not run.
+    expect(await runStep('echo one\nexit 0\necho never')).toMatchObject({ status: 'completed', output: 'one\n' });
+    // `|| true` and `if` still work as they do under set -e.
+    expect(await runStep('grep -q nothing /dev/null || echo "not found"\nif false; then echo no; fi\necho done')).toMatchObject({ status: 'completed', output: 'not found\ndone\n' });
+  });
+
+  it('streams a running step: output kept in the database as it arrives, its start time, the terminal shows it without running it', async () => {
+    const commands = await openCommandStream();
+    // A unique duration names the child process on the host's process table.
+    const marker = `${3000 + Math.floor(Math.random() * 999)}.25`;
+    const n = await addStep(`echo "started"\nsleep ${marker} &\nwait`);
+    expect((await approve(n)).statusCode).toBe(200);
+    const kept = async (): Promise<string | null> =>
+      (await database.db.select({ output: executionSteps.output }).from(executionSteps).where(eq(executionSteps.stepNumber, n)))[0]!.output;
+    await waitFor(async () => (await kept()) === 'started\n');
+    const running = await stepOf(n);
+    expect(running).toMatchObject({ status: 'in_progress', output: 'started\n', finished_at: null });
+    expect(Date.parse(running.started_at!)).toBeLessThanOrEqual(Date.now());
+    expect(sleepers(marker)).toHaveLength(1);
+
+    // Cancelling kills the whole process group, the backgrounded child too, and fails the step saying so.
+    const cancelled = await call(alice, 'POST', '/api/execution/cancel-step', { plan_id: (await progress()).id, step_number: n });
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json()).toMatchObject({ step_number: n, status: 'failed', error_message: CANCELLED_MESSAGE, output: 'started\n' });
+    expect(cancelled.json().finished_at).toEqual(expect.any(String));
+    await waitFor(async () => sleepers(marker).length === 0);
+    const again = await call(alice, 'POST', '/api/execution/cancel-step', { step_number: n });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().detail).toMatch(/only a running step can be cancelled/);
+
+    // The terminal stream carries the command, its output and its end, to be shown, never typed into a shell.
+    const events = [await commands.next(), await commands.next(), await commands.next()];
+    commands.close();
+    expect(events).toEqual([
+      { command: `echo "started"\nsleep ${marker} &\nwait`, simulate_typing: true, typing_speed: 50, step_number: n },
+      { step_number: n, output: 'started\n' },
+      { step_number: n, status: 'failed', error_message: CANCELLED_MESSAGE },
+    ]);
+  });
+
   it("answers 404 for another tenant's project on every route", async () => {
     const planId = (await progress()).id;
     for (const [method, url, body] of [
@@ -248,6 +305,7 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
       ['POST', '/api/execution/trigger', { message: 'Start execution' }],
       ['POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true }],
       ['GET', '/api/terminal/commands', undefined],
+      ['POST', '/api/execution/cancel-step', { plan_id: planId, step_number: 1 }],
     ] as const) {
       const response = await call(mallory, method, url, body);
       expect({ url, status: response.statusCode }).toEqual({ url, status: 404 });
@@ -255,7 +313,7 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
   });
 
   it('turns steps left in_progress by a stopped server into failed, keeping everything else', async () => {
-    const planId = (await progress()).id!;
+    const { id: planId, totalSteps } = await progress();
     await database.db
       .update(executionSteps)
       .set({ status: 'in_progress', output: 'half way\n' })
@@ -264,13 +322,32 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
     try {
       const p = (await restarted.inject({ method: 'GET', url: '/api/execution/progress', headers: { ...alice.headers, 'project-id': String(projectId) } })).json();
       expect(p.id).toBe(planId);
-      expect(p.totalSteps).toBe(4);
+      expect(p.totalSteps).toBe(totalSteps);
       expect(p.steps[2]).toMatchObject({ status: 'failed', error_message: INTERRUPTED_MESSAGE, output: 'half way\n' });
       expect(p.steps[0].status).toBe('completed');
     } finally {
       await restarted.close();
     }
   });
+
+  async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+    for (let i = 0; i < 800; i++) {
+      if (await condition()) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('condition not met');
+  }
+
+  /** Host processes running `sleep <marker>` (the sandbox's processes are the host's, in namespaces). */
+  function sleepers(marker: string): string[] {
+    return fs.readdirSync('/proc').filter((pid) => {
+      try {
+        return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
+      } catch {
+        return false;
+      }
+    });
+  }
 
   /** Reads GET /api/terminal/commands over a real socket (inject would wait for the end of the stream). */
   async function openCommandStream(): Promise<{ next(): Promise<unknown>; close(): void }> {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../../src/server/db/client';
+import { openDatabase, pgliteDatabase, pgliteDirectory, type Database } from '../../../src/server/db/client';
+import { MIGRATIONS_DIR, pgliteTemplate, postgresTemplate, untilDisconnected } from './databaseTemplates';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -17,10 +19,16 @@ export interface TestDatabase extends Database {
   destroy(): Promise<void>;
 }
 
-/** A fresh, migrated database: in-memory PGlite, or a new PostgreSQL database dropped afterwards. */
+/**
+ * A fresh, migrated database started from the migrated template (databaseTemplates.ts): PGlite in
+ * memory (or in `dataDir`, laid out as the server lays out DATA_DIR), or a new PostgreSQL database
+ * dropped afterwards.
+ */
 export async function openTestDatabase(kind: DatabaseKind, dataDir?: string): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const database = await openDatabase({ migrationsDir: 'migrations', dataDir });
+    const loadDataDir = await pgliteTemplate();
+    const client = await PGlite.create({ dataDir: dataDir && pgliteDirectory(dataDir), loadDataDir });
+    const database = await pgliteDatabase(client, MIGRATIONS_DIR);
     return { ...database, destroy: () => database.close() };
   }
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -28,11 +36,14 @@ export async function openTestDatabase(kind: DatabaseKind, dataDir?: string): Pr
   const name = `da_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`create database ${name} template ${await postgresTemplate(admin, adminUrl)}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), migrationsDir: 'migrations' });
+  const database = await openDatabase({ url: url.toString(), migrationsDir: MIGRATIONS_DIR });
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
@@ -48,11 +59,7 @@ export async function openTestDatabase(kind: DatabaseKind, dataDir?: string): Pr
       await drop.connect();
       // pool.end() resolves once it has asked its clients to close, not once they have: a forced drop
       // would then kill a closing client, whose FATAL surfaces as an unhandled error in the test run.
-      for (let i = 0; i < 50; i += 1) {
-        const { rows } = await drop.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
-        if (rows[0].n === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await untilDisconnected(drop, name);
       await drop.query(`drop database if exists ${name} with (force)`);
       await drop.end();
     },

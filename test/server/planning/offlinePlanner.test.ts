@@ -26,7 +26,8 @@ describe('offline planner: named stacks', () => {
     const p = plans(c.document);
     expect(servicesOf(p.compose)).toEqual(['web']);
     expectValid(p.compose, c.secrets);
-    expect(c.secrets.map((s) => s.name)).toEqual(expect.arrayContaining(['SERVER_HOST', 'SERVER_USER', 'SSH_PRIVATE_KEY', 'ADMIN_CIDR']));
+    // An existing server keeps SSH open as it is: no ADMIN_CIDR to restrict it to.
+    expect(c.secrets.map((s) => s.name)).toEqual(['SERVER_HOST', 'SERVER_USER', 'SSH_PRIVATE_KEY']);
     expect(p.implementation).toMatch(/## Step 1: /);
     expect(p.architecture).toContain('```mermaid');
   });
@@ -70,7 +71,8 @@ describe('offline planner: named stacks', () => {
     const p = plans(c.document);
     expect(servicesOf(p.compose)).toEqual(['web']);
     expect(c.secrets.map((s) => s.name)).toEqual(expect.arrayContaining(['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'ADMIN_CIDR', 'SSH_PUBLIC_KEY']));
-    expect(p.implementation).toContain('--port 22 --cidr "$ADMIN_CIDR"');
+    expect(p.implementation).toContain('allow 22 "$ADMIN_CIDR"');
+    expect(p.implementation).toContain('allow 22 "$SANDBOX_CIDR"');
     expect(p.implementation).toContain('aws ec2 run-instances');
     expectValid(p.compose, c.secrets);
   });

@@ -92,7 +92,7 @@ describe.each(databaseKinds())('projects (%s)', (kind) => {
     expect(empty.json()).toEqual({ detail: expect.any(String) });
 
     const oversize = await create(alice, { name: 'big', description: 'x'.repeat(10_000) });
-    expect(oversize.statusCode).toBe(400);
+    expect(oversize.statusCode).toBe(413);
     expect(oversize.json().detail).toMatch(/too large/);
   });
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig } from '../../../src/server/config';
+import { ConfigError, loadConfig, TOOLBOX_IMAGE } from '../../../src/server/config';
 import { createSandboxDriver } from '../../../src/server/sandbox';
 import type { SandboxDriver, SandboxRef } from '../../../src/server/sandbox/driver';
 import { connectKubernetes } from '../../../src/server/sandbox/kubernetes/connection';
@@ -371,7 +371,7 @@ describe('kubernetes sandbox driver (against a replay of the Kubernetes API, exe
     expect(config.sandbox.kubernetes).toEqual({
       kubeconfig: '/etc/da/kubeconfig',
       namespace: 'devops-agents',
-      image: 'buildpack-deps:bookworm-scm',
+      image: TOOLBOX_IMAGE,
       runtimeClass: 'gvisor',
       storageClass: undefined,
       storageSize: '20Gi',

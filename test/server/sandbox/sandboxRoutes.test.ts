@@ -4,10 +4,18 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SANDBOX_ERRORS } from '../../../src/shared/constants/sandbox';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { serverInstanceId } from '../../../src/server/services/sandbox/instanceId';
+import { databaseKinds, openTestDatabase, type DatabaseKind, type TestDatabase } from '../helpers/testDatabase';
+import { engineAvailable, ENGINE, IMAGE, removeInstance } from './dockerEngine';
 import { readZip } from './zipHelpers';
 
-describe.each(databaseKinds())('sandbox routes (%s)', (kind) => {
+/** Every driver this machine can run: the local one always, docker on a real engine (always in CI). */
+const cases: Array<[DatabaseKind, 'local' | 'docker']> = [
+  ...databaseKinds().map((kind) => [kind, 'local'] as [DatabaseKind, 'local']),
+  ...(engineAvailable ? [[databaseKinds()[0]!, 'docker'] as [DatabaseKind, 'docker']] : []),
+];
+
+describe.each(cases)('sandbox routes (%s, %s driver)', (kind, driverKind) => {
   let database: TestDatabase;
   let app: FastifyInstance;
   let dataDir: string;
@@ -24,13 +32,15 @@ describe.each(databaseKinds())('sandbox routes (%s)', (kind) => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-sandbox-routes-'));
     database = await openTestDatabase(kind);
-    app = await buildTestApp(database, { env: { DATA_DIR: dataDir, LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    const driverEnv: Record<string, string> = driverKind === 'docker' ? { SANDBOX_DRIVER: 'docker', DOCKER_HOST: ENGINE, SANDBOX_DOCKER_IMAGE: IMAGE, SANDBOX_NETWORK: 'false' } : {};
+    app = await buildTestApp(database, { env: { DATA_DIR: dataDir, LOGIN_RATE_LIMIT_PER_MINUTE: '1000', ...driverEnv } });
     alice = await signIn(app, 'alice');
     mallory = await signIn(app, 'mallory');
     projectId = await createProject(alice, 'Sandboxed');
   });
   afterAll(async () => {
     await app.close();
+    if (driverKind === 'docker') await removeInstance(await serverInstanceId(database.db));
     await database.destroy();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });

@@ -274,6 +274,9 @@ describe('terminal', () => {
     expect(ok(terminal.TerminalCommandEvent, { command: 'ls' })).toBe(true);
     expect(ok(terminal.TerminalCommandEvent, { command: 'ls', simulate_typing: true, typing_speed: 50 })).toBe(true);
     expect(ok(terminal.TerminalCommandEvent, { simulate_typing: true })).toBe(false);
+    expect(ok(terminal.TerminalOutputEvent, { step_number: 1, output: 'hi' })).toBe(true);
+    expect(ok(terminal.TerminalEndEvent, { step_number: 1, status: 'failed', error_message: 'Cancelled' })).toBe(true);
+    expect(ok(terminal.TerminalEndEvent, { step_number: 1, status: 'running', error_message: null })).toBe(false);
   });
 });
 

@@ -23,8 +23,6 @@ export function Dialog({ title, onClose, children, description, width }: DialogP
   const titleId = useId();
   const descriptionId = useId();
   const panelRef = useRef<HTMLDivElement>(null);
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
 
   useEffect(() => {
     const previouslyFocused = document.activeElement instanceof HTMLElement ? document.activeElement : null;
@@ -37,7 +35,7 @@ export function Dialog({ title, onClose, children, description, width }: DialogP
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
     if (event.key === 'Escape') {
       event.stopPropagation();
-      onCloseRef.current();
+      onClose();
       return;
     }
     if (event.key !== 'Tab' || !panelRef.current) return;
@@ -57,7 +55,7 @@ export function Dialog({ title, onClose, children, description, width }: DialogP
   return createPortal(
     <Backdrop
       onMouseDown={(event) => {
-        if (event.target === event.currentTarget) onCloseRef.current();
+        if (event.target === event.currentTarget) onClose();
       }}
     >
       <Panel
@@ -72,7 +70,7 @@ export function Dialog({ title, onClose, children, description, width }: DialogP
       >
         <Header>
           <h2 id={titleId}>{title}</h2>
-          <CloseButton type="button" aria-label="Close" onClick={() => onCloseRef.current()}>
+          <CloseButton type="button" aria-label="Close" onClick={() => onClose()}>
             ×
           </CloseButton>
         </Header>

@@ -1,10 +1,13 @@
 import styled from 'styled-components';
 
+/** Below this width the sidebar folds into a top bar (see CollapsibleSidebar). */
+export const PHONE_MAX_WIDTH = 800;
+
 /** Sidebar + main column, the frame of the projects home and the workspace. */
 export const Shell = styled.div`
   display: flex;
   min-height: 100vh;
-  @media (max-width: 800px) {
+  @media (max-width: ${PHONE_MAX_WIDTH}px) {
     flex-direction: column;
   }
 `;
@@ -22,10 +25,11 @@ export const Sidebar = styled.aside`
   top: 0;
   height: 100vh;
   overflow-y: auto;
-  @media (max-width: 800px) {
+  @media (max-width: ${PHONE_MAX_WIDTH}px) {
     position: static;
     width: 100%;
     height: auto;
+    padding: ${({ theme }) => `${theme.space(3)} ${theme.space(4)}`};
     border-right: none;
     border-bottom: 1px solid ${({ theme }) => theme.colors.border};
   }
@@ -48,7 +52,7 @@ export const Main = styled.main`
   flex: 1;
   min-width: 0;
   padding: ${({ theme }) => `${theme.space(8)} ${theme.space(10)}`};
-  @media (max-width: 800px) {
+  @media (max-width: ${PHONE_MAX_WIDTH}px) {
     padding: ${({ theme }) => theme.space(5)};
   }
 `;

@@ -15,9 +15,12 @@ import { useGetActivityTimelineQuery } from './activityApi';
 type Filter = ActivityCategory | typeof ACTIVITY.timelineDefaultFilter;
 const CATEGORY_KEYS = Object.keys(ACTIVITY_CATEGORIES) as ActivityCategory[];
 
-/** 'Project workflow completed' for the one known type, 'Unknown activity' for every other. */
+/** The label of each type the server records ('Execution step failed (step 3)'); 'Unknown activity' for any other. */
 export function activityTitle(activity: Activity): string {
-  return ACTIVITY_TEXT.typeLabels[activity.activity_type] ?? ACTIVITY.unknownType;
+  const label = ACTIVITY_TEXT.typeLabels[activity.activity_type];
+  if (label === undefined) return ACTIVITY.unknownType;
+  const step = activity.activity_data.step_number;
+  return activity.activity_type.endsWith('_FAILED') && typeof step === 'number' ? `${label} (step ${step})` : label;
 }
 
 /** The details line: project, stage and requirements summary where known, cut to 100 characters. */

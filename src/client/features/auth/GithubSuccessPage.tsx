@@ -32,6 +32,7 @@ export function GithubSuccessPage(): ReactElement {
   useEffect(() => {
     const failure = storeInstallationId(installationId);
     if (failure) {
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- the write to localStorage (outside React) decides the page
       setError(failure);
       return undefined;
     }

@@ -62,6 +62,7 @@ export function SignInPage(): ReactElement {
               aria-describedby={hintId}
               disabled={isLoading}
               data-autofocus
+              // eslint-disable-next-line jsx-a11y/no-autofocus -- the page exists for this one field; the title is announced first
               autoFocus
             />
             <FieldHint id={hintId}>1 to 39 letters, digits or hyphens.</FieldHint>

@@ -12,7 +12,8 @@ import { selectSignOutPending, signOutRequested } from './authSlice';
 
 /**
  * The user-profile area (part 1 section 2): avatar, display name (login as fallback) and '@login',
- * with a menu holding Sign Out. A skeleton while loading; nothing at all when the profile fails.
+ * with a menu holding Sign Out. A skeleton while loading; no profile when it fails — but Sign Out
+ * stays (a person must always be able to leave).
  */
 export function UserProfile(): ReactElement | null {
   useInjectSaga(authSaga);
@@ -46,7 +47,13 @@ export function UserProfile(): ReactElement | null {
       </Profile>
     );
   }
-  if (!user) return null;
+  if (!user) {
+    return (
+      <SignOutOnly type="button" disabled={signingOut} onClick={() => dispatch(signOutRequested())}>
+        {signingOut ? 'Signing out...' : PROFILE.signOut}
+      </SignOutOnly>
+    );
+  }
 
   const displayName = user.name?.trim() || user.login;
   return (
@@ -91,6 +98,15 @@ export function UserProfile(): ReactElement | null {
     </Profile>
   );
 }
+
+const SignOutOnly = styled.button`
+  padding: ${({ theme }) => `${theme.space(2)} ${theme.space(3)}`};
+  border: 1px solid ${({ theme }) => theme.colors.border};
+  border-radius: ${({ theme }) => theme.radii.md};
+  background: transparent;
+  cursor: pointer;
+  &:hover:not(:disabled) { background: ${({ theme }) => theme.colors.surfaceHover}; }
+`;
 
 const Profile = styled.div`
   position: relative;

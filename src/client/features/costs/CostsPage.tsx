@@ -6,9 +6,10 @@ import type { TokenRates } from '../../../shared/api/costs';
 import { Button } from '../../common/components/Button';
 import { Card } from '../../common/components/Card';
 import { ErrorText } from '../../common/components/Field';
-import { MutedText, SectionTitle } from '../../common/components/Layout';
+import { MutedText, PHONE_MAX_WIDTH, SectionTitle } from '../../common/components/Layout';
 import { formatCost } from '../../common/format';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
+import { agentName } from './agentNames';
 import { CostChart } from './CostChart';
 import { useGetTokenUsageQuery, useProjectCosts } from './costsApi';
 
@@ -66,6 +67,7 @@ export function CostsPage(): ReactElement {
         {usage.data && usage.data.breakdown.length === 0 && <MutedText>{COSTS.noUsage}</MutedText>}
         {usage.data && usage.data.breakdown.length > 0 && (
           <>
+            <TableScroll>
             <Table>
               <thead>
                 <tr>
@@ -79,7 +81,7 @@ export function CostsPage(): ReactElement {
               <tbody>
                 {usage.data.breakdown.map((line) => (
                   <tr key={`${line.agent}/${line.model}`}>
-                    <td>{line.agent}</td>
+                    <td>{agentName(line.agent)}</td>
                     <td>{line.model}</td>
                     <td>{line.input_tokens.toLocaleString()}</td>
                     <td>{line.output_tokens.toLocaleString()}</td>
@@ -88,6 +90,7 @@ export function CostsPage(): ReactElement {
                 ))}
               </tbody>
             </Table>
+            </TableScroll>
             {usage.data.daily && usage.data.daily.length > 0 && (
               <>
                 <SectionTitle as="h3">{COSTS.costOverTime}</SectionTitle>
@@ -115,6 +118,7 @@ const Page = styled.main`
   max-width: 960px;
   margin: 0 auto;
   padding: ${({ theme }) => theme.space(6)};
+  @media (max-width: ${PHONE_MAX_WIDTH}px) { padding: ${({ theme }) => theme.space(3)}; }
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(4)};
@@ -129,7 +133,7 @@ const Header = styled.header`
 
 const Figures = styled.div`
   display: grid;
-  grid-template-columns: 1fr 1fr;
+  grid-template-columns: repeat(auto-fit, minmax(220px, 1fr));
   gap: ${({ theme }) => theme.space(4)};
   p { margin: 0; }
 `;
@@ -137,6 +141,12 @@ const Figures = styled.div`
 const Big = styled.span`
   font-family: ${({ theme }) => theme.fonts.mono};
   font-size: ${({ theme }) => theme.fontSizes.xl};
+`;
+
+/** A wide table scrolls inside its card on a phone; the page itself never scrolls sideways. */
+const TableScroll = styled.div`
+  max-width: 100%;
+  overflow-x: auto;
 `;
 
 const Table = styled.table`

@@ -10,7 +10,15 @@ import { MutedText, SectionTitle } from '../../common/components/Layout';
 import { logError } from '../../common/log';
 import { useCredits } from './creditsApi';
 import { creditsSaga } from './creditsSaga';
-import { amountChanged, amountRejected, paymentRequested, selectCreditAmount, selectCreditsAlert, selectPaymentInProgress } from './creditsSlice';
+import {
+  amountChanged,
+  amountRejected,
+  paymentRequested,
+  selectBlockedCheckoutLink,
+  selectCreditAmount,
+  selectCreditsAlert,
+  selectPaymentInProgress,
+} from './creditsSlice';
 import { formatCredits, isAmountInput } from './formatCredits';
 import { TransactionList } from './components/TransactionList';
 
@@ -24,6 +32,7 @@ export function CreditsDialog({ onClose }: { onClose: () => void }): ReactElemen
   const amount = useAppSelector(selectCreditAmount);
   const inProgress = useAppSelector(selectPaymentInProgress);
   const alert = useAppSelector(selectCreditsAlert);
+  const blockedLink = useAppSelector(selectBlockedCheckoutLink);
   const { data: credits, error: creditsError } = useCredits();
 
   useEffect(() => {
@@ -78,6 +87,14 @@ export function CreditsDialog({ onClose }: { onClose: () => void }): ReactElemen
         <Button type="submit" $variant="primary" $block disabled={payDisabled}>
           {inProgress ? CREDITS_TEXT.creatingLink : CREDITS_TEXT.payButton}
         </Button>
+        {blockedLink && (
+          <MutedText role="status">
+            Your browser did not open the checkout tab.{' '}
+            <a href={blockedLink} target="_blank" rel="noopener noreferrer">
+              Open the checkout
+            </a>
+          </MutedText>
+        )}
       </form>
 
       <SectionTitle as="h3">{CREDITS_TEXT.history}</SectionTitle>

@@ -13,11 +13,28 @@ import { formatCredits } from './formatCredits';
 
 const HOME_AFTER_PAYMENT: HomeNavigationState = { paymentSuccess: true };
 
-/** The amount from the query as '25.00'; anything that is not a number shows as given. */
-function amountText(raw: string | null): string {
+/** The amount from the query as '+$25.00'; anything that is not a positive amount shows as unknown, never '+$abc'. */
+export function amountText(raw: string | null): string {
   const value = Number(raw);
-  return raw !== null && raw.trim() !== '' && Number.isFinite(value) ? value.toFixed(2) : (raw ?? '0.00');
+  return raw !== null && /^\s*\d+(\.\d+)?\s*$/.test(raw) && Number.isFinite(value) && value > 0 ? `+$${value.toFixed(2)}` : '—';
 }
+
+/**
+ * Provider statuses of a payment that went through (Dodo's 'succeeded', the test checkout's, Stripe's
+ * 'paid'/'complete'); no status at all is the checkout's plain return. Anything else ('failed',
+ * 'cancelled', 'processing') is not a success and is not shown as one.
+ */
+const SUCCESS_STATUSES = new Set(['succeeded', 'success', 'successful', 'paid', 'complete', 'completed', 'active']);
+
+export function isSuccessfulStatus(status: string | null): boolean {
+  return status === null || SUCCESS_STATUSES.has(status.trim().toLowerCase());
+}
+
+/** Ours: the page's title and text when the query says the payment did not go through. */
+const NOT_COMPLETED = {
+  title: 'Payment Not Completed',
+  text: 'The payment provider reports this payment as not completed, so no credits were added by it. Your balance is below.',
+} as const;
 
 /**
  * /payment-success and /credits/success (part 2 sections 2 and 4): 'Processing Payment...' while the
@@ -31,6 +48,9 @@ export function PaymentSuccessPage(): ReactElement {
   const [fetchBalance, setFetchBalance] = useState(false);
   const credits = useGetCreditsQuery(undefined, { skip: !fetchBalance });
   const processing = !fetchBalance || credits.isLoading;
+  const paymentId = params.get('payment_id');
+  const status = params.get('status');
+  const succeeded = isSuccessfulStatus(status);
   const [secondsLeft, setSecondsLeft] = useState<number>(PAYMENT_SUCCESS.redirectCountdownSeconds);
 
   useEffect(() => {
@@ -43,14 +63,15 @@ export function PaymentSuccessPage(): ReactElement {
   }, [credits.error]);
 
   useEffect(() => {
-    if (processing) return undefined;
+    // A payment that did not go through is read, not hurried away to the 'payment successful' banner.
+    if (processing || !succeeded) return undefined;
     if (secondsLeft <= 0) {
       navigate('/app', { state: HOME_AFTER_PAYMENT });
       return undefined;
     }
     const timer = window.setTimeout(() => setSecondsLeft((s) => s - 1), 1_000);
     return () => window.clearTimeout(timer);
-  }, [processing, secondsLeft, navigate]);
+  }, [processing, succeeded, secondsLeft, navigate]);
 
   if (processing) {
     return (
@@ -62,17 +83,18 @@ export function PaymentSuccessPage(): ReactElement {
     );
   }
 
-  const paymentId = params.get('payment_id');
-  const status = params.get('status');
   return (
     <CenteredPage>
       <Card>
-        <h1>{PAYMENT_SUCCESS.title}</h1>
+        <h1>{succeeded ? PAYMENT_SUCCESS.title : NOT_COMPLETED.title}</h1>
+        {!succeeded && <p role="alert">{NOT_COMPLETED.text}</p>}
         <Figures>
-          <div>
-            <dt>{PAYMENT_SUCCESS.creditsAdded}</dt>
-            <dd data-testid="credits-added">+${amountText(params.get('amount'))}</dd>
-          </div>
+          {succeeded && (
+            <div>
+              <dt>{PAYMENT_SUCCESS.creditsAdded}</dt>
+              <dd data-testid="credits-added">{amountText(params.get('amount'))}</dd>
+            </div>
+          )}
           <div>
             <dt>{PAYMENT_SUCCESS.newBalance}</dt>
             <dd data-testid="new-balance">{credits.data ? formatCredits(credits.data.credits_balance) : '—'}</dd>
@@ -88,14 +110,14 @@ export function PaymentSuccessPage(): ReactElement {
           </dl>
         </Details>
         <ButtonRow>
-          <Button $variant="primary" onClick={() => navigate('/app', { state: HOME_AFTER_PAYMENT })}>
+          <Button $variant="primary" onClick={() => navigate('/app', succeeded ? { state: HOME_AFTER_PAYMENT } : undefined)}>
             {PAYMENT_SUCCESS.goToProjects}
           </Button>
           <Button onClick={() => void credits.refetch()} disabled={credits.isFetching}>
             {PAYMENT_SUCCESS.refreshBalance}
           </Button>
         </ButtonRow>
-        <p role="status">{PAYMENT_SUCCESS.redirecting(secondsLeft)}</p>
+        {succeeded && <p role="status">{PAYMENT_SUCCESS.redirecting(secondsLeft)}</p>}
       </Card>
     </CenteredPage>
   );

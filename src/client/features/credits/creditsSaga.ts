@@ -4,8 +4,8 @@ import type { PaymentLinkResponse } from '../../../shared/api/credits';
 import { CREDIT_ERRORS, CREDITS_TIMING, paymentFailureText } from '../../../shared/constants';
 import { errorMessage } from '../../api/apiSlice';
 import { creditsApi } from './creditsApi';
-import { paymentFailed, paymentLinkOpened, paymentRequested } from './creditsSlice';
-import { openPaymentTab, type PaymentTab } from './paymentTab';
+import { checkoutBlocked, paymentFailed, paymentLinkOpened, paymentRequested } from './creditsSlice';
+import { openCheckoutTab } from './paymentTab';
 
 type CreatePaymentRequest = ReturnType<ReturnType<typeof creditsApi.endpoints.createPayment.initiate>>;
 type CreatePaymentResult = { data: PaymentLinkResponse } | { error: unknown };
@@ -19,21 +19,20 @@ export function* requestPaymentLink(amount: number): Generator<unknown, CreatePa
 }
 
 /**
- * Pay (part 1 section 4): the tab opens at the click, the link is created, the tab goes to it, the
- * amount clears. A failure closes the empty tab and shows '{message} Please try again or contact
- * support if the problem persists.'.
+ * Pay (part 1 section 4): the link is created, a tab opens on it (or, when the browser blocks it, the
+ * dialog shows the link), the amount clears. A failure opens nothing and shows '{message} Please try
+ * again or contact support if the problem persists.'.
  */
 export function* paymentWorker(action: PayloadAction<number>): Generator {
-  const tab = (yield call(openPaymentTab)) as PaymentTab;
   const result = (yield call(requestPaymentLink, action.payload)) as CreatePaymentResult;
   const link = 'data' in result ? result.data?.payment_link : undefined;
   if (!link) {
-    yield call([tab, tab.discard]);
     const message = 'error' in result ? errorMessage(result.error, CREDIT_ERRORS.paymentFallback) : CREDIT_ERRORS.noPaymentLink;
     yield put(paymentFailed(paymentFailureText(message)));
     return;
   }
-  yield call([tab, tab.show], link);
+  const opened = (yield call(openCheckoutTab, link)) as boolean;
+  if (!opened) yield put(checkoutBlocked(new URL(link, window.location.href).toString()));
   yield put(paymentLinkOpened(link));
 }
 

@@ -8,9 +8,11 @@ export interface CreditsState {
   paymentStatus: 'idle' | 'creating';
   /** The alert of the dialog: an amount rule or a payment failure. */
   alert: string | null;
+  /** The checkout link the browser would not open in a tab: the dialog offers it to open by hand. */
+  blockedLink: string | null;
 }
 
-const initialState: CreditsState = { amount: '', paymentStatus: 'idle', alert: null };
+const initialState: CreditsState = { amount: '', paymentStatus: 'idle', alert: null, blockedLink: null };
 
 export const creditsSlice = createSlice({
   name: 'credits',
@@ -29,6 +31,10 @@ export const creditsSlice = createSlice({
       if (state.paymentStatus === 'creating') return;
       state.paymentStatus = 'creating';
       state.alert = null;
+      state.blockedLink = null;
+    },
+    checkoutBlocked(state, action: PayloadAction<string>) {
+      state.blockedLink = action.payload;
     },
     /** The checkout opened in a new tab: the amount clears and the transactions refresh for a while. */
     paymentLinkOpened(state, _action: PayloadAction<string>) {
@@ -47,10 +53,11 @@ export const creditsSlice = createSlice({
     selectCreditAmount: (state) => state.amount,
     selectPaymentInProgress: (state) => state.paymentStatus === 'creating',
     selectCreditsAlert: (state) => state.alert,
+    selectBlockedCheckoutLink: (state) => state.blockedLink,
   },
 });
 
-export const { amountChanged, amountRejected, paymentRequested, paymentLinkOpened, paymentFailed, alertDismissed } = creditsSlice.actions;
+export const { amountChanged, amountRejected, paymentRequested, checkoutBlocked, paymentLinkOpened, paymentFailed, alertDismissed } = creditsSlice.actions;
 
 declare module '../../app/store' {
   export interface LazyLoadedSlices extends WithSlice<typeof creditsSlice> {}
@@ -58,4 +65,4 @@ declare module '../../app/store' {
 
 // In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
 const injectedCreditsSlice = creditsSlice.injectInto(rootReducer);
-export const { selectCreditAmount, selectPaymentInProgress, selectCreditsAlert } = injectedCreditsSlice.selectors;
+export const { selectCreditAmount, selectPaymentInProgress, selectCreditsAlert, selectBlockedCheckoutLink } = injectedCreditsSlice.selectors;

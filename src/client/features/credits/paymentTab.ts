@@ -1,31 +1,20 @@
 /**
- * The checkout opens in a new tab (part 1 section 4). Browsers only allow `window.open` during the
- * click, and the link arrives after a call, so the tab is opened empty at the click and sent to the
- * link once it is known; if the browser refused the empty tab, the link is opened directly.
+ * The checkout opens in a new tab (part 1 section 4) once its link is known. A tab is never opened
+ * before that (an empty tab that then closes on a failed call is worse than none); a browser that
+ * blocks the late `window.open` leaves the dialog showing the link to open by hand.
+ *
+ * @returns whether the tab opened.
  */
-export interface PaymentTab {
-  show(link: string): void;
-  /** Closes the empty tab when no link came. */
-  discard(): void;
-}
-
-export function openPaymentTab(): PaymentTab {
+export function openCheckoutTab(link: string): boolean {
+  const url = new URL(link, window.location.href).toString();
   let tab: Window | null = null;
   try {
-    tab = window.open('', '_blank');
-    // The checkout must not reach back into the app through window.opener.
-    if (tab) tab.opener = null;
+    tab = window.open(url, '_blank');
   } catch {
     tab = null;
   }
-  return {
-    show(link) {
-      const url = new URL(link, window.location.href).toString();
-      if (tab && !tab.closed) tab.location.href = url;
-      else window.open(url, '_blank', 'noopener,noreferrer');
-    },
-    discard() {
-      if (tab && !tab.closed) tab.close();
-    },
-  };
+  if (!tab) return false;
+  // The checkout must not reach back into the app through window.opener (cut before it loads).
+  tab.opener = null;
+  return true;
 }

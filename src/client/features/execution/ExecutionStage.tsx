@@ -15,15 +15,16 @@ const CHAT_TITLE = 'Execution Agent';
 const CHAT_PLACEHOLDER = 'Ask the execution agent about the run, or ask it to change a step...';
 
 /**
- * The execution stage (part 2 section 2): the chat panel with its Chat and Terminal tabs beside the
- * execution progress panel, and the side card the spec gives this stage.
+ * The execution stage (part 2 section 2): the execution progress panel with its step cards across the
+ * whole width, and the chat panel (Chat and Terminal tabs) docked at the bottom of the window so that
+ * it stays in view while the steps scroll, with room for a terminal of 100+ columns. The side card the
+ * spec gives this stage follows the steps.
  */
 export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
   useInjectSaga(executionSaga);
   return (
-    <StageColumns>
-      <ExecutionChatPanel projectId={projectId} title={CHAT_TITLE} placeholder={CHAT_PLACEHOLDER} />
-      <StageSide>
+    <DockedLayout>
+      <WorkArea>
         {/* Shown only while (or after a failed) sandbox preparation for this project: nothing once it is done. */}
         <SandboxInitStatus projectId={projectId} />
         <ExecutionProgressPanel projectId={projectId} />
@@ -31,18 +32,40 @@ export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
           <h3>{EXECUTION_TEXT.comingSoon}</h3>
           <MutedText>{EXECUTION_TEXT.comingSoonDescription}</MutedText>
         </Card>
-      </StageSide>
-    </StageColumns>
+      </WorkArea>
+      <ExecutionChatPanel projectId={projectId} title={CHAT_TITLE} placeholder={CHAT_PLACEHOLDER} docked />
+    </DockedLayout>
   );
 }
 
-/** The two-column stage layout, shared with the validation stage. */
+/**
+ * The work and its dock: the dock is the last child and sticks to the bottom of the window while the
+ * work above it scrolls with the page (and sits in its own place once the end is reached).
+ */
+const DockedLayout = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(5)};
+`;
+
+const WorkArea = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(5)};
+  min-width: 0;
+  h3 { font-size: ${({ theme }) => theme.fontSizes.md}; margin-bottom: ${({ theme }) => theme.space(1)}; }
+`;
+
+/**
+ * The stage's work beside a narrow side column (the validation stage: its steps beside the plan). The
+ * steps get the room; below 1100 px the side column goes under them.
+ */
 export const StageColumns = styled.div`
   display: grid;
-  grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+  grid-template-columns: minmax(0, 1fr) minmax(260px, 340px);
   gap: ${({ theme }) => theme.space(5)};
   align-items: start;
-  @media (max-width: 1200px) {
+  @media (max-width: 1100px) {
     grid-template-columns: minmax(0, 1fr);
   }
 `;
@@ -51,5 +74,6 @@ export const StageSide = styled.div`
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(5)};
+  min-width: 0;
   h3 { font-size: ${({ theme }) => theme.fontSizes.md}; margin-bottom: ${({ theme }) => theme.space(1)}; }
 `;

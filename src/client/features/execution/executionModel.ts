@@ -1,3 +1,4 @@
+import { retryKey } from './retryCounts';
 import type { Step } from '../../../shared/api/execution';
 
 /** A step as the cards show it (part 2 section 3): number, status, texts, and why it needs a human. */
@@ -76,10 +77,15 @@ export function nextAutoApproval(steps: readonly ViewStep[]): ViewStep | null {
  * Auto-retry (part 2 section 4): the first failed step, if it has been retried fewer than `max` times.
  * Only the first failed step is considered; a dangerous one is left to the user, as for auto-approve.
  */
-export function nextAutoRetry(steps: readonly ViewStep[], retryCounts: Readonly<Record<string, number>>, max: number): ViewStep | null {
+export function nextAutoRetry(
+  steps: readonly ViewStep[],
+  retryCounts: Readonly<Record<string, number>>,
+  max: number,
+  projectId: number,
+): ViewStep | null {
   const failed = steps.find((step) => step.status === 'failed');
   if (!failed || failed.dangerousReason) return null;
-  return (retryCounts[String(failed.number)] ?? 0) < max ? failed : null;
+  return (retryCounts[retryKey(projectId, failed.number)] ?? 0) < max ? failed : null;
 }
 
 /** The first `lines` lines of an output, and whether anything was cut. */

@@ -86,9 +86,9 @@ export function* autoActions(projectId: number, progress: ExecutionProgress): Ge
     }
   }
   if ((yield select(selectAutoRetry)) as boolean) {
-    const failed = nextAutoRetry(steps, (yield call(readRetryCounts)) as Record<string, number>, EXECUTION.autoRetryMax);
+    const failed = nextAutoRetry(steps, (yield call(readRetryCounts)) as Record<string, number>, EXECUTION.autoRetryMax, projectId);
     if (failed && !pending[String(failed.number)]) {
-      yield call(incrementRetryCount, failed.number);
+      yield call(incrementRetryCount, projectId, failed.number);
       yield put(request(failed.number, 'reexecute', 'autoRetry'));
     }
   }

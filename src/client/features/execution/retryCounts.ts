@@ -2,8 +2,14 @@ import { EXECUTION } from '../../../shared/constants';
 
 /**
  * Per-step auto-retry counts in local storage under `EXECUTION.retryCountStorageKey`, a JSON map of
- * step number to count (part 2 section 3), so that reloading the page does not reset the limit.
+ * '{projectId}:{stepNumber}' to count (part 2 section 3 keyed it by step number only, so projects
+ * shared their counts: a new project's step 2 got no retries), so that reloading the page does not
+ * reset the limit.
  */
+export function retryKey(projectId: number, stepNumber: number): string {
+  return `${projectId}:${stepNumber}`;
+}
+
 export function readRetryCounts(): Record<string, number> {
   try {
     const raw = window.localStorage.getItem(EXECUTION.retryCountStorageKey);
@@ -17,11 +23,12 @@ export function readRetryCounts(): Record<string, number> {
   }
 }
 
-/** Adds one retry for `stepNumber` and answers the new count. */
-export function incrementRetryCount(stepNumber: number): number {
+/** Adds one retry for the project's step and answers the new count. */
+export function incrementRetryCount(projectId: number, stepNumber: number): number {
   const counts = readRetryCounts();
-  const next = (counts[String(stepNumber)] ?? 0) + 1;
-  counts[String(stepNumber)] = next;
+  const key = retryKey(projectId, stepNumber);
+  const next = (counts[key] ?? 0) + 1;
+  counts[key] = next;
   try {
     window.localStorage.setItem(EXECUTION.retryCountStorageKey, JSON.stringify(counts));
   } catch {

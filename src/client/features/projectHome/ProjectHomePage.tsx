@@ -8,7 +8,8 @@ import { errorMessage, errorStatus } from '../../api/apiSlice';
 import { Button } from '../../common/components/Button';
 import { Card, CenteredPage } from '../../common/components/Card';
 import { ErrorText } from '../../common/components/Field';
-import { Main, MutedText, Shell, Sidebar, SidebarFooter } from '../../common/components/Layout';
+import { CollapsibleSidebar } from '../../common/components/CollapsibleSidebar';
+import { Main, MutedText, Shell, SidebarFooter } from '../../common/components/Layout';
 import { Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { UserProfile } from '../auth/UserProfile';
@@ -113,8 +114,11 @@ export function ProjectHomeLayout({ projectId, children }: { projectId: number; 
 
   return (
     <Shell>
-      <Sidebar aria-label="Project home">
-        <ProjectHeading project={project} loading={projectQuery.isLoading} error={projectQuery.error} />
+      <CollapsibleSidebar
+        label="Project home"
+        toggleLabel="Menu"
+        heading={<ProjectHeading project={project} loading={projectQuery.isLoading} error={projectQuery.error} />}
+      >
         <Nav aria-label="Project home">
           <NavItem to={`/app/${projectId}/home/${HOME_VIEWS.devopsHelper}`}>{PROJECT_HOME_NAV.devopsHelper}</NavItem>
           <NavItem to={`/app/${projectId}/home`} end>
@@ -131,7 +135,7 @@ export function ProjectHomeLayout({ projectId, children }: { projectId: number; 
         <SidebarFooter>
           <UserProfile />
         </SidebarFooter>
-      </Sidebar>
+      </CollapsibleSidebar>
       <Main>{children}</Main>
     </Shell>
   );

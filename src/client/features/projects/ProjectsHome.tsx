@@ -3,7 +3,8 @@ import { useNavigate } from 'react-router-dom';
 import type { Project } from '../../../shared/api/projects';
 import { HOME, PRODUCT_NAME } from '../../../shared/constants';
 import { Button } from '../../common/components/Button';
-import { Main, Shell, Sidebar, SidebarFooter, SidebarTitle } from '../../common/components/Layout';
+import { CollapsibleSidebar } from '../../common/components/CollapsibleSidebar';
+import { Main, Shell, SidebarFooter, SidebarTitle } from '../../common/components/Layout';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { RecentActivity } from '../activity/RecentActivity';
 import { UserProfile } from '../auth/UserProfile';
@@ -27,8 +28,7 @@ export function ProjectsHome(): ReactElement {
 
   return (
     <Shell>
-      <Sidebar aria-label="Sidebar">
-        <SidebarTitle>{PRODUCT_NAME}</SidebarTitle>
+      <CollapsibleSidebar label="Sidebar" toggleLabel="Menu" heading={<SidebarTitle>{PRODUCT_NAME}</SidebarTitle>}>
         <Button $variant="primary" $block onClick={() => setCreating(true)}>
           {HOME.createButton}
         </Button>
@@ -36,7 +36,7 @@ export function ProjectsHome(): ReactElement {
         <SidebarFooter>
           <UserProfile />
         </SidebarFooter>
-      </Sidebar>
+      </CollapsibleSidebar>
       <Main>
         <PaymentBanner />
         <ProjectList />

@@ -1,4 +1,4 @@
-import { Suspense, useEffect, type ReactElement, type ReactNode } from 'react';
+import { Suspense, useEffect, useState, type ReactElement, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import styled from 'styled-components';
 import type { Project } from '../../../shared/api/projects';
@@ -9,7 +9,8 @@ import { Button } from '../../common/components/Button';
 import { ButtonRow, Card, CenteredPage } from '../../common/components/Card';
 import { ErrorBoundary } from '../../common/components/ErrorBoundary';
 import { ErrorText } from '../../common/components/Field';
-import { Main, MutedText, Shell, Sidebar, SidebarFooter } from '../../common/components/Layout';
+import { CollapsibleSidebar } from '../../common/components/CollapsibleSidebar';
+import { Main, MutedText, Shell, SidebarFooter } from '../../common/components/Layout';
 import { Centered, Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { UserProfile } from '../auth/UserProfile';
@@ -79,7 +80,11 @@ function WorkspaceFrame({ projectId, project }: { projectId: number; project: Pr
   const currentIndex = clampStageIndex(projectState?.current_stage_index ?? 0, stages.length);
   const currentStage: Stage | undefined = stages[currentIndex];
 
+  const [menuOpen, setMenuOpen] = useState(false);
+
   const onSelect = (stage: Stage, index: number): void => {
+    // On a phone the stage list folds away again: the person chose where to work.
+    setMenuOpen(false);
     if (index === currentIndex) return;
     void setCurrentStage({ projectId, stageId: stage.stage_id });
   };
@@ -104,11 +109,18 @@ function WorkspaceFrame({ projectId, project }: { projectId: number; project: Pr
 
   return (
     <Shell>
-      <Sidebar aria-label="Workspace">
-        <ProjectHeading>
-          <h1>{project.name}</h1>
-          {project.description && <MutedText>{project.description}</MutedText>}
-        </ProjectHeading>
+      <CollapsibleSidebar
+        label="Workspace"
+        toggleLabel="Stages"
+        open={menuOpen}
+        onOpenChange={setMenuOpen}
+        heading={
+          <ProjectHeading>
+            <h1>{project.name}</h1>
+            {project.description && <MutedText>{project.description}</MutedText>}
+          </ProjectHeading>
+        }
+      >
         <nav aria-label="Workflow stages">
           {isLoading ? (
             <Spinner label="Loading stages..." />
@@ -122,7 +134,7 @@ function WorkspaceFrame({ projectId, project }: { projectId: number; project: Pr
         <SidebarFooter>
           <UserProfile />
         </SidebarFooter>
-      </Sidebar>
+      </CollapsibleSidebar>
       <Main>{content}</Main>
     </Shell>
   );

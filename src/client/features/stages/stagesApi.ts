@@ -18,7 +18,11 @@ export const stagesApi = apiSlice.injectEndpoints({
         url: `/project-states/${projectId}/current-stage/${encodeURIComponent(stageId)}`,
         method: 'PUT',
       }),
-      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ProjectState', id: projectId }],
+      // The server moves the project's updated_at: its card's 'Last Updated' must not stay stale.
+      invalidatesTags: (_result, _error, { projectId }) => [
+        { type: 'ProjectState', id: projectId },
+        { type: 'Project', id: projectId },
+      ],
     }),
     /** Merges the fields into the stage; completing one moves the project to the next stage. */
     updateStage: build.mutation<Stage, StageRef & { changes: StageUpdateBody }>({
@@ -27,7 +31,11 @@ export const stagesApi = apiSlice.injectEndpoints({
         method: 'PUT',
         body: changes,
       }),
-      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ProjectState', id: projectId }],
+      // The server moves the project's updated_at: its card's 'Last Updated' must not stay stale.
+      invalidatesTags: (_result, _error, { projectId }) => [
+        { type: 'ProjectState', id: projectId },
+        { type: 'Project', id: projectId },
+      ],
     }),
   }),
 });

@@ -82,7 +82,7 @@ export function TerminalView({ projectId }: { projectId: number }): ReactElement
 const Screen = styled.div`
   position: relative;
   flex: 1;
-  min-height: 320px;
+  min-height: 160px;
   background: ${({ theme }) => theme.colors.background};
   border-radius: ${({ theme }) => theme.radii.md};
   overflow: hidden;

@@ -1,14 +1,16 @@
 import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
-import type { TerminalCommandEvent } from '../../../shared/api/terminal';
+import type { TerminalCommandEvent, TerminalEndEvent, TerminalOutputEvent } from '../../../shared/api/terminal';
 import { readEventStream } from '../execution/executionChannel';
 
 export type TerminalCommandsMessage =
   | { type: 'terminalCommands/command'; command: TerminalCommandEvent }
+  | { type: 'terminalCommands/output'; output: TerminalOutputEvent }
+  | { type: 'terminalCommands/ended'; end: TerminalEndEvent }
   | { type: 'terminalCommands/failed'; message: string };
 
 /**
- * Reads one frame of GET /api/terminal/commands: a command, or a failure (an `error` frame, a frame
- * with `detail`/`error`, or one without a command) shown as '❌ Error executing command'.
+ * Reads one frame of GET /api/terminal/commands: a command, a chunk of its output, its end, or a failure
+ * (an `error` frame, a frame with `detail`/`error`, or one that is none of these) shown as '❌ Error executing command'.
  */
 export function parseCommandFrame(payload: string): TerminalCommandsMessage {
   let parsed: unknown;
@@ -23,7 +25,15 @@ export function parseCommandFrame(payload: string): TerminalCommandsMessage {
       const command: TerminalCommandEvent = { command: frame.command };
       if (typeof frame.simulate_typing === 'boolean') command.simulate_typing = frame.simulate_typing;
       if (typeof frame.typing_speed === 'number' && frame.typing_speed >= 0) command.typing_speed = frame.typing_speed;
+      if (typeof frame.step_number === 'number') command.step_number = frame.step_number;
       return { type: 'terminalCommands/command', command };
+    }
+    if (typeof frame.step_number === 'number' && typeof frame.output === 'string') {
+      return { type: 'terminalCommands/output', output: { step_number: frame.step_number, output: frame.output } };
+    }
+    if (typeof frame.step_number === 'number' && (frame.status === 'completed' || frame.status === 'failed')) {
+      const errorMessage = typeof frame.error_message === 'string' ? frame.error_message : null;
+      return { type: 'terminalCommands/ended', end: { step_number: frame.step_number, status: frame.status, error_message: errorMessage } };
     }
     const detail = frame.detail ?? frame.error ?? (frame.data as Record<string, unknown> | undefined)?.detail;
     if (typeof detail === 'string') return { type: 'terminalCommands/failed', message: detail };
@@ -32,8 +42,9 @@ export function parseCommandFrame(payload: string): TerminalCommandsMessage {
 }
 
 /**
- * The commands the execution agent runs, GET /api/terminal/commands (SSE of `TerminalCommandEvent`),
- * as an `eventChannel`; it ends when the stream does, and closing it aborts the request.
+ * The commands the server runs for the project's steps, their output and their end, GET
+ * /api/terminal/commands (SSE of `TerminalStreamEvent`), as an `eventChannel`; it ends when the stream
+ * does, and closing it aborts the request.
  *
  * @example wire frame
  *   data: {"command":"docker compose up -d","simulate_typing":true,"typing_speed":50}
@@ -58,6 +69,6 @@ export function createTerminalCommandsChannel(projectId: number): EventChannel<T
         },
       );
     return () => controller.abort();
-  }, // Commands arriving while one is being typed wait their turn.
-  buffers.expanding<TerminalCommandsMessage>(16));
+  }, // Frames arriving while a command is being shown wait their turn.
+  buffers.expanding<TerminalCommandsMessage>(64));
 }

@@ -73,35 +73,44 @@ export function* forwardLocalInput(local: EventChannel<LocalEvent>, send: Send):
   }
 }
 
+const CYAN = '\x1b[36m';
+
+/** xterm moves to the next line only on CR LF (`convertEol` is off for the shell's own output). */
+const crlf = (text: string): string => text.replace(/\r?\n/g, '\r\n');
+
 /**
- * Types one agent command into the shell (part 2 section 4): with simulated typing (the default) one
- * character every `typing_speed` ms (default 50), else at once; then Enter. The shell echoes what it
- * receives, so the command appears typed in the terminal. A socket that is not open fails the command.
+ * Shows one command the server runs for a step (part 2 section 4, changed: display only). It is written
+ * into the terminal — with simulated typing (the default) one character every `typing_speed` ms (default
+ * 50), else at once — and NEVER sent to the shell: the server already runs it, and sending it would run
+ * it a second time in the person's shell.
  */
-export function* typeCommand(event: TerminalCommandEvent, send: Send, sink: TerminalSink): Generator {
+export function* showCommand(event: TerminalCommandEvent, sink: TerminalSink): Generator {
   const speed = event.typing_speed ?? TERMINAL.defaultTypingSpeed;
-  let ok = true;
-  if (event.simulate_typing === false) {
-    ok = send({ type: 'input', input: `${event.command}\r` });
+  const label = event.step_number === undefined ? TERMINAL.agentPrompt : `${TERMINAL.agentPrompt} step ${event.step_number}`;
+  sink.write(`\r\n${CYAN}[${label}]$${RESET} `);
+  if (event.simulate_typing === false || speed === 0) {
+    sink.write(crlf(event.command));
   } else {
     for (const character of event.command) {
-      ok = send({ type: 'input', input: character });
-      if (!ok) break;
-      if (speed > 0) yield delay(speed);
+      sink.write(crlf(character));
+      yield delay(speed);
     }
-    if (ok) ok = send({ type: 'input', input: '\r' });
   }
-  if (!ok) sink.writeln(`\r\n${RED}${TERMINAL.commandError}${RESET}`);
+  sink.write('\r\n');
 }
 
-/** Follows GET /api/terminal/commands and types each command, one after the other. */
-export function* typeAgentCommands(projectId: number, send: Send, sink: TerminalSink): Generator {
+/** Follows GET /api/terminal/commands and shows each command, its output and its end, one after the other. */
+export function* showAgentCommands(projectId: number, sink: TerminalSink): Generator {
   const commands = (yield call(createTerminalCommandsChannel, projectId)) as EventChannel<TerminalCommandsMessage>;
   try {
     for (;;) {
       const message = (yield take(commands)) as TerminalCommandsMessage;
-      if (message.type === 'terminalCommands/command') yield call(typeCommand, message.command, send, sink);
-      else sink.writeln(`\r\n${RED}${TERMINAL.commandError}${RESET}`);
+      if (message.type === 'terminalCommands/command') yield call(showCommand, message.command, sink);
+      else if (message.type === 'terminalCommands/output') sink.write(crlf(message.output.output));
+      else if (message.type === 'terminalCommands/ended') {
+        const { step_number: n, status, error_message: error } = message.end;
+        sink.writeln(status === 'completed' ? `${GREEN}[step ${n} completed]${RESET}` : `${RED}[step ${n} failed${error ? `: ${error}` : ''}]${RESET}`);
+      } else sink.writeln(`\r\n${RED}${TERMINAL.commandError}${RESET}`);
     }
   } finally {
     commands.close();
@@ -111,7 +120,7 @@ export function* typeAgentCommands(projectId: number, send: Send, sink: Terminal
 /**
  * One terminal session over the sandbox socket (part 2 sections 2 and 4): the connected banner and
  * the size on open, keystrokes and resizes out, output in with flow control (pause above the high
- * watermark of unparsed output, resume below the low one), the agent's commands typed in, and
+ * watermark of unparsed output, resume below the low one), the agent's commands shown (not typed in), and
  * 'Connection error. Please try again.' / 'Connection closed' notices. Cancelling the task closes
  * the socket, the command stream and the terminal listeners.
  *
@@ -131,7 +140,7 @@ export function* terminalSession(projectId: number, sink: TerminalSink): Generat
       } else if (event.type === 'socket/opened') {
         sink.writeln(`${GREEN}${TERMINAL.connectedBanner}${RESET}`);
         socket.send(resizeMessage(sink.size()));
-        tasks.push((yield fork(typeAgentCommands, projectId, socket.send, sink)) as Task);
+        tasks.push((yield fork(showAgentCommands, projectId, sink)) as Task);
       } else if (event.type === 'socket/errored') {
         sink.writeln(`\r\n${RED}${TERMINAL.connectionError}${RESET}`);
       } else {

@@ -3,7 +3,7 @@ import type { EventChannel } from 'redux-saga';
 import { call, put, select, take, takeEvery, takeLatest } from 'redux-saga/effects';
 import type { DocumentationResponse } from '../../../shared/api/documentation';
 import type { ValidationApproveStepResponse, ValidationPlanResponse, ValidationProgress, ValidationTriggerResponse } from '../../../shared/api/validation';
-import type { StageId } from '../../../shared/api/stages';
+import type { ProjectState, StageId } from '../../../shared/api/stages';
 import { DOCUMENTATION, DOCUMENTATION_ERRORS, isDocumentationMissing, isQuickstartMissing, VALIDATION, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
 import { createAgentStreamChannel, type AgentStreamEvent } from '../chat/streamChannel';
@@ -127,6 +127,7 @@ function* generateDocumentation(): Generator {
  */
 export function* documentationWorker(action: ReturnType<typeof documentationRequested>): Generator {
   const { projectId } = action.payload;
+  const alreadyValidated = (yield call(isValidationCompleted, projectId)) as boolean;
   try {
     const current = (yield call(
       runEndpoint<DocumentationResponse>,
@@ -142,12 +143,30 @@ export function* documentationWorker(action: ReturnType<typeof documentationRequ
     yield put(documentationFailed(DOCUMENTATION_ERRORS.loadOrGenerate));
     return;
   }
+  if (alreadyValidated) {
+    yield put(documentationDone({ moveHome: false }));
+    return;
+  }
   try {
     yield call(runEndpoint, stagesApi.endpoints.updateStage.initiate({ projectId, stageId: VALIDATION_STAGE, changes: { is_completed: true } }));
   } catch (error) {
     yield call(logError, 'validation.completeStage', error);
   }
-  yield put(documentationDone());
+  yield put(documentationDone({ moveHome: true }));
+}
+
+/** Whether the validation stage was already marked completed (an earlier visit validated the project). */
+function* isValidationCompleted(projectId: number): Generator {
+  try {
+    const state = (yield call(
+      runEndpoint<ProjectState>,
+      stagesApi.endpoints.getProjectState.initiate(projectId, { forceRefetch: true }),
+    )) as ProjectState;
+    return state.stages.some((stage) => stage.stage_id === VALIDATION_STAGE && stage.is_completed);
+  } catch {
+    // Unknown (the stage shows its own load error): behave as on a first validation, the documents' flow.
+    return false;
+  }
 }
 
 /**

@@ -11,8 +11,12 @@ export interface ValidationState {
   pendingActions: PendingStepActions;
   /** Creating the plan (the agent's stream) and triggering validation when the stage opens without steps. */
   start: { status: 'idle' | 'planning' | 'triggering' | 'failed'; error: string | null };
-  /** After every step completed: the documentation check, its generation, then the redirect home. */
-  documentation: { status: 'idle' | 'checking' | 'generating' | 'done' | 'failed'; error: string | null };
+  /**
+   * After every step completed: the documentation check, its generation, then the redirect home —
+   * only when this visit completed the validation (`moveHome`): a person who comes back to a validated
+   * project stays on the stage and can run the checks again.
+   */
+  documentation: { status: 'idle' | 'checking' | 'generating' | 'done' | 'failed'; error: string | null; moveHome?: boolean };
 }
 
 const initialState: ValidationState = {
@@ -71,8 +75,8 @@ export const validationSlice = createSlice({
     documentationGenerating(state) {
       state.documentation = { status: 'generating', error: null };
     },
-    documentationDone(state) {
-      state.documentation = { status: 'done', error: null };
+    documentationDone(state, action: PayloadAction<{ moveHome: boolean }>) {
+      state.documentation = { status: 'done', error: null, moveHome: action.payload.moveHome };
     },
     documentationFailed(state, action: PayloadAction<string>) {
       state.documentation = { status: 'failed', error: action.payload };

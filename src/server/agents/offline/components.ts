@@ -21,7 +21,7 @@ export interface SecretSpec {
   name: string;
   description: string;
   required: boolean;
-  secret_type: 'password' | 'text';
+  secret_type: 'password' | 'text' | 'ssh_private_key';
 }
 
 /** One container of a component. `${VAR}` values are filled from the `.env` file the plan writes. */
@@ -104,7 +104,7 @@ export const PROVIDER_SECRETS: Record<string, SecretSpec[]> = {
   vps: [
     { name: 'SERVER_HOST', description: 'Public IP address or host name of the server', required: true, secret_type: 'text' },
     { name: 'SERVER_USER', description: 'SSH user with sudo rights on the server', required: true, secret_type: 'text' },
-    { name: 'SSH_PRIVATE_KEY', description: 'Private SSH key that can log in as that user', required: true, secret_type: 'password' },
+    { name: 'SSH_PRIVATE_KEY', description: 'Private SSH key that can log in as that user (OpenSSH format, no passphrase)', required: true, secret_type: 'ssh_private_key' },
   ],
 };
 

@@ -13,6 +13,7 @@ import {
   type ServiceSpec,
 } from './components';
 import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
+import { sshTargetLabel } from './sshTarget';
 
 /**
  * The composer: turns facts into a stack — the docker-compose file, the files it mounts, the secrets
@@ -180,7 +181,7 @@ function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
   }
   return {
     provider,
-    providerLabel: PROVIDER_LABELS[provider],
+    providerLabel: facts.sshTarget ? `Your existing server ${sshTargetLabel(facts.sshTarget)}` : PROVIDER_LABELS[provider],
     region: facts.region ?? DEFAULT_REGIONS[provider],
     instanceType,
     memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,
@@ -574,9 +575,10 @@ function secretsFor(components: Component[], facts: Facts, tls: boolean, hasApp:
   const add = (s: SecretSpec): void => {
     if (!list.some((x) => x.name === s.name)) list.push(s);
   };
-  for (const s of PROVIDER_SECRETS[facts.provider ?? 'vps'] ?? []) add(s);
+  // A server named in the conversation needs only its key; SSH stays open to it (nothing to restrict it to).
+  for (const s of PROVIDER_SECRETS[facts.provider ?? 'vps'] ?? []) if (!facts.sshTarget || s.secret_type === 'ssh_private_key') add(s);
   if (facts.provider === 'gcp') add({ name: 'GCP_PROJECT_ID', description: 'Google Cloud project id to create the VM in', required: true, secret_type: 'text' });
-  add(ADMIN_CIDR_SECRET);
+  if (facts.provider && facts.provider !== 'vps') add(ADMIN_CIDR_SECRET);
   if (facts.provider && facts.provider !== 'vps') add(SSH_PUBLIC_KEY_SECRET);
   for (const c of components) for (const s of c.secrets) add(s);
   if (tls) add(ACME_EMAIL_SECRET);

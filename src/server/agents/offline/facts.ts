@@ -6,6 +6,7 @@
 
 import { COMPONENTS } from './components';
 import { detectLanguage, findImages, PRODUCT_RULES, productOfImage, unknownNames, alternativesFor } from './products';
+import { readSshTarget, type SshTarget } from './sshTarget';
 
 export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
 /** Kinds of workload asked for without naming a product; the default product fills them only when none of that kind is named. */
@@ -73,6 +74,8 @@ export interface Facts {
   noContainers: boolean;
   /** The language the person writes in, when it is not English. */
   language: string | undefined;
+  /** The person's own server (user@host, SSH port), which makes the provider 'vps'. */
+  sshTarget: SshTarget | undefined;
 }
 
 export const emptyFacts = (): Facts => ({
@@ -105,6 +108,7 @@ export const emptyFacts = (): Facts => ({
   hostTasks: new Set(),
   noContainers: false,
   language: undefined,
+  sshTarget: undefined,
 });
 
 /** A copy that a later text can change without touching the original. */
@@ -472,6 +476,11 @@ export function extractFacts(texts: string[], start: Facts = emptyFacts(), optio
       }
     }
     readScalars(text, facts, pending);
+    const target = readSshTarget(text);
+    if (target) {
+      facts.sshTarget = target;
+      facts.provider = 'vps';
+    }
   }
   if (pending.place) facts.region = pending.place[facts.provider ?? 'vps'];
   if (!options.document) resolveWants(facts);

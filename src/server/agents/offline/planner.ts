@@ -362,6 +362,7 @@ export function plan(system: string, turns: Turn[], now = new Date()): PlannerRe
         JSON.parse(contextBlock(system, 'validation_steps') ?? '[]'),
         Boolean(contextBlock(system, 'validation_plan')),
         turns,
+        contextBlock(system, 'implementation_plan') ?? '',
       );
     case 'documentation':
       return documentationReply(JSON.parse(contextBlock(system, 'documentation_context') ?? '{}') as DocumentationContext);

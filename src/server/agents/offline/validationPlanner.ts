@@ -1,4 +1,6 @@
 import type { PlannerReply, Turn } from './planner';
+import { readStackDefinition } from './documents';
+import { deployedStack, serverChecks, type Check } from './serverChecks';
 
 /** The validation and documentation agents' tools (see services/validation). */
 export const VALIDATION_TOOLS = { savePlan: 'save_validation_plan', saveDocumentation: 'save_documentation' } as const;
@@ -10,12 +12,6 @@ interface StepView {
   command: string | null;
   output?: string | null;
   error_message?: string | null;
-}
-
-interface Check {
-  title: string;
-  description: string;
-  commands: string[];
 }
 
 /** `~/x` becomes `$HOME/x` so that it expands inside double quotes. */
@@ -30,7 +26,8 @@ export function createdPaths(command: string): { files: string[]; dirs: string[]
   const text = command.replace(/<<-?\s*'?(\w+)'?[^\n]*\n[\s\S]*?\n\1(?=\n|$)/g, (m) => m.split('\n')[0]!);
   for (const m of text.matchAll(/(?:^|[^0-9&>])>{1,2}\s*([~\w./-]+)/g)) files.add(m[1]!);
   for (const m of text.matchAll(/\btee\s+(?:-a\s+)?([~\w./-]+)/g)) files.add(m[1]!);
-  for (const m of text.matchAll(/\bssh-keygen\b[^\n;&|)]*?\s-f\s+([~\w./-]+)/g)) {
+  // Only a key generation writes files: `ssh-keygen -l/-y/-F -f file` reads one.
+  for (const m of text.matchAll(/\bssh-keygen\b(?![^\n;&|)]*\s-[lyFR]\b)[^\n;&|)]*?\s-f\s+([~\w./-]+)/g)) {
     files.add(m[1]!);
     files.add(`${m[1]!}.pub`);
   }
@@ -49,7 +46,7 @@ const loop = (kind: '-f' | '-d', paths: string[], noun: string): string =>
  * files and Terraform configurations are valid (with their own tools when the sandbox has them), and a
  * listing of the workspace. Nothing here changes a file, a server or a cloud account.
  */
-export function validationChecks(executed: StepView[]): Check[] {
+export function validationChecks(executed: StepView[], implementationPlan = ''): Check[] {
   const files = new Set<string>();
   const dirs = new Set<string>();
   for (const step of executed) {
@@ -58,6 +55,10 @@ export function validationChecks(executed: StepView[]): Check[] {
     found.files.forEach((f) => files.add(f));
     found.dirs.forEach((d) => dirs.add(d));
   }
+  const planned = readStackDefinition(implementationPlan)?.facts;
+  const deployed = deployedStack(executed.flatMap((s) => (s.command ? [s.command] : [])), { domain: planned?.domain, tls: planned?.tls });
+  // A deployed stack is validated live; workspace files prove nothing about it.
+  if (deployed) return serverChecks(deployed);
   const checks: Check[] = [];
   if (dirs.size) checks.push({ title: 'Check the folders the execution created', description: 'Every folder the executed steps created is in the workspace.', commands: [loop('-d', [...dirs], 'folder')] });
   if (files.size) checks.push({ title: 'Check the files the execution wrote', description: 'Every file the executed steps wrote is in the workspace.', commands: [loop('-f', [...files], 'file')] });
@@ -96,12 +97,14 @@ export function validationChecks(executed: StepView[]): Check[] {
 }
 
 /** The validation plan as markdown, in the `## Step N: title` form the trigger reads (services/execution/planSteps.ts). */
-export function renderValidationPlan(executed: StepView[]): string {
-  const checks = validationChecks(executed);
+export function renderValidationPlan(executed: StepView[], implementationPlan = ''): string {
+  const checks = validationChecks(executed, implementationPlan);
+  const live = checks.some((c) => c.commands.some((x) => x.includes('da-server')));
+  const what = live ? 'the running system that' : 'what';
   return [
     '# Validation Plan',
     '',
-    `Read-only checks of what the ${executed.length} executed step${executed.length === 1 ? '' : 's'} built, run in the project sandbox after your approval.`,
+    `Read-only checks of ${what} the ${executed.length} executed step${executed.length === 1 ? '' : 's'} ${live ? 'deployed, over SSH and from outside' : 'built'}, run in the project sandbox after your approval.`,
     '',
     ...checks.flatMap((c, i) => [`## Step ${i + 1}: ${c.title}`, '', c.description, '', '```bash', c.commands.join('\n'), '```', '']),
   ].join('\n');
@@ -112,11 +115,11 @@ export function renderValidationPlan(executed: StepView[]): string {
  * executed steps (`<execution_steps>`, completed ones) and saves them; otherwise it answers about the
  * validation steps (`<validation_steps>`).
  */
-export function validationReply(executionSteps: StepView[], validationSteps: StepView[], hasPlan: boolean, turns: Turn[]): PlannerReply {
+export function validationReply(executionSteps: StepView[], validationSteps: StepView[], hasPlan: boolean, turns: Turn[], implementationPlan = ''): PlannerReply {
   const message = [...turns].reverse().find((t) => t.role === 'user')?.content ?? '';
   if (!hasPlan || /\b(create|make|write|new)\b.*\bplan\b/i.test(message)) {
     const executed = executionSteps.filter((s) => s.status === 'completed');
-    const plan = renderValidationPlan(executed);
+    const plan = renderValidationPlan(executed, implementationPlan);
     return { text: plan, toolCalls: [{ name: VALIDATION_TOOLS.savePlan, args: { plan } }] };
   }
   if (!validationSteps.length) return { text: 'The validation plan is ready; validation starts when it is triggered.', toolCalls: [] };
@@ -158,6 +161,13 @@ export function documentationReply(ctx: DocumentationContext): PlannerReply {
   const facts = Object.entries(ctx.keyValueData).map(([k, v]) => `| ${k} | ${typeof v === 'string' ? v : JSON.stringify(v)} |`);
   const summary = firstParagraph(ctx.requirements.replace(/^.*Summary:?\s*$/im, '')) || `Infrastructure of ${ctx.projectName}.`;
   const executed = ctx.executionSteps.filter((s) => s.status === 'completed');
+  const passed = ctx.validationSteps.filter((s) => s.status === 'completed');
+  const checkedAt = typeof ctx.keyValueData.validation_last_checked_at === 'string' ? ctx.keyValueData.validation_last_checked_at : undefined;
+  const verdict = !ctx.validationSteps.length
+    ? 'Nothing was verified: no validation check ran.'
+    : passed.length === ctx.validationSteps.length
+      ? `All ${passed.length} checks passed${checkedAt ? ` (last run ${checkedAt})` : ''}.`
+      : `${passed.length} of ${ctx.validationSteps.length} checks passed${checkedAt ? ` (last run ${checkedAt})` : ''}; the others failed or did not run, so the deployment is not verified.`;
   const documentation = [
     `# ${ctx.projectName}: Infrastructure Documentation`,
     '',
@@ -177,9 +187,11 @@ export function documentationReply(ctx: DocumentationContext): PlannerReply {
     '',
     ...(ctx.executionSteps.length ? stepList(ctx.executionSteps, (n) => `Execution Step ${n}`) : ['No steps were executed.']),
     '',
-    '## Validation',
+    '## What was verified',
     '',
-    ...(ctx.validationSteps.length ? stepList(ctx.validationSteps, (n) => `Validation Step ${n}`) : ['No validation steps ran.']),
+    verdict,
+    '',
+    ...stepList(ctx.validationSteps, (n) => `Validation Step ${n}`),
     '',
     '## Configuration',
     '',
@@ -210,7 +222,7 @@ export function documentationReply(ctx: DocumentationContext): PlannerReply {
     '',
     '## Check it',
     '',
-    `Validation ran ${ctx.validationSteps.length} read-only check${ctx.validationSteps.length === 1 ? '' : 's'}; re-run them from the validation stage at any time.`,
+    `${verdict} Re-run the checks from the validation stage at any time: they look at the running system again.`,
     '',
   ].join('\n');
   return {

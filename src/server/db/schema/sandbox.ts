@@ -1,4 +1,4 @@
-import { integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { projects } from './core';
 
 /**
@@ -18,4 +18,16 @@ export const sandboxes = pgTable('sandboxes', {
   lastSyncTime: timestamp('last_sync_time', { withTimezone: true, mode: 'date' }),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/**
+ * This server's id, generated once (a single row): the docker driver names and labels its containers,
+ * volumes and networks with it, so that servers sharing one engine never touch each other's sandboxes.
+ * Replicas of one server share the database, and so the id and the sandboxes.
+ */
+export const serverInstance = pgTable('server_instance', {
+  /** Always true: the primary key that allows one row only. */
+  singleton: boolean('singleton').primaryKey().default(true),
+  id: text('id').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });

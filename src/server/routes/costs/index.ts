@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/api/common';
 import { ProjectCostsResponse, TokenUsageResponse } from '../../../shared/api/costs';
 import { ProjectParams } from '../../../shared/api/projects';

@@ -3,11 +3,13 @@ import { Type } from 'typebox';
 import { ErrorResponse } from '../../../shared/api/common';
 import {
   ApproveStepResponse,
+  CancelStepBody,
   ExecutionAgentQuery,
   ExecutionApproveStepBody,
   ExecutionProgress,
   ExecutionTriggerBody,
   ExecutionTriggerResponse,
+  Step,
 } from '../../../shared/api/execution';
 import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
@@ -55,6 +57,12 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => execution.approveStep(await projectOf(request), request.body),
   );
 
+  app.post(
+    '/execution/cancel-step',
+    { schema: { tags, body: CancelStepBody, response: { 200: Step, ...errors } } },
+    async (request) => execution.cancelStep(await projectOf(request), request.body),
+  );
+
   app.get(
     '/execution/progress',
     {
@@ -88,7 +96,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
    * The commands the execution agent runs, as server-sent events, so the terminal types them:
    *   data: {"command":"docker compose up -d","simulate_typing":true,"typing_speed":50}
    */
-  app.get('/terminal/commands', { schema: { tags: ['terminal'], response: { 200: Type.Unknown({ description: 'text/event-stream of TerminalCommandEvent lines' }), ...errors } } }, async (request, reply) => {
+  app.get('/terminal/commands', { schema: { tags: ['terminal'], response: { 200: Type.Unknown({ description: 'text/event-stream of TerminalStreamEvent lines (display only)' }), ...errors } } }, async (request, reply) => {
     const { projectId } = await projectOf(request);
     const raw = openEventStream(reply);
     raw.write(': connected\n\n');

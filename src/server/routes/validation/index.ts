@@ -10,6 +10,7 @@ import {
   ValidationTriggerBody,
   ValidationTriggerResponse,
 } from '../../../shared/api/validation';
+import { CancelStepBody, Step } from '../../../shared/api/execution';
 import { createModelProvider } from '../../agents/models';
 import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
@@ -32,6 +33,7 @@ export const validationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     execution: app.services.execution,
     validation,
     secretValues: (projectId) => app.services.planning.secretValues(projectId),
+    implementationPlan: async (projectId) => (await app.services.planning.plan(projectId, 'implementation')).plan,
     meter: app.services.meter,
   });
 
@@ -64,6 +66,12 @@ export const validationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/validation/approve-step',
     { schema: { tags, body: ValidationApproveStepBody, response: { 200: ValidationApproveStepResponse, ...errors } } },
     async (request) => validation.approveStep(await projectOf(request), request.body),
+  );
+
+  app.post(
+    '/validation/cancel-step',
+    { schema: { tags, body: CancelStepBody, response: { 200: Step, ...errors } } },
+    async (request) => validation.cancelStep(await projectOf(request), request.body),
   );
 
   /** The validation agent's stream (same framing as the execution agent's): plans and answers about the run. */

@@ -21,13 +21,20 @@ import {
 } from '../remote/workspace';
 import { tarToZip } from '../tarToZip';
 import { createDemuxer } from './demux';
+import { egressScript, LIST_ADDRESSES, parseAddresses } from './egress';
+import { runHelper } from './helpers';
+import { dockerNames } from './names';
 
 export interface DockerDriverOptions {
   /** The engine, e.g. `new Docker({ socketPath: '/var/run/docker.sock' })`. */
   docker: Docker;
+  /** The engine's address as configured (SANDBOX_DOCKER_HOST), named when it cannot be reached. */
+  engine?: string;
+  /** This server's id (kept in its database): in every name and label, so servers sharing an engine stay apart. */
+  instanceId: string;
   /** DATA_DIR/sandboxes: `<projectId>/backups/` holds the workspace archives. */
   root: string;
-  /** Image of every sandbox; needs bash, git, tar, coreutils and util-linux (`setsid`). */
+  /** Image of every sandbox: the toolbox (`npm run sandbox:image`); needs bash, git, tar, coreutils, util-linux and iptables. */
   image: string;
   /** OCI runtime, e.g. `runsc` for gVisor; the engine's default when absent. */
   runtime?: string;
@@ -43,40 +50,57 @@ export interface DockerDriverOptions {
   tmpSizeMb?: number;
   maxOutputChars?: number;
   keepBackups?: number;
-  /** Prefix of container and volume names. */
+  /** First part of container, volume and network names. */
   namePrefix?: string;
 }
 
-const LABEL = 'devops-agents.project';
-const isNotFound = (err: unknown): boolean => (err as { statusCode?: number }).statusCode === 404;
-const isConflict = (err: unknown): boolean => (err as { statusCode?: number }).statusCode === 409;
+const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
+const isNotFound = (err: unknown): boolean => statusOf(err) === 404;
+const isConflict = (err: unknown): boolean => statusOf(err) === 409;
+/**
+ * A volume mount the engine does not fill with the mount point's contents and owner. (The typings mark
+ * every volume option as required; the engine needs none but NoCopy.)
+ */
+const NO_COPY = { NoCopy: true } as NonNullable<Docker.MountSettings['VolumeOptions']>;
+/** Socket errors: the engine is down or its address is wrong, not a failure of the sandbox. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
 /**
- * The docker driver: per project a hardened container (`<prefix>-<projectId>`) running `sleep infinity`
- * as uid 1000 behind an init, with every capability dropped, no-new-privileges, a read-only root, a named
- * volume at `/home/{username}/workspace`, tmpfs at /tmp and the home folder, pids/memory/CPU limits, an
- * optional runtime (gVisor) and no network when networking is off. Nothing of the host is mounted — above
- * all never the Docker socket. Programs run through the exec API. Like the local driver, stop removes the
- * container and its volume (only backups survive), and start restores the newest backup into a new volume.
+ * The docker driver: per project a hardened container (`<prefix>-<instance>-<projectId>`) running
+ * `sleep infinity` as uid 1000 behind an init, with every capability dropped, no-new-privileges, a
+ * read-only root, a named volume at `/home/{username}/workspace`, tmpfs at /tmp and the home folder,
+ * pids/memory/CPU limits, an optional runtime (gVisor) and no network when networking is off. With
+ * networking on, each project has a bridge network of its own, and firewall rules in the sandbox's network
+ * namespace reject the engine host's own addresses and link-local ranges. Nothing of the host is mounted —
+ * above all never the Docker socket. Programs run through the exec API. Like the local driver, stop removes
+ * the container and its volume (only backups survive), and start restores the newest backup into a new volume.
  */
 export function createDockerDriver(options: DockerDriverOptions): SandboxDriver {
   const { docker } = options;
   const root = path.resolve(options.root);
-  const prefix = options.namePrefix ?? 'devops-agents-sandbox';
+  const names = dockerNames(options.namePrefix ?? 'devops-agents', options.instanceId);
   const pending = new Set<number>();
 
-  const containerName = (s: SandboxRef): string => `${prefix}-${s.projectId}`;
-  const volumeName = (s: SandboxRef): string => `${prefix}-${s.projectId}-workspace`;
   const backupsDir = (s: SandboxRef): string => path.join(root, String(s.projectId), 'backups');
   const backups = createBackupStore(backupsDir, options.keepBackups ?? 3);
-  const container = (s: SandboxRef): Docker.Container => docker.getContainer(containerName(s));
+  const container = (s: SandboxRef): Docker.Container => docker.getContainer(names.container(s));
+
+  /** An engine that cannot be reached becomes `unavailable` (503), naming the engine. */
+  const engineError = (err: unknown, doing: string): SandboxError => {
+    if (err instanceof SandboxError) return err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code && UNREACHABLE.has(code)) {
+      return new SandboxError('unavailable', `The Docker engine${options.engine ? ` at ${options.engine}` : ''} cannot be reached (${code})`);
+    }
+    return new SandboxError('failed', `${doing} failed: ${(err as Error).message}`);
+  };
 
   const inspect = async (s: SandboxRef): Promise<Docker.ContainerInspectInfo | null> => {
     try {
       return await container(s).inspect();
     } catch (err) {
       if (isNotFound(err)) return null;
-      throw err;
+      throw engineError(err, 'Reading the sandbox');
     }
   };
 
@@ -86,29 +110,35 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
   };
 
   /** Creates an exec as the sandbox user in the workspace. */
-  const createExec = (s: SandboxRef, argv: string[], opts: { env?: Record<string, string>; tty?: boolean }): Promise<Docker.Exec> =>
+  const createExec = (s: SandboxRef, argv: string[], opts: { env?: Record<string, string>; tty?: boolean; stdin?: boolean }): Promise<Docker.Exec> =>
     container(s).exec({
       Cmd: argv,
       Env: sandboxEnv(s.username, opts.env),
       User: `${SANDBOX_UID}:${SANDBOX_UID}`,
       WorkingDir: workspaceOf(s.username),
-      AttachStdin: Boolean(opts.tty),
+      AttachStdin: Boolean(opts.tty || opts.stdin),
       AttachStdout: true,
       AttachStderr: true,
       Tty: Boolean(opts.tty),
     });
 
-  /** Runs a non-tty exec, handing every demultiplexed chunk to `onText`; answers the exit code. */
+  /**
+   * Runs a non-tty exec, handing every demultiplexed chunk to `onText`; answers the exit code. With a
+   * `killSignal`, stdin is attached over the hijacked connection: aborting writes a line to it and then
+   * drops the connection, which the command's watcher (`stdinKillableArgv`) reads as its kill.
+   */
   const execStream: ExecStream = async (s, argv, opts) => {
-    const exec = await createExec(s, argv, opts);
-    const stream = (await exec.start({ hijack: false, stdin: false, Detach: false, Tty: false, abortSignal: opts.signal } as Docker.ExecStartOptions)) as Readable;
+    const stdin = Boolean(opts.killSignal);
+    const exec = await createExec(s, argv, { env: opts.env, stdin });
+    const stream = (await exec.start({ hijack: stdin, stdin, Detach: false, Tty: false, abortSignal: opts.signal } as Docker.ExecStartOptions)) as Duplex;
     const demux = createDemuxer(opts.onText);
     await new Promise<void>((resolve, reject) => {
       stream.on('data', (chunk: Buffer) => demux.push(chunk));
       stream.once('end', resolve);
       stream.once('close', resolve);
-      stream.once('error', (err) => (opts.signal?.aborted ? resolve() : reject(err)));
+      stream.once('error', (err) => (opts.signal?.aborted || opts.killSignal?.aborted ? resolve() : reject(err)));
       opts.signal?.addEventListener('abort', () => (stream.destroy(), resolve()), { once: true });
+      opts.killSignal?.addEventListener('abort', () => stream.write('kill\n', () => (stream.destroy(), resolve())), { once: true });
     });
     demux.end();
     const info = await exec.inspect();
@@ -145,78 +175,126 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     requireRunning,
     execTimeoutMs: options.execTimeoutMs,
     maxOutputChars: options.maxOutputChars ?? 1_000_000,
+    killThroughStdin: true,
   });
   const { run } = processes;
 
   const ensureImage = async (): Promise<void> => {
     try {
       await docker.getImage(options.image).inspect();
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      const progress = await docker.pull(options.image);
-      await new Promise<void>((resolve, reject) =>
-        docker.modem.followProgress(progress, (e: Error | null) => (e ? reject(e) : resolve())),
-      );
-    }
-  };
-
-  const hardening = (): Docker.HostConfig => ({
-    CapDrop: ['ALL'],
-    SecurityOpt: ['no-new-privileges:true'],
-    ReadonlyRootfs: true,
-    NetworkMode: options.network ? 'bridge' : 'none',
-    ...(options.runtime ? { Runtime: options.runtime } : {}),
-  });
-
-  /**
-   * A new volume belongs to root: a one-shot container (root with CAP_CHOWN only, no network, read-only
-   * root) hands it to the sandbox user. It runs this fixed command, never anything of the user's.
-   */
-  const prepareVolume = async (s: SandboxRef): Promise<void> => {
-    try {
-      await docker.getVolume(volumeName(s)).inspect();
       return;
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    await docker.createVolume({ Name: volumeName(s), Labels: { [LABEL]: String(s.projectId) } });
-    const helper = await docker.createContainer({
-      name: `${containerName(s)}-volume`,
-      Image: options.image,
-      User: '0:0',
-      Cmd: ['sh', '-c', `chmod 0700 /workspace && chown ${SANDBOX_UID}:${SANDBOX_UID} /workspace`],
-      Labels: { [LABEL]: String(s.projectId) },
-      HostConfig: {
-        ...hardening(),
-        NetworkMode: 'none',
-        CapAdd: ['CHOWN'],
-        Mounts: [{ Type: 'volume', Source: volumeName(s), Target: '/workspace' }],
-      },
-    });
     try {
-      await helper.start();
-      const { StatusCode } = (await helper.wait()) as { StatusCode: number };
-      if (StatusCode !== 0) throw new SandboxError('failed', `Preparing the workspace volume failed (exit ${StatusCode})`);
-    } finally {
-      await helper.remove({ force: true }).catch(() => undefined);
+      const progress = await docker.pull(options.image);
+      await new Promise<void>((resolve, reject) =>
+        docker.modem.followProgress(progress, (e: Error | null) => (e ? reject(e) : resolve())),
+      );
+    } catch (err) {
+      throw new SandboxError(
+        'failed',
+        `The sandbox image ${options.image} is not on the engine and could not be pulled (${(err as Error).message}); build it with npm run sandbox:image`,
+      );
     }
+  };
+
+  /** Removes an object the engine may not have (404) or may be removing already (409). */
+  const removeQuietly = async (remove: () => Promise<unknown>): Promise<void> => {
+    try {
+      await remove();
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw err;
+    }
+  };
+
+  /**
+   * A new volume belongs to root: a one-shot helper (root with CAP_CHOWN and CAP_FOWNER only, no network)
+   * hands it to the sandbox user. Answers whether the volume is new. `NoCopy` keeps the engine from
+   * copying a mount point's root owner onto it.
+   */
+  const prepareVolume = async (s: SandboxRef): Promise<boolean> => {
+    try {
+      await docker.getVolume(names.volume(s)).inspect();
+      return false;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    await docker.createVolume({ Name: names.volume(s), Labels: names.labels(s) });
+    await runHelper(docker, {
+      name: names.helper(s, 'volume'),
+      image: options.image,
+      user: '0:0',
+      cmd: ['sh', '-c', `chown ${SANDBOX_UID}:${SANDBOX_UID} /workspace && chmod 0700 /workspace`],
+      labels: names.labels(s),
+      capAdd: ['CHOWN', 'FOWNER'],
+      networkMode: 'none',
+      mounts: [{ Type: 'volume', Source: names.volume(s), Target: '/workspace', VolumeOptions: NO_COPY }],
+      job: 'Preparing the workspace volume',
+    });
+    return true;
+  };
+
+  /** The project's own bridge network (networking on): no other project's container is on it. */
+  const ensureNetwork = async (s: SandboxRef): Promise<void> => {
+    try {
+      await docker.getNetwork(names.network(s)).inspect();
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await docker.createNetwork({ Name: names.network(s), Driver: 'bridge', CheckDuplicate: true, Labels: names.labels(s) }).catch((e: unknown) => {
+        if (!isConflict(e)) throw e;
+      });
+    }
+  };
+
+  /**
+   * Rejects, inside the running sandbox's network namespace, the engine host's own addresses (listed by a
+   * helper on the host's network, so every bridge gateway is among them) and link-local ranges. Asked at
+   * every start: a container's namespace and its rules are new with each start.
+   */
+  const restrictEgress = async (s: SandboxRef): Promise<void> => {
+    const listed = await runHelper(docker, {
+      name: names.helper(s, 'addresses'),
+      image: options.image,
+      user: `${SANDBOX_UID}:${SANDBOX_UID}`,
+      cmd: LIST_ADDRESSES,
+      labels: names.labels(s),
+      networkMode: 'host',
+      job: "Listing the engine host's addresses",
+    });
+    await runHelper(docker, {
+      name: names.helper(s, 'egress'),
+      image: options.image,
+      user: '0:0',
+      cmd: ['sh', '-c', egressScript(parseAddresses(listed))],
+      labels: names.labels(s),
+      capAdd: ['NET_ADMIN', 'NET_RAW'],
+      networkMode: `container:${names.container(s)}`,
+      job: 'Setting the sandbox firewall',
+    });
   };
 
   const createContainer = async (s: SandboxRef): Promise<void> => {
     const mib = 1024 * 1024;
     await docker.createContainer({
-      name: containerName(s),
+      name: names.container(s),
       Image: options.image,
+      Hostname: 'sandbox',
       User: `${SANDBOX_UID}:${SANDBOX_UID}`,
       Cmd: ['sleep', 'infinity'],
-      WorkingDir: workspaceOf(s.username),
+      // Not the workspace: the engine would create that mount point as root at create time.
+      WorkingDir: '/tmp',
       Env: sandboxEnv(s.username),
-      Labels: { [LABEL]: String(s.projectId) },
+      Labels: names.labels(s),
       NetworkDisabled: !options.network,
       HostConfig: {
-        ...hardening(),
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges:true'],
+        ReadonlyRootfs: true,
+        NetworkMode: options.network ? names.network(s) : 'none',
+        ...(options.runtime ? { Runtime: options.runtime } : {}),
         Init: true,
-        Mounts: [{ Type: 'volume', Source: volumeName(s), Target: workspaceOf(s.username) }],
+        Mounts: [{ Type: 'volume', Source: names.volume(s), Target: workspaceOf(s.username), VolumeOptions: NO_COPY }],
         Tmpfs: {
           '/tmp': `rw,nosuid,nodev,size=${options.tmpSizeMb ?? 512}m`,
           [homeOf(s.username)]: `rw,nosuid,nodev,size=64m,uid=${SANDBOX_UID},gid=${SANDBOX_UID},mode=0700`,
@@ -229,45 +307,64 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     });
   };
 
-  /** The newest backup into the (empty) workspace volume; the engine hands the files to the container's user. */
+  /**
+   * The newest backup into the (empty) workspace volume. Its files already belong to uid 1000, and the
+   * engine keeps a tar's owners; `copyUIDGID` would make the engine look the user up on its own host.
+   */
   const restoreLatest = async (s: SandboxRef): Promise<boolean> => {
     const latest = backups.latest(s);
     if (!latest) return false;
     try {
-      await container(s).putArchive(fs.createReadStream(latest), {
-        path: workspaceOf(s.username),
-        noOverwriteDirNonDir: true,
-        copyUIDGID: true,
-      });
+      await container(s).putArchive(fs.createReadStream(latest), { path: workspaceOf(s.username), noOverwriteDirNonDir: true });
     } catch (err) {
       throw new SandboxError('failed', `Restoring the backup failed: ${(err as Error).message}`);
     }
     return true;
   };
 
+  /** Removes the project's container, volume and network (each may be missing). */
+  const removeAll = async (s: SandboxRef, { volume }: { volume: boolean }): Promise<void> => {
+    await removeQuietly(() => container(s).remove({ force: true, v: false }));
+    if (volume) await removeQuietly(() => docker.getVolume(names.volume(s)).remove());
+    if (options.network) await removeQuietly(() => docker.getNetwork(names.network(s)).remove());
+  };
+
+  /**
+   * Creates (or starts) the container, fills an empty workspace from the newest backup or afresh, and
+   * links ~/.ssh. When any of it fails, the container is removed — and the volume too when this call made
+   * it or was filling it — so that no Running sandbox with an empty workspace is left behind (a stop would
+   * back it up over the good backup) and a retry does the work again.
+   */
   const bringUp = async (s: SandboxRef): Promise<void> => {
     fs.mkdirSync(backupsDir(s), { recursive: true, mode: 0o700 });
-    const info = await inspect(s);
-    if (info?.State.Running) return;
     pending.add(s.projectId);
+    let newVolume = false;
+    let filling = false;
     try {
-      if (!info) {
-        await ensureImage();
-        await prepareVolume(s);
-        await createContainer(s);
-      }
-      try {
-        await container(s).start();
-      } catch (err) {
-        // 304: already started by a concurrent call.
-        if ((err as { statusCode?: number }).statusCode !== 304) throw err;
+      const info = await inspect(s);
+      if (!info?.State.Running) {
+        if (!info) {
+          await ensureImage();
+          newVolume = await prepareVolume(s);
+          if (options.network) await ensureNetwork(s);
+          await createContainer(s);
+        }
+        try {
+          await container(s).start();
+        } catch (err) {
+          // 304: already started by a concurrent call.
+          if (statusOf(err) !== 304) throw err;
+        }
+        if (options.network) await restrictEgress(s);
       }
       if (await workspaceIsEmpty(run, s)) {
+        filling = true;
         if (!(await restoreLatest(s))) await createFreshWorkspace(run, s);
       }
       await linkSshKeys(run, s);
     } catch (err) {
-      throw err instanceof SandboxError ? err : new SandboxError('failed', `Starting the sandbox failed: ${(err as Error).message}`);
+      await removeAll(s, { volume: newVolume || filling }).catch(() => undefined);
+      throw engineError(err, 'Starting the sandbox');
     } finally {
       pending.delete(s.projectId);
     }
@@ -306,25 +403,18 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
       pending.add(s.projectId);
       try {
         processes.end(s.projectId);
-        try {
-          await container(s).remove({ force: true, v: false });
-        } catch (err) {
-          if (!isNotFound(err) && !isConflict(err)) throw err;
-        }
-        try {
-          await docker.getVolume(volumeName(s)).remove();
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
+        await removeAll(s, { volume: true });
       } catch (err) {
-        throw new SandboxError('failed', `Stopping the sandbox failed: ${(err as Error).message}`);
+        throw engineError(err, 'Stopping the sandbox');
       } finally {
         pending.delete(s.projectId);
       }
     },
 
+    /** Refuses an empty workspace: it would become the newest backup and hide the good one. */
     async backup(s): Promise<BackupResult> {
       await requireRunning(s);
+      if (await workspaceIsEmpty(run, s)) throw new SandboxError('failed', 'The workspace is empty; the newest backup is kept');
       return backups.save(s, async (partial) =>
         pipeline(await archiveOf(s, workspaceOf(s.username)), createGzip(), fs.createWriteStream(partial, { mode: 0o600 })),
       );
@@ -346,4 +436,3 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     },
   };
 }
-

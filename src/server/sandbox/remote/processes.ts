@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SandboxError, type ExecOptions, type ExecResult, type SandboxDriver, type SandboxPty, type SandboxRef, type ShellOptions } from '../driver';
-import { commitStep, execTracker, history, killableArgv, killArgv, type RunInside } from './workspace';
+import { commitStep, execTracker, history, killableArgv, killArgv, stdinKillableArgv, type RunInside } from './workspace';
 
 /**
  * The processes of the container drivers (docker, kubernetes): what runs to completion, the step
@@ -18,6 +18,11 @@ export type ExecStream = (
     onText: (text: string, stream: 'stdout' | 'stderr') => void;
     /** Aborting drops the connection at once (the caller has killed the command another way). */
     signal?: AbortSignal;
+    /**
+     * Attaches stdin: aborting writes a line to it and drops the connection, which a `stdinKillableArgv`
+     * command reads as its kill (only for drivers with `killThroughStdin`).
+     */
+    killSignal?: AbortSignal;
   },
 ) => Promise<number | null>;
 
@@ -47,6 +52,12 @@ export interface ContainerProcessesOptions {
   requireRunning: (sandbox: SandboxRef) => Promise<void>;
   execTimeoutMs: number;
   maxOutputChars: number;
+  /**
+   * Kill step commands through their stdin (`stdinKillableArgv`) rather than through a second exec. The
+   * kill then needs no new process in the sandbox, so it still works when a command has used up the
+   * sandbox's pids limit (a fork bomb). Needs an exec whose stdin can be written and dropped.
+   */
+  killThroughStdin?: boolean;
 }
 
 export interface ContainerProcesses {
@@ -98,13 +109,17 @@ export function createContainerProcesses(options: ContainerProcessesOptions): Co
     await requireRunning(s);
     const pidFile = `/tmp/.exec-${randomUUID()}`;
     const abort = new AbortController();
-    const kill = (): void => {
-      void killInside(s, pidFile).finally(() => abort.abort());
-    };
+    const kill = options.killThroughStdin
+      ? (): void => abort.abort()
+      : (): void => {
+          void killInside(s, pidFile).finally(() => abort.abort());
+        };
     const tracker = execTracker(opts, { timeoutMs: options.execTimeoutMs, maxOutput: options.maxOutputChars }, kill);
     const untrack = track(s.projectId, kill);
     try {
-      const code = await execStream(s, killableArgv(command, pidFile), { env: opts.env, onText: tracker.chunk, signal: abort.signal });
+      const code = options.killThroughStdin
+        ? await execStream(s, stdinKillableArgv(command), { env: opts.env, onText: tracker.chunk, killSignal: abort.signal })
+        : await execStream(s, killableArgv(command, pidFile), { env: opts.env, onText: tracker.chunk, signal: abort.signal });
       return tracker.finish(code);
     } catch (err) {
       if (tracker.stopped) return tracker.finish(null);

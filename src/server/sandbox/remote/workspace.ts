@@ -60,9 +60,19 @@ export async function createFreshWorkspace(run: RunInside, s: SandboxRef): Promi
 /**
  * `~/.ssh` is the workspace's ssh-keys folder, as in the local driver: the home is fresh with every
  * container, the keys a plan puts there (and ssh's known_hosts) stay with the workspace and its backups.
+ * ssh finds its home in the passwd entry, not in $HOME: the toolbox image's `/home/sandbox` leads to
+ * `/tmp/.home`, which is pointed at this sandbox's home here.
  */
 export async function linkSshKeys(run: RunInside, s: SandboxRef): Promise<void> {
-  const result = await run(s, ['ln', '-sfn', '--', `${workspaceOf(s.username)}/${SSH_KEYS_FOLDER}`, `${homeOf(s.username)}/.ssh`]);
+  const result = await run(s, [
+    'bash',
+    '-c',
+    'ln -sfn -- "$1/$3" "$2/.ssh" && ln -sfn -- "$2" /tmp/.home',
+    'link',
+    workspaceOf(s.username),
+    homeOf(s.username),
+    SSH_KEYS_FOLDER,
+  ]);
   if (result.code !== 0) throw new SandboxError('failed', `Linking ~/.ssh failed: ${result.stderr.trim()}`);
 }
 
@@ -171,6 +181,27 @@ export function execTracker(
 /** Wraps a command so that it leads a process group of its own and leaves its id in `pidFile`, to be killed as a group. */
 export function killableArgv(command: string, pidFile: string): string[] {
   return ['setsid', '-w', 'bash', '-c', 'echo $$ > "$1"; bash -c "$2"; s=$?; rm -f -- "$1"; exit $s', 'exec', pidFile, command];
+}
+
+/**
+ * Wraps a command so that a watcher started with it kills it: the command leads a process group of its
+ * own, and the watcher (a subshell forked before the command runs) kills that group with bash's builtin
+ * `kill` as soon as a line arrives on the exec's stdin or stdin is dropped. The kill needs no new process,
+ * so it works even when the command has used up the sandbox's pids limit.
+ */
+export function stdinKillableArgv(command: string): string[] {
+  const script = [
+    'exec 3<&0',
+    'setsid bash -c "$1" </dev/null 3<&- &',
+    'pg=$!',
+    '{ read -r _ <&3; kill -KILL -- "-$pg"; } 2>/dev/null &',
+    'w=$!',
+    'exec 3<&-',
+    'wait "$pg"; s=$?',
+    'kill "$w" 2>/dev/null',
+    'exit "$s"',
+  ].join('\n');
+  return ['bash', '-c', script, 'exec', command];
 }
 
 /** Kills the process group a `killableArgv` command leads. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lt, or } from 'drizzle-orm';
+import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { installations, sessions } from '../../db/schema';
 
@@ -9,35 +9,76 @@ export interface SessionInfo {
   installationId: number;
   /** The id the client holds (Installation-Id header). */
   publicInstallationId: number;
+  /** The session's id (sha256 of its token): what `onDestroyed` names, never the token itself. */
+  sessionId: string;
 }
 
 export interface SessionStoreOptions {
   idleMs: number;
   absoluteMs: number;
-  /** How long a looked-up session is trusted from memory before the database is asked again. */
-  cacheMs?: number;
+  /** Sessions kept in memory at most; the least recently used is dropped beyond (and read again when used). */
+  maxCached?: number;
   now?: () => number;
 }
 
 interface Cached {
   info: SessionInfo;
-  checkedAt: number;
+  /** When this server last saw the session used (every request moves it). */
   lastSeenAt: number;
+  /** The `last_seen_at` the database holds (or will once the pending flush is written). */
+  storedLastSeenAt: number;
   expiresAt: number;
+}
+
+/** Signs out of a session everywhere: sent on the event bus so every replica drops it and closes its sockets. */
+export const SESSION_DESTROYED_TOPIC = 'sessions.destroyed';
+
+/** How the store hears of sessions ended on any replica (the app's event bus); none: this process only. */
+export interface SessionEvents {
+  publish(topic: string, sessionId: string): void;
+  subscribe(topic: string, listener: (sessionId: string) => void): () => void;
 }
 
 const hash = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /**
  * Server-side sessions: the cookie holds a random 256-bit token, the database holds its sha256 with
- * idle and absolute expiry. Lookups are cached for a few seconds so hot polling routes do not hit
- * the database on every call; `destroy` drops the cache entry at once on this server.
+ * idle and absolute expiry. A session read once is kept in memory until it expires or is destroyed
+ * (here or, through the event bus, on another replica), so hot polls cost no query. `last_seen_at`
+ * moves in memory on every request and is written in one batched statement per interval, off the
+ * request path (`flushLastSeen`, run by a timer); it is written at most `touchEveryMs` late.
  */
-export function createSessionStore(db: Db, options: SessionStoreOptions) {
+export function createSessionStore(db: Db, options: SessionStoreOptions & { events?: SessionEvents }) {
   const now = options.now ?? Date.now;
-  const cacheMs = options.cacheMs ?? 5_000;
+  const maxCached = options.maxCached ?? 100_000;
+  /** Map order is the order of use: the first entry is the least recently used. */
   const cache = new Map<string, Cached>();
   const touchEveryMs = Math.min(60_000, options.idleMs / 10);
+  const destroyedListeners = new Set<(sessionId: string) => void>();
+
+  const forget = (sessionId: string): void => {
+    cache.delete(sessionId);
+    for (const listener of destroyedListeners) listener(sessionId);
+  };
+  const unsubscribe = options.events?.subscribe(SESSION_DESTROYED_TOPIC, forget);
+
+  const remember = (id: string, entry: Cached): void => {
+    cache.set(id, entry);
+    if (cache.size > maxCached) cache.delete(cache.keys().next().value as string);
+  };
+
+  const fromMemory = (id: string, t: number): SessionInfo | null => {
+    const hit = cache.get(id);
+    if (!hit) return null;
+    if (hit.expiresAt <= t || t - hit.lastSeenAt >= options.idleMs) {
+      cache.delete(id); // maybe used on another replica meanwhile: the database decides
+      return null;
+    }
+    hit.lastSeenAt = t;
+    cache.delete(id);
+    cache.set(id, hit);
+    return hit.info;
+  };
 
   return {
     async create(userId: number, installationId: number): Promise<string> {
@@ -58,11 +99,8 @@ export function createSessionStore(db: Db, options: SessionStoreOptions) {
       if (!token || token.length > 100) return null;
       const id = hash(token);
       const t = now();
-      const hit = cache.get(id);
-      if (hit && t - hit.checkedAt < cacheMs && hit.expiresAt > t && t - hit.lastSeenAt < options.idleMs) {
-        return hit.info;
-      }
-      cache.delete(id);
+      const known = fromMemory(id, t);
+      if (known) return known;
       const [row] = await db
         .select({
           userId: sessions.userId,
@@ -75,23 +113,46 @@ export function createSessionStore(db: Db, options: SessionStoreOptions) {
         .innerJoin(installations, eq(installations.id, sessions.installationId))
         .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date(t))));
       if (!row || t - row.lastSeenAt.getTime() >= options.idleMs) return null;
-      let lastSeenAt = row.lastSeenAt.getTime();
-      if (t - lastSeenAt > touchEveryMs) {
-        lastSeenAt = t;
-        await db.update(sessions).set({ lastSeenAt: new Date(t) }).where(eq(sessions.id, id));
-      }
-      const info = { userId: row.userId, installationId: row.installationId, publicInstallationId: row.publicInstallationId };
-      if (cache.size > 10_000) cache.clear();
-      cache.set(id, { info, checkedAt: t, lastSeenAt, expiresAt: row.expiresAt.getTime() });
+      const info = { userId: row.userId, installationId: row.installationId, publicInstallationId: row.publicInstallationId, sessionId: id };
+      remember(id, { info, lastSeenAt: t, storedLastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime() });
       return info;
     },
 
     async destroy(token: string | undefined): Promise<void> {
       if (!token) return;
       const id = hash(token);
-      cache.delete(id);
       await db.delete(sessions).where(eq(sessions.id, id));
+      forget(id);
+      options.events?.publish(SESSION_DESTROYED_TOPIC, id);
     },
+
+    /** Calls `listener` with the id of each session destroyed on any replica (to close its sockets); the answer unsubscribes. */
+    onDestroyed(listener: (sessionId: string) => void): () => void {
+      destroyedListeners.add(listener);
+      return () => destroyedListeners.delete(listener);
+    },
+
+    /**
+     * Writes `last_seen_at` of the sessions used since their last write more than `touchEveryMs` ago, in
+     * one statement (at the flush time: at most one interval later than the last use).
+     */
+    async flushLastSeen(): Promise<number> {
+      const t = now();
+      const due: string[] = [];
+      for (const [id, entry] of cache) {
+        if (entry.lastSeenAt - entry.storedLastSeenAt >= touchEveryMs) {
+          due.push(id);
+          entry.storedLastSeenAt = entry.lastSeenAt;
+        }
+      }
+      for (let i = 0; i < due.length; i += 1_000) {
+        await db.update(sessions).set({ lastSeenAt: new Date(t) }).where(inArray(sessions.id, due.slice(i, i + 1_000)));
+      }
+      return due.length;
+    },
+
+    /** How often `flushLastSeen` should run. */
+    flushEveryMs: touchEveryMs,
 
     /** Deletes expired and idle sessions; run at start and periodically. */
     async prune(): Promise<void> {
@@ -99,6 +160,11 @@ export function createSessionStore(db: Db, options: SessionStoreOptions) {
       await db
         .delete(sessions)
         .where(or(lt(sessions.expiresAt, new Date(t)), lt(sessions.lastSeenAt, new Date(t - options.idleMs))));
+    },
+
+    close(): void {
+      unsubscribe?.();
+      destroyedListeners.clear();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lte, not, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { creditAccounts, creditTransactions } from '../../db/schema';
 import type { CreditsResponse, Transaction } from '../../../shared/api/credits';
@@ -24,6 +24,14 @@ export interface LedgerEntry {
 
 /** The most transactions GET /api/user/transactions lists (newest first). */
 export const TRANSACTION_LIST_LIMIT = 200;
+
+/**
+ * A hold is a pending `use` row paid by 'usage': credit set aside for a model call about to run,
+ * turned into the call's real charge when it is recorded. It never shows in the history, and a hold
+ * whose call never came (the turn failed before any model call) stops counting after this long.
+ */
+export const HOLD_TTL_MS = 10 * 60_000;
+const isHold = and(eq(creditTransactions.status, 'pending'), eq(creditTransactions.paymentMethod, 'usage'), eq(creditTransactions.type, 'use'));
 
 /** How a completed row of `type` moves the balance. */
 export const signedUnits = (type: TransactionTypeName, units: bigint): bigint => (type === 'add' ? units : -units);
@@ -125,6 +133,33 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
     return (await read()) ?? '0';
   }
 
+  /**
+   * Writes a completed row and moves the balance by it. Answers null, writing nothing, when a row with
+   * the same `externalId` exists already. Locks the account itself.
+   */
+  async function post(tx: Tx, entry: LedgerEntry): Promise<{ id: number } | null> {
+    movedIn(tx);
+    await lock(tx, entry.installationId);
+    const [row] = await tx
+      .insert(creditTransactions)
+      .values({
+        installationId: entry.installationId,
+        type: entry.type,
+        amount: unitsToDecimal(entry.amountUnits),
+        status: 'completed',
+        paymentMethod: entry.paymentMethod,
+        description: entry.description ?? null,
+        purchaseId: entry.purchaseId ?? null,
+        tokenUsageId: entry.tokenUsageId ?? null,
+        externalId: entry.externalId ?? null,
+      })
+      .onConflictDoNothing()
+      .returning({ id: creditTransactions.id });
+    if (!row) return null;
+    await move(tx, entry.installationId, signedUnits(entry.type, entry.amountUnits));
+    return row;
+  }
+
   return {
     lock,
 
@@ -160,37 +195,67 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
       const rows = await db
         .select()
         .from(creditTransactions)
-        .where(eq(creditTransactions.installationId, installationId))
+        .where(and(eq(creditTransactions.installationId, installationId), not(isHold!)))
         .orderBy(desc(creditTransactions.id))
         .limit(TRANSACTION_LIST_LIMIT);
       return rows.map(toTransaction);
     },
 
+    post,
+
     /**
-     * Writes a completed row and moves the balance by it. Answers null, writing nothing, when a row with
-     * the same `externalId` exists already. Locks the account itself.
+     * Sets `units` aside for a model call when the balance less the live holds is above zero, and
+     * answers whether it did. Under the balance row's lock, so concurrent callers see each other's
+     * holds: at most one call's worth can be spent beyond the balance. Drops expired holds.
      */
-    async post(tx: Tx, entry: LedgerEntry): Promise<{ id: number } | null> {
+    async hold(tx: Tx, installationId: number, units: bigint): Promise<boolean> {
+      movedIn(tx);
+      const balance = await lock(tx, installationId);
+      const expiry = new Date(Date.now() - HOLD_TTL_MS);
+      const mine = and(eq(creditTransactions.installationId, installationId), isHold);
+      await tx.delete(creditTransactions).where(and(mine, lte(creditTransactions.createdAt, expiry)));
+      const [held] = await tx
+        .select({ total: sql<string>`coalesce(sum(${creditTransactions.amount}), 0)` })
+        .from(creditTransactions)
+        .where(mine);
+      if (balance - toUnits(String(held?.total ?? '0')) <= 0n) return false;
+      await tx.insert(creditTransactions).values({
+        installationId,
+        type: 'use',
+        amount: unitsToDecimal(units),
+        status: 'pending',
+        paymentMethod: 'usage',
+        description: 'Held for a model call',
+      });
+      return true;
+    },
+
+    /**
+     * `post` for a model call's charge: turns the installation's oldest live hold into the completed
+     * row when there is one (so the hold stops counting as the charge starts), else writes a new row.
+     */
+    async settle(tx: Tx, entry: LedgerEntry): Promise<{ id: number } | null> {
       movedIn(tx);
       await lock(tx, entry.installationId);
-      const [row] = await tx
-        .insert(creditTransactions)
-        .values({
-          installationId: entry.installationId,
-          type: entry.type,
+      const [hold] = await tx
+        .select({ id: creditTransactions.id })
+        .from(creditTransactions)
+        .where(and(eq(creditTransactions.installationId, entry.installationId), isHold, gt(creditTransactions.createdAt, new Date(Date.now() - HOLD_TTL_MS))))
+        .orderBy(asc(creditTransactions.id))
+        .limit(1);
+      if (!hold) return post(tx, entry);
+      await tx
+        .update(creditTransactions)
+        .set({
           amount: unitsToDecimal(entry.amountUnits),
           status: 'completed',
-          paymentMethod: entry.paymentMethod,
           description: entry.description ?? null,
-          purchaseId: entry.purchaseId ?? null,
           tokenUsageId: entry.tokenUsageId ?? null,
-          externalId: entry.externalId ?? null,
+          createdAt: new Date(),
         })
-        .onConflictDoNothing()
-        .returning({ id: creditTransactions.id });
-      if (!row) return null;
+        .where(eq(creditTransactions.id, hold.id));
       await move(tx, entry.installationId, signedUnits(entry.type, entry.amountUnits));
-      return row;
+      return hold;
     },
 
     /** Writes a pending row: it shows in the history but does not count until `complete`. */

@@ -29,6 +29,13 @@ export interface MeteredCall {
 
 const MAX_TOKENS_PER_CALL = 100_000_000;
 
+/**
+ * What a hold sets aside before a model call: the price of a large planning call (8,000 input and
+ * 2,000 output tokens; $0.08 at the research preview's prices). Concurrent calls are admitted only
+ * while the balance covers the holds of the calls already running.
+ */
+export const HOLD_TOKENS = { input: 8_000, output: 2_000 } as const;
+
 function checkTokens(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0 || value > MAX_TOKENS_PER_CALL) {
     throw badRequest(`${name} must be a whole number of tokens between 0 and ${MAX_TOKENS_PER_CALL}`);
@@ -53,7 +60,7 @@ export function createMeter({
   pricing,
   costs,
 }: {
-  ledger: Pick<CreditsLedger, 'transaction' | 'lock' | 'post' | 'balance'>;
+  ledger: Pick<CreditsLedger, 'transaction' | 'lock' | 'settle' | 'hold'>;
   pricing: PricingConfig;
   /** The project cost poll's snapshots, dropped after each recorded call. */
   costs: Pick<CostsService, 'invalidate'>;
@@ -86,7 +93,8 @@ export function createMeter({
 
     /**
      * Records one model call: in one database transaction, the `token_usage` row with its cost (what
-     * GET /api/projects/{id}/costs sums) and a completed `use` transaction of exactly that cost, so the
+     * GET /api/projects/{id}/costs sums) and a completed `use` transaction of exactly that cost (the
+     * turn's hold, settled, when it has one), so the
      * balance falls by exactly what the project costs. Never refuses for lack of credits: the call has
      * happened, and a turn already running finishes; the balance may go below zero, and the next
      * `assertCanSpend` refuses. Once the transaction has ended, the project's cost and the installation's
@@ -119,7 +127,7 @@ export function createMeter({
               cost,
             })
             .returning({ id: tokenUsage.id });
-          await ledger.post(tx, {
+          await ledger.settle(tx, {
             installationId: usage.installationId,
             type: 'use',
             amountUnits: units,
@@ -135,13 +143,17 @@ export function createMeter({
     },
 
     /**
-     * Refuses to start an agent call when the installation's balance is at or below zero.
+     * Reserves before an agent turn: refuses when the installation's balance, less what the turns
+     * already running hold, is at or below zero; otherwise holds one large call's price (HOLD_TOKENS),
+     * which the turn's first `record` settles to the real cost. So 50 concurrent turns at $0.005 left
+     * run one call, not 50: the overdraft stays within one call's worth.
      *
      * @throws HttpError 402 with `CREDIT_ERRORS.outOfCredits`, a text the chat shows as the reply; it
      * tells the user to add credits with 'View & Add Credits'.
      */
     async assertCanSpend({ installationId }: { installationId: number }): Promise<void> {
-      if ((await ledger.balance(installationId)) <= 0) throw paymentRequired(CREDIT_ERRORS.outOfCredits);
+      const held = await ledger.transaction((tx) => ledger.hold(tx, installationId, costUnits(HOLD_TOKENS.input, HOLD_TOKENS.output)));
+      if (!held) throw paymentRequired(CREDIT_ERRORS.outOfCredits);
     },
   };
 }

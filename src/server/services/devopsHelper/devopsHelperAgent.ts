@@ -89,7 +89,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
   }
 
   /** Waits for the person's decision on one command; a kill of the turn cancels the request. */
-  async function awaitDecision(turn: Turn, command: string, config: RunnableConfig): Promise<ApprovalDecision> {
+  async function awaitDecision(turn: Turn, command: string): Promise<ApprovalDecision> {
     const names = Object.keys(turn.secrets);
     const pending = approvals.request(turn.scope, command, dangerousReason(command, names));
     const onAbort = (): void => approvals.cancel(pending.id);
@@ -103,7 +103,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
 
   async function runCommand(turn: Turn, command: string, config: RunnableConfig): Promise<string> {
     if (!command.trim() || command.length > MAX_COMMAND_LENGTH) return `Error: the command must be 1 to ${MAX_COMMAND_LENGTH} characters.`;
-    const decision = await awaitDecision(turn, command, config);
+    const decision = await awaitDecision(turn, command);
     turn.controller.signal.throwIfAborted();
     if (decision !== 'approved') {
       const note = decision === 'denied' ? 'The command was denied; it did not run.' : 'The approval request expired; the command did not run.';

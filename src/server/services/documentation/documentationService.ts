@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, max, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { projectDocumentation, projects } from '../../db/schema';
+import { projectDocumentation, projects, validationPlans, validationSteps } from '../../db/schema';
 import { createRedactor } from '../../sandbox/redactor';
 import type { DocumentationResponse } from '../../../shared/api/documentation';
 import { DOCUMENTATION } from '../../../shared/constants/documentation';
@@ -52,12 +52,19 @@ export function createDocumentationService(deps: DocumentationDeps) {
     const { username } = await deps.sandbox.containerStatus({ id: project.projectId, installationId: project.installationId });
     const workspace = `/home/${username}/workspace`;
     const secretNames = (await planning.listSecrets(project.projectId)).map((s) => s.name);
+    // When the checks last ran: the documentation says what was verified and when.
+    const [checked] = await db
+      .select({ at: max(validationSteps.finishedAt) })
+      .from(validationSteps)
+      .innerJoin(validationPlans, eq(validationPlans.id, validationSteps.planId))
+      .where(eq(validationPlans.projectId, project.projectId));
     return {
       sandbox_username: username,
       workspace_directory: workspace,
-      workspace_folders: { ssh_keys: '~/.ssh', terraform: `${workspace}/terraform`, ansible: `${workspace}/ansible`, stack: `${workspace}/stack` },
+      workspace_folders: { ssh_keys: `${workspace}/ssh-keys`, terraform: `${workspace}/terraform`, ansible: `${workspace}/ansible`, stack: `${workspace}/stack` },
       execution_steps_completed: `${sources.executed.filter((s) => s.status === 'completed').length} / ${sources.executed.length}`,
       validation_steps_completed: `${sources.validated.filter((s) => s.status === 'completed').length} / ${sources.validated.length}`,
+      ...(checked?.at ? { validation_last_checked_at: checked.at.toISOString() } : {}),
       user_secret_names: secretNames,
     };
   }

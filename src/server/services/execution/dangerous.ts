@@ -1,8 +1,9 @@
 /**
  * Commands a person must approve explicitly, even with Auto-Approve on: the client never auto-approves a
  * step that carries a `dangerous_reason`, and the step card shows the reason. The rules look for what
- * destroys a machine or its data, runs code nobody has read, or prints a secret; ordinary deployment
- * commands (`rm -rf ./build`, `docker compose down`, `curl -fsS https://…`) pass.
+ * destroys a machine or its data, can lock the person or the sandbox out of a server (firewalls, sshd),
+ * creates or deletes paid cloud resources, runs code nobody has read, or prints a secret; ordinary
+ * deployment commands (`rm -rf ./build`, `docker compose down`, `curl -fsS https://…`) pass.
  */
 
 /** Top-level system folders whose recursive deletion or opening-up ruins a machine. */
@@ -44,6 +45,35 @@ const operandsOf = (args: string[]): string[] => args.filter((a) => !a.startsWit
 const redirects = (args: string[]): boolean => args.some((a) => /^\d*>/.test(a) || a.includes('>'));
 
 type Rule = (command: string, secretNames: readonly string[]) => string | undefined;
+
+const LOCKOUT = 'can lock you, or the sandbox’s later SSH steps, out of the server';
+const COSTS = 'it costs money, and running it again may create a second one';
+
+/** Cloud provider calls, matched on the whole text (also inside `ssh host '…'`). */
+const CLOUD_RULES: Array<[RegExp, string]> = [
+  [/\bhcloud\s+firewall\s+(create|add-rule|delete-rule|apply-to-resource|replace-rules|set-rules)\b/, `Changes a Hetzner Cloud firewall: ${LOCKOUT}`],
+  [/\baws\s+ec2\s+(authorize|revoke)-security-group-(ingress|egress)\b|\baws\s+ec2\s+modify-instance-attribute\b.*--groups\b/, `Changes an AWS security group: ${LOCKOUT}`],
+  [/\bdoctl\s+compute\s+firewall\s+(create|update|add-rules|remove-rules|add-droplets)\b/, `Changes a DigitalOcean cloud firewall: ${LOCKOUT}`],
+  [/\bgcloud\s+compute\s+firewall-rules\s+(create|update|delete)\b/, `Changes a Google Cloud firewall rule: ${LOCKOUT}`],
+  [/\baz\s+network\s+nsg\s+rule\s+(create|update|delete)\b/, `Changes an Azure network security group rule: ${LOCKOUT}`],
+  [/\bhcloud\s+(server|primary-ip|floating-ip|volume|load-balancer)\s+create\b/, `Creates a paid Hetzner Cloud resource: ${COSTS}`],
+  [/\baws\s+ec2\s+(run-instances|allocate-address|create-volume|create-nat-gateway)\b|\baws\s+(lightsail\s+create-instances|rds\s+create-db-instance|elbv2\s+create-load-balancer)\b/, `Creates a paid AWS resource: ${COSTS}`],
+  [/\bdoctl\s+(compute\s+(droplet|volume|load-balancer|reserved-ip|floating-ip)\s+create|databases\s+create)\b/, `Creates a paid DigitalOcean resource: ${COSTS}`],
+  [/\bgcloud\s+(compute\s+(instances|addresses|disks)|sql\s+instances)\s+create\b/, `Creates a paid Google Cloud resource: ${COSTS}`],
+  [/\baz\s+(vm|network\s+public-ip|disk)\s+create\b/, `Creates a paid Azure resource: ${COSTS}`],
+  [/\b(terraform|tofu)\s+(-chdir=\S+\s+)?apply\b/, `Applies infrastructure changes (terraform apply): it may create paid resources or replace running ones`],
+  [/\bpulumi\s+up\b/, 'Applies infrastructure changes (pulumi up): it may create paid resources or replace running ones'],
+  [/\bhcloud\s+(server|primary-ip|floating-ip|volume|firewall|load-balancer)\s+delete\b/, 'Deletes a Hetzner Cloud resource and whatever it holds'],
+  [/\baws\s+ec2\s+(terminate-instances|release-address|delete-volume|delete-security-group)\b|\baws\s+s3\s+rb\b|\baws\s+s3\s+rm\b.*--recursive/, 'Deletes AWS resources and whatever they hold'],
+  [/\bdoctl\s+compute\s+(droplet|volume|firewall|reserved-ip)\s+delete\b/, 'Deletes a DigitalOcean resource and whatever it holds'],
+  [/\bgcloud\s+compute\s+(instances|disks|addresses)\s+delete\b/, 'Deletes a Google Cloud resource and whatever it holds'],
+  [/\baz\s+(vm|disk|group)\s+delete\b/, 'Deletes Azure resources and whatever they hold'],
+  [/\b(terraform|tofu)\s+(-chdir=\S+\s+)?destroy\b|\bpulumi\s+destroy\b/, 'Destroys the infrastructure it manages'],
+  [/\bkubectl\s+delete\s+(ns|namespace|namespaces|pvc|pv|persistentvolumeclaims?|persistentvolumes?)\b/, 'Deletes Kubernetes namespaces or volumes and their data'],
+];
+
+/** What sshd reads: editing it (or restarting sshd after) can close the only way in. */
+const SSHD_CONFIG = /\/etc\/ssh\/sshd_config/;
 
 const RULES: Rule[] = [
   // Recursive delete of the root, a system folder or the home folder.
@@ -134,6 +164,34 @@ const RULES: Rule[] = [
     }
     return undefined;
   },
+  // Firewalls on the machine: a default deny or a flush can cut the SSH connection the steps rely on.
+  (command) => {
+    for (const { args } of invocations(command, 'ufw')) {
+      const verb = operandsOf(args)[0];
+      if (verb && ['enable', 'default', 'deny', 'reject', 'reset', 'delete', 'limit', 'insert', 'route'].includes(verb)) return `Changes the server’s firewall (ufw ${verb}): ${LOCKOUT}`;
+    }
+    for (const { name, args } of invocations(command, 'iptables|ip6tables|iptables-restore|ip6tables-restore|iptables-legacy|nft|firewall-cmd')) {
+      const text = args.join(' ');
+      if (/restore/.test(name) || (name === 'nft' && /\b(flush|delete|drop|reject|policy|-f)\b/.test(text))) return `Changes the server’s firewall (${name}): ${LOCKOUT}`;
+      if (/(^|\s)(-P|--policy|-F|--flush|-X|-D|--delete)\b|-j\s+(DROP|REJECT)\b/.test(text)) return `Changes the server’s firewall (${name}): ${LOCKOUT}`;
+      if (name === 'firewall-cmd' && /--(remove-|set-default-zone|panic-on|add-rich-rule|change-interface)/.test(text)) return `Changes the server’s firewall (firewall-cmd): ${LOCKOUT}`;
+    }
+    return undefined;
+  },
+  // The SSH daemon's configuration and the keys it lets in.
+  (command) => {
+    if (SSHD_CONFIG.test(command)) {
+      for (const { args } of invocations(command, 'sed|perl')) if (flagsOf(args).some((f) => /^-[a-zA-Z]*i/.test(f)) && args.some((a) => SSHD_CONFIG.test(a))) return `Edits the SSH server’s configuration: ${LOCKOUT}`;
+      for (const { args } of invocations(command, 'tee|cp|mv|install|ln|rm|truncate')) if (args.some((a) => SSHD_CONFIG.test(a))) return `Edits the SSH server’s configuration: ${LOCKOUT}`;
+      if (/>\s*\S*\/etc\/ssh\/sshd_config/.test(command)) return `Edits the SSH server’s configuration: ${LOCKOUT}`;
+    }
+    if (/\b(systemctl\s+(restart|reload|stop|disable|mask)\s+(ssh|sshd)(\.service|\.socket)?\b|service\s+(ssh|sshd)\s+(restart|reload|stop))/.test(command)) return `Restarts or stops the SSH server: ${LOCKOUT}`;
+    if (/(^|[^>])>\s*\S*\.ssh\/authorized_keys\b/.test(command)) return `Replaces the keys allowed to log in (authorized_keys): ${LOCKOUT}`;
+    for (const { args } of invocations(command, 'passwd|usermod')) if (args.some((a) => a === '-l' || a === '-L' || a === '--lock')) return `Locks a user account: ${LOCKOUT}`;
+    return undefined;
+  },
+  // Paid cloud resources created or deleted, cloud firewalls changed.
+  (command) => CLOUD_RULES.find(([re]) => re.test(command))?.[1],
   // Exhausting or stopping the machine.
   (command) => (/(\w+|:)\s*\(\)\s*\{[^}]*\1\s*\|\s*\1\s*&[^}]*\}\s*;?\s*\1/.test(command) ? 'Fork bomb: starts processes until the machine stops' : undefined),
   (command) => {

@@ -32,3 +32,11 @@ export function createInProcessEventBus<T>(): EventBus<T> {
     },
   };
 }
+
+/**
+ * A view of the app's one bus for events of type T. Topics name their event type (each area publishes
+ * and subscribes its own topics), so the cast only restates what the topic already says.
+ */
+export function topicsOf<T>(bus: EventBus<unknown>): EventBus<T> {
+  return bus as EventBus<T>;
+}

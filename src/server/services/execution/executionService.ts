@@ -3,9 +3,9 @@ import type { Db, Tx } from '../../db/client';
 import { executionPlans, executionSteps, projects } from '../../db/schema';
 import type { StepTables } from '../../db/schema/stepTables';
 import { conflict } from '../../errors';
-import type { ApproveStepResponse, ExecutionApproveStepBody, ExecutionProgress, Step } from '../../../shared/api/execution';
+import type { ApproveStepResponse, CancelStepBody, ExecutionApproveStepBody, ExecutionProgress, Step } from '../../../shared/api/execution';
 import type { StatusResponse } from '../../../shared/api/common';
-import type { TerminalCommandEvent } from '../../../shared/api/terminal';
+import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from './eventBus';
@@ -31,7 +31,7 @@ export interface ExecutionDeps {
   sandbox: ExecutionSandbox;
   planning: ExecutionPlanning;
   /** Carries the commands steps run to the terminal tab (`GET /api/terminal/commands`). */
-  commands: EventBus<TerminalCommandEvent>;
+  commands: EventBus<TerminalStreamEvent>;
   /** Records DEPLOYMENT_COMPLETED when a run reaches every step completed, DEPLOYMENT_FAILED when a step fails. */
   activity: Pick<ActivityService, 'record'>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -157,6 +157,11 @@ export function createExecutionService(deps: ExecutionDeps) {
     async approveStep(project: ExecutionProject, body: ExecutionApproveStepBody): Promise<ApproveStepResponse> {
       const planId = await requirePlan(project.projectId, body.plan_id);
       return runs.approveStep(project, planId, body.step_number, body.approved);
+    },
+
+    /** Cancels a running step (its process group is killed); answers the step as stored, failed. */
+    async cancelStep(project: ExecutionProject, body: CancelStepBody): Promise<Step> {
+      return runs.cancelStep(project, await requirePlan(project.projectId, body.plan_id), body.step_number);
     },
 
     /** The progress poll's snapshot (`sendSnapshot` answers it): compare its ETag before building its body. */

@@ -30,17 +30,20 @@ const toStage = (row: StageRow): Stage => ({
   is_completed: row.isCompleted,
 });
 
-/** How long `requireRecent` trusts an ownership it checked, and how many it remembers. */
-export const OWNER_CACHE_MS = 5_000;
-const MAX_OWNERS = 10_000;
+/** How many checked ownerships `requireRecent` remembers (the least recently used is dropped beyond). */
+const MAX_OWNERS = 100_000;
 
 /**
  * Projects and their staged workflow. Every method takes the caller's installation id and looks
  * the project up within it, so another tenant's project answers 404 exactly like a missing one.
  */
 export function createProjectsService({ db, activity }: { db: Db; activity: Pick<ActivityService, 'record'> }) {
-  /** `${installationId}:${projectId}` → until when that project is known to be that installation's. */
-  const owners = new Map<string, number>();
+  /**
+   * `${installationId}:${projectId}` of projects known to be that installation's. A project never moves
+   * to another installation and is never deleted, so no write can make an entry wrong: it is kept until
+   * the least recently used is dropped. Map order is the order of use.
+   */
+  const owners = new Set<string>();
 
   async function findRow(installationId: number, projectId: number): Promise<ProjectRow> {
     const [row] = await db
@@ -105,17 +108,18 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
     },
 
     /**
-     * `require` for the hot polls: a project found to be the installation's is trusted for
-     * OWNER_CACHE_MS (as sessions are) without asking the database again, so a poll with a current ETag
-     * costs no query at all. Only success is kept: another installation's project is a 404 every time.
+     * `require` for the hot polls: a project found to be the installation's is remembered, so a poll
+     * with a current ETag costs no query at all. Only success is kept: another installation's project
+     * (or a missing one) asks the database and answers 404 every time.
      */
     async requireRecent(installationId: number, projectId: number): Promise<{ id: number; installationId: number }> {
       const key = `${installationId}:${projectId}`;
-      const until = owners.get(key);
-      if (until === undefined || until <= Date.now()) {
+      if (owners.delete(key)) {
+        owners.add(key);
+      } else {
         await findRow(installationId, projectId);
-        if (owners.size >= MAX_OWNERS) owners.clear();
-        owners.set(key, Date.now() + OWNER_CACHE_MS);
+        owners.add(key);
+        if (owners.size > MAX_OWNERS) owners.delete(owners.values().next().value as string);
       }
       return { id: projectId, installationId };
     },

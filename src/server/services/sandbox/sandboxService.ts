@@ -12,7 +12,7 @@ import type {
   SandboxInitializeResponse,
   SandboxStatusResponse,
 } from '../../../shared/api/sandbox';
-import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS } from '../../../shared/constants/sandbox';
+import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 
 /** The project as `projects.require` answers it: already scoped to the caller. */
@@ -28,6 +28,8 @@ export const NOT_RUNNING = 'The sandbox is not running';
  * again after this long, keeping its ETag when nothing changed. Our own start/stop/backup drop it at once.
  */
 export const CONTAINER_STATUS_MAX_AGE_MS = 5_000;
+/** Projects whose last backup time is kept in memory at most. */
+const MAX_SYNC_TIMES = 100_000;
 
 /** The sandbox's Linux user: `user_{installationId}_{projectId}` (the folder download is named after it). */
 export const sandboxUsername = (project: ScopedProject): string => `user_${project.installationId}_${project.id}`;
@@ -72,28 +74,50 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
     return row;
   };
 
+  /**
+   * Each project's last backup time as the status poll shows it: read once, then kept up by `upsert`
+   * (every write of the sandboxes table is here), so reloading a container's status asks only the driver.
+   */
+  const syncTimes = new Map<number, Date | null>();
+  const syncTimeOf = async (projectId: number): Promise<Date | null> => {
+    const known = syncTimes.get(projectId);
+    if (known !== undefined) return known;
+    const time = (await rowOf(projectId))?.lastSyncTime ?? null;
+    if (syncTimes.size >= MAX_SYNC_TIMES) syncTimes.delete(syncTimes.keys().next().value as number);
+    syncTimes.set(projectId, time);
+    return time;
+  };
+
   const upsert = async (project: ScopedProject, set: Partial<typeof sandboxes.$inferInsert>): Promise<void> => {
     const values = { projectId: project.id, username: sandboxUsername(project), ...set, updatedAt: new Date() };
     await db.insert(sandboxes).values(values).onConflictDoUpdate({ target: sandboxes.projectId, set: { ...set, updatedAt: new Date() } });
+    if (set.lastSyncTime !== undefined) syncTimes.set(project.id, set.lastSyncTime);
   };
 
-  /** Maps driver failures a client caused (a stopped sandbox, a bad folder) to their HTTP answers. */
+  /**
+   * Maps driver failures a client caused (a stopped sandbox, a bad folder) to their HTTP answers, and an
+   * engine or cluster that cannot be reached to a 503 naming it.
+   */
   const asHttp = (err: unknown): unknown => {
     if (!(err instanceof SandboxError)) return err;
+    if (err.code === 'unavailable') return new HttpError(503, err.message);
     if (err.code === 'not_running') return conflict(NOT_RUNNING);
     if (err.code === 'not_found') return notFound(err.message);
     if (err.code === 'outside_workspace') return badRequest(err.message);
     return err;
   };
 
+  /** The driver's status; an engine that cannot be reached is a 503 naming it. */
+  const statusOf = (ref: SandboxRef): Promise<ContainerStatusName> => driver.status(ref).catch((err: unknown) => Promise.reject(asHttp(err)));
+
   const requireRunning = async (ref: SandboxRef): Promise<void> => {
-    if ((await driver.status(ref)) !== 'Running') throw conflict(NOT_RUNNING);
+    if ((await statusOf(ref)) !== 'Running') throw conflict(NOT_RUNNING);
   };
 
   async function containerStatus(project: ScopedProject): Promise<ContainerStatusResponse> {
     const ref = refOf(project);
-    const [status, row] = await Promise.all([driver.status(ref), rowOf(project.id)]);
-    return { container_status: status, username: ref.username, last_sync_time: row?.lastSyncTime?.toISOString() ?? null };
+    const [status, lastSyncTime] = await Promise.all([statusOf(ref), syncTimeOf(project.id)]);
+    return { container_status: status, username: ref.username, last_sync_time: lastSyncTime?.toISOString() ?? null };
   }
 
   /** `{installationId}.{projectId}`: the username needs both. */
@@ -155,10 +179,11 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
         try {
           await driver.start(ref);
         } catch (err) {
-          throw new HttpError(500, `${SANDBOX_ERRORS.start}: ${(err as Error).message}`);
+          const status = err instanceof SandboxError && err.code === 'unavailable' ? 503 : 500;
+          throw new HttpError(status, `${SANDBOX_ERRORS.start}: ${(err as Error).message}`);
         }
         await upsert(project, { provisioning: 'READY', error: null });
-        return { container_status: await driver.status(ref), message: 'Sandbox started' };
+        return { container_status: await statusOf(ref), message: 'Sandbox started' };
       });
     },
 
@@ -166,7 +191,7 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
     async stop(project: ScopedProject): Promise<ContainerActionResponse> {
       return serial(project, async () => {
         const ref = refOf(project);
-        if ((await driver.status(ref)) !== 'Running') return { container_status: await driver.status(ref), message: NOT_RUNNING };
+        if ((await statusOf(ref)) !== 'Running') return { container_status: await statusOf(ref), message: NOT_RUNNING };
         try {
           const { lastSyncTime } = await driver.backup(ref);
           await upsert(project, { lastSyncTime });
@@ -174,7 +199,7 @@ export function createSandboxService({ db, driver }: { db: Db; driver: SandboxDr
           throw new HttpError(409, `${SANDBOX_ERRORS.stop} (${(err as Error).message})`);
         }
         await driver.stop(ref);
-        return { container_status: await driver.status(ref), message: 'Sandbox stopped' };
+        return { container_status: await statusOf(ref), message: 'Sandbox stopped' };
       });
     },
 

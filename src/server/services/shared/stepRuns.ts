@@ -5,7 +5,7 @@ import { conflict, HttpError, notFound } from '../../errors';
 import { createRedactor } from '../../sandbox/redactor';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
 import type { Step, StepStatus } from '../../../shared/api/execution';
-import type { TerminalCommandEvent } from '../../../shared/api/terminal';
+import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import { dangerousReason } from '../execution/dangerous';
 import type { EventBus } from '../execution/eventBus';
@@ -45,7 +45,7 @@ export interface StepRunsDeps {
   sandbox: StepSandbox;
   secrets: StepSecrets;
   /** Carries the commands steps run to the terminal tab (`GET /api/terminal/commands`). */
-  commands: EventBus<TerminalCommandEvent>;
+  commands: EventBus<TerminalStreamEvent>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Upper bound of one step; the sandbox driver's default when absent. */
   stepTimeoutMs?: number;
@@ -67,11 +67,24 @@ export interface ProgressState {
 export const terminalCommandsTopic = (projectId: number): string => `terminal-commands:${projectId}`;
 
 export const INTERRUPTED_MESSAGE = 'Interrupted by a server restart; approve the step to run it again.';
+export const CANCELLED_MESSAGE = 'Cancelled by you: the command and everything it started were stopped.';
+export const SHUTDOWN_MESSAGE = 'Stopped because the server shut down; approve the step to run it again.';
+
+/**
+ * What a step's shell runs: its command as one script under `set -euo pipefail`, so a failing command,
+ * a failing stage of a pipeline or an unset variable ends the step failed with that exit status instead
+ * of the next line carrying on. An `exit` ends the script, like any script's (`exit 0`: completed).
+ */
+export const strictScript = (command: string): string => `set -euo pipefail\n${command}`;
 export const SANDBOX_NOT_READY = 'The sandbox is not running: wait for it to be ready (or start it) before running a step.';
 
 /** The end of a step's output is what matters (the error, the last lines); this much is kept. */
 const MAX_OUTPUT = 200_000;
 const TYPING_SPEED = 50;
+/** Commands longer than this appear in the terminal at once: typing a long script would delay its output. */
+const TYPED_COMMAND_MAX = 160;
+/** A running step's output so far is written to the database at most this often (kept through a crash). */
+const OUTPUT_FLUSH_MS = 1_000;
 
 /** Statuses from which an approval runs the step: waiting, and re-execution of a finished one. */
 const RUNNABLE: StepStatus[] = ['pending', 'waiting_approval', 'completed', 'failed', 'rejected'];
@@ -112,6 +125,8 @@ export function createStepRuns(deps: StepRunsDeps) {
       output: live ?? row.output,
       error_message: row.errorMessage,
       ...(row.dangerousReason ? { dangerous_reason: row.dangerousReason } : {}),
+      started_at: row.startedAt?.toISOString() ?? null,
+      finished_at: row.finishedAt?.toISOString() ?? null,
     };
   };
 
@@ -146,30 +161,74 @@ export function createStepRuns(deps: StepRunsDeps) {
     return row;
   }
 
-  function errorOf(result: ExecResult, timeoutMs: number | undefined): string | null {
+  function errorOf(result: ExecResult, timeoutMs: number | undefined, signal: AbortSignal): string | null {
     if (result.timedOut) return `The command timed out${timeoutMs ? ` after ${Math.round(timeoutMs / 1000)} s` : ''} and was stopped.`;
-    if (result.cancelled) return 'The command was cancelled.';
+    if (result.cancelled) return signal.reason === 'shutdown' ? SHUTDOWN_MESSAGE : CANCELLED_MESSAGE;
     if (result.exitCode === null) return 'The command was killed by a signal.';
     if (result.exitCode !== 0) return `The command exited with code ${result.exitCode}.`;
     return null;
   }
 
+  /**
+   * Writes a running step's output so far at most every OUTPUT_FLUSH_MS, so a server killed mid-step
+   * keeps it (recoverInterrupted then fails the step with it). `stop` waits for a write under way, so
+   * none lands after the final result.
+   */
+  function outputKeeper(planId: number, stepNumber: number, redact: (text: string) => string) {
+    let latest: string | null = null;
+    let timer: NodeJS.Timeout | null = null;
+    let writing: Promise<void> = Promise.resolve();
+    const write = (): void => {
+      timer = null;
+      if (latest === null) return;
+      const output = redact(latest).slice(-MAX_OUTPUT);
+      latest = null;
+      writing = writing
+        .then(() => db.update(stepsTable).set({ output }).where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), eq(stepsTable.status, 'in_progress'))))
+        .then(
+          () => undefined,
+          (err: Error) => log.warn({ planId, stepNumber, err: err.message }, 'could not keep the output of a running step'),
+        );
+    };
+    return {
+      push(output: string): void {
+        latest = output;
+        timer ??= setTimeout(write, OUTPUT_FLUSH_MS);
+      },
+      async stop(): Promise<void> {
+        if (timer) clearTimeout(timer);
+        timer = null;
+        latest = null;
+        await writing;
+      },
+    };
+  }
+
   /** Runs one claimed step to its end and stores the outcome; never throws. */
   async function run(project: StepProject, planId: number, stepNumber: number, command: string | null, controller: AbortController): Promise<void> {
     const key = liveKey(project.projectId, stepNumber);
+    const topic = terminalCommandsTopic(project.projectId);
     let status: 'completed' | 'failed' = 'failed';
     let output = '';
     let errorMessage: string | null = null;
     let values: Record<string, string> = {};
+    // The driver already redacts; this pass also covers the error text and anything a driver missed.
+    const redact = (text: string): string => {
+      const r = createRedactor(Object.values(values));
+      return r.push(text) + r.flush();
+    };
+    const keeper = outputKeeper(planId, stepNumber, redact);
     try {
       if (command === null) {
         status = 'completed';
         output = 'This step has no command to run.';
       } else {
         values = await secrets.secretValues(project.projectId);
-        commands.publish(terminalCommandsTopic(project.projectId), { command, simulate_typing: true, typing_speed: TYPING_SPEED });
+        // The terminal shows what runs here; it never runs it again (display only, see TerminalStreamEvent).
+        const shown = redact(command);
+        commands.publish(topic, { command: shown, simulate_typing: shown.length <= TYPED_COMMAND_MAX, typing_speed: TYPING_SPEED, step_number: stepNumber });
         let live = '';
-        const result = await sandbox.exec(sandboxOf(project), command, {
+        const result = await sandbox.exec(sandboxOf(project), strictScript(command), {
           env: values,
           secrets: Object.values(values),
           signal: controller.signal,
@@ -178,10 +237,12 @@ export function createStepRuns(deps: StepRunsDeps) {
             live = (live + chunk).slice(-MAX_OUTPUT);
             liveOutput.set(key, live);
             bumpLive(project.projectId, stepNumber, live);
+            keeper.push(live);
+            commands.publish(topic, { step_number: stepNumber, output: chunk });
           },
         });
         output = result.output;
-        errorMessage = errorOf(result, deps.stepTimeoutMs);
+        errorMessage = errorOf(result, deps.stepTimeoutMs, controller.signal);
         status = errorMessage ? 'failed' : 'completed';
         try {
           await sandbox.commitStep(sandboxOf(project), stepNumber, command);
@@ -193,12 +254,9 @@ export function createStepRuns(deps: StepRunsDeps) {
       status = 'failed';
       errorMessage = err instanceof HttpError ? err.message : `The step could not run: ${(err as Error).message}`;
     }
-    // The driver already redacts; this pass also covers the error text and anything a driver missed.
-    const redact = (text: string): string => {
-      const r = createRedactor(Object.values(values));
-      return r.push(text) + r.flush();
-    };
+    await keeper.stop();
     const storedError = errorMessage === null ? null : redact(errorMessage);
+    if (command !== null) commands.publish(topic, { step_number: stepNumber, status, error_message: storedError });
     try {
       await db.transaction(async (tx) => {
         // One ending step of a plan at a time: the hook's all-completed check must see the others' outcomes.
@@ -351,10 +409,25 @@ export function createStepRuns(deps: StepRunsDeps) {
       return rows.length;
     },
 
+    /**
+     * Cancels a running step: its process group is killed and it ends failed with CANCELLED_MESSAGE.
+     * Answers once the result is stored. A step running on another server instance cannot be reached
+     * from here (409).
+     */
+    async cancelStep(project: StepProject, planId: number, stepNumber: number): Promise<Step> {
+      const row = await requireStep(planId, stepNumber);
+      const running = runs.get(liveKey(project.projectId, stepNumber));
+      if (row.status !== 'in_progress') throw conflict(`Step ${stepNumber} is ${row.status.replace(/_/g, ' ')}: only a running step can be cancelled`);
+      if (!running) throw conflict(`Step ${stepNumber} is running on another server instance; cancel it there or wait for it to end`);
+      running.controller.abort('cancel');
+      await running.done;
+      return toStep(project.projectId, await requireStep(planId, stepNumber));
+    },
+
     /** Stops running steps (server shutdown) and waits until their results are stored. */
     async close(): Promise<void> {
       const pending = [...runs.values()];
-      for (const r of pending) r.controller.abort();
+      for (const r of pending) r.controller.abort('shutdown');
       await Promise.allSettled(pending.map((r) => r.done));
     },
   };

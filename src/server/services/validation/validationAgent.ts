@@ -25,6 +25,8 @@ export interface ValidationAgentDeps {
   models: ModelProvider;
   execution: Pick<ExecutionService, 'steps'>;
   validation: Pick<ValidationService, 'steps' | 'plan' | 'savePlan' | 'onPlanTurn'>;
+  /** The implementation plan the executed steps came from (what was deployed, where, with which domain). */
+  implementationPlan(projectId: number): Promise<string>;
   secretValues(projectId: number): Promise<Record<string, string>>;
   meter: AgentMeter;
 }
@@ -51,13 +53,19 @@ export function createValidationAgent(deps: ValidationAgentDeps) {
     meter: deps.meter,
     onTurn: ({ projectId }, phase) => validation.onPlanTurn(projectId, phase),
     async systemPrompt({ projectId }) {
-      const [executed, validated, plan] = await Promise.all([execution.steps(projectId), validation.steps(projectId), validation.plan(projectId)]);
+      const [executed, validated, plan, implementation] = await Promise.all([
+        execution.steps(projectId),
+        validation.steps(projectId),
+        validation.plan(projectId),
+        deps.implementationPlan(projectId),
+      ]);
       return [
         'Role: validation',
-        'You are the validation agent of a DevOps deployment. Write validation plans of read-only checks that verify what the executed steps built (files exist, configurations are valid), and save them with save_validation_plan. Each step runs in the project sandbox only after the person approves it. Never change anything and never print secret values.',
+        'You are the validation agent of a DevOps deployment. Write validation plans of read-only checks that verify the running system the executed steps deployed, over SSH (`ssh -F ssh-keys/config da-server`, as the executed steps reach the server) and from outside: every service of the compose file runs and is healthy, the proxy answers on the server\'s address and on the domain when one is set, certificates are valid where TLS is promised, the firewall is as planned. A check must fail when the stack is down. Save the plan with save_validation_plan. Each step runs in the project sandbox only after the person approves it. Never change anything and never print secret values.',
         `<execution_steps>\n${JSON.stringify(executed.steps.map(clip))}\n</execution_steps>`,
         `<validation_steps>\n${JSON.stringify(validated.steps.map(clip))}\n</validation_steps>`,
         `<validation_plan>\n${plan.plan ?? ''}\n</validation_plan>`,
+        `<implementation_plan>\n${implementation}\n</implementation_plan>`,
       ].join('\n\n');
     },
     async runTool({ projectId }, name, args) {

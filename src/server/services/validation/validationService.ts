@@ -3,7 +3,8 @@ import type { Db } from '../../db/client';
 import { planningDocuments, validationPlans, validationSteps } from '../../db/schema';
 import { badRequest, conflict } from '../../errors';
 import type { StatusResponse } from '../../../shared/api/common';
-import type { TerminalCommandEvent } from '../../../shared/api/terminal';
+import type { CancelStepBody, Step } from '../../../shared/api/execution';
+import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import type { ValidationApproveStepBody, ValidationApproveStepResponse, ValidationPlanResponse, ValidationProgress } from '../../../shared/api/validation';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
@@ -17,7 +18,7 @@ export interface ValidationDeps {
   db: Db;
   sandbox: StepSandbox;
   secrets: StepSecrets;
-  commands: EventBus<TerminalCommandEvent>;
+  commands: EventBus<TerminalStreamEvent>;
   /** Records VALIDATION_COMPLETED when every step is completed (once per transition), VALIDATION_FAILED when one fails. */
   activity: Pick<ActivityService, 'record'>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -27,6 +28,7 @@ export interface ValidationDeps {
 export const NO_VALIDATION_PLAN = 'There is no validation plan yet: ask the validation agent to create one first.';
 export const NO_VALIDATION_STEPS = 'The validation plan has no "## Step N" sections to run.';
 export const NO_VALIDATION_RUN = 'Validation has not started yet: trigger it first.';
+export const STALE_VALIDATION_RUN = 'The validation run has changed: reload the progress and try again.';
 
 /** The kind of the validation agent's plan among the planning documents. */
 const PLAN_KIND = 'validation';
@@ -126,6 +128,13 @@ export function createValidationService(deps: ValidationDeps) {
     /** Approves (runs, or runs again) or rejects a validation step; 409 before the trigger. */
     async approveStep(project: StepProject, body: ValidationApproveStepBody): Promise<ValidationApproveStepResponse> {
       return runs.approveStep(project, await requirePlan(project.projectId), body.step_number, body.approved);
+    },
+
+    /** Cancels a running validation step (its process group is killed); answers the step as stored, failed. */
+    async cancelStep(project: StepProject, body: CancelStepBody): Promise<Step> {
+      const planId = await requirePlan(project.projectId);
+      if (body.plan_id !== undefined && body.plan_id !== planId) throw conflict(STALE_VALIDATION_RUN);
+      return runs.cancelStep(project, planId, body.step_number);
     },
 
     /** The progress poll's snapshot (`sendSnapshot` answers it). */

@@ -1,9 +1,9 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import type { Activity } from '../../../../src/shared/api/activity';
-import { ACTIVITY, ACTIVITY_TEXT, HOME, INSTALLATION_ID_KEY, relativeTime, truncateDetails } from '../../../../src/shared/constants';
+import { ACTIVITY, ACTIVITY_TEXT, HOME, INSTALLATION_ID_KEY, RECORDED_ACTIVITY_TYPES, relativeTime, truncateDetails } from '../../../../src/shared/constants';
 import { ActivityHeatmap } from '../../../../src/client/features/activity/ActivityHeatmap';
-import { ActivityTimeline } from '../../../../src/client/features/activity/ActivityTimeline';
+import { activityTitle, ActivityTimeline } from '../../../../src/client/features/activity/ActivityTimeline';
 import { buildHeatmap } from '../../../../src/client/features/activity/heatmap';
 import { activityDb } from '../../utils/activityServer';
 import { renderApp, renderWithProviders } from '../../utils/renderWithProviders';
@@ -90,7 +90,15 @@ describe('activity timeline', () => {
     expect(truncateDetails('y'.repeat(150))).toBe(`${'y'.repeat(100)}...`);
   });
 
-  it('shows the known type, others as unknown, details cut, relative times, and filters by category', async () => {
+  it('labels every type the server records, keeps unknown for really unknown ones', () => {
+    const labelled = Object.values(RECORDED_ACTIVITY_TYPES).map((type) => activityTitle(activity(type, { step_number: 3 }, ago(0))));
+    expect(labelled).not.toContain(ACTIVITY.unknownType);
+    expect(activityTitle(activity('DEPLOYMENT_FAILED', { step_number: 3 }, ago(0)))).toBe('Execution step failed (step 3)');
+    expect(activityTitle(activity('PROJECT_CREATED', {}, ago(0)))).toBe('Project created');
+    expect(activityTitle(activity('SOMETHING_ELSE', {}, ago(0)))).toBe(ACTIVITY.unknownType);
+  });
+
+  it('shows the types labelled, unknown ones as unknown, details cut, relative times, and filters by category', async () => {
     const summary = 'A Ghost blog with MySQL behind Caddy on one VPS, with nightly backups to object storage and TLS everywhere.';
     activityDb.timeline = [
       activity('PROJECT_WORKFLOW_COMPLETED', { project_name: 'blog', requirements_summary: summary }, ago(2 * 60_000)),
@@ -106,11 +114,12 @@ describe('activity timeline', () => {
     expect(items[0]).toHaveTextContent(truncateDetails(`blog — ${summary}`));
     expect(items[0]).not.toHaveTextContent('TLS everywhere');
     expect(items[0]).toHaveTextContent('2m ago');
-    expect(items[1]).toHaveTextContent(ACTIVITY.unknownType);
+    expect(items[1]).toHaveTextContent('All execution steps completed');
     expect(items[1]).toHaveTextContent('5h ago');
     expect(items[2]).toHaveTextContent('Analysis');
     expect(items[2]).toHaveTextContent('3d ago');
     expect(items[3]).toHaveTextContent('Other');
+    expect(items[3]).toHaveTextContent(ACTIVITY.unknownType);
 
     const filter = screen.getByLabelText(ACTIVITY_TEXT.filterLabel);
     expect(filter).toHaveValue(ACTIVITY.timelineDefaultFilter);

@@ -1,16 +1,15 @@
 import { browser } from '../../../../src/client/common/browser';
 import { clearSession } from '../../../../src/client/common/session';
+import { runSaga } from 'redux-saga';
 import {
-  appendHiddenFrame,
   authSaga,
   loadHiddenPage,
-  removeFrame,
   requestLogout,
   signOutWorker,
 } from '../../../../src/client/features/auth/authSaga';
 import { selectSignOutPending, signOutRequested } from '../../../../src/client/features/auth/authSlice';
 import { PATHS, TIMING } from '../../../../src/shared/constants';
-import { expectSaga, expectSagaWithStore, matchers } from '../../utils/sagaHelpers';
+import { expectSagaWithStore, matchers } from '../../utils/sagaHelpers';
 
 describe('authSaga', () => {
   it('runs the sign-out workflow when Sign Out is requested', async () => {
@@ -37,11 +36,18 @@ describe('authSaga', () => {
   });
 
   it('keeps the provider logout page for exactly its time, then removes it', async () => {
-    const frame = document.createElement('iframe');
-    await expectSaga(loadHiddenPage, PATHS.providerLogout, TIMING.logoutHiddenPageMs)
-      .provide([[matchers.call.fn(appendHiddenFrame), frame]])
-      .delay(TIMING.logoutHiddenPageMs)
-      .call(removeFrame, frame)
-      .run({ timeout: TIMING.logoutHiddenPageMs + 500, silenceTimeout: true });
+    jest.useFakeTimers();
+    try {
+      const task = runSaga({ dispatch: () => undefined, getState: () => ({}) }, loadHiddenPage, PATHS.providerLogout, TIMING.logoutHiddenPageMs);
+      const frame = (): Element | null => document.querySelector(`iframe[src="${PATHS.providerLogout}"]`);
+      expect(frame()).not.toBeNull();
+      await jest.advanceTimersByTimeAsync(TIMING.logoutHiddenPageMs - 1);
+      expect(frame()).not.toBeNull();
+      await jest.advanceTimersByTimeAsync(1);
+      await task.toPromise();
+      expect(frame()).toBeNull();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -32,7 +32,7 @@ describe('user profile area', () => {
     expect(within(trigger).getAllByText(/alice/)).toHaveLength(2);
   });
 
-  it('shows nothing when the profile fails to load (and only logs)', async () => {
+  it('shows no profile when it fails to load (and only logs), but Sign Out stays', async () => {
     const log = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     server.use(http.get(api('/github/user'), () => HttpResponse.json({ detail: 'GitHub is down' }, { status: 502 })));
     const { container } = renderWithProviders(
@@ -41,7 +41,10 @@ describe('user profile area', () => {
       </div>,
     );
     await waitFor(() => expect(log).toHaveBeenCalled());
-    expect(container.querySelector('[data-testid="host"]')).toBeEmptyDOMElement();
+    const host = container.querySelector('[data-testid="host"]')!;
+    expect(host.querySelector('img')).toBeNull();
+    expect(host).toHaveTextContent(/^Sign Out$/);
+    expect(screen.getByRole('button', { name: 'Sign Out' })).toBeEnabled();
   });
 
   it('opens and closes its menu, and closes on an outside click or Escape', async () => {

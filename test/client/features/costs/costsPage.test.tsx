@@ -38,7 +38,9 @@ describe('costs page', () => {
     const intelligence = screen.getByRole('region', { name: COSTS.intelligenceCosts });
     const rows = await within(intelligence).findAllByRole('row');
     expect(rows).toHaveLength(3);
-    expect(rows[1]).toHaveTextContent('cloudArchitectAgent');
+    // People see the agent's name, not the id it is metered under.
+    expect(rows[1]).toHaveTextContent('Cloud Architecture Assistant');
+    expect(rows[1]).not.toHaveTextContent('cloudArchitectAgent');
     expect(rows[1]).toHaveTextContent('gpt-4o-mini');
     expect(rows[1]).toHaveTextContent('$0.0200');
     expect(rows[2]).toHaveTextContent('$0.0221');

@@ -3,6 +3,7 @@ import { delay, http, HttpResponse } from 'msw';
 import { CREDIT_ERRORS, CREDITS_TEXT, HOME, INSTALLATION_ID_KEY, paymentFailureText } from '../../../../src/shared/constants';
 import type { CreatePaymentBody } from '../../../../src/shared/api/credits';
 import { paymentRequested } from '../../../../src/client/features/credits/creditsSlice';
+import { NETWORK_ERROR } from '../../../../src/client/api/apiSlice';
 import { renderApp } from '../../utils/renderWithProviders';
 import { api, server } from '../../utils/server';
 import { makeTransaction, useCreditsServer } from './creditsHandlers';
@@ -125,8 +126,8 @@ describe('credits dialog', () => {
     expect(creating).toBeDisabled();
     expect(amountInput()).toBeDisabled();
     expect(screen.getByRole('button', { name: '$10' })).toBeDisabled();
-    expect(open).toHaveBeenCalledWith('', '_blank');
-    expect(tab.opener).toBeNull();
+    // No tab before the link exists (an empty tab used to open at the click).
+    expect(open).not.toHaveBeenCalled();
 
     // A second Pay while the link is being created is ignored.
     act(() => {
@@ -134,22 +135,23 @@ describe('credits dialog', () => {
     });
     release();
 
-    await waitFor(() => expect(tab.location.href).toBe(`http://localhost${fake.link}`));
+    await waitFor(() => expect(open).toHaveBeenCalledWith(`http://localhost${fake.link}`, '_blank'));
+    expect(tab.opener).toBeNull();
     expect(fake.payments).toEqual([{ amount: 25 }]);
     expect(amountInput()).toHaveValue('');
     expect(payButton()).toBeDisabled();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
-  it('shows the server message with the support text, closes the empty tab and keeps the amount', async () => {
+  it('shows the server message with the support text, opens no tab and keeps the amount', async () => {
     useCreditsServer();
     server.use(http.post(api('/user/credits/create-dodo-payment'), () => HttpResponse.json({ detail: 'The payment provider could not be reached' }, { status: 502 })));
-    const { tab } = fakeTab();
+    const { open } = fakeTab();
     const { user } = await openDialog();
     await user.type(amountInput(), '40');
     await user.click(payButton());
     expect(await screen.findByRole('alert')).toHaveTextContent(paymentFailureText('The payment provider could not be reached'));
-    expect(tab.close).toHaveBeenCalled();
+    expect(open).not.toHaveBeenCalled();
     expect(amountInput()).toHaveValue('40');
     expect(payButton()).toHaveTextContent(CREDITS_TEXT.payButton);
   });
@@ -164,14 +166,27 @@ describe('credits dialog', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(paymentFailureText(CREDIT_ERRORS.noPaymentLink));
   });
 
-  it('falls back to the fallback text when the call fails without a message', async () => {
+  it('a network failure says so plainly (not "TypeError: Failed to fetch") and opens no tab', async () => {
     useCreditsServer();
     server.use(http.post(api('/user/credits/create-dodo-payment'), () => HttpResponse.error()));
-    fakeTab();
+    const { open } = fakeTab();
     const { user } = await openDialog();
     await user.type(amountInput(), '10');
     await user.click(payButton());
-    expect(await screen.findByRole('alert')).toHaveTextContent(CREDIT_ERRORS.paymentSuffix);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(paymentFailureText(NETWORK_ERROR));
+    expect(alert).not.toHaveTextContent(/TypeError|Failed to fetch/);
+    expect(open).not.toHaveBeenCalled();
+  });
+
+  it('offers the link when the browser blocks the checkout tab', async () => {
+    const fake = useCreditsServer();
+    jest.spyOn(window, 'open').mockImplementation(() => null);
+    const { user } = await openDialog();
+    await user.type(amountInput(), '10');
+    await user.click(payButton());
+    const link = await screen.findByRole('link', { name: 'Open the checkout' });
+    expect(link).toHaveAttribute('href', `http://localhost${fake.link}`);
   });
 
   it("shows 'Failed to load transaction history' when the history fails", async () => {

@@ -70,8 +70,9 @@ describe('payment saga', () => {
     store.dispatch(paymentRequested(25));
     store.dispatch(paymentRequested(25));
     expect(selectPaymentInProgress(store.getState())).toBe(true);
-    await waitFor(() => expect(tab.location.href).toBe('https://checkout.example/s/1'));
+    await waitFor(() => expect(open).toHaveBeenCalledWith('https://checkout.example/s/1', '_blank'));
     expect(open).toHaveBeenCalledTimes(1);
+    expect(tab.opener).toBeNull();
     expect(fake.payments).toEqual([{ amount: 25 }]);
     expect(selectPaymentInProgress(store.getState())).toBe(false);
     expect(selectCreditAmount(store.getState())).toBe('');

@@ -12,7 +12,7 @@ async function advance(ms: number): Promise<void> {
 /** Steps the clock 10 ms at a time until the balance has arrived (msw answers on a timer). */
 async function answered(): Promise<void> {
   for (let waited = 0; waited < 1_000; waited += 10) {
-    if (screen.queryByRole('heading', { name: PAYMENT_SUCCESS.title })) return;
+    if (screen.queryByRole('heading', { level: 1 })) return;
     await advance(10);
   }
   throw new Error('the balance never arrived');
@@ -78,5 +78,28 @@ describe('payment success page', () => {
     expect(screen.getByTestId('new-balance')).toHaveTextContent('$80.00');
     await user.click(screen.getByRole('button', { name: PAYMENT_SUCCESS.goToProjects }));
     expect(router.state.location.pathname).toBe('/app');
+  });
+
+  it('a failed status is not shown as a success: no credits added, no countdown to the payment banner', async () => {
+    useCreditsServer({ balance: 30 });
+    const { router } = renderApp('/payment-success?amount=25&payment_id=pay_x&status=failed', { fakeTimers: true });
+    await advance(PAYMENT_SUCCESS.balanceFetchDelayMs);
+    await answered();
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Payment Not Completed');
+    expect(screen.queryByText(PAYMENT_SUCCESS.title)).not.toBeInTheDocument();
+    expect(screen.queryByTestId('credits-added')).not.toBeInTheDocument();
+    expect(screen.getByRole('alert')).toHaveTextContent('no credits were added');
+    expect(screen.getByRole('region', { name: PAYMENT_SUCCESS.paymentDetails })).toHaveTextContent('failed');
+    for (let i = 0; i < 10; i += 1) await advance(1_000);
+    expect(router.state.location.pathname).toBe('/payment-success');
+  });
+
+  it('a bad amount in the query is not shown as credits ("+$abc")', async () => {
+    useCreditsServer({ balance: 30 });
+    renderApp('/payment-success?amount=abc&status=succeeded', { fakeTimers: true });
+    await advance(PAYMENT_SUCCESS.balanceFetchDelayMs);
+    await answered();
+    expect(screen.getByTestId('credits-added')).toHaveTextContent('—');
+    expect(screen.getByTestId('credits-added')).not.toHaveTextContent('abc');
   });
 });

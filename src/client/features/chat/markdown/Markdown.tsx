@@ -99,8 +99,10 @@ const Prose = styled.div`
     border-radius: ${({ theme }) => theme.radii.sm};
     background: ${({ theme }) => theme.colors.background};
   }
+  /* Commands wrap instead of scrolling sideways: a person reads a whole command at a glance. */
   pre {
-    overflow-x: auto;
+    white-space: pre-wrap;
+    overflow-wrap: anywhere;
     padding: ${({ theme }) => theme.space(3)};
     border-radius: ${({ theme }) => theme.radii.md};
     border: 1px solid ${({ theme }) => theme.colors.border};

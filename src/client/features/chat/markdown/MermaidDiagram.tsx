@@ -1,6 +1,31 @@
 import { useEffect, useId, useRef, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
 import { logError } from '../../../common/log';
+import { theme } from '../../../common/theme';
+
+/** Below this scale a diagram's labels get too small to read: the diagram scrolls instead. */
+const MIN_SCALE = 0.8;
+
+/** mermaid drawn in the app's colours (its own 'dark' theme puts the diagram in a grey box). */
+const MERMAID_THEME = {
+  darkMode: true,
+  background: theme.colors.background,
+  fontFamily: theme.fonts.body,
+  fontSize: '15px',
+  primaryColor: theme.colors.surfaceRaised,
+  primaryTextColor: theme.colors.text,
+  primaryBorderColor: theme.colors.primary,
+  secondaryColor: theme.colors.surfaceHover,
+  tertiaryColor: theme.colors.surface,
+  lineColor: theme.colors.textMuted,
+  textColor: theme.colors.text,
+  mainBkg: theme.colors.surfaceRaised,
+  nodeBorder: theme.colors.primary,
+  clusterBkg: theme.colors.surface,
+  clusterBorder: theme.colors.border,
+  edgeLabelBackground: theme.colors.surface,
+  titleColor: theme.colors.text,
+} as const;
 
 type MermaidApi = (typeof import('mermaid'))['default'];
 
@@ -20,7 +45,7 @@ function loadMermaid(): Promise<MermaidApi> {
     import(/* webpackChunkName: "mermaid-config" */ 'mermaid/dist/chunks/mermaid.core/chunk-DU6HZSFF.mjs'),
     import(/* webpackChunkName: "mermaid" */ 'mermaid'),
   ]).then(([, { default: mermaid }]) => {
-    mermaid.initialize({ startOnLoad: false, theme: 'dark', securityLevel: 'strict' });
+    mermaid.initialize({ startOnLoad: false, theme: 'base', themeVariables: MERMAID_THEME, securityLevel: 'strict' });
     return mermaid;
   });
   // A failed load can be tried again on the next diagram.
@@ -36,22 +61,22 @@ function loadMermaid(): Promise<MermaidApi> {
  */
 export function MermaidDiagram({ source }: { source: string }): ReactElement {
   const id = `mermaid-${useId().replace(/[^a-zA-Z0-9_-]/g, '')}`;
-  const [svg, setSvg] = useState<string | null>(null);
-  const [failed, setFailed] = useState(false);
+  // The outcome is kept with the source it is for, so a new source shows as text until it is drawn.
+  const [drawn, setDrawn] = useState<{ source: string; svg: string | null } | null>(null);
+  const svg = drawn?.source === source ? drawn.svg : null;
+  const failed = drawn?.source === source && drawn.svg === null;
   const figureRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     let live = true;
-    setSvg(null);
-    setFailed(false);
     loadMermaid()
       .then((mermaid) => mermaid.render(id, source))
       .then((result) => {
-        if (live) setSvg(result.svg);
+        if (live) setDrawn({ source, svg: result.svg });
       })
       .catch((error: unknown) => {
         logError('mermaid', error);
-        if (live) setFailed(true);
+        if (live) setDrawn({ source, svg: null });
       });
     return () => {
       live = false;
@@ -60,7 +85,13 @@ export function MermaidDiagram({ source }: { source: string }): ReactElement {
 
   useEffect(() => {
     // mermaid's output with securityLevel 'strict' is sanitised by its own DOMPurify pass.
-    if (figureRef.current && svg !== null) figureRef.current.innerHTML = svg;
+    const figure = figureRef.current;
+    if (!figure || svg === null) return;
+    figure.innerHTML = svg;
+    // A wide diagram fits the column only down to MIN_SCALE; past that it keeps readable labels and scrolls.
+    const drawn = figure.querySelector('svg');
+    const naturalWidth = drawn?.viewBox.baseVal?.width ?? 0;
+    if (drawn && naturalWidth > 0) drawn.style.minWidth = `${Math.round(naturalWidth * MIN_SCALE)}px`;
   }, [svg]);
 
   return (

@@ -1,9 +1,10 @@
 import { lazy, Suspense, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactElement } from 'react';
-import styled from 'styled-components';
+import styled, { css } from 'styled-components';
 import { CHAT, TERMINAL } from '../../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks';
 import { Button } from '../../../common/components/Button';
 import { Card } from '../../../common/components/Card';
+import { PHONE_MAX_WIDTH } from '../../../common/components/Layout';
 import { TextArea } from '../../../common/components/Field';
 import { Spinner } from '../../../common/components/Spinner';
 import { chatMessageSent, chatStopRequested, selectChat } from '../executionSlice';
@@ -18,26 +19,47 @@ export interface ExecutionChatPanelProps {
   projectId: number;
   title: string;
   placeholder: string;
+  /** Docked at the bottom of the window (the execution stage): it can be folded to its tab bar. */
+  docked?: boolean;
 }
+
+/** Ours: the dock's fold control. */
+const DOCK_HIDE = 'Hide panel';
+const DOCK_SHOW = 'Show panel';
 
 /**
  * The execution stage's chat panel (part 2 section 2): exactly two tabs, Chat and Terminal. The
  * terminal (and xterm) loads when its tab first opens and then stays mounted, so that the shell and the
  * agent's typed commands survive switching back to Chat.
  */
-export function ExecutionChatPanel({ projectId, title, placeholder }: ExecutionChatPanelProps): ReactElement {
+export function ExecutionChatPanel({ projectId, title, placeholder, docked = false }: ExecutionChatPanelProps): ReactElement {
   const [tab, setTab] = useState<Tab>(TERMINAL.tabs[0]);
   const [terminalOpened, setTerminalOpened] = useState(false);
+  const [folded, setFolded] = useState(false);
   const baseId = useId();
 
   const select = (next: Tab): void => {
     setTab(next);
+    setFolded(false);
     if (next === 'Terminal') setTerminalOpened(true);
   };
 
   return (
-    <Panel aria-label={title}>
-      <h2>{title}</h2>
+    <Panel aria-label={title} $docked={docked} data-folded={folded}>
+      <PanelHeader>
+        <h2>{title}</h2>
+        {docked && (
+          <Button
+            $size="sm"
+            $variant="ghost"
+            aria-expanded={!folded}
+            aria-controls={`${baseId}-Chat-panel ${baseId}-Terminal-panel`}
+            onClick={() => setFolded((value) => !value)}
+          >
+            {folded ? DOCK_SHOW : DOCK_HIDE}
+          </Button>
+        )}
+      </PanelHeader>
       <TabList role="tablist" aria-label={title}>
         {TERMINAL.tabs.map((name) => (
           <TabButton
@@ -53,10 +75,10 @@ export function ExecutionChatPanel({ projectId, title, placeholder }: ExecutionC
           </TabButton>
         ))}
       </TabList>
-      <TabPanel role="tabpanel" id={`${baseId}-Chat-panel`} aria-labelledby={`${baseId}-Chat-tab`} hidden={tab !== 'Chat'}>
+      <TabPanel role="tabpanel" id={`${baseId}-Chat-panel`} aria-labelledby={`${baseId}-Chat-tab`} hidden={folded || tab !== 'Chat'}>
         <ChatView projectId={projectId} placeholder={placeholder} />
       </TabPanel>
-      <TabPanel role="tabpanel" id={`${baseId}-Terminal-panel`} aria-labelledby={`${baseId}-Terminal-tab`} hidden={tab !== 'Terminal'}>
+      <TabPanel role="tabpanel" id={`${baseId}-Terminal-panel`} aria-labelledby={`${baseId}-Terminal-tab`} hidden={folded || tab !== 'Terminal'}>
         {terminalOpened && (
           <Suspense fallback={<Spinner label="Loading terminal..." />}>
             <TerminalView projectId={projectId} />
@@ -139,12 +161,36 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
   );
 }
 
-const Panel = styled(Card)`
+const Panel = styled(Card)<{ $docked: boolean }>`
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(3)};
   min-height: 560px;
   h2 { font-size: ${({ theme }) => theme.fontSizes.lg}; }
+  ${({ $docked, theme }) =>
+    $docked &&
+    css`
+      /* Sticks to the bottom of the window while the steps above it scroll. */
+      position: sticky;
+      bottom: 0;
+      z-index: 2;
+      min-height: 0;
+      height: min(50vh, 520px);
+      padding: ${theme.space(3)} ${theme.space(4)} ${theme.space(4)};
+      box-shadow: ${theme.shadows.raised};
+      &[data-folded='true'] { height: auto; }
+      @media (max-width: ${PHONE_MAX_WIDTH}px) {
+        height: 45vh;
+        margin: 0 -${theme.space(2)};
+      }
+    `}
+`;
+
+const PanelHeader = styled.div`
+  display: flex;
+  align-items: center;
+  justify-content: space-between;
+  gap: ${({ theme }) => theme.space(2)};
 `;
 
 const TabList = styled.div`
@@ -185,6 +231,7 @@ const Messages = styled.ol`
   flex-direction: column;
   gap: ${({ theme }) => theme.space(2)};
   max-height: 520px;
+  min-height: 0;
   margin: 0;
   padding: 0;
   overflow-y: auto;

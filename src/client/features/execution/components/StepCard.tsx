@@ -128,16 +128,19 @@ const Card = styled.li<{ $status: string }>`
   background: ${({ theme }) => theme.colors.surfaceRaised};
 `;
 
+/** Wraps on a narrow screen: the quick actions go under the title instead of squeezing it to nothing. */
 const Header = styled.div`
   display: flex;
+  flex-wrap: wrap;
   align-items: center;
   gap: ${({ theme }) => theme.space(2)};
   padding-right: ${({ theme }) => theme.space(3)};
 `;
 
 const Toggle = styled.button`
-  flex: 1;
+  flex: 1 1 240px;
   display: flex;
+  flex-wrap: wrap;
   align-items: center;
   gap: ${({ theme }) => theme.space(3)};
   min-width: 0;
@@ -162,8 +165,9 @@ const StepNumber = styled.span`
   font-size: ${({ theme }) => theme.fontSizes.sm};
 `;
 
+/** On a phone the status goes under the title rather than taking its width. */
 const Title = styled.span`
-  flex: 1;
+  flex: 1 1 180px;
   min-width: 0;
   font-weight: 600;
   overflow-wrap: anywhere;
@@ -183,6 +187,7 @@ const Chevron = styled.span`
 const QuickActions = styled.div`
   display: flex;
   flex: none;
+  margin-left: auto;
   gap: ${({ theme }) => theme.space(1.5)};
 `;
 

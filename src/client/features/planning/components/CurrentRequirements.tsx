@@ -2,6 +2,39 @@ import type { ReactElement } from 'react';
 import styled from 'styled-components';
 import { REQUIREMENTS_DOCUMENT, REQUIREMENTS_TEXT } from '../../../../shared/constants';
 import { parseRequirementsDocument } from '../../../../shared/requirementsDocument';
+import { formatDateTime } from '../../../common/format';
+
+const BULLET = /^\s*[-*•]\s+/;
+
+/**
+ * A section's text as a person reads it: runs of '- ' lines become a list, other lines paragraphs
+ * (the document is plain text written for the agents; its markers are not for people).
+ */
+export function SectionText({ text }: { text: string }): ReactElement {
+  const blocks: ReactElement[] = [];
+  let items: string[] = [];
+  const flush = (): void => {
+    if (items.length === 0) return;
+    blocks.push(
+      <Bullets key={`list-${blocks.length}`}>
+        {items.map((item, index) => (
+          <li key={index}>{item}</li>
+        ))}
+      </Bullets>,
+    );
+    items = [];
+  };
+  for (const line of text.split(/\r?\n/)) {
+    if (BULLET.test(line)) {
+      items.push(line.replace(BULLET, ''));
+      continue;
+    }
+    flush();
+    if (line.trim()) blocks.push(<p key={`p-${blocks.length}`}>{line.trim()}</p>);
+  }
+  flush();
+  return <>{blocks}</>;
+}
 
 /** The document up to 'User Secrets Configuration:' (part 1 section 3), for text that has no sections. */
 function beforeStopLine(content: string): string {
@@ -52,14 +85,20 @@ export function CurrentRequirements({ content }: { content: string | undefined }
         ) : (
           <Row key={section}>
             <dt>{section}</dt>
-            {parsed.sections[section] ? <Value>{parsed.sections[section]}</Value> : <Pending>Not collected yet</Pending>}
+            {parsed.sections[section] ? (
+              <Value>
+                <SectionText text={parsed.sections[section]} />
+              </Value>
+            ) : <Pending>Not collected yet</Pending>}
           </Row>
         ),
       )}
       {parsed.generatedOn && (
         <Row>
           <dt>{REQUIREMENTS_DOCUMENT.generatedOnPrefix}</dt>
-          <dd>{parsed.generatedOn}</dd>
+          <dd>
+            <time dateTime={parsed.generatedOn}>{formatDateTime(parsed.generatedOn)}</time>
+          </dd>
         </Row>
       )}
     </Rows>
@@ -86,8 +125,14 @@ const Row = styled.div`
 `;
 
 const Value = styled.dd`
-  white-space: pre-wrap;
   overflow-wrap: anywhere;
+  p { margin: 0; }
+  p + p, p + ul, ul + p { margin-top: ${({ theme }) => theme.space(1)}; }
+`;
+
+const Bullets = styled.ul`
+  margin: 0;
+  padding-left: ${({ theme }) => theme.space(5)};
 `;
 
 const Pending = styled.dd`

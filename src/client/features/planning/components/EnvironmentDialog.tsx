@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent, type ReactElement } from 'react';
+import { useState, type FormEvent, type ReactElement } from 'react';
 import styled from 'styled-components';
 import type { EnvironmentConfig } from '../../../../shared/api/planning';
 import type { Branch, Repository } from '../../../../shared/api/repositories';
@@ -28,13 +28,10 @@ const FALLBACK_BRANCHES: Pick<Branch, 'name'>[] = [{ name: REPOSITORY_PICKER.fal
 export function EnvironmentDialog({ repository, onSubmit, onBack, onClose }: EnvironmentDialogProps): ReactElement {
   const branchesQuery = useGetBranchesQuery(repository.full_name);
   const branches = branchesQuery.isError ? FALLBACK_BRANCHES : (branchesQuery.data?.branches ?? []);
-  const [branch, setBranch] = useState('');
+  // Until the person picks one, the branch is the default of those loaded.
+  const [pickedBranch, setBranch] = useState('');
+  const branch = pickedBranch || defaultBranch(branches) || '';
   const [blocks, setBlocks] = useState<EnvironmentBlock[]>([{ description: '', content: '' }]);
-
-  const firstChoice = defaultBranch(branches);
-  useEffect(() => {
-    if (!branch && firstChoice) setBranch(firstChoice);
-  }, [branch, firstChoice]);
 
   const update = (index: number, change: Partial<EnvironmentBlock>): void =>
     setBlocks((current) => current.map((block, i) => (i === index ? { ...block, ...change } : block)));

@@ -95,15 +95,18 @@ export function RequirementsPanel({ projectId }: { projectId: number }): ReactEl
   );
 }
 
+/** One row of tabs: on a narrow panel it scrolls rather than wrapping a tab under the others. */
 const TabList = styled.div`
   display: flex;
-  flex-wrap: wrap;
+  overflow-x: auto;
   gap: ${({ theme }) => theme.space(1)};
   border-bottom: 1px solid ${({ theme }) => theme.colors.border};
 `;
 
 const Tab = styled.button<{ $active: boolean }>`
   display: inline-flex;
+  flex: none;
+  white-space: nowrap;
   align-items: center;
   gap: ${({ theme }) => theme.space(1.5)};
   padding: ${({ theme }) => `${theme.space(2)} ${theme.space(3)}`};

@@ -1,9 +1,12 @@
 import styled from 'styled-components';
 
-/** A stage: its chat beside its view, stacked on narrow screens. */
+/**
+ * A stage: its chat beside its view, stacked on narrow screens. The view (plans with their commands
+ * and diagrams, the requirements' tabs) gets the larger share.
+ */
 export const StageColumns = styled.div`
   display: grid;
-  grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+  grid-template-columns: minmax(0, 2fr) minmax(0, 3fr);
   gap: ${({ theme }) => theme.space(5)};
   align-items: start;
   @media (max-width: 1200px) {

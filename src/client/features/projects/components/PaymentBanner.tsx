@@ -12,16 +12,14 @@ export function PaymentBanner(): ReactElement | null {
   const location = useLocation();
   const navigate = useNavigate();
   const paymentSuccess = Boolean((location.state as HomeNavigationState | null)?.paymentSuccess);
-  const [visible, setVisible] = useState(paymentSuccess);
-
-  useEffect(() => {
-    if (paymentSuccess) setVisible(true);
-  }, [paymentSuccess, location.key]);
+  // Each arrival with `paymentSuccess` (a navigation of its own key) shows the banner until dismissed.
+  const [dismissedKey, setDismissedKey] = useState<string | null>(null);
+  const visible = paymentSuccess && dismissedKey !== location.key;
 
   const dismiss = useCallback(() => {
-    setVisible(false);
+    setDismissedKey(location.key);
     navigate(`${location.pathname}${location.search}`, { replace: true, state: null });
-  }, [navigate, location.pathname, location.search]);
+  }, [navigate, location.key, location.pathname, location.search]);
 
   useEffect(() => {
     if (!visible) return undefined;

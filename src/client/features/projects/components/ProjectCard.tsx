@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import styled from 'styled-components';
 import type { Project } from '../../../../shared/api/projects';
 import { HOME } from '../../../../shared/constants';
-import { formatDate } from '../../../common/format';
+import { formatDate, formatDateTime } from '../../../common/format';
 import { projectNavigationState } from '../navigationState';
 
 /** One project: a link to its workspace carrying the project in navigation state. */
@@ -17,7 +17,7 @@ export function ProjectCard({ project }: { project: Project }): ReactElement {
           Created: <time dateTime={project.created_at}>{formatDate(project.created_at)}</time>
         </span>
         <span>
-          Last Updated: <time dateTime={project.updated_at}>{formatDate(project.updated_at)}</time>
+          Last Updated: <time dateTime={project.updated_at}>{formatDateTime(project.updated_at)}</time>
         </span>
       </Dates>
     </CardLink>

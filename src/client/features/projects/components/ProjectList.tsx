@@ -15,7 +15,7 @@ import { ProjectCard } from './ProjectCard';
  * search shows every match), and the loading, empty and error states.
  */
 export function ProjectList(): ReactElement {
-  const { data: projects = [], isLoading, error } = useGetProjectsQuery();
+  const { data: projects = [], isLoading, error } = useGetProjectsQuery(undefined, { refetchOnMountOrArgChange: true });
   const [query, setQuery] = useState('');
   const [expanded, setExpanded] = useState(false);
   const searchId = useId();

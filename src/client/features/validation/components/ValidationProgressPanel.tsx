@@ -1,4 +1,4 @@
-import { useCallback, useEffect, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useEffect, useState, type ReactElement, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { EXECUTION_ERRORS, formatStepStatus, VALIDATION, VALIDATION_TEXT } from '../../../../shared/constants';
 import { errorMessage } from '../../../api/apiSlice';
@@ -96,16 +96,26 @@ export function ValidationProgressPanel({ projectId }: { projectId: number }): R
   );
 }
 
-/** Every step completed: the banner, then 'Generating Infrastructure Documentation...' and the way home. */
+/** Ours: how long the success banner stays before the page moves to the project home. */
+export const HOME_AFTER_MS = 4_000;
+
+/**
+ * Every step completed: the banner, then 'Generating Infrastructure Documentation...' and the way home.
+ * The banner is read before the page moves (a few seconds, with 'Stay here'); a project validated on an
+ * earlier visit does not move at all, so its checks can be run again.
+ */
 function ValidatedBanner({ projectId }: { projectId: number }): ReactElement {
   const navigate = useNavigate();
   const documentation = useAppSelector(selectValidationDocumentation);
   const home = `/app/${projectId}/home`;
-  const done = documentation.status === 'done';
+  const [staying, setStaying] = useState(false);
+  const leaving = documentation.status === 'done' && documentation.moveHome === true && !staying;
   // Part 2 section 2: after the documentation, the page moves to the project home.
   useEffect(() => {
-    if (done) navigate(home);
-  }, [done, home, navigate]);
+    if (!leaving) return undefined;
+    const timer = window.setTimeout(() => navigate(home), HOME_AFTER_MS);
+    return () => window.clearTimeout(timer);
+  }, [leaving, home, navigate]);
   return (
     <Banner role="status">
       <strong>{VALIDATION_TEXT.validated}</strong>
@@ -119,6 +129,14 @@ function ValidatedBanner({ projectId }: { projectId: number }): ReactElement {
         </div>
       )}
       {documentation.error && <ErrorText>{documentation.error}</ErrorText>}
+      {leaving && (
+        <MutedText>
+          {`Opening the project home in ${HOME_AFTER_MS / 1000} seconds. `}
+          <Button $size="sm" $variant="ghost" onClick={() => setStaying(true)}>
+            Stay here
+          </Button>
+        </MutedText>
+      )}
     </Banner>
   );
 }

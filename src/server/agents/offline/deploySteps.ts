@@ -1,0 +1,239 @@
+import type { Stack } from './composer';
+import type { PlanStep } from './documents';
+import { hostOnlySteps } from './hostOnlySteps';
+import { provisionSteps, webPortsOf } from './provisionSteps';
+import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';
+
+/**
+ * The offline planner's deploy steps: reach the server (provisionSteps), make sure it has Docker and
+ * Compose (found out, installed only when missing), open its firewall for the published ports, copy the
+ * stack, pull and start it and wait until every container is healthy. Every step's result is its exit
+ * status: the step runner adds `set -euo pipefail`, remote scripts have it too.
+ */
+
+const heredoc = (path: string, content: string): string => {
+  let tag = 'EOF';
+  while (content.includes(tag)) tag += '_';
+  return `cat > stack/${path} <<'${tag}'\n${content.trimEnd()}\n${tag}`;
+};
+
+/** Remote: installs Docker Engine and Compose with the server's own package manager when they are missing. */
+const ENSURE_DOCKER = [
+  '. /etc/os-release 2>/dev/null && echo "system: ${PRETTY_NAME:-unknown}" || echo "system: $(uname -sr)"',
+  'pm=; for c in apt-get dnf yum zypper apk pacman; do if command -v "$c" >/dev/null 2>&1; then pm=$c; break; fi; done',
+  'echo "package manager: ${pm:-none found}"',
+  'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; elif sudo -n true 2>/dev/null; then as_root() { sudo "$@"; }; else as_root() { echo "this user has no password-less sudo: $*" >&2; return 1; }; fi',
+  'install_pkgs() {',
+  '  case "$pm" in',
+  '    apt-get) as_root apt-get update -q && for p in "$@"; do as_root env DEBIAN_FRONTEND=noninteractive apt-get install -yq "$p" && return 0; done ;;',
+  '    dnf|yum) for p in "$@"; do as_root "$pm" install -y "$p" && return 0; done ;;',
+  '    zypper) for p in "$@"; do as_root zypper -n install "$p" && return 0; done ;;',
+  '    apk) for p in "$@"; do as_root apk add "$p" && return 0; done ;;',
+  '    pacman) for p in "$@"; do as_root pacman -S --noconfirm "$p" && return 0; done ;;',
+  '  esac',
+  '  echo "cannot install any of: $* (package manager: ${pm:-none})" >&2; return 1',
+  '}',
+  'if command -v docker >/dev/null 2>&1; then echo "Docker Engine: found ($(docker --version))"; else',
+  '  echo "Docker Engine: missing, installing it"',
+  '  install_pkgs docker.io docker moby-engine',
+  '  as_root systemctl enable --now docker 2>/dev/null || as_root service docker start',
+  'fi',
+  'if docker compose version >/dev/null 2>&1 || sudo -n docker compose version >/dev/null 2>&1; then echo "Compose: v2 plugin (docker compose)"',
+  'elif command -v docker-compose >/dev/null 2>&1; then echo "Compose: v1 (docker-compose $(docker-compose version --short 2>/dev/null))"',
+  'else',
+  '  echo "Compose: missing, installing it"',
+  '  install_pkgs docker-compose-v2 docker-compose-plugin docker-cli-compose docker-compose',
+  'fi',
+  DETECT_DOCKER,
+  'echo "using: ${SUDO:+sudo }$COMPOSE"',
+  'docker info --format "engine {{.ServerVersion}}, {{.NCPU}} CPU, $(( $(docker info --format "{{.MemTotal}}") / 1048576 )) MB memory"',
+].join('\n');
+
+/**
+ * Remote firewall for the person's own server: opens the published ports in the firewall that is
+ * active (ufw or firewalld), keeps the SSH port open, and never enables a firewall, denies or closes
+ * anything: services this plan does not know about keep working.
+ */
+const openPorts = (ports: string[], sshPort: number): string =>
+  [
+    `ports="${ports.join(' ')}"`,
+    'if command -v ufw >/dev/null 2>&1 && sudo -n ufw status 2>/dev/null | grep -q "^Status: active"; then',
+    `  sudo ufw allow ${sshPort}/tcp`,
+    '  for p in $ports; do sudo ufw allow "$p/tcp"; done',
+    '  sudo ufw status',
+    'elif command -v firewall-cmd >/dev/null 2>&1 && sudo -n firewall-cmd --state >/dev/null 2>&1; then',
+    `  sudo firewall-cmd --permanent --add-port=${sshPort}/tcp`,
+    '  for p in $ports; do sudo firewall-cmd --permanent --add-port="$p/tcp"; done',
+    '  sudo firewall-cmd --reload && sudo firewall-cmd --list-ports',
+    'else',
+    '  echo "no active host firewall (ufw or firewalld): nothing to open; none is turned on, so nothing else is closed"',
+    'fi',
+  ].join('\n');
+
+/** Remote firewall for a server the plan created: ufw denies what is not planned, SSH stays open to the admin and the sandbox. */
+const newServerFirewall = (ports: string[]): string =>
+  [
+    'command -v ufw >/dev/null 2>&1 || { sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -yq ufw; }',
+    'SANDBOX_IP=${SSH_CLIENT%% *}',
+    '[ -n "$SANDBOX_IP" ] || { echo "cannot tell the sandbox\'s address: not turning the firewall on" >&2; exit 1; }',
+    'sudo ufw allow from "$SANDBOX_IP" to any port 22 proto tcp',
+    'sudo ufw allow from "$ADMIN_CIDR" to any port 22 proto tcp',
+    ...ports.map((p) => `sudo ufw allow ${p}/tcp`),
+    'sudo ufw default deny incoming',
+    'sudo ufw default allow outgoing',
+    'sudo ufw --force enable',
+    'sudo ufw status verbose',
+    "sudo sed -i -E 's/^#?PasswordAuthentication .*/PasswordAuthentication no/' /etc/ssh/sshd_config",
+    'sudo systemctl reload ssh || sudo systemctl reload sshd',
+  ].join('\n');
+
+/** The ordered steps that deploy a stack, each with the exact commands the execution stage runs. */
+export function planSteps(stack: Stack): PlanStep[] {
+  const steps: PlanStep[] = [...provisionSteps(stack)];
+  if (stack.hostOnly) return [...steps, ...hostOnlySteps(stack)];
+  const names = new Set(stack.services.map((s) => s.name));
+  const webPorts = webPortsOf(stack);
+  const existing = stack.machine.provider === 'vps';
+  steps.push({
+    title: 'Check what the server has: Docker Engine and Compose',
+    description: 'Find out the system, its package manager, Docker Engine and Compose (v2 plugin or v1); install only what is missing, with the server\'s own package manager.' +
+      (names.has('elasticsearch') ? ' Elasticsearch also needs vm.max_map_count=262144.' : ''),
+    commands: [
+      remote(
+        [
+          ENSURE_DOCKER,
+          ...(names.has('elasticsearch') ? ["echo 'vm.max_map_count=262144' | sudo tee /etc/sysctl.d/99-elasticsearch.conf", 'sudo sysctl -w vm.max_map_count=262144'] : []),
+        ].join('\n'),
+      ),
+    ],
+  });
+  const sshPort = stack.facts.sshTarget?.port ?? 22;
+  steps.push(
+    existing
+      ? {
+          title: 'Open the published ports in the server\'s firewall',
+          description: `Where a host firewall is active (ufw or firewalld), allow ${webPorts.length ? webPorts.map((p) => `${p}/tcp`).join(', ') : 'no web port'} and keep SSH (${sshPort}) open. Nothing is denied or closed, and no firewall is turned on: the server's other services keep working.`,
+          commands: [remote(openPorts(webPorts, sshPort))],
+        }
+      : {
+          title: 'Turn on the server\'s firewall and SSH hardening',
+          description: `ufw denies incoming traffic except SSH from ADMIN_CIDR and from this sandbox, and ${webPorts.join(', ') || 'no other port'}; SSH password logins are turned off. Can lock out anyone outside ADMIN_CIDR.`,
+          commands: [remote(newServerFirewall(webPorts), ['ADMIN_CIDR'])],
+        },
+  );
+  const dirs = [...new Set(stack.files.map((f) => f.path.split('/').slice(0, -1).join('/')).filter(Boolean))];
+  steps.push({
+    title: 'Write the stack files',
+    description: 'The docker-compose.yml and the configuration files of the architecture plan, exactly as planned, in the workspace folder `stack/`.',
+    commands: [`mkdir -p stack${dirs.map((d) => ` stack/${d}`).join('')}`, heredoc('docker-compose.yml', stack.composeYaml), ...stack.files.map((f) => heredoc(f.path, f.content))],
+  });
+  if (names.has('app')) {
+    const r = stack.repository;
+    steps.push({
+      title: 'Fetch the application source',
+      description: 'Clone the application into `stack/app`, where Compose builds it with its Dockerfile.',
+      commands: [
+        'rm -rf stack/app',
+        r
+          ? `git clone --depth 1 --branch ${r.branch} "https://x-access-token:$GITHUB_TOKEN@github.com/${r.fullName}.git" stack/app && git -C stack/app remote set-url origin https://github.com/${r.fullName}.git`
+          : 'git clone --depth 1 "$APP_REPOSITORY_URL" stack/app',
+        'test -f stack/app/Dockerfile || { echo "stack/app has no Dockerfile" >&2; exit 1; }',
+      ],
+    });
+  }
+  const envVars = [...new Set(stack.secrets.map((s) => s.name).filter((n) => stack.composeYaml.includes(`\${${n}}`)))];
+  steps.push({
+    title: 'Write the environment file from User Secrets',
+    description: `\`stack/.env\` (mode 600) holds ${envVars.length ? envVars.join(', ') : 'no secret'}; values come from User Secrets and are never printed.`,
+    commands: [
+      ...envVars.map((v) => `[ -n "\${${v}:-}" ] || { echo "User Secret ${v} is empty" >&2; exit 1; }`),
+      `umask 077 && : > stack/.env${envVars.map((v) => ` && printf '%s=%s\\n' ${v} "$${v}" >> stack/.env`).join('')}`,
+    ],
+  });
+  steps.push({
+    title: 'Copy the stack to the server',
+    description: `Create ${STACK_DIR} on the server and copy the files into it (rsync when the server has it, else tar), keeping the .env permissions.`,
+    commands: [
+      `${SSH} 'if [ -w /opt ]; then mkdir -p ${STACK_DIR}; else sudo mkdir -p ${STACK_DIR} && sudo chown "$(id -u):$(id -g)" ${STACK_DIR}; fi'`,
+      `if ${SSH} 'command -v rsync' >/dev/null; then rsync -a --exclude .git -e "ssh -F ${SSH_CONFIG}" stack/ da-server:${STACK_DIR}/; else tar -C stack --exclude .git -czf - . | ${SSH} 'tar -C ${STACK_DIR} -xzf -'; fi`,
+      `${SSH} 'ls -la ${STACK_DIR}'`,
+    ],
+  });
+  if (stack.domain) {
+    const hosts = stack.routes.map((r) => r.host).filter((h) => h !== ':80');
+    steps.push({
+      title: 'Point DNS at the server',
+      description: `Create A records for ${hosts.join(', ')} pointing to the server's public IP at your DNS provider; this step waits (up to 15 minutes) until they resolve to it.`,
+      commands: [
+        SERVER_ADDRESS,
+        `echo "Create A records: ${hosts.join(', ')} -> $IP"`,
+        'resolved() { local a; a=$(getent ahostsv4 "$1" | awk \'NR==1{print $1}\'); [ -n "$a" ] && [ "$a" = "$IP" ]; }',
+        `for i in $(seq 1 90); do ok=1; for h in ${hosts.join(' ')}; do resolved "$h" || ok=0; done; if [ $ok = 1 ]; then break; fi; if [ "$i" = 90 ]; then echo "DNS does not point at $IP yet" >&2; exit 1; fi; sleep 10; done`,
+        `echo "${hosts.join(', ')} resolve to $IP"`,
+      ],
+    });
+  }
+  if (stack.proxy === 'nginxProxy' && stack.tls) {
+    const hosts = stack.routes.map((r) => `-d ${r.host}`).join(' ');
+    steps.push({
+      title: "Obtain the Let's Encrypt certificate",
+      description: 'Certbot answers the HTTP challenge itself before Nginx starts; the certbot service renews it afterwards.',
+      commands: [remote(`${DETECT_DOCKER}\ncd ${STACK_DIR}\ncompose run --rm -p 80:80 --entrypoint certbot certbot certonly --standalone ${hosts} --cert-name ${stack.domain} --email "$ACME_EMAIL" --agree-tos --non-interactive --keep-until-expiring`, ['ACME_EMAIL'])],
+    });
+  }
+  const start: string[] = [DETECT_DOCKER, `cd ${STACK_DIR}`, 'compose pull --quiet'];
+  if (names.has('app')) start.push('compose build --pull app');
+  if (names.has('elasticsearch')) {
+    start.push(
+      'compose up -d elasticsearch',
+      'for i in $(seq 1 60); do if compose exec -T elasticsearch curl -sf -u "elastic:$ELASTIC_PASSWORD" http://127.0.0.1:9200/ >/dev/null 2>&1; then break; fi; if [ "$i" = 60 ]; then echo "Elasticsearch did not answer" >&2; exit 1; fi; sleep 5; done',
+      'compose exec -T elasticsearch sh -c \'curl -sf -u "elastic:$ELASTIC_PASSWORD" -X POST -H "Content-Type: application/json" http://127.0.0.1:9200/_security/user/kibana_system/_password -d "{\\"password\\":\\"$KIBANA_SYSTEM_PASSWORD\\"}"\'',
+    );
+  }
+  start.push('compose up -d', waitHealthy(600), 'compose ps');
+  steps.push({
+    title: 'Start the stack',
+    description: 'Pull the pinned images' + (names.has('app') ? ', build the application' : '') + (names.has('elasticsearch') ? ', start Elasticsearch and set the kibana_system password' : '') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes.',
+    commands: [remote(start.join('\n'))],
+  });
+  const backups: string[] = [];
+  if (names.has('postgres')) backups.push(`0 3 * * * root cd ${STACK_DIR} && COMPOSE exec -T postgres sh -c 'pg_dump -U "$POSTGRES_USER" "$POSTGRES_DB"' | gzip > ${STACK_DIR}/backups/postgres-$(date +\\%F).sql.gz`);
+  if (names.has('mysql')) backups.push(`15 3 * * * root cd ${STACK_DIR} && COMPOSE exec -T mysql sh -c 'mysqldump -u root -p"$MYSQL_ROOT_PASSWORD" --single-transaction --all-databases' | gzip > ${STACK_DIR}/backups/mysql-$(date +\\%F).sql.gz`);
+  if (names.has('mongo')) backups.push(`30 3 * * * root cd ${STACK_DIR} && COMPOSE exec -T mongo sh -c 'mongodump -u root -p "$MONGO_INITDB_ROOT_PASSWORD" --authenticationDatabase admin --archive --gzip' > ${STACK_DIR}/backups/mongo-$(date +\\%F).archive.gz`);
+  if (stack.proxy === 'nginxProxy' && stack.tls) backups.push(`30 4 * * 1 root cd ${STACK_DIR} && COMPOSE exec -T proxy nginx -s reload`);
+  if (backups.length) {
+    const dumps = names.has('postgres') || names.has('mysql') || names.has('mongo');
+    steps.push({
+      title: dumps ? 'Schedule nightly database backups' : 'Schedule maintenance',
+      description: `A cron file on the server (/etc/cron.d/stack-maintenance), using the Compose the server has: ${dumps ? `database dumps to ${STACK_DIR}/backups (kept 14 days)` : ''}${stack.proxy === 'nginxProxy' && stack.tls ? `${dumps ? ' and ' : ''}a weekly Nginx reload to pick up renewed certificates` : ''}.`,
+      commands: [
+        remote(
+          [
+            DETECT_DOCKER,
+            'cron=; for c in /usr/sbin/cron /usr/sbin/crond /sbin/crond /usr/bin/crond; do if [ -x "$c" ]; then cron=$c; fi; done',
+            '[ -n "$cron" ] || { echo "the server has no cron daemon: install cron, then re-execute this step" >&2; exit 1; }',
+            `mkdir -p ${STACK_DIR}/backups`,
+            'bin=$(command -v docker-compose || true); if [ "$COMPOSE" = "docker compose" ]; then bin="$(command -v docker) compose"; fi',
+            "sudo tee /etc/cron.d/stack-maintenance > /dev/null <<CRON",
+            ...backups.map((b) => b.replace(/\$/g, '\\$').replace('COMPOSE', '$bin')),
+            `45 4 * * * root find ${STACK_DIR}/backups -type f -mtime +14 -delete`,
+            'CRON',
+            'cat /etc/cron.d/stack-maintenance',
+          ].join('\n'),
+        ),
+      ],
+    });
+  }
+  const checks: string[] = [SERVER_ADDRESS];
+  for (const r of stack.routes) {
+    checks.push(r.host === ':80' ? 'curl -fsS -o /dev/null -w "http://$IP/ answers %{http_code}\\n" "http://$IP/"' : `curl -fsS -o /dev/null -w "${stack.tls ? 'https' : 'http'}://${r.host}/ answers %{http_code}\\n" ${stack.tls ? 'https' : 'http'}://${r.host}/`);
+  }
+  if (!stack.routes.length) {
+    for (const p of stack.published.filter((x) => !x.port.startsWith('127.0.0.1') && x.service !== 'logstash')) {
+      checks.push(`curl -sS -o /dev/null -w "port ${p.port.split(':')[0]} answers %{http_code}\\n" "http://$IP:${p.port.split(':')[0]}/"`);
+    }
+  }
+  checks.push(remote([DETECT_DOCKER, `cd ${STACK_DIR}`, waitHealthy(60)].join('\n')));
+  steps.push({ title: 'Verify the deployment', description: 'Every container runs and is healthy, and each public address answers.', commands: checks });
+  return steps;
+}

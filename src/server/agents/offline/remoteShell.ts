@@ -1,0 +1,73 @@
+import { SSH_ALIAS } from './sshTarget';
+
+/**
+ * How plan steps reach the server: every step runs in the project workspace, where `ssh-keys/config`
+ * (written by the first step, out of the step history) names the server `da-server` with its user,
+ * port, key and the host key pinned on first contact. Remote scripts run under `set -euo pipefail` and
+ * find out what the server has (sudo or not, Compose v2 or v1) instead of assuming.
+ */
+
+/** Where the stack lives on the server. */
+export const STACK_DIR = '/opt/stack';
+export const SSH_CONFIG = 'ssh-keys/config';
+export const SSH = `ssh -F ${SSH_CONFIG} ${SSH_ALIAS}`;
+/** Workspace: `IP` becomes the server's address from the SSH config; no address, no step. */
+export const SERVER_ADDRESS = `IP=$(awk '$1=="HostName"{print $2; exit}' ${SSH_CONFIG}); [ -n "$IP" ] || { echo "no server address in ${SSH_CONFIG}" >&2; exit 1; }`;
+
+/**
+ * A script run on the server as one `bash -s` (its stdin is the script, so commands in it read from
+ * /dev/null once bash has read it all). Environment variables named in `env` travel quoted with printf %q, whatever they hold.
+ */
+export function remote(script: string, env: string[] = []): string {
+  const vars = env.map((e) => `${e}=$(printf %q "$${e}")`).join(' ');
+  let tag = 'REMOTE';
+  while (script.includes(tag)) tag += '_';
+  // In braces, bash reads the whole script before running it, so stdin can then be closed.
+  return `${SSH} ${vars ? `"${vars} bash -s"` : "'bash -s'"} <<'${tag}'\n{\nset -euo pipefail\nexec </dev/null\n${script.trimEnd()}\n}\n${tag}`;
+}
+
+/** Remote prelude: `docker` and `compose` that work whether the user needs sudo and whichever Compose the server has. */
+export const DETECT_DOCKER = [
+  'if docker info >/dev/null 2>&1; then SUDO=; elif sudo -n docker info >/dev/null 2>&1; then SUDO=sudo; else echo "Docker Engine is not running on the server, or this user may not use it" >&2; exit 1; fi',
+  'docker() { if [ -n "$SUDO" ]; then sudo docker "$@"; else command docker "$@"; fi; }',
+  'if docker compose version >/dev/null 2>&1; then COMPOSE="docker compose"; elif command -v docker-compose >/dev/null 2>&1; then COMPOSE=docker-compose; else echo "Docker Compose (v2 plugin or v1 docker-compose) is not installed on the server" >&2; exit 1; fi',
+  'compose() { if [ "$COMPOSE" = "docker compose" ]; then docker compose "$@"; elif [ -n "$SUDO" ]; then sudo docker-compose "$@"; else command docker-compose "$@"; fi; }',
+].join('\n');
+
+/**
+ * Remote: waits until every container of the stack runs and is healthy (or runs and has no
+ * healthcheck), for Compose v1 and v2 alike; fails at once when one exits, and after `seconds`.
+ */
+export const waitHealthy = (seconds: number): string =>
+  [
+    `deadline=$((SECONDS + ${seconds}))`,
+    'while :; do',
+    '  ids=$(compose ps -q)',
+    '  [ -n "$ids" ] || { echo "the stack has no containers" >&2; exit 1; }',
+    "  states=$(docker inspect -f '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}no-healthcheck{{end}}' $ids | sed 's#^/##')",
+    "  if ! grep -Ev ' running (healthy|no-healthcheck)$' <<<\"$states\" >/dev/null; then printf '%s\\n' \"$states\"; break; fi",
+    "  if grep -E ' (exited|dead) ' <<<\"$states\" >/dev/null; then printf '%s\\n' \"$states\" >&2; compose logs --tail 40 >&2; echo 'a container stopped' >&2; exit 1; fi",
+    `  if [ $SECONDS -ge $deadline ]; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'not every container is healthy after ${seconds} seconds' >&2; exit 1; fi`,
+    '  sleep 3',
+    'done',
+  ].join('\n');
+
+/**
+ * Workspace commands that write the SSH config for the server at `host` (a literal or a shell
+ * expression such as "$IP"), pin its host key on first contact and show the pinned fingerprints.
+ * Every later step uses StrictHostKeyChecking=yes: a different host key stops it.
+ */
+export function connectCommands(target: { user: string; host: string; port: number | string }, keyFile: string): string[] {
+  return [
+    '[ -n "' + target.host + '" ] || { echo "no server address to connect to" >&2; exit 1; }',
+    `umask 077 && mkdir -p ssh-keys && touch ssh-keys/known_hosts`,
+    `cat > ${SSH_CONFIG} <<EOF\nHost ${SSH_ALIAS}\n  HostName ${target.host}\n  Port ${target.port}\n  User ${target.user}\n  IdentityFile $PWD/${keyFile}\n  IdentitiesOnly yes\n  UserKnownHostsFile $PWD/ssh-keys/known_hosts\n  StrictHostKeyChecking yes\n  BatchMode yes\n  ConnectTimeout 20\n  ServerAliveInterval 15\nEOF`,
+  ];
+}
+
+/** First contact: accept and record the host key if none is pinned, then print what is pinned. */
+export const PIN_HOST_KEY = [
+  `ssh -F ${SSH_CONFIG} -o StrictHostKeyChecking=accept-new ${SSH_ALIAS} 'echo "connected to $(hostname) as $(id -un)"'`,
+  'echo "Host key pinned in ssh-keys/known_hosts (later steps refuse any other):"',
+  'ssh-keygen -l -f ssh-keys/known_hosts',
+].join('\n');

@@ -1,0 +1,145 @@
+import YAML from 'yaml';
+import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR } from './remoteShell';
+
+/**
+ * Validation of the running system, over SSH and from outside: what the executed steps deployed (the
+ * compose file they wrote, the server they reached) is checked live, so a stack that is down fails and
+ * re-executing a check checks again. Nothing here changes the server.
+ */
+
+export interface Check {
+  title: string;
+  description: string;
+  commands: string[];
+}
+
+export interface DeployedStack {
+  /** Every service of the compose file, with its published host ports and the ports it listens on inside. */
+  services: Array<{ name: string; published: string[]; internal: string[]; healthcheck: boolean }>;
+  /** The domain the site is served on, when one is set. */
+  domain?: string;
+  /** TLS was promised (certificates from Let's Encrypt). */
+  tls: boolean;
+}
+
+/** The heredoc body a command writes to `path`, if it does. */
+function writtenFile(command: string, path: string): string | undefined {
+  const escaped = path.replace(/[./]/g, (c) => `\\${c}`);
+  const m = command.match(new RegExp(`cat > ${escaped} <<'(\\w+)'\\n([\\s\\S]*?)\\n\\1(?=\\n|$)`));
+  return m?.[2];
+}
+
+/** What the executed commands deployed: the server alias they configured and the compose file they wrote. */
+export function deployedStack(commands: string[], plan: { domain?: string; tls?: boolean } = {}): DeployedStack | undefined {
+  if (!commands.some((c) => c.includes(`cat > ${SSH_CONFIG} <<`))) return undefined;
+  const composeText = commands.map((c) => writtenFile(c, 'stack/docker-compose.yml')).filter(Boolean).pop();
+  if (!composeText) return undefined;
+  let compose: { services?: Record<string, { ports?: unknown[]; expose?: unknown[]; healthcheck?: { disable?: boolean } }> };
+  try {
+    compose = YAML.parse(composeText) as typeof compose;
+  } catch {
+    return undefined;
+  }
+  const services = Object.entries(compose.services ?? {}).map(([name, s]) => {
+    const ports = (s.ports ?? []).map(String);
+    return {
+      name,
+      published: ports.filter((p) => !p.startsWith('127.0.0.1:')).map((p) => p.split(':').slice(-2)[0]!.split('/')[0]!),
+      internal: ports.map((p) => p.split(':').pop()!.split('/')[0]!),
+      healthcheck: Boolean(s.healthcheck) && !s.healthcheck?.disable,
+    };
+  });
+  return { services, domain: plan.domain, tls: Boolean(plan.tls) };
+}
+
+
+/** Remote: each named service has a running container that is healthy (a starting one gets a minute). */
+const servicesHealthy = (names: string[]): string =>
+  [
+    DETECT_DOCKER,
+    `cd ${STACK_DIR}`,
+    `for i in $(seq 1 20); do`,
+    '  bad=0; report=',
+    `  for s in ${names.join(' ')}; do`,
+    '    id=$(compose ps -q "$s" 2>/dev/null | head -n 1)',
+    '    if [ -z "$id" ]; then report+="$s: no container"$\'\\n\'; bad=2; continue; fi',
+    "    st=$(docker inspect -f '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}no-healthcheck{{end}}' \"$id\")",
+    '    report+="$s: $st"$\'\\n\'',
+    '    case "$st" in "running healthy"|"running no-healthcheck") ;; "running starting") [ $bad = 2 ] || bad=1 ;; *) bad=2 ;; esac',
+    '  done',
+    '  if [ $bad = 0 ]; then printf "%s" "$report"; echo "every service runs and is healthy"; exit 0; fi',
+    '  if [ $bad = 2 ]; then break; fi',
+    '  sleep 3',
+    'done',
+    'printf "%s" "$report" >&2',
+    'echo "not every service of the compose file runs healthy" >&2',
+    'exit 1',
+  ].join('\n');
+
+/** Checks of the live server for a stack the executed steps deployed. */
+export function serverChecks(stack: DeployedStack): Check[] {
+  const names = stack.services.map((s) => s.name);
+  const published = [...new Set(stack.services.flatMap((s) => s.published))];
+  const privatePorts = [...new Set(stack.services.flatMap((s) => s.internal).filter((p) => !published.includes(p)))];
+  const proxy = stack.services.find((s) => ['proxy', 'caddy', 'traefik', 'web'].includes(s.name) && s.published.includes('80'));
+  const checks: Check[] = [
+    {
+      title: 'Reach the server with its pinned host key',
+      description: 'SSH logs in with the deploy key, and the server still presents the host key pinned at first contact.',
+      commands: [`${SSH} 'echo "logged in to $(hostname) as $(id -un)"'`, 'ssh-keygen -l -f ssh-keys/known_hosts'],
+    },
+    {
+      title: 'Every service of the compose file runs and is healthy',
+      description: `On the server: ${names.join(', ')} each have a running container whose healthcheck passes (or that has none).`,
+      commands: [remote(servicesHealthy(names))],
+    },
+  ];
+  if (proxy) {
+    checks.push({
+      title: "The proxy answers on the server's address",
+      description: `From outside (this sandbox): http://<server address>/ gets an HTTP answer from ${proxy.name}.`,
+      commands: [
+        SERVER_ADDRESS,
+        'code=$(curl -sS -o /dev/null -w "%{http_code}" --max-time 15 "http://$IP/") || { echo "nothing answers on http://$IP/" >&2; exit 1; }',
+        'echo "http://$IP/ answers HTTP $code"',
+        '[ "$code" -ge 200 ] && [ "$code" -lt 500 ] || { echo "the proxy answers with an error ($code)" >&2; exit 1; }',
+      ],
+    });
+  }
+  if (stack.domain) {
+    const scheme = stack.tls ? 'https' : 'http';
+    checks.push({
+      title: `The site answers on ${stack.domain}`,
+      description: `From outside: ${scheme}://${stack.domain}/ resolves to the server and answers.`,
+      commands: [
+        SERVER_ADDRESS,
+        `resolved=$(getent ahostsv4 ${stack.domain} | awk 'NR==1{print $1}'); [ -n "$resolved" ] || { echo "${stack.domain} does not resolve" >&2; exit 1; }`,
+        `echo "${stack.domain} resolves to $resolved (server: $IP)"`,
+        `code=$(curl -sS -o /dev/null -w "%{http_code}" --max-time 15 ${scheme}://${stack.domain}/); echo "${scheme}://${stack.domain}/ answers HTTP $code"; [ "$code" -ge 200 ] && [ "$code" -lt 500 ]`,
+      ],
+    });
+  }
+  if (stack.domain && stack.tls) {
+    checks.push({
+      title: `The certificate of ${stack.domain} is valid`,
+      description: 'The certificate verifies against the system trust store for the domain and is valid for at least 14 more days.',
+      commands: [
+        `echo | openssl s_client -connect ${stack.domain}:443 -servername ${stack.domain} -verify_return_error 2>/dev/null | openssl x509 -noout -subject -issuer -enddate -checkend 1209600`,
+        `curl -fsS -o /dev/null https://${stack.domain}/ && echo "https://${stack.domain}/ verifies"`,
+      ],
+    });
+  }
+  checks.push({
+    title: 'The firewall is as planned',
+    description: `From outside: ${published.length ? `the published port${published.length === 1 ? '' : 's'} ${published.join(', ')} accept connections` : 'no port is published'}${privatePorts.length ? `, and ${privatePorts.join(', ')} (kept on the server) do not` : ''}.`,
+    commands: [
+      SERVER_ADDRESS,
+      'open() { timeout 8 bash -c "</dev/tcp/$IP/$1" 2>/dev/null; }',
+      'bad=0',
+      ...published.map((p) => `if open ${p}; then echo "port ${p}: open, as planned"; else echo "port ${p}: closed, but the plan publishes it" >&2; bad=1; fi`),
+      ...privatePorts.map((p) => `if open ${p}; then echo "port ${p}: reachable from outside, but the plan keeps it on the server" >&2; bad=1; else echo "port ${p}: not reachable from outside, as planned"; fi`),
+      'exit $bad',
+    ],
+  });
+  return checks;
+}
