@@ -4,51 +4,7 @@ import { composeStack, validateCompose } from '../../../src/server/agents/offlin
 import { extractFacts } from '../../../src/server/agents/offline/facts';
 import { readStackDefinition } from '../../../src/server/agents/offline/documents';
 import { plan, TOOL_NAMES, type Turn } from '../../../src/server/agents/offline/planner';
-
-const SYSTEM = {
-  requirements: 'Role: requirements\nYou gather requirements.',
-  architect: (doc: string) => `Role: architect\n<requirements_document>\n${doc}\n</requirements_document>`,
-  implementation: (doc: string, arch: string) =>
-    `Role: implementation\n<requirements_document>\n${doc}\n</requirements_document>\n<architecture_plan>\n${arch}\n</architecture_plan>`,
-};
-
-interface Conversation {
-  document: string;
-  ready: boolean;
-  secrets: Array<{ name: string }>;
-  replies: string[];
-}
-
-/** Plays a conversation with the requirements gatherer: each answer is sent after the planner's reply. */
-function converse(answers: string[]): Conversation {
-  const turns: Turn[] = [];
-  const replies: string[] = [];
-  let last: Record<string, unknown> = {};
-  for (const answer of answers) {
-    turns.push({ role: 'user', content: answer });
-    const reply = plan(SYSTEM.requirements, turns);
-    replies.push(reply.text);
-    turns.push({ role: 'assistant', content: reply.text });
-    const call = reply.toolCalls.find((c) => c.name === TOOL_NAMES.requirements);
-    expect(call).toBeDefined();
-    last = call!.args;
-  }
-  return { document: last.document as string, ready: last.ready_to_continue as boolean, secrets: last.secrets as Array<{ name: string }>, replies };
-}
-
-/** The architecture and implementation plans made from a requirements document. */
-function plans(document: string): { architecture: string; implementation: string; compose: string } {
-  const arch = plan(SYSTEM.architect(document), [{ role: 'user', content: 'Generate architecture plan' }]);
-  const architecture = arch.toolCalls[0]!.args.plan as string;
-  const impl = plan(SYSTEM.implementation(document, architecture), [{ role: 'user', content: 'Generate implementation plan' }]);
-  const implementation = impl.toolCalls[0]!.args.plan as string;
-  const compose = architecture.match(/## docker-compose.yml\n\n```yaml\n([\s\S]*?)\n```/)![1]!;
-  return { architecture, implementation, compose };
-}
-
-function servicesOf(compose: string): string[] {
-  return Object.keys((YAML.parse(compose) as { services: object }).services).sort();
-}
+import { converse, plans, servicesOf, SYSTEM, type Conversation } from '../helpers/plannerConversation';
 
 function expectComplete(c: Conversation): void {
   expect(c.ready).toBe(true);
@@ -127,7 +83,7 @@ describe('offline planner: named stacks', () => {
     const p = plans(c.document);
     expect(servicesOf(p.compose)).toEqual(['caddy', 'grafana', 'node-exporter', 'prometheus']);
     expect(p.architecture).toContain('prometheus/prometheus.yml');
-    expect(p.architecture).toContain('grafana/provisioning/datasources/prometheus.yml');
+    expect(p.architecture).toContain('grafana/provisioning/datasources/datasources.yml');
     expectValid(p.compose, c.secrets);
   });
 

@@ -33,7 +33,12 @@ export interface Machine {
   instanceType: string;
   memoryGb: number;
   vcpus: number;
+  /** The root disk: sized by the plan where the provider allows it, else what the machine type comes with. */
   diskGb: number;
+  /** A block volume for data, where the root disk of the machine type is too small and cannot grow. */
+  volumeGb?: number;
+  /** Where the provider encrypts disks at rest (AWS with Encrypted=true, Google Cloud and Azure by default). */
+  encrypted: boolean;
 }
 
 export interface Repository {
@@ -68,10 +73,22 @@ export interface Stack {
   repository: Repository | undefined;
   /** Decisions made for the person, said out loud in the documents. */
   notes: string[];
+  /** Only the host is touched (firewall, fail2ban, updates): no Docker, no containers. */
+  hostOnly: boolean;
+  /** Inbound sources allowed (CIDRs) instead of anywhere; `ssh` when only SSH is limited. */
+  allowlist: string[];
+  allowScope: 'ssh' | 'all';
+  /** The host's SSH port, 22 unless the person moved it. */
+  sshPort: number;
 }
 
 const WORKLOAD_ORDER = ['app', 'n8n', 'web', 'grafana', 'elk'];
-const DATA_SERVICES = new Set(['postgres', 'mysql', 'mongo', 'redis', 'rabbitmq', 'kafka']);
+const DATA_CATEGORIES = new Set(['database', 'cache', 'queue']);
+/** Services of databases, caches and queues: on the internal network, published on loopback only when they are the workload. */
+const DATA_SERVICES = new Set(
+  Object.values(COMPONENTS).filter((c) => DATA_CATEGORIES.has(c.category)).flatMap((c) => c.services.filter((s) => s.webLabel === undefined).map((s) => s.name)),
+);
+const isDataComponent = (id: string): boolean => DATA_CATEGORIES.has(COMPONENTS[id]?.category ?? '');
 
 const PROVIDER_LABELS: Record<ProviderId, string> = {
   aws: 'AWS (EC2)',
@@ -111,8 +128,6 @@ const TIER_VCPUS: Record<ProviderId, number[]> = {
 
 const APP_PORTS: Record<string, number> = { 'Node.js': 3000, Python: 8000, Ruby: 3000, PHP: 80, Java: 8080, Go: 8080, Rust: 8080, '.NET': 8080 };
 
-/** Images that offer no way to check their own health (one-shot or loop containers). */
-export const NO_HEALTHCHECK_IMAGES = new Set<string>([CERTBOT_IMAGE]);
 
 const slugify = (s: string): string =>
   s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30) || 'stack';
@@ -130,10 +145,17 @@ function loadTierBump(load: string | undefined): number {
 /** The disk the system, Docker and the images take, added to the data a person asks to keep. */
 export const SYSTEM_DISK_GB = 20;
 
+/** Root disks that come with a machine type and cannot be resized at creation (GB), per tier. */
+const FIXED_DISKS: Partial<Record<ProviderId, number[]>> = {
+  hetzner: [40, 40, 80, 160, 320],
+  digitalocean: [50, 80, 160, 320, 100],
+};
+
 function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
   const provider = facts.provider ?? 'vps';
   const needGb = (memoryMb + 512) * 1.25 / 1024;
   let tier = TIERS_GB.findIndex((gb) => gb >= needGb);
+  const fixed = FIXED_DISKS[provider];
   if (tier < 0) tier = TIERS_GB.length - 1;
   if (facts.memoryGb) {
     const asked = TIERS_GB.findIndex((gb) => gb >= facts.memoryGb!);
@@ -141,6 +163,22 @@ function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
   }
   tier = Math.min(TIERS_GB.length - 1, tier + (facts.memoryGb ? 0 : loadTierBump(facts.load)));
   const instanceType = facts.instanceType ?? INSTANCE_TYPES[provider][tier]!;
+  const wanted = Math.max(diskGb, facts.storageGb ? facts.storageGb + SYSTEM_DISK_GB : 0);
+  if (fixed) {
+    // The machine type's disk is what it is: data beyond it goes to a block volume, never a bigger claimed root disk.
+    const root = fixed[tier]!;
+    return {
+      provider,
+      providerLabel: PROVIDER_LABELS[provider],
+      region: facts.region ?? DEFAULT_REGIONS[provider],
+      instanceType,
+      memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,
+      vcpus: facts.cpus ?? TIER_VCPUS[provider][tier]!,
+      diskGb: root,
+      ...(wanted > root ? { volumeGb: Math.max(10, wanted - SYSTEM_DISK_GB) } : {}),
+      encrypted: false,
+    };
+  }
   return {
     provider,
     providerLabel: facts.sshTarget ? `Your existing server ${sshTargetLabel(facts.sshTarget)}` : PROVIDER_LABELS[provider],
@@ -149,6 +187,7 @@ function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
     memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,
     vcpus: facts.cpus ?? TIER_VCPUS[provider][tier]!,
     diskGb: Math.max(diskGb, facts.storageGb ? facts.storageGb + SYSTEM_DISK_GB : 0),
+    encrypted: ['aws', 'gcp', 'azure'].includes(provider),
   };
 }
 
@@ -165,11 +204,14 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     notes.push('n8n 1.x no longer supports MySQL, so n8n keeps its data in PostgreSQL; MySQL stays available for your other applications.');
     ids.add('postgres');
   }
-  if (ids.has('grafana')) ids.add('prometheus');
-  const hasWorkload = [...ids].some((id) => !DATA_SERVICES.has(id));
-  if (!hasWorkload && ids.size === 0) ids.add('web');
+  if (ids.has('grafana') && !ids.has('loki') && !ids.has('influxdb') && !facts.excluded.has('prometheus')) ids.add('prometheus');
+  const hostOnly = facts.noContainers || (ids.size === 0 && !facts.custom.length && facts.hostTasks.size > 0 && !facts.basicServer);
+  if (hostOnly) ids.clear();
+  const hasWorkload = [...ids].some((id) => !isDataComponent(id)) || facts.custom.length > 0;
+  if (!hasWorkload && ids.size === 0 && !hostOnly) ids.add('web');
 
-  const proxy = chosenProxy(facts);
+  // A product that is itself the proxy (Nginx Proxy Manager) holds 80 and 443: no second proxy.
+  let proxy = hostOnly || ids.has('nginx-proxy-manager') ? undefined : chosenProxy(facts);
   const domain = facts.noDomain ? undefined : facts.domain;
   let tls = Boolean(proxy && domain);
   if (facts.tls && !domain) {
@@ -184,6 +226,24 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (proxy) components.push(COMPONENTS[proxy]!);
 
   const services: ServiceSpec[] = components.flatMap((c) => c.services.map(clone));
+  // An image the person named is used as given.
+  for (const c of components) {
+    const image = facts.images[c.id];
+    const repo = image?.slice(0, image.lastIndexOf(':'));
+    for (const s of services) if (image && c.services.some((x) => x.name === s.name) && s.image.slice(0, s.image.lastIndexOf(':')) === repo) s.image = image;
+  }
+  for (const c of facts.custom) {
+    services.push({
+      name: c.name,
+      image: c.image,
+      ...(Object.keys(c.environment).length ? { environment: { ...c.environment } } : {}),
+      ...(c.volumes.length ? { volumes: [...c.volumes] } : {}),
+      ...(c.port ? { internalPort: c.port, publish: [`${c.port}:${c.port}`], webLabel: c.name } : {}),
+      noHealthcheck: 'an image you named: the plan does not know how it checks itself; add a healthcheck when you know one',
+      networks: ['edge', 'backend'],
+      memoryMb: 256,
+    });
+  }
   const byName = new Map(services.map((s) => [s.name, s]));
   const name = slugify(options.slug ?? 'stack');
 
@@ -233,21 +293,39 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const es = byName.get('elasticsearch');
   if (es) es.environment!.KIBANA_SYSTEM_PASSWORD = '${KIBANA_SYSTEM_PASSWORD}';
 
-  // Routes: the primary workload at the apex, the others on sub-domains.
+  // Routes: a domain named for a product goes to it; the primary workload gets the main domain, the others sub-domains of it.
   const routable = services.filter((s) => s.webLabel !== undefined);
   routable.sort((a, b) => WORKLOAD_ORDER.indexOf(componentOf(a.name)) - WORKLOAD_ORDER.indexOf(componentOf(b.name)));
   const routes: Route[] = [];
   if (proxy) {
-    routable.forEach((s, i) => {
-      if (!domain && i > 0) return;
-      const host = domain ? (i === 0 ? domain : `${s.webLabel || s.name}.${domain}`) : ':80';
-      routes.push({ host, service: s.name, port: s.internalPort! });
-    });
+    const explicit = new Map<string, string>();
+    for (const d of domain ? facts.domains : []) {
+      const svc = d.component ? routable.find((s) => componentOf(s.name) === d.component) : undefined;
+      if (svc && !explicit.has(svc.name)) explicit.set(svc.name, d.host);
+    }
+    const base = domain && [...explicit.values()].includes(domain) && domain.split('.').length > 2 ? domain.split('.').slice(1).join('.') : domain;
+    let apexTaken = [...explicit.values()].includes(domain ?? '');
+    for (const s of routable) {
+      if (!domain) {
+        if (!routes.length) routes.push({ host: ':80', service: s.name, port: s.internalPort! });
+        continue;
+      }
+      let host = explicit.get(s.name);
+      if (!host && !apexTaken) {
+        host = domain;
+        apexTaken = true;
+      }
+      routes.push({ host: host ?? `${s.webLabel || s.name}.${base}`, service: s.name, port: s.internalPort! });
+    }
   }
   const routed = new Set(routes.map((r) => r.service));
   const grafana = byName.get('grafana');
   const grafanaRoute = routes.find((r) => r.service === 'grafana');
   if (grafana && grafanaRoute && domain) grafana.environment!.GF_SERVER_ROOT_URL = `${tls ? 'https' : 'http'}://${grafanaRoute.host}/`;
+
+  fillAddresses(services, routes, tls);
+  // A product waits only for what the stack runs (Grafana without Prometheus when it reads Loki).
+  for (const x of services) if (x.dependsOn) x.dependsOn = x.dependsOn.filter((d) => byName.has(d) || services.some((y) => y.name === d));
 
   const files: ConfigFile[] = [];
   const proxyService = services.find((s) => s.alwaysPublish?.includes('443:443'));
@@ -299,6 +377,25 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
       traefik.volumes = traefik.volumes!.filter((v) => !v.startsWith('letsencrypt'));
     }
   }
+  // Ports the person named: Git over SSH on another host port, or a product's web port as asked.
+  for (const ask of facts.ports) {
+    const owner = ask.component ? components.find((c) => c.id === ask.component) : undefined;
+    const svc = owner
+      ? services.find((x) => owner.services.some((o) => o.name === x.name) && (x.internalPort || x.alwaysPublish))
+      : services.find((x) => x.webLabel !== undefined && !routed.has(x.name)) ?? services.find((x) => x.webLabel !== undefined);
+    if (!svc) {
+      notes.push(`Port ${ask.host} was asked for, but nothing in the stack listens there, so the firewall keeps it closed.`);
+      continue;
+    }
+    const sshMapping = svc.alwaysPublish?.find((x) => x.endsWith(':22'));
+    if (ask.ssh && sshMapping) {
+      svc.alwaysPublish = svc.alwaysPublish!.map((x) => (x === sshMapping ? `${ask.host}:22` : x));
+      for (const k of Object.keys(svc.environment ?? {})) if (k.endsWith('SSH_PORT')) svc.environment![k] = String(ask.host);
+    } else if (svc.internalPort) {
+      svc.alwaysPublish = [...(svc.alwaysPublish ?? []).filter((x) => !x.endsWith(`:${svc.internalPort}`)), `${ask.host}:${svc.internalPort}`];
+      svc.publish = (svc.publish ?? []).filter((x) => !x.endsWith(`:${svc.internalPort}`));
+    }
+  }
   // Published ports: the proxy's, the routed services' when there is no proxy, data services on loopback
   // only when they are the workload (reached through an SSH tunnel).
   const published: Array<{ service: string; port: string }> = [];
@@ -322,7 +419,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   }
 
   if (byName.has('prometheus')) files.push({ path: 'prometheus/prometheus.yml', content: prometheusYml(services) });
-  if (grafana) files.push({ path: 'grafana/provisioning/datasources/prometheus.yml', content: grafanaDatasource() });
+  if (grafana) files.push({ path: 'grafana/provisioning/datasources/datasources.yml', content: grafanaDatasources(byName.has('prometheus'), byName.has('loki')) });
   if (es) files.push({ path: 'logstash/pipeline/logstash.conf', content: logstashConf() });
   if (byName.has('web')) files.push({ path: 'site/index.html', content: siteIndex(name) });
 
@@ -331,15 +428,26 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
       `The application is built from ${options.repository ? `${options.repository.fullName} (branch ${options.repository.branch})` : 'its repository'} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
     );
   }
-  if (!hasWorkload) {
+  if (!hasWorkload && services.some((x) => DATA_SERVICES.has(x.name))) {
     notes.push('Databases are not exposed to the internet: they listen on the server\'s loopback interface only; reach them through an SSH tunnel (ssh -L).');
   }
   if (published.some((p) => !p.port.startsWith('127.0.0.1') && !/^(80|443):/.test(p.port))) {
     notes.push('Ports Docker publishes bypass ufw, so the cloud firewall (security group) is what limits them; only the ports listed under Networking are opened there.');
   }
 
-  const compose = buildCompose(services, proxy, routes, tls);
+  const compose = hostOnly ? {} : buildCompose(services, proxy, routes, tls);
   const secrets = secretsFor(components, facts, tls, Boolean(app), options.repository);
+  if (JSON.stringify(compose).includes('${SERVER_HOST}') && !secrets.some((x) => x.name === 'SERVER_HOST')) {
+    secrets.push({ name: 'SERVER_HOST', description: "Public IP address or host name of the server (the address its apps advertise without a domain; for a new machine, add it once the machine exists)", required: true, secret_type: 'text' });
+  }
+  if (hostOnly) notes.push('Host only: no Docker and no containers are installed; the plan configures the firewall, fail2ban and automatic security updates on the server itself.');
+  for (const c of components) {
+    for (const dep of c.requires) if (facts.excluded.has(dep)) notes.push(`${c.label} needs ${COMPONENTS[dep]?.label ?? dep}, which you ruled out: it will not start without it. Tell me whether to keep ${c.label} or let it have ${COMPONENTS[dep]?.label ?? dep}.`);
+    if (c.tls === 'required' && !tls) notes.push(`${c.label} needs HTTPS to work fully (browsers refuse its features over plain HTTP); give it a domain so the proxy can get a certificate.`);
+  }
+  if (facts.custom.length && proxy === undefined) {
+    for (const c of facts.custom) if (!c.port) notes.push(`${c.image} runs without a published port: tell me the port it listens on to reach it from outside.`);
+  }
   const memoryMb = services.reduce((n, s) => n + s.memoryMb, 0);
   const diskGb = Math.ceil((components.reduce((n, c) => n + c.diskGb, 0) + 10) / 10) * 10;
   return {
@@ -353,14 +461,50 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     routes,
     published,
     compose,
-    composeYaml: YAML.stringify(compose, { lineWidth: 0, version: '1.1' /* quotes yes/no/on/off: docker-compose v1 reads YAML 1.1 */ }),
+    // YAML 1.1 rules for quoting: `yes`, `on`, `0755` or `22:22` stay strings for YAML 1.1 readers (docker-compose v1, PyYAML) too.
+    composeYaml: hostOnly ? '' : YAML.stringify(compose, { lineWidth: 0, version: '1.1' }),
     files,
     secrets,
     machine: machineFor(facts, memoryMb, Math.max(20, diskGb)),
     memoryMb,
     repository: options.repository,
     notes,
+    hostOnly,
+    allowlist: [...facts.allowlist],
+    allowScope: facts.allowScope,
+    sshPort: facts.sshPort ?? 22,
   };
+}
+
+/**
+ * Fills a product's `{{domain}}`, `{{url}}`, `{{scheme}}` and `{{tls}}` with the address it is served
+ * at; without a domain, the server's address from the SERVER_HOST secret.
+ */
+function fillAddresses(services: ServiceSpec[], routes: Route[], tls: boolean): void {
+  for (const s of services) {
+    if (!s.environment) continue;
+    const component = componentOf(s.name);
+    const route = routes.find((r) => r.service === s.name) ?? routes.find((r) => componentOf(r.service) === component);
+    const host = route && route.host !== ':80' ? route.host : '${SERVER_HOST}';
+    const publishedPort = !route ? s.publish?.[0]?.split(':')[0] : undefined;
+    const scheme = route && route.host !== ':80' && tls ? 'https' : 'http';
+    const url = `${scheme}://${host}${publishedPort && publishedPort !== '80' ? `:${publishedPort}` : ''}`;
+    for (const [k, v] of Object.entries(s.environment)) {
+      s.environment[k] = v.replace(/\{\{(domain|url|scheme|tls)\}\}/g, (_, key: string) => (key === 'domain' ? host : key === 'url' ? url : key === 'scheme' ? scheme : String(scheme === 'https')));
+    }
+  }
+}
+
+/** Compose interpolates `$`: every `$` that is not `$$` or a `${VAR}` the plan supplies is doubled. */
+export function escapeDollars(value: string): string {
+  return value.replace(/\$\$|\$\{[A-Za-z_][A-Za-z0-9_]*\}|\$/g, (m) => (m === '$' ? '$$' : m));
+}
+
+function escapeAll(value: unknown): unknown {
+  if (typeof value === 'string') return escapeDollars(value);
+  if (Array.isArray(value)) return value.map(escapeAll);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeAll(v)]));
+  return value;
 }
 
 function componentOf(service: string): string {
@@ -394,6 +538,7 @@ function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, route
     if (s.publish?.length) svc.ports = s.publish;
     if (s.ulimits) svc.ulimits = s.ulimits;
     if (s.healthcheck) svc.healthcheck = s.healthcheck;
+    else if (s.noHealthcheck && s.image !== 'build') svc['x-no-healthcheck'] = s.noHealthcheck;
     if (s.dependsOn?.length) {
       svc.depends_on = Object.fromEntries(
         s.dependsOn.map((d) => [d, { condition: healthy.has(d) ? 'service_healthy' : 'service_started' }]),
@@ -415,7 +560,7 @@ function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, route
     svc.networks = s.networks;
     for (const n of s.networks) networks.add(n);
     svc.logging = { driver: 'json-file', options: { 'max-size': '10m', 'max-file': '3' } };
-    out[s.name] = svc;
+    out[s.name] = escapeAll(svc);
   }
   const compose: Record<string, unknown> = { services: out };
   if (volumes.size) compose.volumes = Object.fromEntries([...volumes].map((v) => [v, {}]));
@@ -510,11 +655,12 @@ function prometheusYml(services: ServiceSpec[]): string {
   return YAML.stringify({ global: { scrape_interval: '15s', evaluation_interval: '15s' }, scrape_configs: jobs });
 }
 
-function grafanaDatasource(): string {
-  return YAML.stringify({
-    apiVersion: 1,
-    datasources: [{ name: 'Prometheus', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090', isDefault: true }],
-  });
+function grafanaDatasources(prometheus: boolean, loki: boolean): string {
+  const datasources = [
+    ...(prometheus ? [{ name: 'Prometheus', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090', isDefault: true }] : []),
+    ...(loki ? [{ name: 'Loki', type: 'loki', access: 'proxy', url: 'http://loki:3100', isDefault: !prometheus }] : []),
+  ];
+  return YAML.stringify({ apiVersion: 1, datasources });
 }
 
 function logstashConf(): string {
@@ -595,7 +741,7 @@ export function validateCompose(text: string, suppliedVars: Iterable<string> = [
         problems.push(`${name}: waits for ${dep} to be healthy but ${dep} has no healthcheck`);
       }
     }
-    if (!svc.healthcheck && !svc.build && !(image && NO_HEALTHCHECK_IMAGES.has(image))) problems.push(`${name}: no healthcheck`);
+    if (!svc.healthcheck && !svc.build && typeof svc['x-no-healthcheck'] !== 'string') problems.push(`${name}: no healthcheck (nor an x-no-healthcheck reason)`);
     const hc = svc.healthcheck as { test?: unknown } | undefined;
     if (hc && (!Array.isArray(hc.test) || !['CMD', 'CMD-SHELL'].includes(String(hc.test[0])))) problems.push(`${name}: healthcheck test must start with CMD or CMD-SHELL`);
     for (const m of JSON.stringify(svc).matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {

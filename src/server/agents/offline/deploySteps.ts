@@ -1,5 +1,6 @@
 import type { Stack } from './composer';
 import type { PlanStep } from './documents';
+import { hostOnlySteps } from './hostOnlySteps';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';
 
@@ -89,6 +90,7 @@ const newServerFirewall = (ports: string[]): string =>
 /** The ordered steps that deploy a stack, each with the exact commands the execution stage runs. */
 export function planSteps(stack: Stack): PlanStep[] {
   const steps: PlanStep[] = [...provisionSteps(stack)];
+  if (stack.hostOnly) return [...steps, ...hostOnlySteps(stack)];
   const names = new Set(stack.services.map((s) => s.name));
   const webPorts = webPortsOf(stack);
   const existing = stack.machine.provider === 'vps';

@@ -3,7 +3,7 @@ import { REQUIREMENTS_DOCUMENT } from '../../../shared/constants/planning';
 import { COMPONENTS, type SecretSpec } from './components';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
 import { planSteps } from './deploySteps';
-import { emptyFacts, type Facts, type ProviderId, type ProxyId } from './facts';
+import { emptyFacts, type Facts, type HostTask, type ProviderId, type ProxyId } from './facts';
 import { readSshTarget, sshTargetLabel } from './sshTarget';
 
 /**
@@ -30,6 +30,88 @@ export function secretsSection(secrets: SecretSpec[]): string {
   ].join('\n');
 }
 
+/** Line prefixes the planner writes and reads back when the next agent plans from the document. */
+const CUSTOM_PREFIX = 'Your image';
+const HOST_ONLY_PREFIX = 'Host only';
+const ADDRESSES_PREFIX = 'Web addresses';
+const PORTS_PREFIX = 'Ports asked for';
+const SSH_PORT_PREFIX = 'SSH port';
+const ALLOW_PREFIX = 'Allowed sources';
+const EXCLUDED_PREFIX = 'Left out as asked';
+
+/** What the disks are, as the provider gives them: never a bigger or encrypted disk than the plan creates. */
+export function storageLine(stack: Stack): string {
+  const m = stack.machine;
+  const root = `${m.diskGb} GB SSD root disk${m.encrypted ? ', encrypted at rest' : ''}`;
+  if (m.volumeGb) return `${root} (fixed by ${m.instanceType}); ${m.volumeGb} GB block volume for data, mounted at /mnt/data and holding Docker's data`;
+  if (m.provider === 'vps') return `the existing server's disk: it needs ${m.diskGb} GB free (this plan adds no disk to a server it did not create; add a volume at your provider if it has less)`;
+  return `${root}; Docker volumes for data`;
+}
+
+/**
+ * Facts of a requirements document the planner wrote: products from the Required Stack lines
+ * (`Label: service (image) — purpose`), addresses, ports and allowlists from the Configuration lines.
+ */
+export function readRequirementLines(requiredStack: string, configuration: string, facts: Facts): void {
+  for (const line of requiredStack.split('\n')) {
+    const host = line.match(new RegExp(`^- ${HOST_ONLY_PREFIX}: ([^(]+?) on `));
+    if (host) {
+      facts.noContainers = true;
+      for (const t of host[1]!.split(/,\s*/)) facts.hostTasks.add(t as HostTask);
+      continue;
+    }
+    const m = line.match(/^- (.+?): ([a-z0-9-]+) \(([^)]+)\)/);
+    if (!m) continue;
+    const [, label, service, image] = m as unknown as [string, string, string, string];
+    if (label === CUSTOM_PREFIX) {
+      const port = line.match(/; port (\d+)/);
+      const volumes = line.match(/; volumes ([^;]+)/)?.[1]!.split(/,\s*/) ?? [];
+      const env = line.match(/; environment ([^;]+)/)?.[1]!.split(/,\s*/) ?? [];
+      facts.custom.push({ name: service, image, ...(port ? { port: Number(port[1]) } : {}), volumes, environment: Object.fromEntries(env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])) });
+      continue;
+    }
+    const c = Object.values(COMPONENTS).find((x) => x.services.some((y) => y.name === service) && x.label === label);
+    if (!c) continue;
+    if (c.category === 'proxy') facts.proxy = c.id as ProxyId;
+    else facts.components.add(c.id);
+    const own = c.services.find((y) => y.name === service)!;
+    if (image !== own.image && !image.startsWith('built from')) facts.images[c.id] = image;
+  }
+  for (const line of configuration.split('\n')) {
+    const addresses = line.match(new RegExp(`^- ${ADDRESSES_PREFIX}: (.+)$`));
+    if (addresses) {
+      for (const pair of addresses[1]!.split(/,\s*/)) {
+        const [host, service] = pair.split(' → ');
+        const c = Object.values(COMPONENTS).find((x) => x.services.some((y) => y.name === service));
+        if (host && !facts.domains.some((d) => d.host === host)) facts.domains.push({ host, ...(c ? { component: c.id } : {}) });
+      }
+    }
+    const domainLine = line.match(/^- Domain: ([^\s(]+)/);
+    if (domainLine && domainLine[1] !== TO_CONFIRM.split(' ')[0]) {
+      facts.domain = domainLine[1];
+      if (!facts.domains.some((d) => d.host === domainLine[1])) facts.domains.unshift({ host: domainLine[1]! });
+      facts.noDomain = false;
+    }
+    if (/^- Certificates: Let's Encrypt/.test(line)) facts.tls = true;
+    const ports = line.match(new RegExp(`^- ${PORTS_PREFIX}: (.+)$`));
+    if (ports) {
+      for (const p of ports[1]!.split(/,\s*/)) {
+        const pm = p.match(/^(\d+)(?: for ([\w-]+)( SSH)?)?$/);
+        if (pm) facts.ports.push({ host: Number(pm[1]), ...(pm[2] ? { component: pm[2] } : {}), ...(pm[3] ? { ssh: true } : {}) });
+      }
+    }
+    const ssh = line.match(new RegExp(`^- ${SSH_PORT_PREFIX}: (\\d+)$`));
+    if (ssh) facts.sshPort = Number(ssh[1]);
+    const excluded = line.match(new RegExp(`^- ${EXCLUDED_PREFIX}: (.+)$`));
+    if (excluded) for (const id of excluded[1]!.split(/,\s*/)) facts.excluded.add(id);
+    const allow = line.match(new RegExp(`^- ${ALLOW_PREFIX}: (.+) \\((SSH only|every inbound port)\\)$`));
+    if (allow) {
+      facts.allowlist = allow[1]!.split(/,\s*/);
+      facts.allowScope = allow[2] === 'SSH only' ? 'ssh' : 'all';
+    }
+  }
+}
+
 /** The requirements document for a stack; what is still open reads 'To be confirmed'. */
 export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new Date()): string {
   const m = stack.machine;
@@ -39,10 +121,15 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   const summary = unknowns.workload
     ? `${TO_CONFIRM}: what the server should run.`
     : `A docker-compose stack on ${where} running ${labels.join(', ')}${stack.tls ? `, served over HTTPS at ${stack.domain}` : stack.domain ? ` at ${stack.domain}` : ''}.`;
-  const requiredStack = [
+  const custom = stack.facts.custom.filter((c) => stack.services.some((x) => x.name === c.name));
+  const requiredStack = stack.hostOnly ? [
+    `${HOST_ONLY_PREFIX}: ${[...stack.facts.hostTasks].join(', ') || 'ufw'} on Ubuntu 24.04 LTS (no Docker, no containers)`,
+  ] : [
     'Docker Engine with the Compose v2 plugin on Ubuntu 24.04 LTS',
+    ...custom.map((c) => `${CUSTOM_PREFIX}: ${c.name} (${c.image}) — run as given${c.port ? `; port ${c.port}` : ''}${c.volumes.length ? `; volumes ${c.volumes.join(', ')}` : ''}${Object.keys(c.environment).length ? `; environment ${Object.entries(c.environment).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`),
+    ...stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`),
     ...stack.components.flatMap((c) =>
-      c.services.filter((s) => stack.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${c.purpose}`),
+      stack.services.filter((s) => c.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${c.purpose}`),
     ),
     ...(f.appLanguage && stack.services.some((s) => s.name === 'app') ? [`Application language: ${f.appLanguage}`] : []),
   ];
@@ -50,10 +137,16 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (unknowns.domain) config.push(`Domain: ${TO_CONFIRM}`);
   else if (stack.domain) config.push(`Domain: ${stack.domain} (DNS A records for ${stack.routes.map((r) => r.host).join(', ')} → the server's public IP)`);
   else config.push("Access: by the server's public IP address");
+  if (stack.domain && stack.routes.length) config.push(`${ADDRESSES_PREFIX}: ${stack.routes.map((r) => `${r.host} → ${r.service}`).join(', ')}`);
+  const asked = stack.facts.ports.filter((p) => p.component || stack.published.some((x) => x.port.startsWith(`${p.host}:`)));
+  if (asked.length) config.push(`${PORTS_PREFIX}: ${asked.map((p) => `${p.host}${p.component ? ` for ${p.component}${p.ssh ? ' SSH' : ''}` : ''}`).join(', ')}`);
+  if (stack.sshPort !== 22) config.push(`${SSH_PORT_PREFIX}: ${stack.sshPort}`);
+  if (stack.facts.excluded.size) config.push(`${EXCLUDED_PREFIX}: ${[...stack.facts.excluded].join(', ')}`);
+  if (stack.allowlist.length) config.push(`${ALLOW_PREFIX}: ${stack.allowlist.join(', ')} (${stack.allowScope === 'ssh' ? 'SSH only' : 'every inbound port'})`);
   if (stack.tls) config.push("Certificates: Let's Encrypt, issued and renewed automatically");
   const volumes = Object.keys((stack.compose.volumes as object | undefined) ?? {});
   if (volumes.length) config.push(`Persistent volumes: ${volumes.join(', ')}`);
-  config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
+  if (!stack.hostOnly) config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
   const secretNames = stack.secrets.map((s) => s.name);
   config.push(`Credentials come from User Secrets as environment variables (${secretNames.join(', ')}); none are written into files in the repository`);
   for (const n of stack.notes) config.push(n);
@@ -61,23 +154,27 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   const integrations: string[] = [];
   for (const s of stack.services) for (const d of s.dependsOn ?? []) if (!stack.routes.some((r) => r.service === d && ['caddy', 'proxy', 'traefik'].includes(s.name))) integrations.push(`${s.name} → ${d}`);
   for (const r of stack.routes) integrations.push(`${stack.components.find((c) => c.category === 'proxy')?.label ?? 'proxy'} → ${r.service}:${r.port} for ${r.host}`);
-  if (stack.services.some((s) => s.name === 'grafana')) integrations.push('Grafana reads Prometheus through a provisioned datasource');
+  if (stack.services.some((s) => s.name === 'grafana')) {
+    const sources = ['prometheus', 'loki'].filter((n) => stack.services.some((s) => s.name === n)).map((n) => (n === 'loki' ? 'Loki' : 'Prometheus'));
+    integrations.push(`Grafana reads ${sources.join(' and ') || 'no datasource yet'} through provisioned datasources`);
+  }
   if (!integrations.length) integrations.push(`Standalone: ${stack.services.map((s) => s.name).join(', ')} (no service-to-service links)`);
 
   const scale = [
     `Expected load: ${unknowns.load ? TO_CONFIRM : f.load ?? 'light (up to about 100 concurrent users)'}`,
     `Memory: about ${stack.memoryMb < 1024 ? `${stack.memoryMb} MB` : `${(stack.memoryMb / 1024).toFixed(1)} GB`} across containers`,
     `Disk: ${m.diskGb} GB`,
+    ...(m.volumeGb ? [`Data volume: ${m.volumeGb} GB (block volume, the machine type's disk cannot grow)`] : []),
     'Single host; scale up by moving to a larger machine size',
   ];
   const ports = [...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]))];
   const cloud = [
     `Provider: ${unknowns.provider ? TO_CONFIRM : m.providerLabel}`,
     `Compute: ${unknowns.provider ? TO_CONFIRM : `${m.instanceType} (${m.vcpus} vCPU, ${m.memoryGb} GB RAM), Ubuntu 24.04 LTS`}`,
-    `Storage: ${m.diskGb} GB SSD root volume, encrypted; Docker volumes for data`,
+    `Storage: ${storageLine(stack)}`,
     m.provider === 'vps'
       ? `Networking: inbound ${ports.map((p) => `${p}/tcp`).join(', ') || 'no new port'} opened where a host firewall is active; SSH (${f.sshTarget?.port ?? 22}) and the server's other services left as they are`
-      : `Networking: public IPv4; inbound ${['22 (from ADMIN_CIDR only)', ...ports.map((p) => `${p}/tcp`)].join(', ')}; everything else closed`,
+      : `Networking: public IPv4; inbound ${[`${stack.sshPort} (SSH, from ${stack.allowScope === 'ssh' && stack.allowlist.length ? stack.allowlist.join(', ') : 'ADMIN_CIDR only'})`, ...ports.map((p) => `${p}/tcp${stack.allowScope === 'all' && stack.allowlist.length ? ` from ${stack.allowlist.join(', ')}` : ''}`)].join(', ')}; everything else closed`,
     `Region: ${unknowns.region || unknowns.provider ? TO_CONFIRM : m.region}`,
   ];
   const userDetails = [
@@ -117,9 +214,18 @@ export function stackDefinition(stack: Stack): string {
     ['Memory GB', String(stack.machine.memoryGb)],
     ['vCPUs', String(stack.machine.vcpus)],
     ['Disk GB', String(stack.machine.diskGb)],
+    ['Data volume GB', stack.machine.volumeGb ? String(stack.machine.volumeGb) : undefined],
     ['Load', f.load],
     ['Application language', f.appLanguage],
     ['Repository', stack.repository ? `${stack.repository.fullName}@${stack.repository.branch}` : undefined],
+    ['Images', Object.entries(f.images).map(([id, image]) => `${id}=${image}`).join(', ')],
+    ['Your images', f.custom.length ? JSON.stringify(f.custom) : undefined],
+    ['Domains', f.domains.map((d) => (d.component ? `${d.host}=${d.component}` : d.host)).join(', ')],
+    ['Ports', f.ports.map((p) => `${p.host}${p.component ? `=${p.component}${p.ssh ? ':ssh' : ''}` : ''}`).join(', ')],
+    ['SSH port', stack.sshPort !== 22 ? String(stack.sshPort) : undefined],
+    ['Allowed sources', stack.allowlist.length ? `${stack.allowlist.join(', ')} (${stack.allowScope})` : undefined],
+    ['Left out', [...f.excluded].join(', ')],
+    ['Host only', stack.hostOnly ? [...f.hostTasks].join(', ') || 'ufw' : undefined],
     ['SSH target', f.sshTarget ? sshTargetLabel(f.sshTarget) : undefined],
   ];
   return [DEFINITION_HEADING, '', ...rows.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `- ${k}: ${v}`)].join('\n');
@@ -142,11 +248,34 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
   facts.instanceType = get('Instance type');
   facts.memoryGb = Number(get('Memory GB')) || undefined;
   facts.cpus = Number(get('vCPUs')) || undefined;
-  facts.storageGb = Number(get('Disk GB')) ? Number(get('Disk GB')) - SYSTEM_DISK_GB : undefined;
+  facts.storageGb = Number(get('Data volume GB')) || (Number(get('Disk GB')) ? Number(get('Disk GB')) - SYSTEM_DISK_GB : undefined);
   facts.load = get('Load');
   facts.appLanguage = get('Application language');
   facts.sshTarget = readSshTarget(`server ${get('SSH target') ?? ''}`);
   facts.acceptsDefaults = true;
+  for (const pair of (get('Images') ?? '').split(/,\s*/).filter(Boolean)) facts.images[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+  const custom = get('Your images');
+  if (custom) facts.custom = JSON.parse(custom) as Facts['custom'];
+  for (const d of (get('Domains') ?? '').split(/,\s*/).filter(Boolean)) {
+    const [host, component] = d.split('=');
+    facts.domains.push({ host: host!, ...(component ? { component } : {}) });
+  }
+  for (const p of (get('Ports') ?? '').split(/,\s*/).filter(Boolean)) {
+    const m = p.match(/^(\d+)(?:=([\w-]+)(:ssh)?)?$/);
+    if (m) facts.ports.push({ host: Number(m[1]), ...(m[2] ? { component: m[2] } : {}), ...(m[3] ? { ssh: true } : {}) });
+  }
+  facts.sshPort = Number(get('SSH port')) || undefined;
+  const allow = get('Allowed sources')?.match(/^(.+) \((ssh|all)\)$/);
+  if (allow) {
+    facts.allowlist = allow[1]!.split(/,\s*/);
+    facts.allowScope = allow[2] as 'ssh' | 'all';
+  }
+  for (const id of (get('Left out') ?? '').split(/,\s*/).filter(Boolean)) facts.excluded.add(id);
+  const hostOnly = get('Host only');
+  if (hostOnly) {
+    facts.noContainers = true;
+    for (const t of hostOnly.split(/,\s*/)) facts.hostTasks.add(t as HostTask);
+  }
   const repo = get('Repository')?.match(/^(.+)@(.+)$/);
   return { facts, repository: repo ? { fullName: repo[1]!, branch: repo[2]! } : undefined };
 }
@@ -193,17 +322,12 @@ export function renderArchitecturePlan(stack: Stack): string {
     '## Networking and security',
     '',
     (m.provider === 'vps' ? `- Inbound: SSH ${stack.facts.sshTarget?.port ?? 22} as the server has it; ` : '- Inbound: SSH 22 from ADMIN_CIDR only; ') + ([...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]))].map((p) => `${p}/tcp`).join(', ') || 'no other port') + '.',
-    '- `backend` is an internal network: databases, caches and queues have no published port and no route out.',
+    ...(stack.services.some((x) => x.networks.includes('backend') && !x.publish?.length) ? ['- `backend` is an internal network: what is on it only (databases, caches, queues) has no published port and no route out.'] : []),
     '- Password authentication over SSH is disabled; only keys log in.',
     '- Secrets reach the containers through `.env` (mode 600) written from User Secrets at deploy time.',
     ...stack.notes.map((n) => `- ${n}`),
     '',
-    '## docker-compose.yml',
-    '',
-    '```yaml',
-    stack.composeYaml.trimEnd(),
-    '```',
-    '',
+    ...(stack.hostOnly ? [] : ['## docker-compose.yml', '', '```yaml', stack.composeYaml.trimEnd(), '```', '']),
     ...(files.length ? ['## Configuration files', '', ...files.flatMap((f) => [f, ''])] : []),
     '## Secrets',
     '',

@@ -4,9 +4,30 @@
  * region, domain, machine size, storage and load. Later messages override earlier ones.
  */
 
+import { COMPONENTS } from './components';
+import { detectLanguage, findImages, PRODUCT_RULES, productOfImage, unknownNames, alternativesFor } from './products';
 import { readSshTarget, type SshTarget } from './sshTarget';
 
 export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
+/** Kinds of workload asked for without naming a product; the default product fills them only when none of that kind is named. */
+export type Want = 'monitoring' | 'metrics' | 'logging' | 'cache' | 'queue';
+export type HostTask = 'ufw' | 'fail2ban' | 'unattended-upgrades';
+
+/** A container from an image the person named, run as given. */
+export interface CustomService {
+  name: string;
+  image: string;
+  port?: number;
+  volumes: string[];
+  environment: Record<string, string>;
+}
+
+/** A port the person asked for: on the host, for a product's container port (22 for Git over SSH) or its web port. */
+export interface PortAsk {
+  host: number;
+  component?: string;
+  ssh?: boolean;
+}
 export type ProxyId = 'caddy' | 'nginxProxy' | 'traefik';
 
 export interface Facts {
@@ -32,6 +53,27 @@ export interface Facts {
   basicServer: boolean;
   /** The person asked to go with sensible defaults for what is still open. */
   acceptsDefaults: boolean;
+  /** Products the person ruled out ("not Prometheus", "MariaDB, not MySQL"): never added by a default. */
+  excluded: Set<string>;
+  wants: Set<Want>;
+  /** Software named that the catalogue does not hold, as the person wrote it. */
+  unknown: string[];
+  /** Catalogued products run from the image the person named (component id → image). */
+  images: Record<string, string>;
+  custom: CustomService[];
+  /** Every domain named, with the product it is for when the sentence says. */
+  domains: Array<{ host: string; component?: string }>;
+  ports: PortAsk[];
+  /** The host's own SSH port, when the person moves it. */
+  sshPort: number | undefined;
+  /** Sources allowed in (CIDRs); `ssh` when the person limited SSH only. */
+  allowlist: string[];
+  allowScope: 'ssh' | 'all';
+  hostTasks: Set<HostTask>;
+  /** "No containers", "without Docker": the plan touches the host only. */
+  noContainers: boolean;
+  /** The language the person writes in, when it is not English. */
+  language: string | undefined;
   /** The person's own server (user@host, SSH port), which makes the provider 'vps'. */
   sshTarget: SshTarget | undefined;
 }
@@ -53,17 +95,62 @@ export const emptyFacts = (): Facts => ({
   appLanguage: undefined,
   basicServer: false,
   acceptsDefaults: false,
+  excluded: new Set(),
+  wants: new Set(),
+  unknown: [],
+  images: {},
+  custom: [],
+  domains: [],
+  ports: [],
+  sshPort: undefined,
+  allowlist: [],
+  allowScope: 'all',
+  hostTasks: new Set(),
+  noContainers: false,
+  language: undefined,
   sshTarget: undefined,
 });
+
+/** A copy that a later text can change without touching the original. */
+export function cloneFacts(f: Facts): Facts {
+  return {
+    ...f,
+    components: new Set(f.components),
+    excluded: new Set(f.excluded),
+    wants: new Set(f.wants),
+    unknown: [...f.unknown],
+    images: { ...f.images },
+    custom: f.custom.map((c) => ({ ...c, volumes: [...c.volumes], environment: { ...c.environment } })),
+    domains: f.domains.map((d) => ({ ...d })),
+    ports: f.ports.map((p) => ({ ...p })),
+    allowlist: [...f.allowlist],
+    hostTasks: new Set(f.hostTasks),
+  };
+}
 
 interface Rule {
   pattern: RegExp;
   apply: (facts: Facts, on: boolean) => void;
+  /** Also read from the planner's own documents (provider, TLS), where products are read from their stack lines. */
+  doc?: boolean;
 }
 
 const component = (id: string) => (facts: Facts, on: boolean) => {
-  if (on) facts.components.add(id);
-  else facts.components.delete(id);
+  if (on) {
+    facts.components.add(id);
+    facts.excluded.delete(id);
+  } else {
+    facts.components.delete(id);
+    facts.excluded.add(id);
+  }
+};
+
+const want = (w: Want) => (facts: Facts, on: boolean) => void (on ? facts.wants.add(w) : facts.wants.delete(w));
+const hostTask = (...tasks: HostTask[]) => (facts: Facts, on: boolean) => {
+  for (const t of tasks) {
+    if (on) facts.hostTasks.add(t);
+    else facts.hostTasks.delete(t);
+  }
 };
 
 const APP_LANGUAGES: Array<[RegExp, string]> = [
@@ -77,34 +164,25 @@ const APP_LANGUAGES: Array<[RegExp, string]> = [
   [/(\.net|\bdotnet|\basp\.net|\bc#)/i, '.NET'],
 ];
 
+/** The static site and the person's own app: not read from a clause that names a catalogued workload ("a WordPress website"). */
+const RULES_WEB = component('web');
+const RULES_APP = component('app');
+
 const RULES: Rule[] = [
-  { pattern: /\b(postgres(ql)?|psql|pgsql)\b/i, apply: component('postgres') },
-  { pattern: /\b(mysql|mariadb)\b/i, apply: component('mysql') },
-  { pattern: /\bmongo(db)?\b/i, apply: component('mongo') },
-  { pattern: /\b(redis|valkey|cach(e|ing))\b/i, apply: component('redis') },
-  { pattern: /\b(rabbit(mq)?|amqp|message (queue|broker)s?|job queues?|task queues?|queues?|brokers?)\b/i, apply: (f, on) => {
-    if (!on) { f.components.delete('rabbitmq'); return; }
-    if (!f.components.has('kafka')) f.components.add('rabbitmq');
-  } },
-  { pattern: /\bkafka\b/i, apply: (f, on) => {
-    component('kafka')(f, on);
-    if (on) f.components.delete('rabbitmq');
-  } },
-  { pattern: /\bn8n\b/i, apply: component('n8n') },
-  { pattern: /\b(elk|elastic ?stack|elasticsearch|kibana|logstash|log (aggregation|management|search|analytics)|centrali[sz]ed (logging|logs))\b/i, apply: component('elk') },
-  { pattern: /\b(prometheus|node[- ]exporter|metrics)\b/i, apply: component('prometheus') },
-  { pattern: /\bgrafana\b/i, apply: (f, on) => {
-    component('grafana')(f, on);
-    if (on) f.components.add('prometheus');
-  } },
-  { pattern: /\bmonitoring\b/i, apply: (f, on) => {
-    component('prometheus')(f, on);
-    component('grafana')(f, on);
-  } },
-  { pattern: /\b(static (web)?site|website|landing page|web ?server|html pages?)\b/i, apply: component('web') },
+  ...PRODUCT_RULES.map((r) => ({ pattern: r.pattern, apply: component(r.id) })),
+  { pattern: /\b(cach(e|ing))\b/i, apply: want('cache') },
+  { pattern: /\b(message (queue|broker)s?|job queues?|task queues?|queues?|brokers?)\b/i, apply: want('queue') },
+  { pattern: /\bmonitoring\b/i, apply: want('monitoring') },
+  { pattern: /\bmetrics\b/i, apply: want('metrics') },
+  { pattern: /\b(log (aggregation|management|search|analytics)|centrali[sz]ed (logging|logs)|logging stack)\b/i, apply: want('logging') },
+  { pattern: /\b(ufw|firewall)\b/i, apply: hostTask('ufw') },
+  { pattern: /\bfail2ban\b/i, apply: hostTask('fail2ban') },
+  { pattern: /\b(unattended[- ]upgrades|automatic (security )?updates|auto[- ]?updates)\b/i, apply: hostTask('unattended-upgrades') },
+  { pattern: /\bharden(ing|ed)?\b/i, apply: hostTask('ufw', 'fail2ban', 'unattended-upgrades') },
+  { pattern: /(?<![\w-])(static (web)?site|website|landing page|web ?server|html pages?)(?![\w-])/i, apply: RULES_WEB },
   {
     pattern: /\b(node\.?js|node (app|api|service|backend)|application|python|ruby|express|next\.?js|nest\.?js|django|flask|fastapi|rails|laravel|php|symfony|spring( boot)?|java|kotlin|golang|go (app|service|api|backend)|rust|dotnet|my (own )?(app|application|api|service|backend)|web ?app(lication)?|api server|backend service)\b/i,
-    apply: component('app'),
+    apply: RULES_APP,
   },
   { pattern: /\bcaddy\b/i, apply: (f, on) => void (f.proxy = on ? 'caddy' : f.proxy === 'caddy' ? undefined : f.proxy) },
   { pattern: /\btraefik\b/i, apply: (f, on) => void (f.proxy = on ? 'traefik' : f.proxy === 'traefik' ? undefined : f.proxy) },
@@ -112,15 +190,16 @@ const RULES: Rule[] = [
     f.genericProxy = on;
     if (!on) f.proxy = undefined;
   } },
-  { pattern: /\b(ssl|tls|https|let'?s ?encrypt|certificates?|certbot)\b/i, apply: (f, on) => void (f.tls = on) },
-  { pattern: /\b(aws|ec2|amazon( web services)?)\b/i, apply: (f, on) => void (on && (f.provider = 'aws')) },
-  { pattern: /\b(gcp|google cloud|compute engine|gce)\b/i, apply: (f, on) => void (on && (f.provider = 'gcp')) },
-  { pattern: /\bazure\b/i, apply: (f, on) => void (on && (f.provider = 'azure')) },
-  { pattern: /\b(digital ?ocean|droplets?)\b/i, apply: (f, on) => void (on && (f.provider = 'digitalocean')) },
-  { pattern: /\bhetzner\b/i, apply: (f, on) => void (on && (f.provider = 'hetzner')) },
+  { pattern: /\b(ssl|tls|https|let'?s ?encrypt|certificates?|certbot)\b/i, apply: (f, on) => void (f.tls = on), doc: true },
+  { pattern: /\b(aws|ec2|amazon( web services)?)\b/i, apply: (f, on) => void (on && (f.provider = 'aws')), doc: true },
+  { pattern: /\b(gcp|google cloud|compute engine|gce)\b/i, apply: (f, on) => void (on && (f.provider = 'gcp')), doc: true },
+  { pattern: /\bazure\b/i, apply: (f, on) => void (on && (f.provider = 'azure')), doc: true },
+  { pattern: /\b(digital ?ocean|droplets?)\b/i, apply: (f, on) => void (on && (f.provider = 'digitalocean')), doc: true },
+  { pattern: /\bhetzner\b/i, apply: (f, on) => void (on && (f.provider = 'hetzner')), doc: true },
   {
     pattern: /\b(vps|my (own )?server|existing server|bare[- ]?metal|linode|vultr|ovh|contabo|ubuntu server|generic (linux )?server)\b/i,
     apply: (f, on) => void (on && f.provider === undefined && (f.provider = 'vps')),
+    doc: true,
   },
   { pattern: /\b(basic|simple|plain|bare|minimal) (vps|server|instance|host|machine|droplet|ec2)\b/i, apply: (f, on) => void (f.basicServer = on) },
 ];
@@ -131,8 +210,27 @@ const INSTEAD_OF = /\b(instead of|rather than|replace)\b/i;
 const DEFAULTS = /\b(defaults?|you (decide|choose|pick)|not sure|don'?t know|no idea|whatever|up to you|sensible|recommend(ed)?|your call|as you see fit)\b/i;
 
 const FILE_LIKE_TLDS = new Set([
-  'js', 'ts', 'yml', 'yaml', 'json', 'txt', 'md', 'conf', 'sh', 'py', 'env', 'log', 'toml', 'lock', 'html', 'css', 'xml', 'cfg', 'ini', 'rb', 'go', 'rs', 'java', 'php', 'net', 'tf',
+  'js', 'ts', 'tsx', 'jsx', 'yml', 'yaml', 'json', 'txt', 'conf', 'env', 'log', 'toml', 'lock', 'html', 'css', 'xml', 'cfg', 'ini', 'rb', 'java', 'php', 'tf', 'mjs', 'cjs', 'exe', 'dll', 'so', 'jar', 'war', 'zip', 'gz', 'tgz', 'tar', 'sql', 'csv', 'pdf', 'png', 'jpg', 'svg', 'gif', 'bak', 'pem', 'key', 'crt', 'service', 'timer', 'socket', 'd',
 ]);
+
+/** Real top-level domains that are also file extensions: a domain unless the name is a usual file name. */
+const FILE_NAMES = /^(main|app|index|setup|install|readme|lib|mod|build|deploy|run|start|server|manage|requirements|changelog|cargo|script|init|entrypoint|docker-entrypoint|config|settings|wsgi|asgi)\.(sh|md|rs|py|go)$/;
+
+/** Domain names in a text (any TLD), skipping e-mail addresses, file names, versions and instance types. */
+export function domainsIn(text: string): Array<{ host: string; index: number }> {
+  const out: Array<{ host: string; index: number }> = [];
+  const emailFree = text.replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, (m) => ' '.repeat(m.length));
+  const domainRe = /\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))\b/gi;
+  for (const m of emailFree.matchAll(domainRe)) {
+    const tld = m[2]!.toLowerCase();
+    const name = m[1]!.toLowerCase();
+    const at = m.index ?? 0;
+    if (emailFree[at + m[0].length] === '/' || emailFree[at - 1] === '/' || emailFree[at - 1] === '@') continue;
+    if (FILE_LIKE_TLDS.has(tld) || FILE_NAMES.test(name) || /^(node|next|nest|vue|express|asp|socket|chart|three|d3|alpine|ember)\./.test(name) || /\d+\.\d+/.test(name) || /^[a-z]{1,2}\d[a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge|metal)$/.test(name)) continue;
+    out.push({ host: name, index: at });
+  }
+  return out;
+}
 
 function isNegated(clause: string, index: number): boolean {
   const before = clause.slice(0, index);
@@ -151,7 +249,11 @@ const REGION_PATTERNS: Array<[RegExp, ProviderId | undefined]> = [
 
 /** City or country names to a region per provider. */
 const PLACES: Array<[RegExp, Partial<Record<ProviderId, string>>]> = [
-  [/\b(frankfurt|germany)\b/i, { aws: 'eu-central-1', gcp: 'europe-west3', azure: 'germanywestcentral', digitalocean: 'fra1', hetzner: 'fsn1', vps: 'Frankfurt, Germany' }],
+  [/\b(falkenstein)\b/i, { hetzner: 'fsn1', aws: 'eu-central-1', gcp: 'europe-west3', azure: 'germanywestcentral', digitalocean: 'fra1', vps: 'Falkenstein, Germany' }],
+  [/\b(nuremberg|nürnberg|nurnberg)\b/i, { hetzner: 'nbg1', aws: 'eu-central-1', gcp: 'europe-west3', azure: 'germanywestcentral', digitalocean: 'fra1', vps: 'Nuremberg, Germany' }],
+  [/\b(ashburn)\b/i, { hetzner: 'ash', aws: 'us-east-1', gcp: 'us-east4', azure: 'eastus', digitalocean: 'nyc3', vps: 'Ashburn, USA' }],
+  [/\b(hillsboro)\b/i, { hetzner: 'hil', aws: 'us-west-2', gcp: 'us-west1', azure: 'westus2', digitalocean: 'sfo3', vps: 'Hillsboro, USA' }],
+  [/\b(frankfurt|germany|deutschland)\b/i, { aws: 'eu-central-1', gcp: 'europe-west3', azure: 'germanywestcentral', digitalocean: 'fra1', hetzner: 'fsn1', vps: 'Frankfurt, Germany' }],
   [/\b(ireland|dublin)\b/i, { aws: 'eu-west-1', gcp: 'europe-west1', azure: 'northeurope', digitalocean: 'lon1', hetzner: 'nbg1', vps: 'Ireland' }],
   [/\b(london|uk|united kingdom|england)\b/i, { aws: 'eu-west-2', gcp: 'europe-west2', azure: 'uksouth', digitalocean: 'lon1', hetzner: 'nbg1', vps: 'London, UK' }],
   [/\b(paris|france)\b/i, { aws: 'eu-west-3', gcp: 'europe-west9', azure: 'francecentral', digitalocean: 'fra1', hetzner: 'nbg1', vps: 'Paris, France' }],
@@ -215,19 +317,10 @@ function readScalars(text: string, facts: Facts, pending: Pending): void {
     const qualitative = text.match(/\b(low|light|small|modest|moderate|medium|high|heavy)\s+(traffic|load|usage|use|volume)\b/i) ?? text.match(/\b(personal|hobby|small team|side project)\b/i);
     if (qualitative) facts.load = qualitative[0];
   }
-  const emailFree = text.replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, ' ');
-  const domainRe = /\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))\b/gi;
-  for (const m of emailFree.matchAll(domainRe)) {
-    const tld = m[2]!.toLowerCase();
-    const name = m[1]!.toLowerCase();
-    if (emailFree[(m.index ?? 0) + m[0].length] === '/' || emailFree[(m.index ?? 0) - 1] === '/') continue;
-    if (FILE_LIKE_TLDS.has(tld) || /^(node|next|nest|vue|express|asp)\./.test(name) || /\d+\.\d+/.test(name) || /^[a-z]{1,2}\d[a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge|metal)$/.test(name)) continue;
-    facts.domain = name;
-    facts.noDomain = false;
-  }
   if (/\b(no (domain|dns)|without (a )?domain|(just|only) (the |an |by )?ip|ip address only|don'?t have a domain)\b/i.test(text)) {
     facts.noDomain = true;
     facts.domain = undefined;
+    facts.domains = [];
   }
   if (DEFAULTS.test(text)) facts.acceptsDefaults = true;
 }
@@ -237,29 +330,149 @@ function clauses(text: string): string[] {
   return text.split(/[.;!?]+(?=\s|$)|\n+|,\s*(?=but\b|and no\b|without\b)|\bbut\b/i).map((c) => c.trim()).filter(Boolean);
 }
 
+export interface ExtractOptions {
+  /** The texts are the planner's own documents: products are read from their Required Stack lines, not from words. */
+  document?: boolean;
+}
+
+const WORKLOAD_CATEGORIES = new Set(['database', 'cache', 'queue']);
+const IPV4 = /\b((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(\/(?:3[0-2]|[12]?\d))?\b/g;
+const ALLOW_WORDS = /\b(allow(ed|list)?|white-?list(ed)?|only from|restrict(ed)?|office|from (our|my|the) (office|ip|network|vpn)|limit(ed)? to)\b/i;
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Component ids named in a clause, with where. */
+function productsIn(clause: string): Array<{ id: string; index: number }> {
+  const out: Array<{ id: string; index: number }> = [];
+  for (const r of PRODUCT_RULES) for (const m of clause.matchAll(r.pattern)) out.push({ id: r.id, index: m.index ?? 0 });
+  return out.sort((a, b) => a.index - b.index);
+}
+
+/** The product a position in a clause is about: the nearest named before it, else the first after it. */
+function productNear(named: Array<{ id: string; index: number }>, index: number): string | undefined {
+  const before = named.filter((n) => n.index < index);
+  return before.length ? before[before.length - 1]!.id : named.find((n) => n.index > index)?.id;
+}
+
+function readClause(clause: string, facts: Facts): void {
+  const named = productsIn(clause);
+  const workloadNamed = named.some((n) => !WORKLOAD_CATEGORIES.has(COMPONENTS[n.id]!.category));
+  for (const rule of RULES) {
+    if (workloadNamed && (rule.apply === RULES_APP || rule.apply === RULES_WEB)) continue;
+    const global = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+    for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0));
+  }
+  if (/\b(no|without|not? using|don'?t (use|want))\s+(docker|containers?|compose)\b/i.test(clause)) facts.noContainers = true;
+  // Images named: a catalogued product's image replaces its pinned one; any other runs as the person's own service.
+  for (const img of findImages(clause)) {
+    const owner = productOfImage(img.image);
+    if (owner) {
+      facts.images[owner.component.id] = img.image;
+      component(owner.component.id)(facts, true);
+      continue;
+    }
+    const name = img.base.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+|-+$/g, '') || 'service';
+    const port = clause.match(/\bport\s+(\d{2,5})\b/i) ?? clause.match(/\blistens? on\s+(?:port\s+)?(\d{2,5})\b/i);
+    const volumes = [...clause.matchAll(/(?:volumes?|data|stores?|persist\w*)\s+(?:at|in|on|under)?\s*(\/[\w./-]+)/gi)].map((m, i) => `${name.replace(/-/g, '_')}_data${i ? i + 1 : ''}:${m[1]}`);
+    const environment = Object.fromEntries([...clause.matchAll(/\b([A-Z][A-Z0-9_]{1,63})=([^\s,;]+)/g)].map((m) => [m[1]!, m[2]!]));
+    facts.custom = facts.custom.filter((c) => c.name !== name);
+    facts.custom.push({ name, image: img.image, ...(port ? { port: Number(port[1]) } : {}), volumes, environment });
+    // The image answers for the software it was named for: by name, in the same sentence, or as the answer to the one open question.
+    const answers = (u: string): boolean => img.image.toLowerCase().includes(u.toLowerCase()) || new RegExp(`\\b${escapeRe(u)}\\b`, 'i').test(clause);
+    facts.unknown = facts.unknown.length === 1 ? [] : facts.unknown.filter((u) => !answers(u));
+  }
+  for (const name of unknownNames(clause)) {
+    const at = clause.search(new RegExp(escapeRe(name), 'i'));
+    const key = name.toLowerCase();
+    facts.unknown = facts.unknown.filter((u) => u.toLowerCase() !== key);
+    if (!isNegated(clause, at) && !facts.custom.some((c) => c.name.includes(key))) facts.unknown.push(name);
+  }
+  // "use Jellyfin instead": the offered alternative was taken, the unknown name is answered.
+  if (/\binstead\b|\balternative\b|\bgo with\b/i.test(clause)) {
+    facts.unknown = facts.unknown.filter((u) => !alternativesFor(u).some((c) => facts.components.has(c.id)) && !named.length);
+  }
+  // Ports: Git over SSH of a product, the host's SSH, or a product's web port.
+  for (const m of clause.matchAll(/\bport\s+(\d{2,5})\b|(?<![\d.:])(?:on|at)\s+:(\d{2,5})\b/gi)) {
+    const host = Number(m[1] ?? m[2]);
+    if (host < 1 || host > 65535) continue;
+    const ssh = /\bssh\b/i.test(clause);
+    const target = productNear(named, m.index ?? 0);
+    const gitSsh = target && COMPONENTS[target]!.services.some((s) => s.alwaysPublish?.some((p) => p.endsWith(':22')));
+    if (ssh && !gitSsh) facts.sshPort = host;
+    else if (!facts.custom.some((c) => c.port === host)) facts.ports.push({ host, ...(target ? { component: target } : {}), ...(ssh ? { ssh: true } : {}) });
+  }
+  // IP allowlists.
+  if (ALLOW_WORDS.test(clause)) {
+    for (const m of clause.matchAll(IPV4)) {
+      const cidr = `${m[1]}${m[2] ?? '/32'}`;
+      if (!facts.allowlist.includes(cidr)) facts.allowlist.push(cidr);
+      if (/\bssh\b/i.test(clause) && !/\b(web|http|everything|all)\b/i.test(clause)) facts.allowScope = 'ssh';
+    }
+  }
+  const nginx = clause.match(/\bnginx\b/i);
+  if (nginx && !/nginx proxy manager/i.test(clause)) {
+    const on = !isNegated(clause, nginx.index ?? 0);
+    const asProxy = /\b(proxy|reverse|ssl|tls|https|certbot|in front|load[- ]balanc)/i.test(clause) || [...facts.components].some((c) => c !== 'web');
+    if (asProxy) facts.proxy = on ? 'nginxProxy' : facts.proxy === 'nginxProxy' ? undefined : facts.proxy;
+    else component('web')(facts, on);
+  }
+  for (const [pattern, language] of APP_LANGUAGES) {
+    const m = clause.match(pattern);
+    if (m && !isNegated(clause, m.index ?? 0) && !workloadNamed) facts.appLanguage = language;
+  }
+  // Domains with the product the sentence names next to them.
+  for (const d of domainsIn(clause)) {
+    const product = productNear(named, d.index);
+    const existing = facts.domains.find((x) => x.host === d.host);
+    if (existing) {
+      if (product) existing.component = product;
+    } else facts.domains.push({ host: d.host, ...(product ? { component: product } : {}) });
+  }
+}
+
+/** Defaults for kinds of workload asked for without a product, unless one of that kind is named or ruled out. */
+function resolveWants(facts: Facts): void {
+  const has = (...categories: string[]): boolean => [...facts.components].some((id) => categories.includes(COMPONENTS[id]?.category ?? ''));
+  const add = (id: string): void => void (!facts.excluded.has(id) && facts.components.add(id));
+  if (facts.wants.has('cache') && !has('cache')) add('redis');
+  if (facts.wants.has('queue') && !has('queue')) add('rabbitmq');
+  if (facts.wants.has('logging') && !has('logging')) add(facts.excluded.has('elk') ? 'loki' : 'elk');
+  if (facts.wants.has('monitoring') && !has('monitoring')) {
+    add('prometheus');
+    add('grafana');
+  }
+  if (facts.wants.has('metrics') && !has('monitoring')) add('prometheus');
+  if (facts.components.has('kafka')) facts.components.delete('rabbitmq');
+  // Products pull in what they need (Gitea its PostgreSQL), unless the person ruled that out.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const id of [...facts.components]) {
+      for (const dep of COMPONENTS[id]?.requires ?? []) {
+        if (!facts.components.has(dep) && !facts.excluded.has(dep)) {
+          facts.components.add(dep);
+          changed = true;
+        }
+      }
+    }
+  }
+}
+
 /**
  * Reads facts from texts in order (the person's messages, or a requirements document's sections).
  * A later text may add, remove or replace what an earlier one said.
  */
-export function extractFacts(texts: string[], start: Facts = emptyFacts()): Facts {
-  const facts: Facts = { ...start, components: new Set(start.components) };
+export function extractFacts(texts: string[], start: Facts = emptyFacts(), options: ExtractOptions = {}): Facts {
+  const facts = cloneFacts(start);
   const pending: Pending = { place: undefined };
   for (const text of texts) {
-    for (const clause of clauses(text)) {
-      for (const rule of RULES) {
-        const global = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
-        for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0));
-      }
-      const nginx = clause.match(/\bnginx\b/i);
-      if (nginx) {
-        const on = !isNegated(clause, nginx.index ?? 0);
-        const asProxy = /\b(proxy|reverse|ssl|tls|https|certbot|in front|load[- ]balanc)/i.test(clause) || [...facts.components].some((c) => c !== 'web');
-        if (asProxy) facts.proxy = on ? 'nginxProxy' : facts.proxy === 'nginxProxy' ? undefined : facts.proxy;
-        else component('web')(facts, on);
-      }
-      for (const [pattern, language] of APP_LANGUAGES) {
-        const m = clause.match(pattern);
-        if (m && !isNegated(clause, m.index ?? 0)) facts.appLanguage = language;
+    if (!options.document) {
+      for (const clause of clauses(text)) readClause(clause, facts);
+      facts.language ??= detectLanguage(text);
+    } else {
+      for (const clause of clauses(text)) {
+        for (const rule of RULES.filter((r) => r.doc)) {
+          const global = new RegExp(rule.pattern.source, `${rule.pattern.flags}g`);
+          for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0));
+        }
       }
     }
     readScalars(text, facts, pending);
@@ -270,7 +483,15 @@ export function extractFacts(texts: string[], start: Facts = emptyFacts()): Fact
     }
   }
   if (pending.place) facts.region = pending.place[facts.provider ?? 'vps'];
+  if (!options.document) resolveWants(facts);
+  facts.domain = primaryDomain(facts);
   return facts;
+}
+
+/** The domain the stack is served at: the one named for no product in particular, else the first named. */
+function primaryDomain(facts: Facts): string | undefined {
+  if (facts.noDomain) return undefined;
+  return facts.domains.find((d) => !d.component)?.host ?? facts.domains[0]?.host ?? facts.domain;
 }
 
 /** The reverse proxy the stack gets: the named one, else Caddy when a proxy, TLS or a domain is wanted. */

@@ -1,7 +1,9 @@
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
+import { COMPONENTS } from './components';
+import { alternativesFor } from './products';
 import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
-import { renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
-import { extractFacts, type Facts } from './facts';
+import { readRequirementLines, renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
+import { emptyFacts, extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
 import { documentationReply, validationReply, type DocumentationContext } from './validationPlanner';
 import { devopsHelperReply } from './devopsHelperPlanner';
@@ -59,7 +61,7 @@ const QUESTIONS: Question[] = [
     key: 'workload',
     marker: 'What should the server run',
     text: 'What should the server run? For example your own application (which language or framework?), n8n, a database (PostgreSQL, MySQL, MongoDB), a cache or queue (Redis, RabbitMQ), monitoring (Prometheus and Grafana) or log management (ELK).',
-    open: (f) => f.components.size === 0 && !f.basicServer,
+    open: (f) => f.components.size === 0 && !f.basicServer && !f.custom.length && !f.hostTasks.size && !f.noContainers && !f.unknown.length,
     assume: () => 'a basic server with an Nginx web server, so there is something to check',
     applyDefault: (f) => void (f.basicServer = true),
   },
@@ -84,7 +86,8 @@ const QUESTIONS: Question[] = [
     marker: 'Which domain should point',
     text: "Which domain should point at the server (e.g. app.example.com)? With a domain I'll put a reverse proxy with Let's Encrypt certificates in front; without one the stack is served over HTTP on the server's IP.",
     open: (f) =>
-      f.domain === undefined && !f.noDomain && (f.genericProxy || f.proxy !== undefined || f.tls || f.components.has('n8n') || f.components.has('app')),
+      f.domain === undefined && !f.noDomain && !f.noContainers &&
+      (f.genericProxy || f.proxy !== undefined || f.tls || f.components.has('n8n') || f.components.has('app') || [...f.components].some((id) => COMPONENTS[id]?.tls === 'required')),
     assume: () => "no domain: served over HTTP on the server's IP",
     applyDefault: (f) => void (f.noDomain = true),
   },
@@ -112,9 +115,29 @@ function analysisTexts(system: string): { texts: string[]; repository?: Reposito
   }
 }
 
+const ENGLISH_NOTE = 'the offline planner answers in English';
+
+/** What the planner says about software it does not know: by name, with the ways on, never a stand-in. */
+export function unknownProductText(names: string[]): string[] {
+  return names.map((name) => {
+    const alternatives = alternativesFor(name);
+    const ways = [
+      `tell me the image to run, with the port it listens on, its volumes and environment (for example: "image ghcr.io/owner/${name.toLowerCase().replace(/[^a-z0-9-]+/g, '-')}:1.2.3 port 8080, data in /data")`,
+      ...(alternatives.length ? [`take a catalogued alternative instead: ${alternatives.map((c) => `${c.label} (say "use ${c.aliases[0]!.replace(/[\\()?|[\]]/g, '')} instead of ${name}")`).join(' or ')}`] : []),
+      'connect a language model (MODEL_PROVIDER with an OpenAI, Anthropic or OpenAI-compatible endpoint), which can plan software outside the catalogue',
+      `or say "skip ${name}"`,
+    ];
+    return `I don't know ${name}: it is not in my offline catalogue, and I have put nothing in its place. To go on, ${ways.join('; ')}.`;
+  });
+}
+
 function describeFacts(stack: Stack, unknowns: Unknowns): string[] {
   const lines: string[] = [];
-  if (!unknowns.workload) lines.push(`Stack: ${stack.components.map((c) => c.label).join(', ')}`);
+  if (!unknowns.workload) {
+    if (stack.hostOnly) lines.push(`Host only: ${[...stack.facts.hostTasks].join(', ') || 'ufw'} (no Docker, no containers)`);
+    else lines.push(`Stack: ${[...stack.facts.custom.map((c) => `${c.image} (your image)`), ...stack.components.map((c) => c.label)].join(', ')}`);
+  }
+  if (stack.facts.excluded.size) lines.push(`Left out as you asked: ${[...stack.facts.excluded].map((id) => COMPONENTS[id]?.label ?? id).join(', ')}`);
   if (!unknowns.provider) lines.push(`Runs on: ${stack.machine.providerLabel}${unknowns.region ? '' : `, ${stack.machine.region}`}`);
   if (stack.domain) lines.push(`Domain: ${stack.domain}${stack.tls ? " with Let's Encrypt TLS" : ''}`);
   if (stack.facts.load) lines.push(`Load: ${stack.facts.load}`);
@@ -142,7 +165,10 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
   }
   const stack = composeStack(facts, { repository: analysis.repository });
   const document = renderRequirements(stack, unknowns, now);
-  const ready = toAsk.length === 0;
+  // A named workload missing from the plan keeps the requirements open, whatever defaults were accepted.
+  const ready = toAsk.length === 0 && facts.unknown.length === 0;
+  const unknownText = unknownProductText(facts.unknown);
+  const languageNote = facts.language && !spoken.includes(ENGLISH_NOTE) ? [`(I read your message as ${facts.language}; ${ENGLISH_NOTE}.)`, ''] : [];
   const secrets = stack.secrets.map(({ name, description, required, secret_type }) => ({ name, description, required, secret_type }));
   const known = describeFacts(stack, unknowns);
   let text: string;
@@ -154,14 +180,16 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
     ].join('\n');
   } else if (!ready) {
     text = [
+      ...languageNote,
       known.length ? `Thanks. So far I have:\n${known.map((l) => `- ${l}`).join('\n')}` : 'Thanks.',
-      '',
-      toAsk.length === 1 ? 'One question to complete the requirements:' : 'A few questions to complete the requirements:',
+      ...(unknownText.length ? ['', ...unknownText] : []),
+      ...(toAsk.length ? ['', toAsk.length === 1 ? 'One question to complete the requirements:' : 'A few questions to complete the requirements:'] : []),
       ...toAsk.map((q, i) => `${i + 1}. ${q.text}`),
       ...(assumed.length ? ['', `Meanwhile I assumed ${assumed.join('; ')}.`] : []),
     ].join('\n');
   } else {
     text = [
+      ...languageNote,
       'The requirements are complete:',
       ...known.map((l) => `- ${l}`),
       `- Machine: ${stack.machine.instanceType} (${stack.machine.vcpus} vCPU, ${stack.machine.memoryGb} GB RAM, ${stack.machine.diskGb} GB disk)`,
@@ -183,9 +211,13 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
  * the architecture would get a bigger disk than the requirements said.
  */
 function requirementsFacts(sections: string[], cloud: string[]): Facts {
-  const facts = extractFacts([...sections, ...cloud]);
+  const facts = extractFacts([...sections, ...cloud], emptyFacts(), { document: true });
+  readRequirementLines(sections[0] ?? '', sections[1] ?? '', facts);
+  facts.domain ??= facts.domains[0]?.host;
   const disk = sections[2]?.match(/^- Disk: (\d+) GB$/m);
   if (disk) facts.storageGb = Math.max(0, Number(disk[1]) - SYSTEM_DISK_GB) || undefined;
+  const volume = sections[2]?.match(/^- Data volume: (\d+) GB/m);
+  if (volume) facts.storageGb = Number(volume[1]);
   return facts;
 }
 

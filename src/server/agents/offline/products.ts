@@ -1,0 +1,158 @@
+import { COMPONENTS, type Component } from './components';
+
+/**
+ * How a conversation names products: the catalogue's aliases, images the person names (used as
+ * given), and names of software the catalogue does not hold (said back by name, never swapped).
+ */
+
+/** Products matched from their aliases; proxies, the person's own app and the static site have rules of their own in facts.ts. */
+const SPECIAL = new Set(['app', 'web', 'caddy', 'traefik', 'nginxProxy']);
+
+export interface ProductRule {
+  id: string;
+  pattern: RegExp;
+}
+
+const aliasPattern = (c: Component): RegExp => new RegExp(`(?<![\\w-])(?:${c.aliases.join('|')})(?![\\w-])`, 'gi');
+
+export const PRODUCT_RULES: ProductRule[] = Object.values(COMPONENTS)
+  .filter((c) => !SPECIAL.has(c.id))
+  .map((c) => ({ id: c.id, pattern: aliasPattern(c) }));
+
+/** Any catalogued product's name (proxies included), to tell known names from unknown ones. */
+const ANY_ALIAS = new RegExp(`^(?:${Object.values(COMPONENTS).flatMap((c) => c.aliases).join('|')})$`, 'i');
+const ANY_ALIAS_GLOBAL = new RegExp(`(?<![\\w-])(?:${Object.values(COMPONENTS).flatMap((c) => c.aliases).join('|')})(?![\\w-])`, 'gi');
+
+/** Catalogued products offered for a name the catalogue does not hold. */
+export function alternativesFor(name: string): Component[] {
+  const n = name.toLowerCase();
+  return Object.values(COMPONENTS).filter((c) => c.alternativeTo.some((a) => a.toLowerCase() === n));
+}
+
+const ALTERNATIVE_NAMES = Object.values(COMPONENTS).flatMap((c) => c.alternativeTo);
+
+// ---------------------------------------------------------------------------------------------------
+// Images named by the person
+// ---------------------------------------------------------------------------------------------------
+
+export interface NamedImage {
+  image: string;
+  /** The repository without registry and tag, e.g. `uptime-kuma` for `louislam/uptime-kuma:2`. */
+  base: string;
+}
+
+const IMAGE_RE = /(?<![\w/.:@-])((?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?\/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*):([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})(?![\w:/@])/g;
+const CATALOGUED_REPOS = new Set(
+  Object.values(COMPONENTS).flatMap((c) => c.services.filter((s) => s.image !== 'build').map((s) => s.image.slice(0, s.image.lastIndexOf(':')))),
+);
+
+/** Image references in a text: `repo/name:tag`, `registry.example/x/y:tag`, or `name:tag` for a catalogued image. */
+export function findImages(text: string): NamedImage[] {
+  const out: NamedImage[] = [];
+  for (const m of text.matchAll(IMAGE_RE)) {
+    const repo = m[1]!;
+    const tag = m[2]!;
+    if (/^\d+$/.test(repo)) continue;
+    // Without a registry path (`postgres:15`) only a catalogued image repository counts, with a versioned tag.
+    if (!repo.includes('/') && !(CATALOGUED_REPOS.has(repo) && /\d/.test(tag))) continue;
+    out.push({ image: `${repo}:${tag}`, base: repo.split('/').pop()! });
+  }
+  return out;
+}
+
+/** The catalogued product whose image repository is the named image's, if any. */
+export function productOfImage(image: string): { component: Component; service: string } | undefined {
+  const repo = image.slice(0, image.lastIndexOf(':'));
+  for (const c of Object.values(COMPONENTS)) {
+    for (const s of c.services) if (s.image !== 'build' && s.image.slice(0, s.image.lastIndexOf(':')) === repo) return { component: c, service: s.name };
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Software the catalogue does not hold
+// ---------------------------------------------------------------------------------------------------
+
+/** Words after "deploy/install/run/host" that are not product names. */
+const COMMON = new Set(
+  `a an the my our your their its it this that these those some any all both everything something anything them me us
+   on in at for to from with without behind and or plus but also as of by via into onto
+   docker compose container containers server servers vps machine host instance droplet box node cluster
+   app apps application applications api apis service services backend frontend website site sites webpage page blog stack
+   database databases db cache queue proxy reverse web static landing simple basic small tiny minimal new own existing
+   it's i'd i'll i'm please just only maybe also then too well here there
+   monitoring logging logs metrics backups backup alerts alerting dashboards dashboard analytics search storage files file
+   ssl tls https http certificate certificates firewall security updates hardening
+   linux ubuntu debian centos rocky alma windows production staging dev development test testing
+   wordpress-like something-like a-few few several one two three four five
+   somewhere anywhere everywhere ssh`.split(/\s+/).filter(Boolean),
+);
+
+const VERBS = /\b(?:deploy|install|run|host|self-host|selfhost|set ?up|spin up|add|use|want|need|get)\s+((?:[\w.+-]+(?:\s*(?:,|and|&|plus)\s*|\s+)){1,6})/gi;
+const STOP = /^(on|in|at|for|to|from|with|without|behind|using|via|so|that|which|where|because|as)$/i;
+
+/** Provider, place and language words: named, but not software to deploy. */
+const NOT_SOFTWARE = /^(aws|ec2|amazon|gcp|google|azure|digitalocean|digital|ocean|hetzner|linode|vultr|ovh|contabo|scaleway|node\.?js|python|ruby|php|java|go|golang|rust|typescript|javascript|django|flask|fastapi|rails|laravel|spring|express|next\.?js|nest\.?js|react|vue|angular|kotlin|dotnet|\.net|frankfurt|falkenstein|nuremberg|helsinki|london|paris|amsterdam|europe|us|eu|usa|germany|finland|france|it|ufw|fail2ban|unattended-upgrades|cron|systemd|git|github|gitlab-ci)$/i;
+
+/**
+ * Names of software in a clause that the catalogue does not hold: the objects of "deploy/install/run…"
+ * that are no common word and no catalogued name, plus names catalogued products stand in for
+ * ("Plex", "Google Analytics"). Lower-case objects count only after a deploy verb that cannot mean
+ * anything else.
+ */
+export function unknownNames(text: string): string[] {
+  const out = new Set<string>();
+  // Catalogued names are known whatever their words ("S3-compatible storage"): they are taken out first.
+  const clause = text.replace(ANY_ALIAS_GLOBAL, (m) => ' '.repeat(m.length));
+  for (const alt of ALTERNATIVE_NAMES) {
+    const m = clause.match(new RegExp(`(?<![\\w-])${alt.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`, 'i'));
+    if (m) out.add(m[0]);
+  }
+  for (const m of clause.matchAll(VERBS)) {
+    const verb = m[0].split(/\s+/)[0]!.toLowerCase();
+    const strict = ['want', 'need', 'use', 'get', 'add'].includes(verb);
+    const words = m[1]!.split(/\s*(?:,|\band\b|&|\bplus\b)\s*|\s+/).filter(Boolean);
+    for (const raw of words) {
+      const word = raw.replace(/[.,;:!?)]+$/, '');
+      if (STOP.test(word)) break;
+      if (!word || COMMON.has(word.toLowerCase()) || NOT_SOFTWARE.test(word) || ANY_ALIAS.test(word) || /^\d/.test(word)) continue;
+      if (PRODUCT_RULES.some((r) => new RegExp(r.pattern.source, 'i').test(word))) continue;
+      if (/[:/]/.test(word)) continue;
+      const looksLikeName = /^[A-Z]/.test(word) || /[a-z][A-Z]|\d|[.+-]/.test(word);
+      if (strict && !looksLikeName) continue;
+      if (!strict && !looksLikeName && word.length < 3) continue;
+      out.add(word);
+    }
+  }
+  return [...out];
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The person's language
+// ---------------------------------------------------------------------------------------------------
+
+const LANGUAGES: Array<[string, RegExp]> = [
+  ['German', /\b(ich|und|nicht|mit|für|einen|eine|brauche|möchte|bitte|auf|der|die|das|ist)\b/gi],
+  ['French', /\b(je|et|pas|avec|pour|une|besoin|veux|voudrais|s'il|serveur|sur|le|la|les|est)\b/gi],
+  ['Spanish', /\b(yo|necesito|quiero|con|para|una|por favor|servidor|el|los|las|es|y)\b/gi],
+  ['Italian', /\b(io|voglio|vorrei|bisogno|con|per|una|il|gli|che|è|sul)\b/gi],
+  ['Portuguese', /\b(eu|preciso|quero|com|para|uma|servidor|não|é|o|os|as|em)\b/gi],
+  ['Dutch', /\b(ik|wil|graag|met|voor|een|niet|het|de|en|op)\b/gi],
+];
+const ENGLISH = /\b(i|and|not|with|for|a|the|need|want|please|on|is|my|to|of)\b/gi;
+
+/** The language a message is written in, when it is not English (undefined for English or too little text). */
+export function detectLanguage(text: string): string | undefined {
+  if (/[\u0400-\u04FF]{3,}/.test(text)) return 'Russian or another Cyrillic-script language';
+  if (/[\u3040-\u30FF]/.test(text)) return 'Japanese';
+  if (/[\u4E00-\u9FFF]{2,}/.test(text)) return 'Chinese';
+  if (/[\uAC00-\uD7AF]{2,}/.test(text)) return 'Korean';
+  if (/[\u0600-\u06FF]{3,}/.test(text)) return 'Arabic';
+  const english = (text.match(ENGLISH) ?? []).length;
+  let best: [string, number] | undefined;
+  for (const [name, re] of LANGUAGES) {
+    const n = (text.match(re) ?? []).length;
+    if (n >= 3 && n > english && (!best || n > best[1])) best = [name, n];
+  }
+  return best?.[0];
+}

@@ -1,0 +1,103 @@
+import YAML from 'yaml';
+import { composeStack } from '../../../src/server/agents/offline/composer';
+import { extractFacts } from '../../../src/server/agents/offline/facts';
+import { converse, plans, servicesOf } from '../helpers/plannerConversation';
+
+/** What a person says stays in the plan: names, exclusions, domains, ports, sizes, allowlists, places, language. */
+const DEFAULTS = 'Go with sensible defaults for everything else.';
+
+describe('offline planner keeps the facts a person gives', () => {
+  test('every domain, in any TLD, goes to the service it was named for', () => {
+    const c = converse(['Uptime Kuma at status.acme.net and Gitea at git.acme.org, on Hetzner', DEFAULTS]);
+    expect(c.ready).toBe(true);
+    const p = plans(c.document);
+    const caddyfile = p.files.find((f) => f.path === 'Caddyfile')!.content;
+    expect(caddyfile).toMatch(/status\.acme\.net \{\n\tencode gzip\n\treverse_proxy uptime-kuma:3001/);
+    expect(caddyfile).toMatch(/git\.acme\.org \{\n\tencode gzip\n\treverse_proxy gitea:3000/);
+    expect(p.implementation).toMatch(/Create A records for (git\.acme\.org, status\.acme\.net|status\.acme\.net, git\.acme\.org)/);
+  });
+
+  test('an asked port: Git over SSH on 2222, and the host SSH port moved', () => {
+    const gitea = plans(converse(['Gitea at code.example.net with SSH on port 2222, on my VPS', DEFAULTS]).document);
+    expect((YAML.parse(gitea.compose) as { services: { gitea: { ports: string[] } } }).services.gitea.ports).toContain('2222:22');
+    const host = composeStack(extractFacts(['n8n on Hetzner, move SSH to port 2222']));
+    expect(host.sshPort).toBe(2222);
+  });
+
+  test('storage the machine type cannot hold becomes a block volume, never a claimed bigger or encrypted disk', () => {
+    const c = converse(['MinIO with 500 GB of data on Hetzner in Falkenstein', DEFAULTS]);
+    expect(c.document).toContain('fsn1');
+    expect(c.document).toMatch(/Storage: 40 GB SSD root disk \(fixed by cx22\); 500 GB block volume/);
+    expect(c.document).not.toMatch(/encrypted/i);
+    expect(plans(c.document).architecture).toContain('- Data volume GB: 500');
+    const aws = converse(['MinIO with 500 GB of data on AWS in Frankfurt', DEFAULTS]);
+    expect(aws.document).toMatch(/Storage: 520 GB SSD root disk, encrypted at rest/);
+    const vps = converse(['MinIO with 500 GB of data on my VPS', DEFAULTS]);
+    expect(vps.document).toMatch(/it needs 520 GB free \(this plan adds no disk/);
+  });
+
+  test('an IP allowlist becomes firewall rules', () => {
+    const c = converse(['Paperless-ngx on Hetzner, only allow access from our office IP 203.0.113.7', DEFAULTS]);
+    expect(c.document).toContain('Allowed sources: 203.0.113.7/32 (every inbound port)');
+    expect(plans(c.document).architecture).toContain('- Allowed sources: 203.0.113.7/32 (all)');
+  });
+
+  test('the language is detected and the English answer is said once', () => {
+    const c = converse(['Ich brauche Vaultwarden auf vault.beispiel.de bei Hetzner in Nürnberg', 'Die Last ist gering, bitte mit den Standardwerten']);
+    expect(c.replies[0]).toContain('I read your message as German; the offline planner answers in English.');
+    expect(c.replies[1]).not.toContain('I read your message as German');
+    expect(c.document).toContain('nbg1');
+  });
+
+  test('what the person rules out stays out, and a generic word never swaps a named product', () => {
+    expect(servicesOf(plans(converse(['Monitoring for my sites with Uptime Kuma on my VPS', DEFAULTS]).document).compose)).toEqual(['uptime-kuma']);
+    const maria = servicesOf(plans(converse(['Matomo analytics with MariaDB, not MySQL, on my VPS', DEFAULTS]).document).compose);
+    expect(maria).toEqual(['mariadb', 'matomo']);
+    const ghost = converse(['Ghost blog with MariaDB, not MySQL, on my VPS', DEFAULTS]);
+    expect(ghost.replies[1]).toContain('Ghost 5 needs MySQL 8.4, which you ruled out');
+    expect(servicesOf(plans(ghost.document).compose)).not.toContain('mysql');
+    const logs = servicesOf(plans(converse(['Centralized logging with Loki and Promtail, not Prometheus, on my VPS', DEFAULTS]).document).compose);
+    expect(logs).toEqual(expect.arrayContaining(['loki', 'promtail']));
+    expect(logs).not.toContain('prometheus');
+    expect(logs).not.toContain('elasticsearch');
+  });
+
+  test('no untrue claims: no "databases are not exposed" without a database, no encryption where nothing encrypts', () => {
+    const c = converse(['Jellyfin on DigitalOcean', DEFAULTS]);
+    expect(c.document).not.toContain('Databases are not exposed');
+    expect(c.document).not.toMatch(/encrypted/i);
+  });
+
+  test('an image the person names is used as given; unknown software is named, never swapped, until answered', () => {
+    const pg = plans(converse(['Gitea with postgres:15.8-alpine on my VPS', DEFAULTS]).document);
+    expect(pg.compose).toContain('image: postgres:15.8-alpine');
+    const plex = converse(['Plex for my films on my VPS', DEFAULTS]);
+    expect(plex.ready).toBe(false);
+    expect(plex.replies[1]).toContain("I don't know Plex");
+    expect(plex.replies[1]).toContain('Jellyfin');
+    expect(plex.document).toMatch(/Plex: To be confirmed/);
+    const swapped = converse(['Plex for my films on my VPS', 'use Jellyfin instead of Plex', DEFAULTS]);
+    expect(swapped.ready).toBe(true);
+    expect(servicesOf(plans(swapped.document).compose)).toEqual(['jellyfin']);
+    const own = converse(['Plex for my films on my VPS', 'image plexinc/pms-docker:1.41.3 port 32400, data in /config', DEFAULTS]);
+    expect(own.ready).toBe(true);
+    expect(plans(own.document).compose).toContain('image: plexinc/pms-docker:1.41.3');
+  });
+
+  test('a host-only request gets a host-only plan that keeps live ports open', () => {
+    const c = converse(['Harden my existing server with ufw and fail2ban, no docker please', DEFAULTS]);
+    expect(c.ready).toBe(true);
+    const p = plans(c.document);
+    expect(p.compose).toBe('');
+    expect(p.implementation).not.toMatch(/apt-get install[^\n]*docker/);
+    expect(p.implementation).toContain('ss -Htln');
+    expect(p.implementation).toContain('fail2ban-client status sshd');
+  });
+
+  test('compose text survives YAML 1.1 readers and Compose interpolation', () => {
+    const p = plans(converse(['A Django app with Redis and an ELK stack on my VPS', DEFAULTS]).document);
+    expect(p.compose).toContain('- "yes"');
+    expect(p.compose).toContain("'^(200|401)$$'");
+    expect(p.compose).not.toMatch(/(?<!\$)\$'/);
+  });
+});
