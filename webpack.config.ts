@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
+import CompressionPlugin from 'compression-webpack-plugin';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
 import type { Compiler, Configuration } from 'webpack';
 import type { Configuration as DevServerConfiguration } from 'webpack-dev-server';
@@ -22,6 +24,9 @@ class PublicMediaPlugin {
     });
   }
 }
+
+/** What is worth compressing at build time (images and videos are compressed already). */
+const COMPRESSIBLE = /\.(js|css|html|svg|json|txt)$/;
 
 /**
  * Client bundle. Production output lands in dist/public, which the Fastify server serves.
@@ -53,8 +58,22 @@ export default (_env: unknown, argv: { mode?: Configuration['mode'] }): Configur
     plugins: [
       new HtmlWebpackPlugin({ template: './public/index.html', favicon: './public/favicon.svg' }),
       new PublicMediaPlugin(),
+      // Served precompressed by staticFilesPlugin (@fastify/static's preCompressed): brotli, else gzip.
+      ...(production
+        ? [
+            new CompressionPlugin({ test: COMPRESSIBLE, threshold: 1024, algorithm: 'gzip', filename: '[path][base].gz' }),
+            new CompressionPlugin<zlib.BrotliOptions>({
+              test: COMPRESSIBLE,
+              threshold: 1024,
+              algorithm: 'brotliCompress',
+              filename: '[path][base].br',
+              compressionOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } },
+            }),
+          ]
+        : []),
     ],
-    devtool: production ? 'source-map' : 'eval-cheap-module-source-map',
+    // Maps are written for our own debugging but never referenced, and staticFilesPlugin never serves them.
+    devtool: production ? 'hidden-source-map' : 'eval-cheap-module-source-map',
     // Hints are errors: the entry (what the landing page loads) and every ordinary chunk stay small.
     // mermaid's grammar parser is one 1.26 MiB module that cannot be split; it gets its own chunk,
     // loaded only when a plan shows a diagram, and only that chunk is left out of the size check.

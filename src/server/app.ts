@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import websocket from '@fastify/websocket';
@@ -33,6 +34,9 @@ import { validationRoutes } from './routes/validation';
 import { createGithubProvider } from './services/auth/githubProvider';
 import { createLocalProvider, type IdentityProvider } from './services/auth/identityProvider';
 
+/** Answers compressed on the fly: JSON and HTML. Never event streams, zips or media. */
+const COMPRESSED_TYPES = /^(application\/json|text\/html|text\/plain)/;
+
 export interface BuildOptions {
   config: AppConfig;
   database: Database;
@@ -63,6 +67,9 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(cookie);
+  // JSON and HTML answers above 1 KiB compressed (gzip first: cheaper per answer than brotli); a 304 has
+  // no body, streams (SSE, sockets) are hijacked, and built assets are precompressed (staticFilesPlugin).
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'br', 'deflate'], customTypes: COMPRESSED_TYPES });
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, message: `Too many requests: try again in ${ctx.after}` }),

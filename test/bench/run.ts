@@ -8,16 +8,82 @@ import { measure, report, startBareFastify } from './harness';
 import { benchTerminal } from './terminal';
 import { benchStream } from './stream';
 import { benchProgress } from './progress';
+import { benchClients } from './clients';
+import { killChildren } from './processes';
+import { addRow, printSummary } from './summary';
+
+/** Budgets of ARCHITECTURE.md ("Performance budgets"). */
+const CPU_PER_ANSWER_BUDGET = 1.5;
+const P99_BUDGET_MS = 50;
+
+/** The browser-like section: the app and a bare Fastify, each in its own process, polled by the same clients. */
+async function clientsSection(): Promise<void> {
+  const clients = Number(process.env.BENCH_CLIENTS ?? 1_000);
+  const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? 30);
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const { app, bare } = await benchClients({ clients, seconds, databaseUrl, serverDir: process.env.BENCH_SERVER_DIR ?? process.cwd() });
+  const database = databaseUrl ? 'PostgreSQL' : 'PGlite';
+  console.log(`\nBrowser-like clients — ${clients} sessions on ${database}, default LOG_LEVEL, ${seconds} s measured`);
+  for (const r of [app, bare]) {
+    console.log(
+      `${r.name.padEnd(30)} ${r.answers} answers (${r.notModified} 304)  errors ${r.errors}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  ` +
+        `CPU ${r.cpuMicrosPerAnswer.toFixed(0)} µs/answer  RSS ${(r.rssBytes / 2 ** 20).toFixed(0)} MiB (${(r.rssPerClientBytes / 1024).toFixed(1)} KiB/client)`,
+    );
+  }
+  const cpuRatio = app.cpuMicrosPerAnswer / bare.cpuMicrosPerAnswer;
+  addRow({
+    measure: `server CPU per answer, ${clients} clients (${database})`,
+    project: `${app.cpuMicrosPerAnswer.toFixed(0)} µs`,
+    reference: `${bare.cpuMicrosPerAnswer.toFixed(0)} µs`,
+    ratio: cpuRatio,
+    budget: `≤ ${CPU_PER_ANSWER_BUDGET}`,
+    met: cpuRatio <= CPU_PER_ANSWER_BUDGET,
+  });
+  addRow({
+    measure: `p99, ${clients} clients (${database})`,
+    project: `${app.p99Ms.toFixed(1)} ms`,
+    reference: `${bare.p99Ms.toFixed(1)} ms`,
+    ratio: app.p99Ms / Math.max(bare.p99Ms, 0.1),
+    budget: `< ${P99_BUDGET_MS} ms`,
+    met: app.p99Ms < P99_BUDGET_MS && app.errors === 0,
+  });
+  addRow({
+    measure: 'RSS per client',
+    project: `${(app.rssPerClientBytes / 1024).toFixed(1)} KiB`,
+    reference: `${(bare.rssPerClientBytes / 1024).toFixed(1)} KiB`,
+    ratio: app.rssPerClientBytes / Math.max(bare.rssPerClientBytes, 1),
+    budget: 'reported',
+    met: true,
+  });
+}
 
 /**
  * `npm run bench`: the real server's routes against a bare Fastify JSON route measured in the same
  * run on the same machine, printed as ratios (ARCHITECTURE.md, "Performance budgets").
  */
 async function main(): Promise<void> {
+  // A hung section (a leftover pty, a server that never answers) ends the run: children killed, exit 2.
+  const timeoutMs = Number(process.env.BENCH_TIMEOUT_SECONDS ?? 900) * 1000;
+  setTimeout(() => {
+    console.error(`bench: timed out after ${timeoutMs / 1000} s`);
+    killChildren();
+    process.exit(2);
+  }, timeoutMs).unref();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      killChildren();
+      process.exit(130);
+    });
+  }
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  // BENCH_ONLY=terminal,stream runs some sections (projects, progress, terminal, stream); all by default.
+  // BENCH_ONLY=terminal,stream runs some sections (clients, projects, progress, terminal, stream); all by default.
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
   const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
+  if (wanted('clients')) await clientsSection();
+  if (only.length && only.every((section) => section === 'clients')) {
+    process.exitCode = printSummary() ? 0 : 1;
+    return;
+  }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-'));
   const database = await openDatabase({ migrationsDir: 'migrations', dataDir });
   const app = await buildApp({ config: loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), database, logger: false });
@@ -48,13 +114,22 @@ async function main(): Promise<void> {
     if (wanted('stream')) await benchStream(database, dataDir);
   } finally {
     await bare.app.close();
+    app.services.terminals.close();
     await app.close();
     await database.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main()
+  .then(() => {
+    if (process.exitCode === undefined) process.exitCode = printSummary() ? 0 : 1;
+    // Whatever a section left open (sockets, timers) must not keep the bench alive.
+    setTimeout(() => process.exit(), 1_000);
+    killChildren();
+  })
+  .catch((err) => {
+    console.error(err);
+    killChildren();
+    process.exit(1);
+  });

@@ -1,3 +1,6 @@
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type {} from '@fastify/websocket';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../errors';
@@ -36,6 +39,30 @@ export const sessionPlugin = fp(
     const cookieName = sessionCookieName(app.config.secureCookies);
     app.decorateRequest('auth', null);
 
+    /** The long-lived connections (terminal sockets, event streams) of each session: closed at sign-out. */
+    const live = new Map<string, Set<Socket>>();
+    const stopListening = app.services.sessions.onDestroyed((sessionId) => {
+      for (const socket of live.get(sessionId) ?? []) socket.destroy();
+      live.delete(sessionId);
+    });
+    app.addHook('onClose', async () => stopListening());
+    app.decorate('holdUntilSignOut', (request: FastifyRequest, response?: ServerResponse) => {
+      const socket = request.raw.socket as Socket | undefined;
+      const sessionId = request.auth?.sessionId;
+      if (!socket || !sessionId || socket.destroyed) return;
+      let sockets = live.get(sessionId);
+      if (!sockets) live.set(sessionId, (sockets = new Set()));
+      sockets.add(socket);
+      const release = (): void => {
+        socket.off('close', release);
+        sockets.delete(socket);
+        if (!sockets.size && live.get(sessionId) === sockets) live.delete(sessionId);
+      };
+      socket.once('close', release);
+      // An event stream that ends hands its keep-alive socket back (a proxy may carry others' requests on it).
+      response?.once('close', release);
+    });
+
     app.addHook('onRequest', async (request: FastifyRequest) => {
       if (!request.url.startsWith('/api/')) return;
       if (request.routeOptions.config?.public || PUBLIC_PREFIXES.some((p) => request.url.startsWith(p))) return;
@@ -47,6 +74,8 @@ export const sessionPlugin = fp(
         throw unauthorized('Installation-Id does not match the signed-in session');
       }
       request.auth = session;
+      // A terminal socket is this session's alone (unlike a keep-alive socket a proxy may share).
+      if (request.ws) app.holdUntilSignOut(request);
     });
 
     app.decorate('setSessionCookie', (reply: FastifyReply, token: string) => {
@@ -71,5 +100,7 @@ declare module 'fastify' {
     setSessionCookie(reply: FastifyReply, token: string): void;
     clearSessionCookie(reply: FastifyReply): void;
     sessionToken(request: FastifyRequest): string | undefined;
+    /** Closes the request's connection when its session is signed out on any replica (sockets, event streams). */
+    holdUntilSignOut(request: FastifyRequest, response?: ServerResponse): void;
   }
 }

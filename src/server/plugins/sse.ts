@@ -16,6 +16,7 @@ const SSE_HEADERS = {
  */
 export function openEventStream(reply: FastifyReply): ServerResponse {
   reply.hijack();
+  reply.server.holdUntilSignOut(reply.request, reply.raw);
   const raw = reply.raw;
   raw.writeHead(200, SSE_HEADERS);
   raw.flushHeaders();

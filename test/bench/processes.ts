@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+
+/** Every child the bench started: killed (with its process group) when the bench exits, however it exits. */
+const children = new Set<ChildProcess>();
+
+export function killChildren(): void {
+  for (const child of children) {
+    if (child.pid !== undefined && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+  children.clear();
+}
+process.on('exit', killChildren);
+
+/** Starts `node --import tsx <script>` in its own process group, its output to `logFile`. */
+export function startNode(script: string, options: { cwd: string; env: Record<string, string>; logFile: string }): ChildProcess {
+  const out = fs.openSync(options.logFile, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', out, out],
+    detached: true,
+  });
+  fs.closeSync(out);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.kill(-child.pid, 'SIGTERM');
+  const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU time the process has used so far, in µs, from /proc/<pid>/stat (utime + stime). */
+export function cpuMicros(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of stat(5)
+  return (ticks * 1_000_000) / TICKS_PER_SECOND;
+}
+
+/** Resident memory of the process in bytes, from /proc/<pid>/status. */
+export function rssBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** Waits until `url` answers 2xx, or fails after `ms`. */
+export async function waitForUrl(url: string, ms: number, child?: ChildProcess): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (child && child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) throw new Error(`${url} did not answer within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
