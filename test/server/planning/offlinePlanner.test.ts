@@ -3,7 +3,7 @@ import { isRequirementsComplete, parseRequirementsDocument } from '../../../src/
 import { composeStack, validateCompose } from '../../../src/server/agents/offline/composer';
 import { extractFacts } from '../../../src/server/agents/offline/facts';
 import { readStackDefinition } from '../../../src/server/agents/offline/documents';
-import { plan, TOOL_NAMES, type Turn } from '../../../src/server/agents/offline/planner';
+import { plan } from '../../../src/server/agents/offline/planner';
 import { converse, plans, servicesOf, SYSTEM, type Conversation } from '../helpers/plannerConversation';
 
 function expectComplete(c: Conversation): void {

@@ -211,7 +211,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (!hasWorkload && ids.size === 0 && !hostOnly) ids.add('web');
 
   // A product that is itself the proxy (Nginx Proxy Manager) holds 80 and 443: no second proxy.
-  let proxy = hostOnly || ids.has('nginx-proxy-manager') ? undefined : chosenProxy(facts);
+  const proxy = hostOnly || ids.has('nginx-proxy-manager') ? undefined : chosenProxy(facts);
   const domain = facts.noDomain ? undefined : facts.domain;
   let tls = Boolean(proxy && domain);
   if (facts.tls && !domain) {

@@ -11,7 +11,7 @@ import type { AgentName, ModelProvider } from '../../agents/models';
 import { messageText } from '../../agents/messageText';
 import { CONTINUE_PROMPT, TOOL_NAMES } from '../../agents/toolNames';
 import { NO_ANALYSIS_MESSAGE, USER_SECRETS } from '../../../shared/constants/planning';
-import { STREAM_EVENTS, type StreamEvent } from '../../../shared/events';
+import type { StreamEvent } from '../../../shared/events';
 import { toSecretType, type AnalysisResponse, type RepositoryAnalysis, type UserSecret, type UserSecretStatus } from '../../../shared/api/planning';
 import { isRequirementsComplete } from '../../../shared/requirementsDocument';
 import type { SecretBox } from './secretBox';

@@ -103,7 +103,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
   const [draft, setDraft] = useState('');
   const listRef = useRef<HTMLOListElement>(null);
   const busy = status !== 'idle';
-  const composer = useComposerFocus<HTMLTextAreaElement>(busy);
+  const { ref: composerRef, sent: composerSent } = useComposerFocus<HTMLTextAreaElement>(busy);
   const offered = useAppSelector(selectOfferedDraft);
   const [takenOffer, setTakenOffer] = useState(offered?.id);
   if (offered && offered.id !== takenOffer) {
@@ -111,8 +111,8 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
     setDraft(offered.text);
   }
   useEffect(() => {
-    if (offered) composer.ref.current?.focus();
-  }, [offered]);
+    if (offered) composerRef.current?.focus();
+  }, [offered, composerRef]);
 
   useEffect(() => {
     const list = listRef.current;
@@ -123,7 +123,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
     if (busy || !draft.trim()) return;
     dispatch(chatMessageSent({ projectId, message: draft }));
     setDraft('');
-    composer.sent();
+    composerSent();
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): void => {
@@ -158,7 +158,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
         }}
       >
         <TextArea
-          ref={composer.ref}
+          ref={composerRef}
           aria-label="Message"
           placeholder={placeholder}
           value={draft}
