@@ -24,6 +24,16 @@ describe('offline planner keeps the facts a person gives', () => {
     expect(host.sshPort).toBe(2222);
   });
 
+  test("the SSH port of the person's own server is how the plan reaches it, never a service's published port", () => {
+    const facts = extractFacts(['PostgreSQL and Redis with nginx in front, on my existing server deploy@172.17.0.3 port 2222, plain HTTP']);
+    expect(facts.sshTarget).toEqual({ user: 'deploy', host: '172.17.0.3', port: 2222 });
+    expect(facts.ports).toEqual([]);
+    const compose = YAML.parse(composeStack(facts).composeYaml) as { services: Record<string, { ports?: string[] }> };
+    const published = Object.values(compose.services).flatMap((service) => service.ports ?? []);
+    expect(published).toContain('80:80');
+    expect(published.filter((p) => p.startsWith('2222:'))).toEqual([]);
+  });
+
   test('storage the machine type cannot hold becomes a block volume, never a claimed bigger or encrypted disk', () => {
     const c = converse(['MinIO with 500 GB of data on Hetzner in Falkenstein', DEFAULTS]);
     expect(c.document).toContain('fsn1');

@@ -391,9 +391,11 @@ function readClause(clause: string, facts: Facts): void {
     facts.unknown = facts.unknown.filter((u) => !alternativesFor(u).some((c) => facts.components.has(c.id)) && !named.length);
   }
   // Ports: Git over SSH of a product, the host's SSH, or a product's web port.
+  // The SSH port of the person's own server ("deploy@host port 2222") is how we reach it, not a service's.
+  const sshTargetPort = readSshTarget(clause)?.port;
   for (const m of clause.matchAll(/\bport\s+(\d{2,5})\b|(?<![\d.:])(?:on|at)\s+:(\d{2,5})\b/gi)) {
     const host = Number(m[1] ?? m[2]);
-    if (host < 1 || host > 65535) continue;
+    if (host < 1 || host > 65535 || host === sshTargetPort) continue;
     const ssh = /\bssh\b/i.test(clause);
     const target = productNear(named, m.index ?? 0);
     const gitSsh = target && COMPONENTS[target]!.services.some((s) => s.alwaysPublish?.some((p) => p.endsWith(':22')));
