@@ -27,6 +27,14 @@ export async function planAnN8nStack(page: Page): Promise<void> {
   await input.fill('Germany please, Falkenstein is fine.');
   await input.press('Enter');
   await waitForReply(page, 'Requirements Gatherer');
+  // The secrets the stack's .env needs, saved as a person would: a step that writes the .env fails, naming
+  // the secret, while one is missing.
+  const collected = page.getByRole('region', { name: 'Collected Requirements', exact: true });
+  await collected.getByRole('tab', { name: /User Secrets/ }).click();
+  await collected.locator('#secret-N8N_ENCRYPTION_KEY').fill('e2e-n8n-encryption-key-0123456789');
+  await collected.locator('#secret-ACME_EMAIL').fill('ops@automations.example.com');
+  await collected.getByRole('button', { name: 'Save Secrets' }).click();
+  await expect(collected.getByText('Successfully saved 2 secret(s)!')).toBeVisible({ timeout: 15_000 });
   await confirmThePlans(page);
 }
 

@@ -146,8 +146,11 @@ export function planSteps(stack: Stack): PlanStep[] {
     title: 'Write the environment file from User Secrets',
     description: `\`stack/.env\` (mode 600) holds ${envVars.length ? envVars.join(', ') : 'no secret'}; values come from User Secrets and are never printed.`,
     commands: [
-      ...envVars.map((v) => `[ -n "\${${v}:-}" ] || echo "warning: User Secret ${v} is empty; the stack will not start without it" >&2`),
-      `umask 077 && : > stack/.env${envVars.map((v) => ` && printf '%s=%s\\n' ${v} "$${v}" >> stack/.env`).join('')}`,
+      // A required secret that is not set fails the step, naming it: the stack would not start without it.
+      ...envVars
+        .filter((v) => stack.secrets.some((s) => s.name === v && s.required))
+        .map((v) => `[ -n "\${${v}:-}" ] || { echo "User Secret ${v} is not set: add it under User Secrets, then re-execute this step" >&2; exit 1; }`),
+      `umask 077 && : > stack/.env${envVars.map((v) => ` && printf '%s=%s\\n' ${v} "\${${v}:-}" >> stack/.env`).join('')}`,
     ],
   });
   steps.push({
