@@ -11,7 +11,7 @@ import { watchForErrors } from './support/watchForErrors';
  * an offline registry of stand-in images), saves its SSH key as a secret, confirms the plans, and approves
  * every step in the UI from the local (bubblewrap) sandbox. On the server the three containers run
  * healthy and http://host/ answers; validation checks the live system and passes; the documentation is
- * written. Then nginx is stopped on the server, a check is re-executed, and it fails.
+ * written. Then nginx is stopped on the server, the person re-executes a check from stage 5, and it fails.
  * The journey is recorded as a video (test-results/e2e/deploy-…/video.webm); step durations go to
  * test-results/deploy-timings.json.
  */
@@ -139,24 +139,18 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   expect(documentation.documentation).toContain("The proxy answers on the server's address** — completed");
   expect(documentation.documentation).not.toContain('BEGIN OPENSSH PRIVATE KEY');
 
-  // ---- nginx stops on the server: re-executing the check checks again, and it fails ----
-  // A fully validated project always opens on its home, so the check is re-executed with the call the
-  // step card's Re-execute button makes (POST /api/validation/approve-step).
+  // ---- nginx stops on the server: the person comes back to stage 5, re-executes the check, and it fails ----
   onServer(target, 'cd /opt/stack && docker-compose stop proxy');
-  const recheck = await page.evaluate(async (id) => {
-    const headers = { 'Installation-Id': sessionStorage.getItem('installation_id') ?? '', 'Project-Id': String(id), 'Content-Type': 'application/json' };
-    const answer = await fetch('/api/validation/approve-step', { method: 'POST', headers, body: JSON.stringify({ step_number: 3, approved: true }) });
-    return answer.status;
-  }, projectId);
-  expect(recheck).toBe(200);
-  await expect
-    .poll(async () => page.evaluate(async (id) => {
-      const headers = { 'Installation-Id': sessionStorage.getItem('installation_id') ?? '', 'Project-Id': String(id) };
-      const body = (await (await fetch('/api/validation/progress', { headers })).json()) as { steps: Array<{ step_number: number; status: string; output: string | null }> };
-      const third = body.steps.find((s) => s.step_number === 3)!;
-      return `${third.status} ${third.output ?? ''}`;
-    }, projectId), { timeout: 120_000 })
-    .toMatch(new RegExp(`^failed [\\s\\S]*nothing answers on http://${target.host.replace(/\./g, '\\.')}/`));
+  await page.goto(`/app/${projectId}`);
+  await expect(stages.getByRole('button', { name: /^Stage 5: / })).toHaveAttribute('aria-current', 'step', { timeout: 15_000 });
+  await expect(check(3)).toContainText('completed', { timeout: 15_000 });
+  const toggle3 = check(3).locator('button[aria-expanded]').first();
+  if ((await toggle3.getAttribute('aria-expanded')) !== 'true') await toggle3.click();
+  await check(3).getByRole('button', { name: 'Re-execute' }).click();
+  await expect(check(3)).toContainText('failed', { timeout: 120_000 });
+  await expect(check(3)).toContainText(`nothing answers on http://${target.host}/`);
+  // Validation no longer stands: the project stays on stage 5, not its home.
+  await expect(page).toHaveURL(new RegExp(`/app/${projectId}$`));
 
   expect(errors).toEqual([]);
   resetServer(target);

@@ -66,12 +66,11 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   const step = (n: number): Locator => progress.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
   await expect(step(1)).toContainText('Command to be executed');
   await expect(step(1)).toContainText('ssh-keygen -t ed25519');
-  // Creating the server costs money, and the host's firewall and sshd changes can lock the sandbox out:
-  // both are held for an explicit approval; nothing else in the plan is.
+  // Creating the server and its cloud firewall (step 2) and the host's firewall and sshd changes (step 4)
+  // can cost money or lock the sandbox out: both are held for an explicit approval; nothing else is.
   await expect(progress.getByRole('note')).toHaveCount(2);
-  // Step 2 finds or creates the firewall before the server: whichever the danger rules name first, it is held.
   await expect(step(2).getByRole('note')).toContainText(/it costs money|Cloud firewall: can lock you/);
-  await expect(step(3).getByRole('note')).toContainText('lock you, or the sandbox’s later SSH steps, out of the server');
+  await expect(step(4).getByRole('note')).toContainText('lock you, or the sandbox’s later SSH steps, out of the server');
 
   // ---- Terminal: connected, a command typed by hand ----
   const chatPanel = page.getByRole('region', { name: 'Execution Agent', exact: true });
@@ -165,18 +164,18 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   await expect(step(2).getByTestId('step-2-output')).toContainText('deploy_key.pub');
   await expect(progress.getByText(`2 / ${total} steps completed`)).toBeVisible();
 
-  // Auto-Approve stops at step 3 (the next one): it changes the server's firewall and sshd, so it waits.
-  for (let polls = 0; polls < 2; polls += 1) {
-    await page.waitForResponse((r) => r.url().endsWith('/api/execution/progress'), { timeout: 15_000 });
-  }
-  await expect(step(3)).toContainText('waiting approval');
-  await autoApproveLabel.click();
-  await expect(autoApprove).not.toBeChecked();
-  // Approved by hand, it logs in to the server over SSH, which does not exist, so it fails with its error shown.
-  await step(3).getByRole('button', { name: 'Approve' }).click();
+  // Auto-Approve goes on to step 3, which only reads what the server has: it logs in over SSH to a server
+  // that does not exist here, so it fails with its error shown. Step 4 changes the server's firewall and
+  // sshd: Auto-Approve leaves it waiting.
   await expect(step(3)).toContainText('failed', { timeout: STEP_TIMEOUT });
   await expect(step(3).getByRole('alert')).toContainText(/The command exited with code \d+\./);
   await expect(step(3).getByTestId('step-3-output')).toBeVisible();
+  for (let polls = 0; polls < 2; polls += 1) {
+    await page.waitForResponse((r) => r.url().endsWith('/api/execution/progress'), { timeout: 15_000 });
+  }
+  await expect(step(4)).toContainText('waiting approval');
+  await autoApproveLabel.click();
+  await expect(autoApprove).not.toBeChecked();
 
   // ---- A failed step runs again on Re-execute ----
   const rerun = page.waitForResponse((r) => r.url().endsWith('/api/execution/approve-step') && r.request().method() === 'POST');

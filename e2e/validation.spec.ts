@@ -7,13 +7,13 @@ import { watchForErrors } from './support/watchForErrors';
  * n8n stack and reaches the execution stage as e2e/execution.spec.ts does; the sandbox has no server
  * and no cloud credentials, so the execution agent turns the steps that need them into harmless ones;
  * every execution step is approved and completes; 'Proceed to Validation Stage' creates the validation
- * plan (read-only checks of what execution built) and moves to stage 5; every validation step is
- * approved and completes; the success banner shows, the documentation is generated, and the page lands
- * on the project home.
+ * plan and moves to stage 5. The plan deploys to a server, so the checks look at that server: nothing was
+ * deployed, so the first check fails and the product never says "validated". (The successful path, with
+ * the banner, the documentation and the project home, is e2e/deploy.spec.ts on a real test server.)
  */
 
-/** Commands that need a real server or a cloud account, which the sandbox has neither of. */
-const NEEDS_THE_OUTSIDE = /ssh -i|ssh -F|hcloud |doctl |aws |curl /;
+/** Commands that need a real server, a cloud account or DNS records, which the sandbox has none of. */
+const NEEDS_THE_OUTSIDE = /ssh -i|ssh -F|hcloud |doctl |aws |curl |getent /;
 
 test('a person executes every step, proceeds to validation, approves the checks and lands on the documented project home', async ({ page }) => {
   test.setTimeout(420_000);
@@ -74,36 +74,28 @@ test('a person executes every step, proceeds to validation, approves the checks 
   await expect(validation.getByText(`0 / ${checkCount} steps completed`)).toBeVisible();
   await expect(validation.getByText('Current Validation: None')).toBeVisible();
   const check = (n: number): Locator => validation.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
-  // Read-only checks of what execution built: the deploy key it made is among the files checked.
-  await expect(validation).toContainText('deploy_key.pub');
-  await expect(validation.getByRole('note')).toHaveCount(0);
+  // The plan deploys to a server, so validation looks at that server, whatever the executed steps became.
+  await expect(check(1)).toContainText('Reach the server with its pinned host key');
+  await expect(validation).toContainText('Every service of the compose file runs and is healthy');
+  await expect(validation).not.toContainText('List the workspace');
 
-  // The last check is left to Auto-Approve; the others are approved by hand.
-  for (let n = 1; n < checkCount; n += 1) {
-    await check(n).getByRole('button', { name: 'Approve' }).click();
-    await expect(check(n)).toContainText(/completed|failed/, { timeout: STEP_TIMEOUT });
-    await expect(check(n)).toContainText('completed');
-  }
-  await expect(validation.getByText(`Last Executed: Step ${checkCount - 1} (completed)`)).toBeVisible({ timeout: 15_000 });
-  // The banner and the documentation's progress show only until the page moves home: record them.
+  // Nothing was deployed (the remote steps were changed to echo): the first check fails and says why, and
+  // the product never calls this infrastructure validated.
   await recordStatusTexts(validation);
-  await validation.locator('label', { hasText: 'Auto-Approve All Steps' }).click();
-
-  // ---- All checks completed: the banner, the documentation, then the project home ----
-  await expect(page).toHaveURL(new RegExp(`/app/${projectId}/home$`), { timeout: STEP_TIMEOUT + STREAM_TIMEOUT });
+  await check(1).getByRole('button', { name: 'Approve' }).click();
+  await expect(check(1)).toContainText(/completed|failed/, { timeout: STEP_TIMEOUT });
+  await expect(check(1)).toContainText('failed');
+  await expect(check(1).getByRole('alert')).toContainText(/The command exited with code \d+\./);
+  await expect(validation.getByText('Last Executed: Step 1 (failed)')).toBeVisible({ timeout: 15_000 });
+  await expect(page).toHaveURL(new RegExp(`/app/${projectId}$`));
   const statusTexts = await page.evaluate(() => (window as unknown as { statusTexts: string[] }).statusTexts);
-  expect(statusTexts.some((text) => text.includes('Infrastructure Successfully Validated!') && text.includes('View Infrastructure Details'))).toBe(true);
-  expect(statusTexts).toContain('Generating Infrastructure Documentation...');
-
+  expect(statusTexts.some((text) => text.includes('Infrastructure Successfully Validated!'))).toBe(false);
   const documentation = await page.evaluate(async (id) => {
     const installationId = sessionStorage.getItem('installation_id') ?? '';
     const response = await fetch('/api/documentation/current', { headers: { 'Installation-Id': installationId, 'Project-Id': String(id) } });
-    return response.json();
+    return ((await response.json()) as { status: string }).status;
   }, projectId);
-  expect(documentation.status).toBe('ready');
-  expect(documentation.documentation).toContain('# Validated automations: Infrastructure Documentation');
-  expect(documentation.quickstart).toContain('# Validated automations: Quick Start');
-  expect(documentation.key_value_data.workspace_directory).toMatch(/^\/home\/.+\/workspace$/);
+  expect(documentation).toBe('missing');
 
   expect(errors).toEqual([]);
 });

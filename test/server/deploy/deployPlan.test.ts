@@ -1,7 +1,7 @@
 import { composeStack } from '../../../src/server/agents/offline/composer';
 import { planSteps } from '../../../src/server/agents/offline/deploySteps';
 import { extractFacts, type ProviderId } from '../../../src/server/agents/offline/facts';
-import { readStackDefinition, renderArchitecturePlan } from '../../../src/server/agents/offline/documents';
+import { readStackDefinition, renderArchitecturePlan, renderImplementationPlan } from '../../../src/server/agents/offline/documents';
 import { readSshTarget } from '../../../src/server/agents/offline/sshTarget';
 import { validationChecks } from '../../../src/server/agents/offline/validationPlanner';
 
@@ -106,6 +106,15 @@ describe('validation of a deployed stack', () => {
     ]);
     expect(checks[1]!.commands.join('\n')).toContain('for s in postgres redis proxy; do');
     expect(checks[3]!.commands.join('\n')).toMatch(/open 80;[\s\S]*open 5432;[\s\S]*open 6379;/);
+  });
+
+  it('still checks the server when the executed steps deployed nothing (every remote step changed to echo)', () => {
+    const stack = stackOf(JOURNEY);
+    const echoed = executed.map((s) => ({ ...s, command: `echo "step ${s.step_number} skipped"` }));
+    const titles = validationChecks(echoed, renderImplementationPlan(stack)).map((c) => c.title);
+    expect(titles).toContain('Reach the server with its pinned host key');
+    expect(titles).toContain('Every service of the compose file runs and is healthy');
+    expect(titles).not.toContain('List the workspace');
   });
 
   it('adds the domain and the certificate where TLS is promised', () => {

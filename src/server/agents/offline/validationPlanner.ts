@@ -58,8 +58,11 @@ export function validationChecks(executed: StepView[], implementationPlan = ''):
     found.dirs.forEach((d) => dirs.add(d));
   }
   const planned = readStackDefinition(implementationPlan)?.facts;
-  const deployed = deployedStack(executed.flatMap((s) => (s.command ? [s.command] : [])), { domain: planned?.domain, tls: planned?.tls });
-  // A deployed stack is validated live; workspace files prove nothing about it.
+  const plan = { domain: planned?.domain, tls: planned?.tls };
+  // A stack the plan deploys to a server is validated live, whatever the executed steps became: a step
+  // changed to `echo` deployed nothing, and the checks must say so. Workspace files prove nothing about it.
+  const plannedCommands = [...implementationPlan.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const deployed = deployedStack(executed.flatMap((s) => (s.command ? [s.command] : [])), plan) ?? deployedStack(plannedCommands, plan);
   if (deployed) return serverChecks(deployed);
   const checks: Check[] = [];
   if (dirs.size) checks.push({ title: 'Check the folders the execution created', description: 'Every folder the executed steps created is in the workspace.', commands: [loop('-d', [...dirs], 'folder')] });
