@@ -39,7 +39,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
   const listRef = useRef<HTMLOListElement>(null);
   const streaming = thread.status === 'streaming';
   const canSend = !streaming && draft.trim() !== '';
-  const composer = useComposerFocus<HTMLTextAreaElement>(streaming);
+  const { ref: composerRef, sent: composerSent } = useComposerFocus<HTMLTextAreaElement>(streaming);
 
   const lastContent = thread.messages[thread.messages.length - 1]?.content;
   useEffect(() => {
@@ -52,7 +52,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
     if (onSend) onSend(draft);
     else dispatch(messageSubmitted({ key: chatKey, message: draft, ...endpoint }));
     setDraft('');
-    composer.sent();
+    composerSent();
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>): void => {
@@ -102,7 +102,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
           Message {title}
         </label>
         <TextArea
-          ref={composer.ref}
+          ref={composerRef}
           id={inputId}
           value={draft}
           onChange={(event) => setDraft(event.target.value)}
