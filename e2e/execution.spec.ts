@@ -156,9 +156,8 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   await message.press('Enter');
   await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText('I changed step 2', { timeout: STREAM_TIMEOUT });
   await expect(step(2).getByRole('note')).toHaveCount(0, { timeout: 15_000 });
-  // The terminal shows the command as the agent runs it, typed, with its output.
-  await chatPanel.getByRole('tab', { name: 'Terminal' }).click();
-  await expect(rows).toContainText(/echo auto-approved-step && ls ssh-keys.*auto-approved-step/, { timeout: 30_000 });
+  // (How the terminal shows an agent's command is checked with step 1 above: here Auto-Approve goes straight
+  // on to step 3, whose long script scrolls step 2 out of the terminal's view.)
   await expect(step(2)).toContainText('completed', { timeout: STEP_TIMEOUT });
   expect(approvals).toBeGreaterThanOrEqual(1);
   await expect(step(2).getByTestId('step-2-output')).toContainText('auto-approved-step');
