@@ -4,6 +4,7 @@ import { expect, test, type Locator } from '@playwright/test';
 import { confirmThePlans, recordStatusTexts, waitForReply } from './support/planning';
 import { onServer, resetServer, testServer } from './support/testServer';
 import { watchForErrors } from './support/watchForErrors';
+import { signInWithNewProject } from './support/project';
 
 /**
  * Deploy for real: a person asks for PostgreSQL and Redis with nginx in front on their existing server
@@ -29,16 +30,7 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   resetServer(target);
   const errors = watchForErrors(page);
 
-  await page.goto('/signin');
-  await page.getByLabel('Login name').fill(`e2e-deploy-${Date.now().toString(36)}`);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'My Projects' })).toBeVisible();
-  await page.getByRole('button', { name: 'Create New Project' }).first().click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Project name').fill('Own server');
-  await dialog.getByRole('button', { name: 'Create Project' }).click();
-  await expect(page).toHaveURL(/\/app\/\d+$/);
-  const projectId = Number(/\/app\/(\d+)$/.exec(page.url())![1]);
+  const projectId = await signInWithNewProject(page, 'e2e-deploy', 'Own server');
   const stages = page.getByRole('list', { name: 'Stages' });
 
   // ---- Requirements: the server named in words, the SSH key saved as a secret ----

@@ -1,6 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { planAnN8nStack, recordStatusTexts, STEP_TIMEOUT, STREAM_TIMEOUT } from './support/planning';
 import { watchForErrors } from './support/watchForErrors';
+import { signInWithNewProject } from './support/project';
 
 /**
  * The execution journey of issue 4 with the offline planner and the local (bubblewrap) sandbox: a
@@ -21,15 +22,7 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   const errors = watchForErrors(page);
   const started = Date.now();
 
-  await page.goto('/signin');
-  await page.getByLabel('Login name').fill(`e2e-runner-${Date.now().toString(36)}`);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'My Projects' })).toBeVisible();
-  await page.getByRole('button', { name: 'Create New Project' }).first().click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Project name').fill('Team automations');
-  await dialog.getByRole('button', { name: 'Create Project' }).click();
-  await expect(page).toHaveURL(/\/app\/\d+$/);
+  await signInWithNewProject(page, 'e2e-runner', 'Team automations');
 
   await planAnN8nStack(page);
   const planned = Date.now();

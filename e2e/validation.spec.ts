@@ -1,6 +1,7 @@
 import { expect, test, type Locator } from '@playwright/test';
 import { planAnN8nStack, recordStatusTexts, STEP_TIMEOUT, STREAM_TIMEOUT } from './support/planning';
 import { watchForErrors } from './support/watchForErrors';
+import { signInWithNewProject } from './support/project';
 
 /**
  * The validation journey with the offline planner and the local (bubblewrap) sandbox: a person plans an
@@ -19,16 +20,7 @@ test('a person executes every step with the remote ones skipped, proceeds to val
   test.setTimeout(420_000);
   const errors = watchForErrors(page);
 
-  await page.goto('/signin');
-  await page.getByLabel('Login name').fill(`e2e-validation-${Date.now().toString(36)}`);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'My Projects' })).toBeVisible();
-  await page.getByRole('button', { name: 'Create New Project' }).first().click();
-  const dialog = page.getByRole('dialog');
-  await dialog.getByLabel('Project name').fill('Validated automations');
-  await dialog.getByRole('button', { name: 'Create Project' }).click();
-  await expect(page).toHaveURL(/\/app\/\d+$/);
-  const projectId = Number(/\/app\/(\d+)$/.exec(page.url())![1]);
+  const projectId = await signInWithNewProject(page, 'e2e-validation', 'Validated automations');
 
   await planAnN8nStack(page);
   const stages = page.getByRole('list', { name: 'Stages' });
