@@ -133,6 +133,17 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
     return (await read()) ?? '0';
   }
 
+  /** The columns a ledger row takes from its entry, completed or pending. */
+  const rowOf = (entry: LedgerEntry, status: 'completed' | 'pending') => ({
+    installationId: entry.installationId,
+    type: entry.type,
+    amount: unitsToDecimal(entry.amountUnits),
+    status,
+    paymentMethod: entry.paymentMethod,
+    description: entry.description ?? null,
+    purchaseId: entry.purchaseId ?? null,
+  });
+
   /**
    * Writes a completed row and moves the balance by it. Answers null, writing nothing, when a row with
    * the same `externalId` exists already. Locks the account itself.
@@ -142,17 +153,7 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
     await lock(tx, entry.installationId);
     const [row] = await tx
       .insert(creditTransactions)
-      .values({
-        installationId: entry.installationId,
-        type: entry.type,
-        amount: unitsToDecimal(entry.amountUnits),
-        status: 'completed',
-        paymentMethod: entry.paymentMethod,
-        description: entry.description ?? null,
-        purchaseId: entry.purchaseId ?? null,
-        tokenUsageId: entry.tokenUsageId ?? null,
-        externalId: entry.externalId ?? null,
-      })
+      .values({ ...rowOf(entry, 'completed'), tokenUsageId: entry.tokenUsageId ?? null, externalId: entry.externalId ?? null })
       .onConflictDoNothing()
       .returning({ id: creditTransactions.id });
     if (!row) return null;
@@ -264,15 +265,7 @@ export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCre
       await ensureAccount(tx, entry.installationId);
       const [row] = await tx
         .insert(creditTransactions)
-        .values({
-          installationId: entry.installationId,
-          type: entry.type,
-          amount: unitsToDecimal(entry.amountUnits),
-          status: 'pending',
-          paymentMethod: entry.paymentMethod,
-          description: entry.description ?? null,
-          purchaseId: entry.purchaseId ?? null,
-        })
+        .values(rowOf(entry, 'pending'))
         .returning({ id: creditTransactions.id });
       return row!;
     },
