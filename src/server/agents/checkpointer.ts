@@ -15,11 +15,20 @@ import {
 import { and, asc, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { planningCheckpoints, planningCheckpointWrites, planningThreads } from '../db/schema';
+import { textRedactor } from '../sandbox/redactor';
 
 type CheckpointRow = typeof planningCheckpoints.$inferSelect;
 
 const b64 = (bytes: Uint8Array | string): string => Buffer.from(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes).toString('base64');
 const unb64 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'base64'));
+
+export interface CheckpointSaverOptions {
+  /**
+   * The project's User Secrets: a conversation is stored with their values blanked (a secret the person
+   * typed into a message, or a command the model proposed with it), as every other record is.
+   */
+  secretValues?: (projectId: number) => Promise<Record<string, string>>;
+}
 
 /**
  * LangGraph's checkpoint saver over our database (PGlite or PostgreSQL through Drizzle), so that agent
@@ -30,9 +39,30 @@ const unb64 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'ba
 export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
   constructor(
     private readonly db: Db,
+    private readonly options: CheckpointSaverOptions = {},
     serde?: SerializerProtocol,
   ) {
     super(serde);
+  }
+
+  /** The whole-text redaction of the thread's project, or null when it has no secret values. */
+  private async redactorOf(threadId: string): Promise<((text: string) => string) | null> {
+    if (!this.options.secretValues) return null;
+    const [thread] = await this.db.select({ projectId: planningThreads.projectId }).from(planningThreads).where(eq(planningThreads.id, threadId));
+    const values = thread ? Object.values(await this.options.secretValues(thread.projectId)) : [];
+    return values.length ? textRedactor(values) : null;
+  }
+
+  /**
+   * Serialises a value as stored: every string in it redacted of the project's secrets. Parsing and
+   * writing the JSON again blanks whole strings only, so no escape sequence is ever cut. The running
+   * turn keeps its own values in memory, so a command still runs with what the person typed.
+   */
+  private async dumps(value: unknown, redact: ((text: string) => string) | null): Promise<[string, Uint8Array | string]> {
+    const [type, data] = await this.serde.dumpsTyped(value);
+    if (!redact || type !== 'json') return [type, data];
+    const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+    return [type, JSON.stringify(JSON.parse(text), (_key, v: unknown) => (typeof v === 'string' ? redact(v) : v))];
   }
 
   private async toTuple(row: CheckpointRow): Promise<CheckpointTuple> {
@@ -111,10 +141,8 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     const threadId = config.configurable?.thread_id as string | undefined;
     if (!threadId) throw new Error('Failed to put checkpoint: the config has no thread_id');
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
-    const [[type, data], [metadataType, metadataData]] = await Promise.all([
-      this.serde.dumpsTyped(copyCheckpoint(checkpoint)),
-      this.serde.dumpsTyped(metadata),
-    ]);
+    const redact = await this.redactorOf(threadId);
+    const [[type, data], [metadataType, metadataData]] = await Promise.all([this.dumps(copyCheckpoint(checkpoint), redact), this.dumps(metadata, redact)]);
     const values = {
       threadId,
       checkpointNs: ns,
@@ -141,9 +169,10 @@ export class DrizzleCheckpointSaver extends BaseCheckpointSaver {
     const checkpointId = config.configurable?.checkpoint_id as string | undefined;
     if (!threadId || !checkpointId) throw new Error('Failed to put writes: the config has no thread_id or checkpoint_id');
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? '';
+    const redact = await this.redactorOf(threadId);
     for (const [index, [channel, value]] of writes.entries()) {
       const idx = (WRITES_IDX_MAP as Record<string, number>)[channel] ?? index;
-      const [type, data] = await this.serde.dumpsTyped(value);
+      const [type, data] = await this.dumps(value, redact);
       const row = { threadId, checkpointNs: ns, checkpointId, taskId, idx, channel, type, value: b64(data), taskPath: taskPath ?? '' };
       const insert = this.db.insert(planningCheckpointWrites).values(row);
       // Regular writes are written once; special ones (negative idx: error, interrupt…) are replaced.

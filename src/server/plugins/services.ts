@@ -98,7 +98,7 @@ export const servicesPlugin = fp(
     const repositorySource = opts.config.github
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
-    const sandbox = createSandboxService({ db, driver: sandboxDriver, planOf: async (id) => (await planning.plan(id, 'implementation')).plan });
+    const sandbox = createSandboxService({ db, driver: sandboxDriver, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, secretValues: (id) => planning.secretValues(id) });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });

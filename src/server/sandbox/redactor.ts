@@ -60,6 +60,12 @@ export function secretForms(secret: string): string[] {
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** The forms of the given secrets, longest first, and one pattern matching any of them (null when none). */
+function compile(secrets: readonly string[]): { forms: string[]; pattern: RegExp | null } {
+  const forms = [...new Set(secrets.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+  return { forms, pattern: forms.length ? new RegExp(forms.map(escapeRegExp).join('|'), 'g') : null };
+}
+
 /**
  * A streaming redactor for the given secret values. Usage:
  *   const r = createRedactor(['hunter2-token']);
@@ -67,12 +73,11 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\
  * With no secrets it passes chunks through untouched.
  */
 export function createRedactor(secrets: readonly string[]): Redactor {
-  const forms = [...new Set(secrets.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+  const { forms, pattern } = compile(secrets);
   let held = '';
-  if (forms.length === 0) {
+  if (!pattern) {
     return { push: (chunk) => chunk, flush: () => '', pending: false };
   }
-  const pattern = new RegExp(forms.map(escapeRegExp).join('|'), 'g');
 
   /** Length of the longest suffix of `text` that is a proper prefix of some secret form. */
   const partialTail = (text: string): number => {
@@ -124,8 +129,20 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   };
 }
 
-/** Redacts a complete text in one go. */
+/**
+ * The one whole-text redaction: a function that blanks every form of the given secret values in a
+ * complete text (a command, an error, a stored output, a commit message, a log line). The pattern is
+ * built once, so keep the function for as long as the secrets stay the same.
+ *   const redact = textRedactor(Object.values(await secrets.secretValues(projectId)));
+ *   store({ command: redact(command) });
+ */
+export function textRedactor(secrets: readonly string[]): (text: string) => string {
+  const { pattern } = compile(secrets);
+  // The longest form first at each position, as the streaming redactor does: a whole text has no tail to hold.
+  return pattern ? (text) => text.replace(pattern, REDACTED) : (text) => text;
+}
+
+/** Redacts a complete text in one go (a single use of `textRedactor`). */
 export function redactText(text: string, secrets: readonly string[]): string {
-  const r = createRedactor(secrets);
-  return r.push(text) + r.flush();
+  return textRedactor(secrets)(text);
 }

@@ -1,4 +1,4 @@
-import { createRedactor, REDACTED, redactText } from '../../../src/server/sandbox/redactor';
+import { createRedactor, REDACTED, redactText, textRedactor } from '../../../src/server/sandbox/redactor';
 
 const SECRET = 'canary-7f3a9c1e';
 const B64 = Buffer.from(SECRET).toString('base64');
@@ -78,5 +78,21 @@ describe('redactor', () => {
     expect(stdout + stderr).toBe(`a ${REDACTED}b ${REDACTED}`);
     // Shorter fragments are ordinary text: the limit is FRAGMENT_LENGTH characters.
     expect(redactText('can', [SECRET])).toBe('can');
+  });
+
+  it('redacts a whole text exactly as the stream does, pushed at once then flushed', () => {
+    const secrets = [SECRET, 'second-Yq2w8Rt5'];
+    const texts = [
+      `a ${SECRET} b ${B64} c ${Buffer.from(SECRET).toString('hex')} d ${[...SECRET].join(' ')}`,
+      `tail fragment ${SECRET.slice(0, 9)}`,
+      `second-Yq2w8Rt5 and ${SECRET.slice(4)} and nothing`,
+      'no secret here at all',
+    ];
+    const redact = textRedactor(secrets);
+    for (const text of texts) {
+      const r = createRedactor(secrets);
+      expect(redact(text)).toBe(r.push(text) + r.flush());
+    }
+    expect(textRedactor([])('as is')).toBe('as is');
   });
 });

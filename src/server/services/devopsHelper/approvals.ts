@@ -64,7 +64,10 @@ export function createApprovals({ ttlMs }: { ttlMs: number }) {
   };
 
   return {
-    /** Creates a request for exactly `command` and announces it to the project's sockets. */
+    /**
+     * Creates a request for `command` as the person is shown it (secrets typed into it already blanked by
+     * the caller, which runs its own exact bytes once approved) and announces it to the project's sockets.
+     */
     request(scope: ApprovalScope, command: string, dangerousReason: string | undefined): PendingApproval {
       const id = randomUUID();
       let resolve!: (d: ApprovalDecision) => void;

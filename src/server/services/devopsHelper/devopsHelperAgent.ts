@@ -8,7 +8,7 @@ import type { ModelProvider } from '../../agents/models';
 import { DEVOPS_HELPER_TOOLS } from '../../agents/toolNames';
 import { buildToolGraph, resolveThread, streamTurn, type AgentTool } from '../../agents/turnLoop';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
-import { redactText } from '../../sandbox/redactor';
+import { textRedactor } from '../../sandbox/redactor';
 import { dangerousReason } from '../execution/dangerous';
 import type { Meter } from '../credits/meter';
 import type { StreamEvent } from '../../../shared/events';
@@ -82,7 +82,8 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
   /** Waits for the person's decision on one command; a kill of the turn cancels the request. */
   async function awaitDecision(turn: Turn, command: string): Promise<ApprovalDecision> {
     const names = Object.keys(turn.secrets);
-    const pending = approvals.request(turn.scope, command, dangerousReason(command, names));
+    // The person approves the command as shown (a secret typed into it blanked); the exact bytes run.
+    const pending = approvals.request(turn.scope, turn.redact(command), dangerousReason(command, names));
     const onAbort = (): void => approvals.cancel(pending.id);
     turn.controller.signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -129,7 +130,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
   }
 
   const graph = buildToolGraph({
-    checkpointer: new DrizzleCheckpointSaver(db),
+    checkpointer: new DrizzleCheckpointSaver(db, { secretValues: deps.secretValues }),
     model: () => choice().model,
     tools: TOOLS,
     systemPrompt: async () => systemPrompt,
@@ -147,8 +148,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
       const threadId = await resolveThread(db, { projectId: scope.projectId, agent: THREAD_AGENT, threadId: body.thread_id });
       if (running.has(threadId)) throw conflict('A reply is already being generated in this conversation');
       const secrets = await deps.secretValues(scope.projectId);
-      const redact = (text: string): string => redactText(text, Object.values(secrets));
-      const turn: Turn = { controller: new AbortController(), scope, secrets, redact };
+      const turn: Turn = { controller: new AbortController(), scope, secrets, redact: textRedactor(Object.values(secrets)) };
       running.set(threadId, turn);
       const model = choice();
       async function* events(): AsyncGenerator<StreamEvent> {

@@ -1,7 +1,7 @@
 import { eq, max, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { projectDocumentation, projects, validationPlans, validationSteps } from '../../db/schema';
-import { createRedactor } from '../../sandbox/redactor';
+import { textRedactor } from '../../sandbox/redactor';
 import type { DocumentationResponse } from '../../../shared/api/documentation';
 import { DOCUMENTATION } from '../../../shared/constants/documentation';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
@@ -119,11 +119,7 @@ export function createDocumentationService(deps: DocumentationDeps) {
 
     /** Stores the agent's documentation and quick start (redacted of the project's secret values) with the facts. */
     async save(project: StepProject, texts: { documentation: string; quickstart: string }, keyValue: Record<string, unknown>): Promise<void> {
-      const values = Object.values(await planning.secretValues(project.projectId));
-      const redact = (text: string): string => {
-        const r = createRedactor(values);
-        return r.push(text) + r.flush();
-      };
+      const redact = textRedactor(Object.values(await planning.secretValues(project.projectId)));
       const row = { documentation: redact(texts.documentation), quickstart: redact(texts.quickstart), keyValueData: JSON.parse(redact(JSON.stringify(keyValue))) as Record<string, unknown> };
       await db
         .insert(projectDocumentation)

@@ -83,7 +83,7 @@ export function createPlanningService(deps: PlanningDeps) {
     (async (u: ModelUsage) => {
       await db.insert(tokenUsage).values({ projectId: u.projectId, agent: u.agent, model: u.model, inputTokens: u.inputTokens, outputTokens: u.outputTokens });
     });
-  const checkpointer = new DrizzleCheckpointSaver(db);
+  const checkpointer = new DrizzleCheckpointSaver(db, { secretValues: (projectId) => secretValuesOf(projectId) });
   /** Generations running now, by project: aborting them is the kill. */
   const running = new Map<number, Map<string, AbortController>>();
 
@@ -106,6 +106,14 @@ export function createPlanningService(deps: PlanningDeps) {
   async function analysisOf(projectId: number): Promise<RepositoryAnalysis | undefined> {
     const doc = await getDocument(projectId, 'analysis');
     return doc ? (JSON.parse(doc.content) as RepositoryAnalysis) : undefined;
+  }
+
+  async function secretValuesOf(projectId: number): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const r of await secretRows(projectId)) {
+      if (r.ciphertext && r.iv) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
+    }
+    return out;
   }
 
   async function secretRows(projectId: number) {
@@ -370,11 +378,7 @@ export function createPlanningService(deps: PlanningDeps) {
      * Never send them to a client, a log or a model.
      */
     async secretValues(projectId: number): Promise<Record<string, string>> {
-      const out: Record<string, string> = {};
-      for (const r of await secretRows(projectId)) {
-        if (r.ciphertext && r.iv) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
-      }
-      return out;
+      return secretValuesOf(projectId);
     },
 
     /**

@@ -17,6 +17,7 @@ import { parsePlanSteps } from '../execution/planSteps';
 import { missingProgramsCommand, missingTools, plannedPrograms } from './preflight';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
+import { textRedactor } from '../../sandbox/redactor';
 
 /** The project as `projects.require` answers it: already scoped to the caller. */
 export interface ScopedProject {
@@ -46,11 +47,14 @@ export function createSandboxService({
   db,
   driver,
   planOf = async () => '',
+  secretValues = async () => ({}),
 }: {
   db: Db;
   driver: SandboxDriver;
   /** The project's implementation plan (markdown), whose steps' programs the tool preflight looks for. */
   planOf?: (projectId: number) => Promise<string>;
+  /** The project's User Secrets, blanked from the history (commits written before a secret was added too). */
+  secretValues?: (projectId: number) => Promise<Record<string, string>>;
 }) {
   const locks = new Map<number, Promise<unknown>>();
   const initialising = new Set<number>();
@@ -255,7 +259,9 @@ export function createSandboxService({
 
     async history(project: ScopedProject): Promise<SandboxHistoryResponse> {
       try {
-        return { commits: await driver.history(refOf(project)) };
+        const [commits, values] = await Promise.all([driver.history(refOf(project)), secretValues(project.id)]);
+        const redact = textRedactor(Object.values(values));
+        return { commits: commits.map((c) => ({ ...c, message: redact(c.message) })) };
       } catch (err) {
         throw asHttp(err);
       }

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import type { StepTables } from '../../db/schema/stepTables';
 import { conflict, HttpError, notFound } from '../../errors';
-import { createRedactor } from '../../sandbox/redactor';
+import { textRedactor } from '../../sandbox/redactor';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
 import type { Step, StepStatus } from '../../../shared/api/execution';
 import type { TerminalStreamEvent } from '../../../shared/api/terminal';
@@ -114,12 +114,16 @@ export function createStepRuns(deps: StepRunsDeps) {
   const sandboxOf = (p: StepProject) => ({ id: p.projectId, installationId: p.installationId });
   const liveKey = (projectId: number, stepNumber: number): string => `${projectId}:${stepNumber}`;
 
-  const toStep = (projectId: number, row: StepRow): Step => {
+  /** A project's whole-text redaction, with its secret values as they are now. */
+  const redactorOf = async (projectId: number): Promise<(text: string) => string> => textRedactor(Object.values(await secrets.secretValues(projectId)));
+
+  const toStep = (projectId: number, row: StepRow, redact: (text: string) => string): Step => {
     const live = row.status === 'in_progress' ? liveOutput.get(liveKey(projectId, row.stepNumber)) : undefined;
     return {
       step_number: row.stepNumber,
       status: row.status as StepStatus,
-      command: row.command,
+      // The stored command is what an approval runs, byte for byte; a secret typed into it is shown blanked.
+      command: row.command === null ? null : redact(row.command),
       prompt: row.prompt,
       description: row.description,
       output: live ?? row.output,
@@ -138,7 +142,8 @@ export function createStepRuns(deps: StepRunsDeps) {
   async function loadProgress(projectId: number): Promise<ProgressState> {
     const plan = await planOf(projectId);
     const rows = plan ? await db.select().from(stepsTable).where(eq(stepsTable.planId, plan.id)).orderBy(asc(stepsTable.stepNumber)) : [];
-    return { planId: plan?.id ?? null, steps: rows.map((r) => toStep(projectId, r)) };
+    const redact = rows.length ? await redactorOf(projectId) : (text: string) => text;
+    return { planId: plan?.id ?? null, steps: rows.map((r) => toStep(projectId, r, redact)) };
   }
 
   const snapshots = createVersionedSnapshots<number, ProgressState>({ load: loadProgress, serialize: deps.serialize });
@@ -212,11 +217,9 @@ export function createStepRuns(deps: StepRunsDeps) {
     let output = '';
     let errorMessage: string | null = null;
     let values: Record<string, string> = {};
-    // The driver already redacts; this pass also covers the error text and anything a driver missed.
-    const redact = (text: string): string => {
-      const r = createRedactor(Object.values(values));
-      return r.push(text) + r.flush();
-    };
+    // The driver already redacts; this pass also covers the command, the error text and anything a driver missed.
+    let redactWith = textRedactor([]);
+    const redact = (text: string): string => redactWith(text);
     const keeper = outputKeeper(planId, stepNumber, redact);
     try {
       if (command === null) {
@@ -224,6 +227,7 @@ export function createStepRuns(deps: StepRunsDeps) {
         output = 'This step has no command to run.';
       } else {
         values = await secrets.secretValues(project.projectId);
+        redactWith = textRedactor(Object.values(values));
         // The terminal shows what runs here; it never runs it again (display only, see TerminalStreamEvent).
         const shown = redact(command);
         commands.publish(topic, { command: shown, simulate_typing: shown.length <= TYPED_COMMAND_MAX, typing_speed: TYPING_SPEED, step_number: stepNumber });
@@ -245,9 +249,10 @@ export function createStepRuns(deps: StepRunsDeps) {
         errorMessage = errorOf(result, deps.stepTimeoutMs, controller.signal);
         status = errorMessage ? 'failed' : 'completed';
         try {
-          await sandbox.commitStep(sandboxOf(project), stepNumber, command);
+          // The commit message is the history the person reads: the command as shown, never a secret typed into it.
+          await sandbox.commitStep(sandboxOf(project), stepNumber, redact(command));
         } catch (err) {
-          log.warn({ projectId: project.projectId, stepNumber, err: (err as Error).message }, 'could not commit the workspace after a step');
+          log.warn({ projectId: project.projectId, stepNumber, err: redact((err as Error).message) }, 'could not commit the workspace after a step');
         }
       }
     } catch (err) {
@@ -270,7 +275,7 @@ export function createStepRuns(deps: StepRunsDeps) {
         if (stored) await deps.onStepEnded(tx, project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError });
       });
     } catch (err) {
-      log.error({ projectId: project.projectId, stepNumber, err: (err as Error).message }, 'could not store a step result');
+      log.error({ projectId: project.projectId, stepNumber, err: redact((err as Error).message) }, 'could not store a step result');
     } finally {
       liveOutput.delete(key);
       await refresh(project.projectId).catch(() => undefined);
@@ -374,7 +379,7 @@ export function createStepRuns(deps: StepRunsDeps) {
         .returning();
       if (!updated) throw conflict(`Step ${stepNumber} is running and cannot change now`);
       await refresh(projectId);
-      return toStep(projectId, updated);
+      return toStep(projectId, updated, await redactorOf(projectId));
     },
 
     /** Appends a step, waiting for approval. */
@@ -392,7 +397,7 @@ export function createStepRuns(deps: StepRunsDeps) {
         })
         .returning();
       await refresh(projectId);
-      return toStep(projectId, row!);
+      return toStep(projectId, row!, await redactorOf(projectId));
     },
 
     /**
@@ -421,7 +426,7 @@ export function createStepRuns(deps: StepRunsDeps) {
       if (!running) throw conflict(`Step ${stepNumber} is running on another server instance; cancel it there or wait for it to end`);
       running.controller.abort('cancel');
       await running.done;
-      return toStep(project.projectId, await requireStep(planId, stepNumber));
+      return toStep(project.projectId, await requireStep(planId, stepNumber), await redactorOf(project.projectId));
     },
 
     /** Stops running steps (server shutdown) and waits until their results are stored. */

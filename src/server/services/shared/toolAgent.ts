@@ -53,7 +53,7 @@ export function createToolAgent(deps: ToolAgentDeps) {
   const running = new Map<string, AbortController>();
 
   const graph = buildToolGraph({
-    checkpointer: new DrizzleCheckpointSaver(db),
+    checkpointer: new DrizzleCheckpointSaver(db, { secretValues: deps.secretValues }),
     model: () => choice().model,
     tools: deps.tools,
     systemPrompt: (config) => deps.systemPrompt(ctxOf(config)),

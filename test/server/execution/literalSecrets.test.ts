@@ -1,0 +1,194 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'drizzle-orm';
+import WebSocket from 'ws';
+import { planningDocuments } from '../../../src/server/db/schema';
+import { textRedactor } from '../../../src/server/sandbox/redactor';
+import type { ApprovalRequestMessage } from '../../../src/shared/events';
+import type { ExecutionProgress, Step } from '../../../src/shared/api/execution';
+import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+
+const ORIGIN = 'http://app.test';
+/** A User Secret the person then types literally into commands (no 8 characters of it occur by chance). */
+const SECRET = 'Lit3ral-Qv7Zx-hunter2-Wq9k';
+/** Any form of the secret the redactor knows (the value, its base64 at any offset, hex, 8-character runs). */
+const leaks = (text: string): boolean => textRedactor([SECRET])(text) !== text;
+/** Where in `text` a form of the secret shows, for a readable failure. */
+const leakIn = (label: string, text: string): string | null => (leaks(text) ? `${label}: ${text.slice(0, 160)}` : null);
+
+/**
+ * A secret typed literally into a command — a step's command, a DevOps Helper command, a terminal line —
+ * runs with its real value in the sandbox, yet never shows in clear in what the server records or
+ * emits: the terminal-commands stream, the step's command and output, the workspace history, the
+ * approval socket, the server log and the database rows.
+ */
+describe('a secret typed literally into a command', () => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let dataDir: string;
+  let base: string;
+  let alice: TestUser;
+  let projectId: number;
+  const logLines: string[] = [];
+
+  const headers = (): Record<string, string> => ({ ...alice.headers, 'project-id': String(projectId) });
+  const call = (method: 'GET' | 'POST', url: string, payload?: object) => app.inject({ method, url, headers: headers(), ...(payload ? { payload } : {}) });
+  const progress = async (): Promise<ExecutionProgress> => (await call('GET', '/api/execution/progress')).json();
+  const workspaceFile = (name: string): string => path.join(dataDir, 'sandboxes', String(projectId), 'workspace', name);
+
+  async function settled(n: number): Promise<Step> {
+    for (;;) {
+      const step = (await progress()).steps.find((s) => s.step_number === n)!;
+      if (step.status !== 'in_progress') return step;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** Every frame of GET /api/terminal/commands until the step's status frame, read over a real socket. */
+  async function commandFramesDuring(run: () => Promise<unknown>): Promise<string[]> {
+    const request = http.get(new URL('/api/terminal/commands', base.replace(/^ws/, 'http')), { headers: { ...headers(), accept: 'text/event-stream' } });
+    const response = await new Promise<http.IncomingMessage>((resolve) => request.on('response', resolve));
+    expect(response.statusCode).toBe(200);
+    const frames: string[] = [];
+    let buffer = '';
+    const ended = new Promise<void>((resolve) => {
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        buffer += chunk;
+        let i: number;
+        while ((i = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, i);
+          buffer = buffer.slice(i + 2);
+          frames.push(frame);
+          if (/"status":/.test(frame)) resolve();
+        }
+      });
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await run();
+    await ended;
+    request.destroy();
+    return frames;
+  }
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-literal-'));
+    database = await openTestDatabase('pglite');
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
+    app = await buildTestApp(database, {
+      env: { DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, LOGIN_RATE_LIMIT_PER_MINUTE: '1000' },
+      logger: { level: 'trace', stream },
+    });
+    base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
+    alice = await signIn(app, 'alice');
+    projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Literal' } })).json().id;
+    await app.services.planning.storeAnalysisSecrets(projectId, { environment: [{ name: 'DB_PASSWORD', description: 'database password', value: SECRET }] });
+    expect((await call('POST', `/api/sandbox/initialize/${projectId}`, {})).json().status).toBe('success');
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.destroy();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("a step's command runs with the value; the terminal-commands stream, the step and the history show it redacted", async () => {
+    const plan = [
+      '# Implementation Plan',
+      '',
+      '## Step 1: Typed literally',
+      '',
+      'The person pasted the password into the command.',
+      '',
+      '```bash',
+      `echo "step saw ${SECRET}" > step.txt`,
+      `echo "connecting with ${SECRET}"; printf %s '${SECRET}' | base64; ls /nonexistent-${SECRET} || true`,
+      '```',
+      '',
+    ].join('\n');
+    await database.db.insert(planningDocuments).values({ projectId, kind: 'implementation', content: plan });
+    expect((await call('POST', '/api/execution/trigger', { message: 'Start execution' })).statusCode).toBe(200);
+    const planId = (await progress()).id;
+    const frames = await commandFramesDuring(() => call('POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true }));
+    const step = await settled(1);
+
+    const history = (await call('GET', `/api/sandboxes/${projectId}/history`)).json() as { commits: Array<{ message: string }> };
+    expect(
+      [leakIn('step command', step.command ?? ''), leakIn('step output', JSON.stringify([step.output, step.error_message])), leakIn('terminal commands', frames.join('\n')), leakIn('history', JSON.stringify(history))].filter(Boolean),
+    ).toEqual([]);
+    expect(step.status).toBe('completed');
+    expect(fs.readFileSync(workspaceFile('step.txt'), 'utf8')).toBe(`step saw ${SECRET}\n`);
+    expect(step.command).toContain('echo "step saw [REDACTED]" > step.txt');
+    expect(step.output).toContain('connecting with [REDACTED]');
+    expect(frames.join('\n')).toContain('step saw [REDACTED]');
+    expect(history.commits[0]!.message).toMatch(/^Step 1: echo "step saw \[REDACTED\]"/);
+  });
+
+  it('a DevOps Helper command runs with the value; the approval socket and the chat show it redacted', async () => {
+    const ws = new WebSocket(`${base}/api/devops-helper/ws/approval/${projectId}`, { headers: { cookie: alice.cookie }, origin: ORIGIN });
+    const requests: ApprovalRequestMessage[] = [];
+    const first = new Promise<ApprovalRequestMessage>((resolve) =>
+      ws.on('message', (raw) => {
+        const m = JSON.parse(raw.toString()) as ApprovalRequestMessage;
+        requests.push(m);
+        resolve(m);
+      }),
+    );
+    await new Promise((resolve) => ws.once('open', resolve));
+    const reply = app.inject({ method: 'POST', url: '/api/devops-helper/chat', headers: headers(), payload: { message: `please run \`echo "helper saw ${SECRET}" > helper.txt; cat helper.txt\`` } });
+    const request = await first;
+    expect((await call('POST', '/api/devops-helper/approval', { approval_id: request.id, approved: true })).statusCode).toBe(200);
+    const { body } = await reply;
+    ws.close();
+
+    expect([leakIn('approval socket', JSON.stringify(requests)), leakIn('chat', body)].filter(Boolean)).toEqual([]);
+    expect(request.command).toBe('echo "helper saw [REDACTED]" > helper.txt; cat helper.txt');
+    expect(fs.readFileSync(workspaceFile('helper.txt'), 'utf8')).toBe(`helper saw ${SECRET}\n`);
+    expect(body).toContain('helper saw [REDACTED]');
+  });
+
+  it('a line typed into the terminal runs with the value; the terminal shows it redacted', async () => {
+    const ws = new WebSocket(`${base}/api/sandboxes/${projectId}/ws`, { headers: { cookie: alice.cookie }, origin: ORIGIN });
+    let output = '';
+    ws.on('message', (raw) => (output += (JSON.parse(raw.toString()) as { data: string }).data));
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(JSON.stringify({ type: 'input', input: `echo "terminal saw ${SECRET}" > terminal.txt; echo typed-$((6 * 7))-done\r` }));
+    while (!/typed-42-done/.test(output)) await new Promise((r) => setTimeout(r, 20));
+    ws.close();
+
+    expect(fs.readFileSync(workspaceFile('terminal.txt'), 'utf8')).toBe(`terminal saw ${SECRET}\n`);
+    expect(output).toContain('terminal saw [REDACTED]');
+    expect(leakIn('terminal', output)).toBeNull();
+  });
+
+  it('every database row holds the value nowhere (chat threads included), apart from the plan itself', async () => {
+    const rowsOf = async <T>(query: string): Promise<T[]> => ((await database.db.execute(sql.raw(query))) as unknown as { rows: T[] }).rows;
+    const tables = await rowsOf<{ name: string }>(`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
+    const found: string[] = [];
+    for (const { name } of tables) {
+      // The plan's text and its steps' commands are what an approval runs, byte for byte: the value stays there.
+      const except = name === 'planning_documents' ? ` - 'content'` : /_steps$/.test(name) ? ` - 'command'` : '';
+      for (const { row } of await rowsOf<{ row: string }>(`select (to_jsonb(t)${except})::text as row from "${name}" t`)) {
+        // Chat threads are stored base64-encoded: read them as text too.
+        const decoded = [...row.matchAll(/"([A-Za-z0-9+/]{40,}={0,2})"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8')).join('\n');
+        const leak = leakIn(name, `${row}\n${decoded}`);
+        if (leak) found.push(leak);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('the server log (at trace level) holds the value nowhere', () => {
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(leakIn('server log', logLines.join(''))).toBeNull();
+  });
+});
