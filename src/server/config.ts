@@ -80,6 +80,8 @@ const EnvSchema = Type.Object({
   SANDBOX_UID_BASE: Type.Integer({ minimum: 1_000, maximum: 2_000_000_000 }),
   SANDBOX_EXEC_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400 }),
   TERMINAL_RECONNECT_GRACE_SECONDS: Type.Number({ minimum: 0, maximum: 3_600 }),
+  /** Below this much free space on DATA_DIR's disk the server answers not ready (/api/ready). */
+  DISK_MIN_FREE_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
   ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+/?\\s*(,\\s*https?://[^/,\\s]+/?\\s*)*$' })),
   SIGNUP_CREDIT_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
   PRICING_MODE: Type.Union([Type.Literal('research_preview'), Type.Literal('regular')], { default: 'research_preview' }),
@@ -114,6 +116,7 @@ const DEFAULTS: Record<string, string> = {
   SANDBOX_DOCKER_CPUS: '2',
   SANDBOX_KUBERNETES_CPUS: '2',
   TERMINAL_RECONNECT_GRACE_SECONDS: '30',
+  DISK_MIN_FREE_MB: '64',
   SIGNUP_CREDIT_USD: '5',
   PRICE_INPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.inputPerMillion),
   PRICE_OUTPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.outputPerMillion),
@@ -134,6 +137,7 @@ const NUMERIC = new Set([
   'PRICE_OUTPUT_PER_MILLION_USD',
   'PRICE_REGULAR_PER_MILLION_USD',
   'PAYMENT_RATE_LIMIT_PER_MINUTE',
+  'DISK_MIN_FREE_MB',
 ]);
 const SANDBOX_NUMERIC = [
   'SANDBOX_MEMORY_MB',
@@ -239,6 +243,8 @@ export interface AppConfig {
   host: string;
   port: number;
   dataDir: string;
+  /** Free bytes DATA_DIR's disk must keep for the server to answer ready. */
+  diskMinFreeBytes: number;
   databaseUrl: string | undefined;
   logLevel: string;
   /** The origin browsers use (`http://127.0.0.1:8080` by default); WebSockets must come from it. */
@@ -299,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     host: e.HOST,
     port: e.PORT,
     dataDir: path.resolve(e.DATA_DIR),
+    diskMinFreeBytes: e.DISK_MIN_FREE_MB * 1024 * 1024,
     databaseUrl: e.DATABASE_URL,
     logLevel: e.LOG_LEVEL,
     publicUrl,

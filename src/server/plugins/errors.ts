@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { DB_INT_MAX, ID_PATTERN } from '../../shared/api/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors';
+import { isDiskFull } from '../services/health/diskSpace';
 
 interface AjvIssue {
   instancePath?: string;
@@ -60,7 +61,8 @@ export const frameworkErrors = (error: FastifyError, _request: FastifyRequest, r
 
 /**
  * Every error is JSON `{ detail }`. Client mistakes keep their 4xx status; oversized bodies
- * answer 413 and malformed ones 400 naming the problem; an upstream service's failure answers 502;
+ * answer 413 and malformed ones 400 naming the problem; an upstream service's failure answers 502; a
+ * full disk 507 in plain words;
  * anything else is logged and answers 500
  * without internals.
  */
@@ -81,8 +83,14 @@ export const errorsPlugin = fp(
         if (status === 429) return reply.status(429).send({ detail: error.message || 'Too many requests' });
         return reply.status(status).send({ detail: error.message });
       }
-      // A dependency we run on is down (the sandbox's Docker engine): the detail names it.
-      if (status === 503 && error instanceof HttpError) return reply.status(503).send({ detail: error.message });
+      // A dependency we run on is down (the sandbox's Docker engine), or the disk is full: the detail says so.
+      if ((status === 503 || status === 507) && error instanceof HttpError) return reply.status(status).send({ detail: error.message });
+      // A write that failed for want of space, wherever it was (before the database is blamed: PGlite
+      // on a full disk stops answering too): 507 in plain words, and not ready until space is back.
+      if (isDiskFull(error)) {
+        request.log.warn({ err: error }, 'disk full');
+        return reply.status(507).send({ detail: app.services.disk.fullError().message });
+      }
       // A failure while the database is away (restarting, stopped, frozen) is the database's outage,
       // whatever the driver called it: answer 503 with a detail that says so, and log once as a warning.
       if (await app.database.ping(OUTAGE_PING_MS).then(() => false, () => true)) {

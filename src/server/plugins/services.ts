@@ -26,6 +26,7 @@ import { createValidationService, type ValidationService } from '../services/val
 import { createDocumentationService, type DocumentationService } from '../services/documentation/documentationService';
 import type { TerminalStreamEvent } from '../../shared/api/terminal';
 import { createAgents, type Agents } from '../services/agents';
+import { createDiskSpace, type DiskSpace } from '../services/health/diskSpace';
 
 export interface Services {
   /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */
@@ -59,6 +60,8 @@ export interface Services {
   documentation: DocumentationService;
   /** The agents of the step stages and the DevOps Helper (with its approvals), on the models configured once. */
   agents: Agents;
+  /** DATA_DIR's disk: a full disk in plain words (507) and readiness while space is short. */
+  disk: DiskSpace;
 }
 
 declare module 'fastify' {
@@ -98,7 +101,8 @@ export const servicesPlugin = fp(
     const repositorySource = opts.config.github
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
-    const sandbox = createSandboxService({ db, driver: sandboxDriver, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, secretValues: (id) => planning.secretValues(id) });
+    const disk = createDiskSpace({ dataDir: opts.config.dataDir, minFreeBytes: opts.config.diskMinFreeBytes });
+    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, secretValues: (id) => planning.secretValues(id) });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });
@@ -131,6 +135,7 @@ export const servicesPlugin = fp(
       validation,
       documentation,
       agents,
+      disk,
     });
     // last_seen_at is written in batches off the request path (see sessionStore).
     const flushSessions = setInterval(() => {

@@ -4,7 +4,11 @@ import { ErrorResponse } from '../../../shared/api/common';
 
 const Health = Type.Object({ status: Type.String() });
 
-/** Liveness (`/api/health`) and readiness (`/api/ready`: the database answers). */
+/**
+ * Liveness (`/api/health`) and readiness (`/api/ready`: DATA_DIR's disk has room — at least
+ * DISK_MIN_FREE_MB free and no write refused for want of space since a probe write last succeeded —
+ * and the database answers).
+ */
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', { config: { public: true }, schema: { tags: ['health'], response: { 200: Health } } }, async () => ({ status: 'ok' }));
 
@@ -12,6 +16,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/ready',
     { config: { public: true }, schema: { tags: ['health'], response: { 200: Health, 503: ErrorResponse } } },
     async (request, reply) => {
+      const disk = await app.services.disk.problem().catch((err: Error) => `The server's data directory cannot be checked: ${err.message}`);
+      if (disk) {
+        request.log.warn({ detail: disk }, 'disk not ready');
+        return reply.status(503).send({ detail: disk });
+      }
       try {
         await app.database.ping();
         return { status: 'ready' };

@@ -18,6 +18,7 @@ import { missingProgramsCommand, missingTools, plannedPrograms } from './preflig
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 import { textRedactor } from '../../sandbox/redactor';
+import { isDiskFull, type DiskSpace } from '../health/diskSpace';
 
 /** The project as `projects.require` answers it: already scoped to the caller. */
 export interface ScopedProject {
@@ -48,6 +49,7 @@ export function createSandboxService({
   driver,
   planOf = async () => '',
   secretValues = async () => ({}),
+  disk,
 }: {
   db: Db;
   driver: SandboxDriver;
@@ -55,6 +57,8 @@ export function createSandboxService({
   planOf?: (projectId: number) => Promise<string>;
   /** The project's User Secrets, blanked from the history (commits written before a secret was added too). */
   secretValues?: (projectId: number) => Promise<Record<string, string>>;
+  /** DATA_DIR's disk: a write that failed for want of space is said in plain words (and makes the server not ready). */
+  disk?: Pick<DiskSpace, 'explain' | 'fullError'>;
 }) {
   const locks = new Map<number, Promise<unknown>>();
   const initialising = new Set<number>();
@@ -112,9 +116,10 @@ export function createSandboxService({
 
   /**
    * Maps driver failures a client caused (a stopped sandbox, a bad folder) to their HTTP answers, and an
-   * engine or cluster that cannot be reached to a 503 naming it.
+   * engine or cluster that cannot be reached to a 503 naming it, and a full disk to a 507 saying so.
    */
   const asHttp = (err: unknown): unknown => {
+    if (disk && isDiskFull(err)) return disk.fullError();
     if (!(err instanceof SandboxError)) return err;
     if (err.code === 'unavailable') return new HttpError(503, err.message);
     if (err.code === 'not_running') return conflict(NOT_RUNNING);
@@ -122,6 +127,9 @@ export function createSandboxService({
     if (err.code === 'outside_workspace') return badRequest(err.message);
     return err;
   };
+
+  /** A failure's message for the person: a full disk in plain words, anything else as the driver said it. */
+  const messageOf = (err: unknown): string => disk?.explain(err) ?? (err as Error).message;
 
   /** The driver's status; an engine that cannot be reached is a 503 naming it. */
   const statusOf = (ref: SandboxRef): Promise<ContainerStatusName> => driver.status(ref).catch((err: unknown) => Promise.reject(asHttp(err)));
@@ -191,8 +199,9 @@ export function createSandboxService({
           try {
             await driver.initialise(refOf(project));
           } catch (err) {
-            const detail = `${SANDBOX_INIT_ERRORS.failed}: ${(err as Error).message}`;
+            const detail = `${SANDBOX_INIT_ERRORS.failed}: ${messageOf(err)}`;
             await upsert(project, { provisioning: 'FAILED', error: detail });
+            if (disk && isDiskFull(err)) throw disk.fullError();
             return { status: 'failed', detail } as const;
           }
           await upsert(project, { provisioning: 'READY', error: null, ...(await checkTools(project)) });
@@ -217,8 +226,8 @@ export function createSandboxService({
         try {
           await driver.start(ref);
         } catch (err) {
-          const status = err instanceof SandboxError && err.code === 'unavailable' ? 503 : 500;
-          throw new HttpError(status, `${SANDBOX_ERRORS.start}: ${(err as Error).message}`);
+          const status = err instanceof SandboxError && err.code === 'unavailable' ? 503 : isDiskFull(err) ? 507 : 500;
+          throw new HttpError(status, `${SANDBOX_ERRORS.start}: ${messageOf(err)}`);
         }
         await upsert(project, { provisioning: 'READY', error: null });
         return { container_status: await statusOf(ref), message: 'Sandbox started' };
@@ -234,14 +243,14 @@ export function createSandboxService({
           const { lastSyncTime } = await driver.backup(ref);
           await upsert(project, { lastSyncTime });
         } catch (err) {
-          throw new HttpError(409, `${SANDBOX_ERRORS.stop} (${(err as Error).message})`);
+          throw new HttpError(409, `${SANDBOX_ERRORS.stop} (${messageOf(err)})`);
         }
         await driver.stop(ref);
         return { container_status: await statusOf(ref), message: 'Sandbox stopped' };
       });
     },
 
-    /** A backup that ran and failed answers `status: 'error'`; a sandbox that is not Running is a 409. */
+    /** A backup that ran and failed answers `status: 'error'` (507 for a full disk); a sandbox that is not Running is a 409. */
     async backup(project: ScopedProject): Promise<SandboxBackupResponse> {
       return serial(project, async () => {
         const ref = refOf(project);
@@ -251,8 +260,9 @@ export function createSandboxService({
           await upsert(project, { lastSyncTime });
           return { status: 'success', last_sync_time: lastSyncTime.toISOString() } as const;
         } catch (err) {
+          if (disk && isDiskFull(err)) throw disk.fullError();
           const row = await rowOf(project.id);
-          return { status: 'error', last_sync_time: row?.lastSyncTime?.toISOString() ?? null, error: (err as Error).message } as const;
+          return { status: 'error', last_sync_time: row?.lastSyncTime?.toISOString() ?? null, error: messageOf(err) } as const;
         }
       });
     },
@@ -278,7 +288,11 @@ export function createSandboxService({
 
     /** Commits what an executed step changed; used by the execution stage. */
     async commitStep(project: ScopedProject, stepNumber: number, command: string): Promise<string> {
-      return driver.commitStep(refOf(project), stepNumber, command);
+      try {
+        return await driver.commitStep(refOf(project), stepNumber, command);
+      } catch (err) {
+        throw asHttp(err);
+      }
     },
 
     async workspaceZip(project: ScopedProject, options?: ZipOptions): Promise<Readable> {
