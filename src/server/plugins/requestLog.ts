@@ -1,7 +1,23 @@
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** A request slower than this is logged at warn whatever its status. */
 export const SLOW_REQUEST_MS = 1_000;
+
+/**
+ * The URL as logged: the path and the names of the query's parameters, never their values. A chat
+ * message travels in `?message=` (the agents' event streams are GETs), and what a person types there —
+ * a secret pasted into a command too — must not reach the log.
+ */
+export function urlForLog(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const names = [...new URLSearchParams(url.slice(at + 1)).keys()];
+  return `${url.slice(0, at)}?${names.map((n) => `${encodeURIComponent(n)}=…`).join('&')}`;
+}
+
+/** The request in the shape Fastify's `req` serializer reads, with the URL as logged. */
+const requestForLog = (request: FastifyRequest) => ({ method: request.method, url: urlForLog(request.url), headers: request.headers, host: request.host, ip: request.ip, socket: request.socket });
 
 /**
  * One line per request only when it says something: a 5xx at error, a slow request at warn, a 4xx at
@@ -13,10 +29,11 @@ export const requestLogPlugin = fp(
     app.addHook('onResponse', (request, reply, done) => {
       const status = reply.statusCode;
       const ms = reply.elapsedTime;
-      if (status >= 500) request.log.error({ req: request, res: reply, responseTime: ms }, 'request failed');
-      else if (ms >= SLOW_REQUEST_MS) request.log.warn({ req: request, res: reply, responseTime: ms }, 'slow request');
-      else if (status >= 400) request.log.info({ req: request, res: reply, responseTime: ms }, 'request refused');
-      else request.log.debug({ req: request, res: reply, responseTime: ms }, 'request completed');
+      const req = requestForLog(request);
+      if (status >= 500) request.log.error({ req, res: reply, responseTime: ms }, 'request failed');
+      else if (ms >= SLOW_REQUEST_MS) request.log.warn({ req, res: reply, responseTime: ms }, 'slow request');
+      else if (status >= 400) request.log.info({ req, res: reply, responseTime: ms }, 'request refused');
+      else request.log.debug({ req, res: reply, responseTime: ms }, 'request completed');
       done();
     });
   },

@@ -133,6 +133,21 @@ describe('a secret typed literally into a command', () => {
     expect(history.commits[0]!.message).toMatch(/^Step 1: echo "step saw \[REDACTED\]"/);
   });
 
+  it("a step's command changed through the execution chat runs with the value; the chat and the step show it redacted", async () => {
+    const message = `Please change step 1 command to \`echo "agent saw ${SECRET}" > agent.txt\``;
+    const chat = await app.inject({ method: 'GET', url: `/api/execution/agent?message=${encodeURIComponent(message)}`, headers: headers() });
+    expect(chat.statusCode).toBe(200);
+    const planId = (await progress()).id;
+    expect((await call('POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true })).statusCode).toBe(200);
+    const step = await settled(1);
+
+    expect([leakIn('execution chat', chat.body), leakIn('step', JSON.stringify(step))].filter(Boolean)).toEqual([]);
+    const said = [...chat.body.matchAll(/"content":"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1]}"`) as string).join('');
+    expect(said).toContain('I changed step 1 to run `echo "agent saw [REDACTED]" > agent.txt`');
+    expect(step).toMatchObject({ status: 'completed', command: 'echo "agent saw [REDACTED]" > agent.txt' });
+    expect(fs.readFileSync(workspaceFile('agent.txt'), 'utf8')).toBe(`agent saw ${SECRET}\n`);
+  });
+
   it('a DevOps Helper command runs with the value; the approval socket and the chat show it redacted', async () => {
     const ws = new WebSocket(`${base}/api/devops-helper/ws/approval/${projectId}`, { headers: { cookie: alice.cookie }, origin: ORIGIN });
     const requests: ApprovalRequestMessage[] = [];
