@@ -14,11 +14,11 @@ const MB = 1024 * 1024;
 const DISK_MB = 24;
 const MIN_FREE_MB = 4;
 
-/** A real small file system for DATA_DIR: a tmpfs mounted for this test (root only), or null when mounting is not permitted. */
-function mountSmallDisk(): { dir: string; reason: null } | { dir: null; reason: string } {
+/** A real small file system for DATA_DIR: a tmpfs mounted for this test (root only), or why it cannot be. */
+function mountSmallDisk(sizeMb: number): { dir: string; reason: null } | { dir: null; reason: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-fulldisk-'));
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${DISK_MB}m,mode=0755`, 'da-fulldisk', dir], { stdio: 'pipe' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m,mode=0755`, 'da-fulldisk', dir], { stdio: 'pipe' });
     return { dir, reason: null };
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -26,7 +26,12 @@ function mountSmallDisk(): { dir: string; reason: null } | { dir: null; reason: 
   }
 }
 
-const disk = mountSmallDisk();
+function unmount(dir: string): void {
+  execFileSync('umount', ['-l', dir]);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+const disk = mountSmallDisk(DISK_MB);
 if (disk.reason) console.warn(`full-disk tests skipped: ${disk.reason}`);
 const describeOnDisk = disk.dir ? describe : describe.skip;
 
@@ -80,8 +85,7 @@ describeOnDisk('a full disk under DATA_DIR', () => {
   afterAll(async () => {
     await app?.close();
     await database?.destroy();
-    execFileSync('umount', ['-l', disk.dir!]);
-    fs.rmSync(disk.dir!, { recursive: true, force: true });
+    unmount(disk.dir!);
   });
 
   it('is ready with room to spare, and not ready below DISK_MIN_FREE_MB, naming the free space and the disk', async () => {
@@ -135,6 +139,51 @@ describeOnDisk('a full disk under DATA_DIR', () => {
     expect((await ready()).statusCode).toBe(503);
     fs.rmSync(path.join(dataDir, 'sandboxes', String(projectId), 'workspace', 'big.bin'), { force: true });
     expect((await ready()).statusCode).toBe(200);
+  });
+});
+
+describeOnDisk('a full disk under the database (PGlite in DATA_DIR)', () => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let mount: string;
+  let filler: string;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    const big = mountSmallDisk(160);
+    if (big.dir === null) throw new Error(big.reason);
+    mount = big.dir;
+    filler = path.join(mount, 'filler');
+    const dataDir = path.join(mount, 'data');
+    database = await openTestDatabase('pglite', dataDir);
+    // DISK_MIN_FREE_MB=0: only the write that hit ENOSPC makes the server not ready here.
+    app = await buildTestApp(database, { env: { DATA_DIR: dataDir, DISK_MIN_FREE_MB: '0', LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    alice = await signIn(app, 'alice');
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await database?.destroy().catch(() => undefined);
+    if (mount) unmount(mount);
+  });
+
+  it('answers a database write on a full disk with 507 in plain words, not ready until space is back, then writes again', async () => {
+    expect((await app.inject({ method: 'GET', url: '/api/ready' })).statusCode).toBe(200);
+    fill(filler, 0);
+    const answers = [];
+    for (let i = 0; i < 20; i++) {
+      const answer = await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: `Project ${i} ${'x'.repeat(80)}` } });
+      answers.push(answer);
+      if (answer.statusCode !== 201) break;
+    }
+    const refused = answers.at(-1)!;
+    expect(refused.statusCode).toBe(507);
+    expect(refused.json()).toEqual({ detail: expect.stringMatching(/^The server's disk is full: there is no free space on the disk that holds its data directory/) });
+    expect(refused.body).not.toMatch(/ENOSPC|could not extend|errno/);
+    expect((await app.inject({ method: 'GET', url: '/api/ready' })).json().detail).toMatch(/^The server's disk is full/);
+
+    fs.rmSync(filler);
+    expect((await app.inject({ method: 'GET', url: '/api/ready' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'After' } })).statusCode).toBe(201);
   });
 });
 
