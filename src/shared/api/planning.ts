@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ENVIRONMENT_DIALOG, NO_ANALYSIS_MESSAGE, USER_SECRETS } from '../constants/planning';
-import { MessageBody } from './common';
+import { ChatThreadResponse, MessageBody } from './common';
 import { Repository } from './repositories';
 
 /**
@@ -185,9 +185,5 @@ export type PlanningThreadParams = Static<typeof PlanningThreadParams>;
  * GET /api/planning/threads/{agent}: the agent's latest conversation in the project (`thread_id` null
  * while there is none) and the model that answers it, so a reloaded chat shows the thread again.
  */
-export const PlanningThreadResponse = Type.Object({
-  thread_id: Type.Union([Type.String(), Type.Null()]),
-  model: Type.String(),
-  messages: Type.Array(Type.Object({ role: Type.Enum(['user', 'assistant']), content: Type.String() })),
-});
-export type PlanningThreadResponse = Static<typeof PlanningThreadResponse>;
+export const PlanningThreadResponse = ChatThreadResponse;
+export type PlanningThreadResponse = ChatThreadResponse;

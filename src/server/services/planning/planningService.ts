@@ -1,14 +1,13 @@
 import type { ModelUsage } from '../credits/meter';
 import type { BaseMessage } from '@langchain/core/messages';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { planningDocuments, planningSecrets, planningThreads, tokenUsage } from '../../db/schema';
+import { planningDocuments, planningSecrets, tokenUsage } from '../../db/schema';
 import { badRequest, conflict, notFound } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import { buildAgentGraph, type AgentGraph, type AgentRunContext, type AgentWorkspace } from '../../agents/graphs';
-import { resolveThread, streamTurn } from '../../agents/turnLoop';
+import { chatHistory, findThread, resolveThread, streamTurn } from '../../agents/turnLoop';
 import type { AgentName, ModelProvider } from '../../agents/models';
-import { messageText } from '../../agents/messageText';
 import { CONTINUE_PROMPT, TOOL_NAMES } from '../../agents/toolNames';
 import { NO_ANALYSIS_MESSAGE, USER_SECRETS } from '../../../shared/constants/planning';
 import type { StreamEvent } from '../../../shared/events';
@@ -110,6 +109,18 @@ export function createPlanningService(deps: PlanningDeps) {
 
   async function secretRows(projectId: number) {
     return db.select().from(planningSecrets).where(eq(planningSecrets.projectId, projectId)).orderBy(planningSecrets.name);
+  }
+
+  /**
+   * The decrypted values of a project's provided secrets, for injection into its sandbox only (and for
+   * redaction). Never send them to a client, a log or a model.
+   */
+  async function secretValues(projectId: number): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const r of await secretRows(projectId)) {
+      if (r.ciphertext && r.iv) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
+    }
+    return out;
   }
 
   async function listSecrets(projectId: number): Promise<UserSecret[]> {
@@ -314,19 +325,12 @@ export function createPlanningService(deps: PlanningDeps) {
     /** The conversation of an agent (its latest thread), for reloading the chat. */
     async thread(projectId: number, agent: AgentName): Promise<{ thread_id: string | null; model: string; messages: ChatMessage[] }> {
       const model = models.forAgent(agent).name;
-      const [latest] = await db
-        .select({ id: planningThreads.id })
-        .from(planningThreads)
-        .where(and(eq(planningThreads.projectId, projectId), eq(planningThreads.agent, agent)))
-        .orderBy(desc(planningThreads.updatedAt))
-        .limit(1);
-      if (!latest) return { thread_id: null, model, messages: [] };
-      const state = await graphOf(agent).getState({ configurable: { thread_id: latest.id } });
-      const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? [])
-        .filter((m) => m.getType() === 'human' || m.getType() === 'ai')
-        .map((m) => ({ role: m.getType() === 'human' ? ('user' as const) : ('assistant' as const), content: messageText(m) }))
-        .filter((m) => m.content.trim() && m.content !== CONTINUE_PROMPT);
-      return { thread_id: latest.id, model, messages };
+      const threadId = await findThread(db, { projectId, agent });
+      if (!threadId) return { thread_id: null, model, messages: [] };
+      const state = await graphOf(agent).getState({ configurable: { thread_id: threadId } });
+      const secrets = Object.values(await secretValues(projectId));
+      const messages = chatHistory((state.values as { messages?: BaseMessage[] }).messages ?? [], { secrets, hidden: [CONTINUE_PROMPT] });
+      return { thread_id: threadId, model, messages };
     },
 
     async requirements(projectId: number): Promise<{ content: string; ready_to_continue: boolean }> {
@@ -365,17 +369,7 @@ export function createPlanningService(deps: PlanningDeps) {
       return (await listSecrets(projectId)).map(({ name: n, description, required, provided }) => ({ name: n, description, required, provided }));
     },
 
-    /**
-     * The decrypted values of a project's provided secrets, for injection into its sandbox only.
-     * Never send them to a client, a log or a model.
-     */
-    async secretValues(projectId: number): Promise<Record<string, string>> {
-      const out: Record<string, string> = {};
-      for (const r of await secretRows(projectId)) {
-        if (r.ciphertext && r.iv) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
-      }
-      return out;
-    },
+    secretValues,
 
     /**
      * Stores the secrets an analysis brings: the environment dialog's variables, declared (so the User
