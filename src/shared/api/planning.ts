@@ -172,9 +172,12 @@ export type PlanResponse = Static<typeof PlanResponse>;
 export const ArchitecturePlanResponse = PlanResponse;
 export type ArchitecturePlanResponse = PlanResponse;
 
-/** GET /api/planning/implementation-plan */
-export const ImplementationPlanResponse = PlanResponse;
-export type ImplementationPlanResponse = PlanResponse;
+/**
+ * GET /api/planning/implementation-plan. Ours: `outdated` is true when the architecture plan was saved
+ * after this plan, which then has to be generated again before it can be confirmed.
+ */
+export const ImplementationPlanResponse = Type.Object({ plan: Type.String(), outdated: Type.Optional(Type.Boolean()) });
+export type ImplementationPlanResponse = Static<typeof ImplementationPlanResponse>;
 
 /** The planning agents whose conversation can be read back: GET /api/planning/threads/{agent}. */
 export const PLANNING_AGENTS = ['requirements', 'analyzer', 'architect', 'implementation'] as const;

@@ -1,8 +1,8 @@
 import type { ModelUsage } from '../credits/meter';
 import type { BaseMessage } from '@langchain/core/messages';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { planningDocuments, planningSecrets, tokenUsage } from '../../db/schema';
+import { planningDocuments, planningSecrets, projects, tokenUsage } from '../../db/schema';
 import { badRequest, conflict, notFound } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import { buildAgentGraph, type AgentGraph, type AgentRunContext, type AgentWorkspace } from '../../agents/graphs';
@@ -100,6 +100,8 @@ export function createPlanningService(deps: PlanningDeps) {
       .insert(planningDocuments)
       .values({ projectId, kind, content, ready })
       .onConflictDoUpdate({ target: [planningDocuments.projectId, planningDocuments.kind], set: { content, ready, updatedAt: new Date() } });
+    // A changed document changes the project: its card's 'Last Updated' says so.
+    await db.update(projects).set({ updatedAt: new Date() }).where(eq(projects.id, projectId));
   }
 
   async function analysisOf(projectId: number): Promise<RepositoryAnalysis | undefined> {
@@ -345,6 +347,21 @@ export function createPlanningService(deps: PlanningDeps) {
 
     async plan(projectId: number, kind: 'architecture' | 'implementation'): Promise<{ plan: string }> {
       return { plan: (await getDocument(projectId, kind))?.content ?? '' };
+    },
+
+    /**
+     * The implementation plan, `outdated` when the architecture plan was saved after it (the person
+     * changed the architecture after the implementation was planned): it must be generated again.
+     */
+    async implementationPlan(projectId: number): Promise<{ plan: string; outdated: boolean }> {
+      const rows = await db
+        .select({ kind: planningDocuments.kind, content: planningDocuments.content, updatedAt: planningDocuments.updatedAt })
+        .from(planningDocuments)
+        .where(and(eq(planningDocuments.projectId, projectId), inArray(planningDocuments.kind, ['architecture', 'implementation'])));
+      const implementation = rows.find((r) => r.kind === 'implementation');
+      const architecture = rows.find((r) => r.kind === 'architecture');
+      if (!implementation) return { plan: '', outdated: false };
+      return { plan: implementation.content, outdated: Boolean(architecture && architecture.updatedAt > implementation.updatedAt) };
     },
 
     listSecrets,
