@@ -31,6 +31,8 @@ type DocumentKind = 'requirements' | 'analysis' | 'architecture' | 'implementati
 
 const MAX_DOCUMENT = 200_000;
 const MAX_SECRETS = 60;
+/** Longest answer to an analysis question kept. */
+const MAX_ANSWER = 2_000;
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 export interface ChatMessage {
@@ -102,6 +104,24 @@ export function createPlanningService(deps: PlanningDeps) {
       .onConflictDoUpdate({ target: [planningDocuments.projectId, planningDocuments.kind], set: { content, ready, updatedAt: new Date() } });
     // A changed document changes the project: its card's 'Last Updated' says so.
     await db.update(projects).set({ updatedAt: new Date() }).where(eq(projects.id, projectId));
+  }
+
+  /**
+   * Answers given in the requirements chat to the repository analysis's questions, so the analysis shows
+   * them answered: only questions the analysis asks, only non-blank answers, each kept short.
+   */
+  async function recordAnalysisAnswers(projectId: number, answers: unknown): Promise<void> {
+    if (typeof answers !== 'object' || answers === null) return;
+    const analysis = await analysisOf(projectId);
+    if (!analysis) return;
+    const questions = { ...analysis.user_questions.questions };
+    let changed = false;
+    for (const [question, answer] of Object.entries(answers as Record<string, unknown>)) {
+      if (!(question in questions) || typeof answer !== 'string' || !answer.trim() || questions[question] === answer.trim()) continue;
+      questions[question] = answer.trim().slice(0, MAX_ANSWER);
+      changed = true;
+    }
+    if (changed) await putDocument(projectId, 'analysis', JSON.stringify({ ...analysis, user_questions: { ...analysis.user_questions, questions } }));
   }
 
   async function analysisOf(projectId: number): Promise<RepositoryAnalysis | undefined> {
@@ -200,6 +220,7 @@ export function createPlanningService(deps: PlanningDeps) {
         requirements: [
           'Role: requirements',
           'You are a senior DevOps engineer gathering the requirements to deploy a docker-compose stack. Ask only what the requirements document needs (workload, where it runs, region, domain and TLS, load and data size), a few questions at a time. After every answer call update_requirements with the whole document, the secrets the plan needs and ready_to_continue (true only when every section has substance). Reply briefly in the chat; the document is shown beside it.',
+          "When the person answers one of the repository analysis's questions (user_questions), pass the answer in analysis_answers under the question exactly as asked.",
           'When the person deploys to their own server ("my existing server deploy@203.0.113.7, SSH port 2222"), write the target as "Provider: Your existing server user@host, SSH port N" in Cloud Specifications, and declare SSH_PRIVATE_KEY with secret_type ssh_private_key (never ask for the key in the chat). A plan that creates a server at a provider reaches it the same way: over SSH with a key.',
           block('requirements_document', requirements?.content),
           block('repository_analysis', analysis?.content),
@@ -231,6 +252,7 @@ export function createPlanningService(deps: PlanningDeps) {
         if (typeof args.document !== 'string' || !args.document.trim()) throw badRequest('document must be the whole requirements text');
         await declareSecrets(ctx.projectId, args.secrets ?? []);
         await putDocument(ctx.projectId, 'requirements', args.document, args.ready_to_continue === true);
+        await recordAnalysisAnswers(ctx.projectId, args.analysis_answers);
         const complete = isRequirementsComplete(args.document);
         return `Saved the requirements document (${complete ? 'every section has substance' : 'some sections are still open'}).`;
       }
