@@ -5,7 +5,7 @@ import { watchForErrors } from './support/watchForErrors';
  * The DevOps Helper journey with the offline helper and the local (bubblewrap) sandbox: a person signs
  * in, creates a project, initialises its sandbox, opens the helper full page, accepts the Important
  * Notice, asks the helper to run a command, approves it and reads its output in the chat; a second
- * command is denied and never runs.
+ * command is denied and never runs; a reload shows the conversation again.
  */
 
 const REPLY_TIMEOUT = 45_000;
@@ -59,6 +59,15 @@ test('the DevOps Helper runs a command only after approval, and not after a deni
   await expect(second).toContainText('Denied');
   await expect(chat.locator('li[data-role="assistant"]').last()).toContainText('The command was denied; it did not run.', { timeout: REPLY_TIMEOUT });
   await expect(chat.locator('li[data-role="assistant"] pre').filter({ hasText: 'should-not-run' })).toHaveCount(0);
+
+  // A reload keeps the conversation: both messages, the command's output and the denial (the notice first).
+  await page.reload();
+  await notice.getByRole('checkbox').check();
+  await proceed.click();
+  await expect(chat.locator('li[data-role="user"]')).toHaveCount(2);
+  await expect(chat.locator('li[data-role="user"]').first()).toContainText('echo hello-helper');
+  await expect(chat.locator('li[data-role="assistant"] pre').first()).toContainText('hello-helper');
+  await expect(chat.locator('li[data-role="assistant"]').last()).toContainText('The command was denied; it did not run.');
 
   expect(errors).toEqual([]);
 });

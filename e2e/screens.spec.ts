@@ -1,35 +1,15 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { planAnN8nStack } from './support/planning';
+import { photograph, SIZES } from './support/screenshots';
 
 /**
  * The screens a person lives in, at the three sizes people use (issue 13): every main screen is
  * photographed into test-results/screenshots/ (kept by CI as an artifact, so layout regressions can be
  * seen), and the execution stage is measured — steps readable at 1280 and 390, the chat/terminal in
  * view while the steps scroll, a terminal of at least 100 columns at 1440, and a phone that opens on
- * the work with the stages a tap away and nothing overflowing sideways.
+ * the work with the stages a tap away and nothing overflowing sideways. The validation stage, which
+ * needs every execution step run, is photographed by e2e/validation.spec.ts.
  */
-
-const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-] as const;
-
-export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', 'test-results', 'screenshots');
-
-async function photograph(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    // Layout settles in the next frames (ResizeObserver, xterm fit): wait for two of them, not a fixed time.
-    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-    // What a person sees first, and the whole page.
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}x${size.height}.png`) });
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}x${size.height}-full.png`), fullPage: true });
-  }
-}
 
 /** Nothing on the page is wider than the window (no sideways scrolling). */
 async function sidewaysOverflow(page: Page): Promise<number> {

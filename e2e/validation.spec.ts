@@ -2,6 +2,7 @@ import { expect, test, type Locator } from '@playwright/test';
 import { planAnN8nStack, recordStatusTexts, STEP_TIMEOUT, STREAM_TIMEOUT } from './support/planning';
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
+import { photograph, SIZES } from './support/screenshots';
 
 /**
  * The validation journey with the offline planner and the local (bubblewrap) sandbox: a person plans an
@@ -79,6 +80,9 @@ test('a person executes every step with the remote ones skipped, proceeds to val
   await expect(check(1)).toContainText('failed');
   await expect(check(1).getByRole('alert')).toContainText(/The command exited with code \d+\./);
   await expect(validation.getByText('Last Executed: Step 1 (failed)')).toBeVisible({ timeout: 15_000 });
+  // The validation stage with its failed check, at the three sizes (kept with the other screens in CI).
+  await photograph(page, 'stage5-validation');
+  await page.setViewportSize(SIZES[0]);
   await expect(page).toHaveURL(new RegExp(`/app/${projectId}$`));
   const statusTexts = await page.evaluate(() => (window as unknown as { statusTexts: string[] }).statusTexts);
   expect(statusTexts.some((text) => text.includes('Infrastructure Successfully Validated!'))).toBe(false);

@@ -15,3 +15,4 @@ export * from './constants/devopsHelper';
 export * from './constants/costs';
 export * from './constants/activity';
 export * from './constants/marketing';
+export * from './constants/agents';

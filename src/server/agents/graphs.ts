@@ -57,6 +57,11 @@ export const AGENT_TOOLS: Record<AgentName, AgentTool[]> = {
             document: { type: 'string' },
             secrets: { type: 'array', items: SECRET_ITEM },
             ready_to_continue: { type: 'boolean' },
+            analysis_answers: {
+              type: 'object',
+              description: "The person's answers to the repository analysis's questions, keyed by each question exactly as the analysis asks it.",
+              additionalProperties: { type: 'string' },
+            },
           },
           required: ['document', 'secrets', 'ready_to_continue'],
         },

@@ -8,7 +8,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { planningThreads } from '../db/schema';
 import { HttpError, notFound } from '../errors';
-import { createRedactor } from '../sandbox/redactor';
+import { createRedactor, redactText } from '../sandbox/redactor';
 import { STREAM_EVENTS, type StreamEvent } from '../../shared/events';
 import { modelErrorMessage } from './modelErrors';
 import type { ModelChoice } from './models';
@@ -88,26 +88,80 @@ export async function threadMessages(graph: ToolGraph, threadId: string): Promis
   return ((await graph.getState({ configurable: { thread_id: threadId } })).values as { messages?: BaseMessage[] }).messages ?? [];
 }
 
+/** The given thread when it is this project's thread of this agent, else the project's latest of the agent. */
+export async function findThread(db: Db, q: { projectId: number; agent: string; threadId?: string }): Promise<string | undefined> {
+  const own = and(eq(planningThreads.projectId, q.projectId), eq(planningThreads.agent, q.agent));
+  const [row] = await db
+    .select({ id: planningThreads.id })
+    .from(planningThreads)
+    .where(q.threadId ? and(own, eq(planningThreads.id, q.threadId)) : own)
+    .orderBy(desc(planningThreads.updatedAt))
+    .limit(1);
+  return row?.id;
+}
+
 /**
  * The thread of a turn in the planning threads table: the given one when it is this project's thread of
  * this agent (404 otherwise), else the project's latest of the agent, else (or with `fresh`) a new one.
  */
 export async function resolveThread(db: Db, q: { projectId: number; agent: string; threadId?: string; fresh?: boolean }): Promise<string> {
-  const own = and(eq(planningThreads.projectId, q.projectId), eq(planningThreads.agent, q.agent));
   if (!q.fresh) {
-    const [row] = await db
-      .select({ id: planningThreads.id })
-      .from(planningThreads)
-      .where(q.threadId ? and(own, eq(planningThreads.id, q.threadId)) : own)
-      .orderBy(desc(planningThreads.updatedAt))
-      .limit(1);
-    if (row) return row.id;
+    const found = await findThread(db, q);
+    if (found) return found;
     if (q.threadId) throw notFound('Thread not found');
   }
   const id = randomUUID();
   await db.insert(planningThreads).values({ id, projectId: q.projectId, agent: q.agent });
   return id;
 }
+
+/** A message of a chat read back after a reload. */
+export interface HistoryMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface HistoryOptions {
+  /** Secret values never shown (a person may have typed one; the model may have repeated it). */
+  secrets: readonly string[];
+  /** Messages no person typed (a flow's fixed prompt), left out. */
+  hidden?: readonly string[];
+  /** The chat text a tool's result showed while the turn streamed (a command's outcome); none when absent. */
+  toolNote?(call: ToolCall | undefined, result: ToolMessage): string | null;
+}
+
+/**
+ * A checkpointed conversation as the chat showed it live: each person's message, then one assistant
+ * message per turn (its texts and tool notes joined, as they streamed into one bubble), redacted.
+ */
+export function chatHistory(messages: readonly BaseMessage[], options: HistoryOptions): HistoryMessage[] {
+  const out: HistoryMessage[] = [];
+  const calls = new Map<string, ToolCall>();
+  const say = (text: string): void => {
+    const last = out.at(-1);
+    if (last?.role === 'assistant') last.content += text;
+    else out.push({ role: 'assistant', content: text });
+  };
+  for (const message of messages) {
+    const type = message.getType();
+    if (type === 'human') {
+      const text = messageText(message);
+      if (text.trim() && !options.hidden?.includes(text)) out.push({ role: 'user', content: text });
+    } else if (type === 'ai') {
+      for (const call of (message as AIMessage).tool_calls ?? []) if (call.id) calls.set(call.id, call);
+      say(messageText(message));
+    } else if (type === 'tool' && options.toolNote) {
+      const result = message as ToolMessage;
+      say(options.toolNote(calls.get(result.tool_call_id), result) ?? '');
+    }
+  }
+  return out
+    .map((m) => ({ role: m.role, content: redactText(m.content, options.secrets) }))
+    .filter((m) => m.content.trim());
+}
+
+/** The result of a tool call a stopped turn left open (the chat showed nothing for it). */
+export const STOPPED_TOOL_ANSWER = 'The turn was stopped by the user; the tool call did not run.';
 
 /**
  * Results for the tool calls a stopped turn left unanswered, so the conversation stays well formed (a
@@ -119,7 +173,7 @@ async function openToolCallAnswers(graph: ToolGraph, threadId: string): Promise<
   const last = [...messages].reverse().find((m) => m.getType() === 'ai') as AIMessage | undefined;
   return (last?.tool_calls ?? [])
     .filter((c) => c.id && !answered.has(c.id))
-    .map((c) => new ToolMessage({ content: 'The turn was stopped by the user; the tool call did not run.', tool_call_id: c.id!, name: c.name }));
+    .map((c) => new ToolMessage({ content: STOPPED_TOOL_ANSWER, tool_call_id: c.id!, name: c.name }));
 }
 
 export interface TurnRequest {

@@ -54,14 +54,18 @@ const cleanName = (name: string): string | null => {
   return parts.join('/');
 };
 
+/** What a zip leaves out of an entry (by its path in the tar): true for a secret file (listed), 'skip' for one outside the download. */
+export type EntryFilter = (name: string) => boolean | 'skip';
+
 /**
  * Converts a tar stream (GNU or pax, as `tar -cf -` writes it) into a zip stream with yazl, entry by
  * entry and with backpressure, so a workspace of any size is never held in memory. Regular files,
  * directories and symlinks (stored as zip symlinks, never followed) are kept; other types are skipped.
  * Files and links `leaveOut` answers true for (by their path in the tar) are dropped, their data never
- * read into the zip, and a note listing them (LEFT_OUT_NOTE_NAME) is added instead.
+ * read into the zip, and a note listing them (LEFT_OUT_NOTE_NAME) is added instead; entries it answers
+ * 'skip' for (folders too) are not part of this download at all, and are not listed.
  */
-export function tarToZip(tar: Readable, prefix = '', leaveOut?: (name: string) => boolean): Readable {
+export function tarToZip(tar: Readable, prefix = '', leaveOut?: EntryFilter): Readable {
   const leftOut: string[] = [];
   const zip = new yazl.ZipFile();
   const output = zip.outputStream as unknown as Readable;
@@ -89,8 +93,10 @@ export function tarToZip(tar: Readable, prefix = '', leaveOut?: (name: string) =
     longLink = null;
     pax = {};
     if (name === null || (name === '' && !prefix)) return;
+    const verdict = name === '' ? false : leaveOut?.(name);
+    if (verdict === 'skip') return;
     // Folders stay (empty when all they hold is secret): the layout is not a secret.
-    if (name !== '' && h.type !== '5' && leaveOut?.(name)) {
+    if (verdict && h.type !== '5') {
       leftOut.push(entryName(name));
       return;
     }

@@ -74,6 +74,20 @@ export function secretFilter(relativeFolder: string, includeSecrets = false): ((
   return (name) => isSecretPath(relativeFolder ? `${relativeFolder}/${name}` : name);
 }
 
+/**
+ * What the project folder download leaves out: the secret files (as `secretFilter`) and the workspace's
+ * step history (its `.git`), which only the working directory download carries; so the two buttons give
+ * the project's files as they are now, and the whole working directory with its history.
+ */
+export function projectFolderFilter(relativeFolder: string, includeSecrets = false): (name: string) => boolean | 'skip' {
+  const secret = secretFilter(relativeFolder, includeSecrets);
+  return (name) => {
+    const path = relativeFolder ? `${relativeFolder}/${name}` : name;
+    if (path.split('/')[0] === '.git') return 'skip';
+    return secret?.(name) ?? false;
+  };
+}
+
 /** The file a download holds in place of the secret files it left out, listing them. */
 export const LEFT_OUT_NOTE_NAME = 'SECRET-FILES-LEFT-OUT.txt';
 export const leftOutNote = (paths: readonly string[]): string =>

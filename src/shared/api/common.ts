@@ -34,3 +34,16 @@ export type MessageBody = Static<typeof MessageBody>;
 
 export const StatusResponse = Type.Object({ status: Type.String(), detail: Type.Optional(Type.String()) });
 export type StatusResponse = Static<typeof StatusResponse>;
+
+/**
+ * A conversation read back so that a reloaded chat shows it again: the agent's latest thread in the
+ * project (`thread_id` null while there is none), the model that answers it, and its messages as the
+ * chat showed them, with the project's secrets redacted. GET /api/planning/threads/{agent},
+ * GET /api/execution/thread, GET /api/devops-helper/thread.
+ */
+export const ChatThreadResponse = Type.Object({
+  thread_id: Type.Union([Type.String(), Type.Null()]),
+  model: Type.String(),
+  messages: Type.Array(Type.Object({ role: Type.Enum(['user', 'assistant']), content: Type.String() })),
+});
+export type ChatThreadResponse = Static<typeof ChatThreadResponse>;

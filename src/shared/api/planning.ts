@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ENVIRONMENT_DIALOG, NO_ANALYSIS_MESSAGE, USER_SECRETS } from '../constants/planning';
-import { MessageBody } from './common';
+import { ChatThreadResponse, MessageBody } from './common';
 import { Repository } from './repositories';
 
 /**
@@ -172,9 +172,12 @@ export type PlanResponse = Static<typeof PlanResponse>;
 export const ArchitecturePlanResponse = PlanResponse;
 export type ArchitecturePlanResponse = PlanResponse;
 
-/** GET /api/planning/implementation-plan */
-export const ImplementationPlanResponse = PlanResponse;
-export type ImplementationPlanResponse = PlanResponse;
+/**
+ * GET /api/planning/implementation-plan. Ours: `outdated` is true when the architecture plan was saved
+ * after this plan, which then has to be generated again before it can be confirmed.
+ */
+export const ImplementationPlanResponse = Type.Object({ plan: Type.String(), outdated: Type.Optional(Type.Boolean()) });
+export type ImplementationPlanResponse = Static<typeof ImplementationPlanResponse>;
 
 /** The planning agents whose conversation can be read back: GET /api/planning/threads/{agent}. */
 export const PLANNING_AGENTS = ['requirements', 'analyzer', 'architect', 'implementation'] as const;
@@ -185,9 +188,5 @@ export type PlanningThreadParams = Static<typeof PlanningThreadParams>;
  * GET /api/planning/threads/{agent}: the agent's latest conversation in the project (`thread_id` null
  * while there is none) and the model that answers it, so a reloaded chat shows the thread again.
  */
-export const PlanningThreadResponse = Type.Object({
-  thread_id: Type.Union([Type.String(), Type.Null()]),
-  model: Type.String(),
-  messages: Type.Array(Type.Object({ role: Type.Enum(['user', 'assistant']), content: Type.String() })),
-});
-export type PlanningThreadResponse = Static<typeof PlanningThreadResponse>;
+export const PlanningThreadResponse = ChatThreadResponse;
+export type PlanningThreadResponse = ChatThreadResponse;

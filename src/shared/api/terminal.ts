@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { TERMINAL_ID_PATTERN } from '../constants/terminal';
 
 /**
  * GET /api/terminal/commands (SSE): the commands the server runs for a project's steps, shown in the
@@ -34,3 +35,14 @@ export type TerminalEndEvent = Static<typeof TerminalEndEvent>;
 
 /** Any frame of GET /api/terminal/commands. */
 export type TerminalStreamEvent = TerminalCommandEvent | TerminalOutputEvent | TerminalEndEvent;
+
+/**
+ * Query of the terminal socket, /api/sandboxes/{projectId}/ws?terminal=<id>: which of the person's shells
+ * in the sandbox to attach (one per browser tab; `main` when absent). A new id past TERMINAL.maxSessions
+ * shells is closed with code 4003 and the reason TERMINAL.tooManySessions.
+ */
+export const TerminalSocketQuery = Type.Object(
+  { terminal: Type.Optional(Type.String({ pattern: TERMINAL_ID_PATTERN })) },
+  { additionalProperties: false },
+);
+export type TerminalSocketQuery = Static<typeof TerminalSocketQuery>;

@@ -61,6 +61,10 @@ export const ARCHITECTURE_TEXT = {
 export const IMPLEMENTATION_TEXT = {
   viewTitle: 'Implementation Plan',
   loadError: 'Error loading implementation plan',
+  /** Ours: the plan was made before the architecture last changed. */
+  outdated: 'The architecture changed after this plan was made, so it no longer matches it. Generate the plan again before confirming it.',
+  regenerate: 'Regenerate implementation plan',
+  outdatedHint: 'Regenerate the plan first: the architecture changed after it was made',
 } as const;
 
 export const PLANNING_ERRORS = {

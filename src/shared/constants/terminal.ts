@@ -17,4 +17,13 @@ export const TERMINAL = {
   commandError: '❌ Error executing command',
   /** Ours: the label of a command the server runs, shown (never typed) in the terminal. */
   agentPrompt: 'agent',
+  /** Ours: shells one person may keep in one sandbox (one per browser tab), each with its own pty. */
+  maxSessions: 4,
+  /** Ours: why a terminal past `maxSessions` closed (a WebSocket close reason: at most 123 bytes). */
+  tooManySessions: 'Too many terminals: at most 4 per sandbox. Close another terminal first.',
+  /** Ours: the control shown when a terminal's socket dropped. */
+  reconnect: 'Reconnect',
 } as const;
+
+/** Ours: the `?terminal=` id of a socket, naming one of a person's shells in a sandbox (one per browser tab). */
+export const TERMINAL_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';

@@ -7,7 +7,7 @@ import { approvalRequested, devopsHelperChatKey, selectApprovals } from '../../.
 import { DEVOPS_HELPER, DEVOPS_HELPER_APPROVAL, DEVOPS_HELPER_WARNING, INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import { createMockSocketServer } from '../utils/mockSocket';
 import { renderWithProviders } from '../utils/renderWithProviders';
-import { api, server } from '../utils/server';
+import { api, db, server } from '../utils/server';
 import { makeAppStore } from '../utils/store';
 
 const PROJECT = 7;
@@ -181,6 +181,36 @@ describe('approval socket saga', () => {
     const before = pings(mock.received);
     await advance(DEVOPS_HELPER.approvalPingMs * 2);
     expect(pings(mock.received)).toBe(before);
+  });
+});
+
+describe('DevOps Helper chat history', () => {
+  it('a reload shows the stored conversation with its command notes, and the next message continues its thread', async () => {
+    createMockSocketServer(SOCKET_URL);
+    window.localStorage.setItem(DEVOPS_HELPER.acceptanceStorageKey, 'true');
+    db.chatThreads.set(`${PROJECT}:devops-helper`, {
+      thread_id: 't-helper',
+      model: 'offline-planner',
+      messages: [
+        { role: 'user', content: 'run `uptime`' },
+        { role: 'assistant', content: 'Running it.\n\n`uptime` exited with code 0: up 3 days' },
+      ],
+    });
+    const bodies: unknown[] = [];
+    server.use(
+      http.post(api('/devops-helper/chat'), async ({ request }) => {
+        bodies.push(await request.json());
+        return new HttpResponse('event: id\ndata: {"thread_id":"t-helper"}\n\nevent: message\ndata: {"event":"on_chat_model_end","thread_id":"t-helper"}\n\n', {
+          headers: { 'content-type': 'text/event-stream' },
+        });
+      }),
+    );
+    const { user } = renderPage();
+    expect(await screen.findByText(/exited with code 0: up 3 days/)).toBeInTheDocument();
+    expect(screen.getByText('run `uptime`')).toBeInTheDocument();
+    expect(screen.getByText('t-helper')).toBeInTheDocument();
+    await user.type(screen.getByRole('textbox'), 'and the load?{Enter}');
+    await waitFor(() => expect(bodies).toEqual([{ message: 'and the load?', thread_id: 't-helper' }]));
   });
 });
 

@@ -340,6 +340,69 @@ describe('execution chat panel', () => {
     expect(new URL(seen.urls[0]).searchParams.get('message')).toBe('What runs next?');
   });
 
+  it('a reload shows the stored conversation, and the next message continues its thread', async () => {
+    useFakeExecution(makeProgress([]));
+    db.chatThreads.set(`${PROJECT}:execution`, {
+      thread_id: 't-stored',
+      model: 'offline-planner',
+      messages: [
+        { role: 'user', content: 'Why did step 1 fail?' },
+        { role: 'assistant', content: 'Step 1 failed: the port is taken.' },
+      ],
+    });
+    const seen = serveAgent(['{"event":"on_chat_model_stream","thread_id":"t-stored","chunk":{"content":"Still taken."}}', '{"event":"on_chat_model_end","thread_id":"t-stored"}']);
+    const { user } = renderWithProviders(
+      <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
+      { route },
+    );
+    const messages = screen.getByRole('list', { name: 'Messages' });
+    expect(await within(messages).findByText('Step 1 failed: the port is taken.')).toBeInTheDocument();
+    expect(within(messages).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['Why did step 1 fail?', 'Step 1 failed: the port is taken.']);
+    expect(screen.getByText(/Thread ID/)).toHaveTextContent('t-stored');
+
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'And now?{Enter}');
+    expect(await within(messages).findByText('Still taken.')).toBeInTheDocument();
+    expect(new URL(seen.urls[0]).searchParams.get('thread_id')).toBe('t-stored');
+    expect(within(messages).getAllByRole('listitem')).toHaveLength(4);
+  });
+
+  it('a message sent before the stored conversation arrived stays after it, shown once', async () => {
+    useFakeExecution(makeProgress([]));
+    let answerHistory: () => void = () => undefined;
+    const historyAnswered = new Promise<void>((resolve) => (answerHistory = resolve));
+    server.use(
+      http.get(api('/execution/thread'), async () => {
+        await historyAnswered;
+        // The server stored the live turn's message when it began.
+        return HttpResponse.json({
+          thread_id: 't-1',
+          model: 'offline-planner',
+          messages: [
+            { role: 'user', content: 'Earlier question' },
+            { role: 'assistant', content: 'Earlier answer' },
+            { role: 'user', content: 'Live question' },
+          ],
+        });
+      }),
+    );
+    serveAgent(['{"event":"on_chat_model_stream","thread_id":"t-1","chunk":{"content":"Live answer"}}', '{"event":"on_chat_model_end","thread_id":"t-1"}']);
+    const { user } = renderWithProviders(
+      <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
+      { route },
+    );
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Live question{Enter}');
+    const messages = screen.getByRole('list', { name: 'Messages' });
+    expect(await within(messages).findByText('Live answer')).toBeInTheDocument();
+    answerHistory();
+    expect(await within(messages).findByText('Earlier answer')).toBeInTheDocument();
+    expect(within(messages).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
+      'Earlier question',
+      'Earlier answer',
+      'Live question',
+      'Live answer',
+    ]);
+  });
+
   it('a failed stream says so; Stop adds the stopped message', async () => {
     useFakeExecution(makeProgress([]));
     server.use(http.get(api('/execution/agent'), () => HttpResponse.json({ detail: 'Out of credits' }, { status: 500 })));

@@ -111,6 +111,17 @@ describe('implementation stage', () => {
     expect(screen.getByRole('region', { name: 'Implementation Planner' })).toBeInTheDocument();
   });
 
+  it('an implementation plan made before the architecture changed says so, cannot be confirmed, and regenerates on request', async () => {
+    atStage(2);
+    planningDb.implementationPlan = '1. Install Docker';
+    server.use(http.get(api('/planning/implementation-plan'), () => HttpResponse.json({ plan: planningDb.implementationPlan, outdated: true })));
+    const { user } = renderApp('/app/7');
+    expect(await screen.findByText(IMPLEMENTATION_TEXT.outdated, {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Confirm Implementation Plan' })).toBeDisabled();
+    await user.click(screen.getByRole('button', { name: IMPLEMENTATION_TEXT.regenerate }));
+    await waitFor(() => expect(planningDb.streamCalls.map((c) => c.body.message)).toContain(PLANNING_PROMPTS.generateImplementationPlan));
+  });
+
   it("says 'Error loading implementation plan' when the plan cannot be read", async () => {
     atStage(2);
     server.use(http.get(api('/planning/implementation-plan'), () => HttpResponse.json({ detail: 'boom' }, { status: 500 })));

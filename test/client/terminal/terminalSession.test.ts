@@ -1,10 +1,11 @@
 import { waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { runSaga, type Task } from 'redux-saga';
+import { buffers, channel, runSaga, type Task } from 'redux-saga';
 import { TERMINAL_WATERMARKS } from '../../../src/client/features/terminal/flowControl';
 import { parseCommandFrame } from '../../../src/client/features/terminal/terminalCommandsChannel';
-import { terminalSession, type TerminalSink, type TerminalSize } from '../../../src/client/features/terminal/terminalSaga';
-import { INSTALLATION_ID_KEY, TERMINAL } from '../../../src/shared/constants';
+import { terminalIdOfThisTab } from '../../../src/client/features/terminal/terminalChannel';
+import { terminalConnection, terminalSession, type TerminalConnectionStatus, type TerminalSink, type TerminalSize } from '../../../src/client/features/terminal/terminalSaga';
+import { INSTALLATION_ID_KEY, TERMINAL, TERMINAL_ID_PATTERN } from '../../../src/shared/constants';
 import { createMockSocketServer, type MockSocketServer } from '../utils/mockSocket';
 import { api, server } from '../utils/server';
 
@@ -230,5 +231,42 @@ describe("the agent's commands shown in the terminal, never run in its shell", (
     expect(parseCommandFrame('{"step_number":2,"status":"odd"}').type).toBe('terminalCommands/failed');
     expect(parseCommandFrame('{"detail":"boom"}')).toEqual({ type: 'terminalCommands/failed', message: 'boom' });
     expect(parseCommandFrame('nope').type).toBe('terminalCommands/failed');
+  });
+});
+
+describe('several terminals and the reconnect control', () => {
+  it("opens this tab's terminal by its id, says why the server closed it, and reconnects into it when asked", async () => {
+    serveCommands([]);
+    // mock-socket routes by path (the query is not part of its match): the beforeEach server answers.
+    const tab = mock;
+    const terminal = new FakeTerminal();
+    const statuses: TerminalConnectionStatus[] = [];
+    const reconnects = channel<true>(buffers.sliding(1));
+    task = runSaga({}, terminalConnection, PROJECT, terminal, { terminalId: 'tab-1', onStatus: (s: TerminalConnectionStatus) => statuses.push(s), reconnects });
+    await tab.nextMessage();
+    expect(statuses).toEqual(['connected']);
+    const client = await tab.connection();
+    expect(client.url).toBe(`${URL_}?terminal=tab-1`);
+    client.close({ code: 4003, reason: TERMINAL.tooManySessions, wasClean: true });
+    await waitFor(() => expect(statuses).toEqual(['connected', 'closed']));
+    expect(terminal.text()).toContain(`${TERMINAL.connectionClosed}: ${TERMINAL.tooManySessions}`);
+    expect(terminal.dataListeners.size).toBe(0);
+
+    const again = tab.nextMessage();
+    reconnects.put(true);
+    expect(await again).toEqual({ type: 'resize', rows: 24, cols: 80 });
+    await waitFor(() => expect(statuses).toEqual(['connected', 'closed', 'connecting', 'connected']));
+    terminal.type('ls\r');
+    await waitFor(() => expect(tab.received).toContainEqual({ type: 'input', input: 'ls\r' }));
+    expect((await tab.connection()).url).toBe(`${URL_}?terminal=tab-1`);
+  });
+
+  it('a terminal id is kept per browser tab (session storage) and is one the server accepts', () => {
+    sessionStorage.clear();
+    const id = terminalIdOfThisTab();
+    expect(id).toMatch(new RegExp(TERMINAL_ID_PATTERN));
+    expect(terminalIdOfThisTab()).toBe(id);
+    sessionStorage.setItem('terminal-id', 'not valid!');
+    expect(terminalIdOfThisTab()).not.toBe('not valid!');
   });
 });

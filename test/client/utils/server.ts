@@ -1,7 +1,7 @@
 import { http, HttpResponse, type DefaultBodyType, type StrictRequest } from 'msw';
 import { setupServer } from 'msw/node';
 import type { LocalLoginBody, LocalLoginResponse, UserProfile } from '../../../src/shared/api/auth';
-import type { ErrorResponse } from '../../../src/shared/api/common';
+import type { ChatThreadResponse, ErrorResponse } from '../../../src/shared/api/common';
 import type { CreateProjectBody, Project, ProjectList } from '../../../src/shared/api/projects';
 import type { ProjectState, SetCurrentStageResponse, Stage, StageUpdateBody } from '../../../src/shared/api/stages';
 import type { ProjectCostsResponse as ProjectCosts } from '../../../src/shared/api/costs';
@@ -23,6 +23,8 @@ export const db = {
   projects: [] as Project[],
   projectStates: new Map<number, ProjectState>(),
   costs: new Map<number, ProjectCosts>(),
+  /** Stored conversations by `${projectId}:${path}` ('7:execution', '7:devops-helper'); none answers an empty thread. */
+  chatThreads: new Map<string, ChatThreadResponse>(),
   nextInstallationId: 1000,
 };
 
@@ -32,6 +34,7 @@ export function resetDb(): void {
   db.projects = [];
   db.projectStates = new Map();
   db.costs = new Map();
+  db.chatThreads = new Map();
   db.nextInstallationId = 1000;
   resetPlanningDb();
   resetActivityDb();
@@ -58,7 +61,16 @@ function findProject(id: string): Project | undefined {
   return db.projects.find((project) => project.id === Number(id));
 }
 
+/** GET /api/{execution,devops-helper}/thread: the stored conversation of the Project-Id's chat. */
+const chatThreadHandler = (path: 'execution' | 'devops-helper') =>
+  http.get<never, never, ChatThreadResponse | ErrorResponse>(api(`/${path}/thread`), ({ request }) => {
+    const key = `${request.headers.get('Project-Id')}:${path}`;
+    return unauthorised(request) ?? HttpResponse.json(db.chatThreads.get(key) ?? { thread_id: null, model: 'offline-planner', messages: [] });
+  });
+
 export const handlers = [
+  chatThreadHandler('execution'),
+  chatThreadHandler('devops-helper'),
   http.get<never, never, UserProfile | ErrorResponse>(api('/github/user'), ({ request }) => {
     return unauthorised(request) ?? HttpResponse.json(db.user);
   }),

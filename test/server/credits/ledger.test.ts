@@ -106,7 +106,13 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
     expect((await get(alice, '/api/user/credits')).json().credits_balance).toBeCloseTo(5 - Number(costs.total_cost), 8);
 
     const transactions = (await get(alice, '/api/user/transactions')).json();
-    expect(transactions.filter((t: { transaction_type: string }) => t.transaction_type === 'use')).toHaveLength(50);
+    const uses = transactions.filter((t: { transaction_type: string }) => t.transaction_type === 'use');
+    expect(uses).toHaveLength(50);
+    // A usage row names the agent as people know it, never its internal id.
+    for (const use of uses as Array<{ description: string }>) {
+      expect(use.description).toMatch(/^(Requirements Gatherer|Cloud Architecture Assistant) · /);
+      expect(use.description).not.toMatch(/requirementsAgent|cloudArchitectAgent/);
+    }
     // Newest first.
     const ids = transactions.map((t: { id: number }) => t.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));

@@ -243,6 +243,32 @@ describe('DevOps Helper', () => {
     expect(frames.at(-1)?.data.event).toBe('on_chat_model_end');
   });
 
+  it('reads the conversation back for a reloaded chat: messages, command notes, secrets redacted; scoped to the caller', async () => {
+    const typed = `please run \`echo typed ${CANARY} > /dev/null; echo "note=$CANARY_TOKEN"\``;
+    const reply = chat(typed);
+    await decide((await socket.next()).id, true);
+    const live = textOf(framesOf((await reply).body));
+    const response = await app.inject({ method: 'GET', url: '/api/devops-helper/thread', headers: headersOf(alice) });
+    expect(response.statusCode).toBe(200);
+    const thread = response.json<{ thread_id: string; model: string; messages: Array<{ role: string; content: string }> }>();
+    expect(thread.thread_id).toEqual(expect.any(String));
+    expect(response.body).not.toContain(CANARY);
+    // The last turn as it streamed: the person's message (its secret redacted), then one reply with the command's note.
+    expect(thread.messages.at(-2)).toEqual({ role: 'user', content: typed.replace(CANARY, '[REDACTED]') });
+    expect(thread.messages.at(-1)).toEqual({ role: 'assistant', content: live });
+    expect(live).toContain('note=[REDACTED]');
+    // Earlier turns are there too: the denied command's note.
+    expect(thread.messages.some((m) => m.role === 'assistant' && m.content.includes('The command was denied; it did not run.'))).toBe(true);
+
+    expect((await app.inject({ method: 'GET', url: '/api/devops-helper/thread', headers: headersOf(mallory) })).statusCode).toBe(404);
+    const fresh = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Quiet' } })).json().id as number;
+    expect((await app.inject({ method: 'GET', url: '/api/devops-helper/thread', headers: headersOf(alice, fresh) })).json()).toEqual({
+      thread_id: null,
+      model: expect.any(String),
+      messages: [],
+    });
+  });
+
   it('refuses a turn with 402 once the balance is spent', async () => {
     const broke = await signIn(app, 'broke');
     const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: broke.headers, payload: { name: 'no credit' } })).json();

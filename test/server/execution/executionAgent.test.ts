@@ -81,6 +81,22 @@ describe.each(databaseKinds())('execution agent stream (%s)', (kind) => {
     expect(raw).not.toContain(Buffer.from(CANARY).toString('base64').replace(/=+$/, ''));
   });
 
+  it('reads the conversation back for a reloaded chat, secrets redacted, scoped to the caller', async () => {
+    const { events } = await ask(`Is ${CANARY} safe to keep here?`);
+    const response = await app.inject({ method: 'GET', url: '/api/execution/thread', headers: { ...alice.headers, 'project-id': String(projectId) } });
+    expect(response.statusCode).toBe(200);
+    const thread = response.json<{ thread_id: string; messages: Array<{ role: string; content: string }> }>();
+    expect(thread.thread_id).toBe(events.at(-1)!.thread_id);
+    expect(response.body).not.toContain(CANARY);
+    expect(thread.messages[0]).toEqual({ role: 'user', content: 'How is it going?' });
+    expect(thread.messages.at(-2)).toEqual({ role: 'user', content: 'Is [REDACTED] safe to keep here?' });
+    expect(thread.messages.at(-1)).toEqual({ role: 'assistant', content: text(events) });
+    expect(thread.messages.map((m) => m.role)).toEqual(thread.messages.map((_m, i) => (i % 2 ? 'assistant' : 'user')));
+
+    const mallory = await signIn(app, 'mallory');
+    expect((await app.inject({ method: 'GET', url: '/api/execution/thread', headers: { ...mallory.headers, 'project-id': String(projectId) } })).statusCode).toBe(404);
+  });
+
   it('answers 400 without a message and 404 for a thread that is not this project’s', async () => {
     const bad = await app.inject({ method: 'GET', url: '/api/execution/agent', headers: { ...alice.headers, 'project-id': String(projectId) } });
     expect(bad.statusCode).toBe(400);

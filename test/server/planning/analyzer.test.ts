@@ -193,6 +193,17 @@ describe('analyzer with the local provider', () => {
     const after = (await call(alice, projectId, 'GET', '/api/planning/requirements/user-secrets')).json<{ secrets: Array<{ name: string }> }>().secrets.map((s) => s.name);
     expect(after).toEqual(expect.arrayContaining(['DATABASE_URL', 'SESSION_SECRET']));
 
+    // The analysis's questions, answered in the requirements chat, show answered in the analysis.
+    const questionsNow = async (): Promise<Record<string, string>> =>
+      (await call(alice, projectId, 'GET', '/api/planning/analysis')).json<{ user_questions: { questions: Record<string, string> } }>().user_questions.questions;
+    const domainQuestion = Object.keys(await questionsNow()).find((q) => q.startsWith('Which domain'))!;
+    expect((await questionsNow())[domainQuestion]).toBe('');
+    const answer = await call(alice, projectId, 'POST', '/api/planning/requirements-gatherer', { message: 'serve it at shop.example.com on my existing server deploy@203.0.113.7' });
+    expect(answer.statusCode).toBe(200);
+    const answered = await questionsNow();
+    expect(answered[domainQuestion]).toBe('shop.example.com');
+    expect(Object.entries(answered).find(([q]) => q.startsWith('Where should it run'))?.[1]).toMatch(/existing server/i);
+
     // Nothing stored (documents, the model's messages, secrets) nor logged holds a value in clear.
     const stored = await storedText();
     expect(stored).toContain('Analyse local/shop on branch deploy.');

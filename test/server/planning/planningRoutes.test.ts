@@ -123,9 +123,21 @@ describe.each(databaseKinds())('planning routes (%s)', (kind) => {
     expect(plan).toContain('n8nio/n8n:1.64.3');
 
     await chat(alice, projectId, 'implementation-planner', 'Generate implementation plan');
-    const impl = (await call(alice, projectId, 'GET', '/api/planning/implementation-plan')).json<{ plan: string }>().plan;
+    const implAnswer = (await call(alice, projectId, 'GET', '/api/planning/implementation-plan')).json<{ plan: string; outdated: boolean }>();
+    const impl = implAnswer.plan;
     expect(impl).toMatch(/## Step 1: /);
     expect(impl).toContain('compose up -d');
+    expect(implAnswer.outdated).toBe(false);
+
+    // The architecture changed after the implementation was planned: the plan says it is outdated until generated again.
+    const updatedAt = async (): Promise<string> => (await call(alice, projectId, 'GET', `/api/projects/${projectId}`)).json<{ updated_at: string }>().updated_at;
+    const before = await updatedAt();
+    await chat(alice, projectId, 'cloud-architect', 'Please also add Redis');
+    expect((await call(alice, projectId, 'GET', '/api/planning/implementation-plan')).json()).toMatchObject({ plan: impl, outdated: true });
+    // …and the project's Last Updated moved with it.
+    expect(Date.parse(await updatedAt())).toBeGreaterThan(Date.parse(before));
+    await chat(alice, projectId, 'implementation-planner', 'Generate implementation plan');
+    expect((await call(alice, projectId, 'GET', '/api/planning/implementation-plan')).json()).toMatchObject({ outdated: false });
     const agents = (await database.db.select().from(tokenUsage).where(eq(tokenUsage.projectId, projectId))).map((u) => u.agent);
     expect(new Set(agents)).toEqual(new Set(['requirementsAgent', 'cloudArchitectAgent', 'implementationPlanningAgent']));
   });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -101,6 +102,22 @@ describe('local provider', () => {
       ],
     });
     expect((await branches('local/pyapp.git')).json()).toEqual({ branches: [{ name: 'master', protected: false, commit_sha: shas.pyMaster }] });
+  });
+
+  test("a clone offers its origin's branches too (origin/*), after its own", async () => {
+    const clone = path.join(reposDir, 'shop-clone');
+    execFileSync('git', ['clone', '--quiet', path.join(reposDir, 'shop'), clone]);
+    try {
+      expect((await branches('local/shop-clone')).json()).toEqual({
+        branches: [
+          { name: 'main', protected: false, commit_sha: shas.main },
+          { name: 'origin/feature/docker', protected: false, commit_sha: shas['feature/docker'] },
+          { name: 'origin/main', protected: false, commit_sha: shas.main },
+        ],
+      });
+    } finally {
+      fs.rmSync(clone, { recursive: true, force: true });
+    }
   });
 
   test.each([

@@ -166,6 +166,15 @@ describe.each(cases)('sandbox routes (%s, %s driver)', (kind, driverKind) => {
     const folder = await call(alice, 'GET', `${base}/home/${username}/workspace/terraform`);
     expect([...(await readZip(folder.rawPayload)).keys()]).toEqual(['main.tf']);
 
+    // The two buttons give different zips: the working directory with its step history (.git), the
+    // project folder with the project's files only (the history is not listed as a secret left out).
+    const working = await readZip((await call(alice, 'GET', `/api/projects/${projectId}/workspace/download`)).rawPayload);
+    const project = await readZip(whole.rawPayload);
+    expect([...working.keys()].some((name) => name.startsWith('.git/'))).toBe(true);
+    expect([...project.keys()].filter((name) => name === '.git' || name.startsWith('.git/'))).toEqual([]);
+    expect([...project.keys()].filter((name) => !name.startsWith('.git/')).sort()).toEqual([...working.keys()].filter((name) => !name.startsWith('.git/')).sort());
+    expect(project.get('SECRET-FILES-LEFT-OUT.txt')?.data.toString() ?? '').not.toContain('.git');
+
     await exec('ln -sfn /etc etc-link');
     for (const [query, status] of [
       [`/home/${username}/workspace/etc-link`, 400],

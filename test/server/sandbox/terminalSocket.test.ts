@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
+import { TERMINAL } from '../../../src/shared/constants';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
@@ -90,13 +91,14 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
   });
 
   /** Opens a socket; answers the client, or the HTTP status the handshake was refused with. */
-  const open = (options: { user?: TestUser | null; origin?: string | null; project?: number } = {}): Promise<TerminalClient | number> =>
+  const open = (options: { user?: TestUser | null; origin?: string | null; project?: number; terminal?: string } = {}): Promise<TerminalClient | number> =>
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = {};
       const user = options.user === undefined ? alice : options.user;
       if (user) headers.cookie = user.cookie;
       const origin = options.origin === undefined ? ORIGIN : options.origin;
-      const ws = new WebSocket(`${base}/api/sandboxes/${options.project ?? projectId}/ws`, { headers, ...(origin ? { origin } : {}) });
+      const query = options.terminal === undefined ? '' : `?terminal=${encodeURIComponent(options.terminal)}`;
+      const ws = new WebSocket(`${base}/api/sandboxes/${options.project ?? projectId}/ws${query}`, { headers, ...(origin ? { origin } : {}) });
       const client = new TerminalClient(ws);
       ws.once('open', () => resolve(client));
       ws.once('unexpected-response', (_req, res) => {
@@ -106,8 +108,8 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
       ws.once('error', (err) => reject(err));
     });
 
-  const connect = async (): Promise<TerminalClient> => {
-    const client = await open();
+  const connect = async (terminal?: string): Promise<TerminalClient> => {
+    const client = await open({ terminal });
     if (typeof client === 'number') throw new Error(`refused with ${client}`);
     client.send({ type: 'resize', rows: 24, cols: 80 });
     return client;
@@ -257,5 +259,41 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
     second.input('echo taken-over\r');
     await second.waitFor(/taken-over\r?\n/);
     second.close();
+  });
+
+  it('a second terminal (another tab) gets a shell of its own and the first stays open', async () => {
+    const first = await connect('tab-a');
+    const second = await connect('tab-b');
+    try {
+      first.input('export MARK=tab-a-only\r');
+      await first.waitFor(/\$ $/m);
+      second.input('echo "mark=[$MARK]"\r');
+      await second.waitFor(/mark=\[\]/);
+      first.input('echo "mark=[$MARK]"\r');
+      await first.waitFor(/mark=\[tab-a-only\]/);
+      expect(first.ws.readyState).toBe(WebSocket.OPEN);
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+
+  it(`keeps at most ${TERMINAL.maxSessions} terminals per person and sandbox, closing one more with a clear reason`, async () => {
+    // Shells of earlier tests wait out their grace period first.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const tabs = await Promise.all(Array.from({ length: TERMINAL.maxSessions }, (_v, i) => connect(`limit-${i}`)));
+    try {
+      const extra = await connect('limit-extra');
+      expect(await extra.closed).toEqual({ code: 4003, reason: TERMINAL.tooManySessions });
+      // A terminal already open still reconnects (taking its shell over).
+      const again = await connect('limit-0');
+      expect((await tabs[0]!.closed).code).toBe(4000);
+      again.input('echo still-here\r');
+      await again.waitFor(/still-here\r?\n/);
+      again.close();
+    } finally {
+      for (const tab of tabs) tab.close();
+    }
+    expect(await open({ terminal: 'no spaces allowed' })).toBe(400);
   });
 });

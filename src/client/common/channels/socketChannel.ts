@@ -5,7 +5,7 @@ export type SocketEvent<T> =
   | { type: 'socket/opened' }
   | { type: 'socket/message'; payload: T }
   | { type: 'socket/errored' }
-  | { type: 'socket/closed'; code: number; wasClean: boolean };
+  | { type: 'socket/closed'; code: number; wasClean: boolean; reason: string };
 
 export interface SocketChannel<TIn, TOut> {
   events: EventChannel<SocketEvent<TIn>>;
@@ -48,7 +48,7 @@ export function createSocketChannel<TIn, TOut = unknown>(
       if (payload !== null) emit({ type: 'socket/message', payload });
     };
     const onClose = (event: CloseEvent): void => {
-      emit({ type: 'socket/closed', code: event.code, wasClean: event.wasClean });
+      emit({ type: 'socket/closed', code: event.code, wasClean: event.wasClean, reason: event.reason });
       emit(END);
     };
     socket.addEventListener('open', onOpen);

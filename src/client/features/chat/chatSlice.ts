@@ -1,6 +1,7 @@
 import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { CHAT, type ChatRole } from '../../../shared/constants';
 import { rootReducer } from '../../app/store';
+import { historyBefore } from './chatHistory';
 
 /** How an assistant message came to be, when it is not the agent's own words. */
 export type ChatNoticeKind = 'error' | 'stopped' | 'outOfCredits';
@@ -131,7 +132,6 @@ export const chatSlice = createSlice({
       push(thread, 'assistant', '', { pending: true });
       thread.status = 'streaming';
       thread.stopRequested = false;
-      thread.restored = true;
     },
     /** Streamed content. `ownThread` is false for a stream of another agent shown in this chat (the analyser's). */
     chunkReceived(
@@ -166,8 +166,8 @@ export const chatSlice = createSlice({
       settle(thread);
     },
     /**
-     * The stored conversation, read on first show so that a reload shows the thread again. Ignored once
-     * this page has said anything in the chat.
+     * The stored conversation, read on first show so that a reload shows the thread again: it goes before
+     * what this page already said in the chat (`historyBefore`), once per page.
      */
     threadRestored(
       state,
@@ -179,13 +179,15 @@ export const chatSlice = createSlice({
       }>,
     ) {
       const thread = threadOf(state, action.payload.key);
-      if (thread.restored || thread.status !== 'idle') return;
+      if (thread.restored) return;
       thread.restored = true;
-      thread.threadId = action.payload.threadId;
-      thread.model = action.payload.model ?? thread.model;
-      for (const message of action.payload.messages) {
+      thread.threadId ??= action.payload.threadId;
+      thread.model ??= action.payload.model;
+      const live = thread.messages.splice(0);
+      for (const message of historyBefore(action.payload.messages, live)) {
         if (message.content) push(thread, message.role, message.content);
       }
+      thread.messages.push(...live);
     },
   },
   selectors: {

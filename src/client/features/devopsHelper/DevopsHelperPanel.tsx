@@ -5,6 +5,8 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { useInjectSaga } from '../../app/injectSaga';
 import { Chat } from '../chat/Chat';
 import { chatSaga } from '../chat/chatSaga';
+import { useChatRestored, useThreadRestore } from '../chat/useThreadRestore';
+import { useGetDevopsHelperThreadQuery } from './devopsHelperApi';
 import type { ChatMessage } from '../chat/chatSlice';
 import { ApprovalCard } from './components/ApprovalCard';
 import { WarningDialog } from './components/WarningDialog';
@@ -28,6 +30,9 @@ export function DevopsHelperPanel({ projectId, onDecline }: DevopsHelperPanelPro
   const key = devopsHelperChatKey(projectId);
   const approvals = useAppSelector((state) => selectApprovals(state, key));
   const [accepted, setAccepted] = useState(isWarningAccepted);
+  // A reload shows the stored conversation again (read once per page, fresh from the server).
+  const restored = useChatRestored(key);
+  useThreadRestore(key, useGetDevopsHelperThreadQuery(projectId, { skip: restored || !accepted, refetchOnMountOrArgChange: true }));
 
   useEffect(() => clearAcceptanceOnUnload(), []);
   useEffect(() => {

@@ -7,6 +7,7 @@ import type {
   ExecutionTriggerResponse,
   Step,
 } from '../../../shared/api/execution';
+import type { ChatThreadResponse } from '../../../shared/api/common';
 import { EXECUTION } from '../../../shared/constants';
 import { apiSlice } from '../../api/apiSlice';
 
@@ -49,6 +50,10 @@ export const executionApi = apiSlice.enhanceEndpoints({ addTagTypes: ['Execution
       }),
       invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ExecutionProgress', id: projectId }],
     }),
+    /** Ours: the execution agent's stored conversation, read when the chat first shows (a reload keeps it). */
+    getExecutionThread: build.query<ChatThreadResponse, number>({
+      query: (projectId) => ({ url: '/execution/thread', headers: projectHeader(projectId) }),
+    }),
     /** Ours: stops a running step; answers it as stored (failed, cancelled). */
     cancelStep: build.mutation<Step, CancelStepArgs>({
       query: ({ projectId, ...body }) => ({
@@ -62,4 +67,4 @@ export const executionApi = apiSlice.enhanceEndpoints({ addTagTypes: ['Execution
   }),
 });
 
-export const { useGetExecutionProgressQuery } = executionApi;
+export const { useGetExecutionProgressQuery, useGetExecutionThreadQuery } = executionApi;

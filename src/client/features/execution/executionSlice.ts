@@ -1,6 +1,7 @@
 import { createSlice, nanoid, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import type { ChatRole } from '../../../shared/constants';
 import { rootReducer } from '../../app/store';
+import { historyBefore } from '../chat/chatHistory';
 import { executionApi } from './executionApi';
 import { toViewSteps } from './executionModel';
 import { stepActions, type PendingStepAction, type StepActionKind } from './stepActions';
@@ -14,12 +15,25 @@ export interface ChatMessage {
 
 export type ChatStatus = 'idle' | 'sending' | 'streaming';
 
+/** The execution agent's chat of one project (the stage shows one project at a time). */
+export interface ExecutionChat {
+  /** Whose chat this is; another project's stage starts its own. */
+  projectId: number | null;
+  messages: ChatMessage[];
+  status: ChatStatus;
+  threadId: string | null;
+  /** The stored conversation was read back (once per page and project). */
+  restored: boolean;
+}
+
+const emptyChat = (projectId: number | null): ExecutionChat => ({ projectId, messages: [], status: 'idle', threadId: null, restored: false });
+
 export interface ExecutionState {
   autoApprove: boolean;
   autoRetry: boolean;
   /** Keyed by step number. */
   pendingActions: Record<string, PendingStepAction>;
-  chat: { messages: ChatMessage[]; status: ChatStatus; threadId: string | null };
+  chat: ExecutionChat;
   proceed: { status: 'idle' | 'pending' | 'failed'; error: string | null };
   /** Text a step card offers the chat's message box ('Change step N: '), new id each time. */
   offeredDraft?: { id: string; text: string };
@@ -29,7 +43,7 @@ const initialState: ExecutionState = {
   autoApprove: false,
   autoRetry: false,
   pendingActions: {},
-  chat: { messages: [], status: 'idle', threadId: null },
+  chat: emptyChat(null),
   proceed: { status: 'idle', error: null },
 };
 
@@ -82,6 +96,7 @@ export const executionSlice = createSlice({
     /** Ignored when blank or while a reply is in progress (part 2 section 5). */
     chatMessageSent(state, action: PayloadAction<{ projectId: number; message: string }>) {
       if (state.chat.status !== 'idle' || !action.payload.message.trim()) return;
+      if (state.chat.projectId !== action.payload.projectId) state.chat = emptyChat(action.payload.projectId);
       state.chat.messages.push({ role: 'user', content: action.payload.message });
       state.chat.messages.push({ role: 'assistant', content: '' });
       state.chat.status = 'sending';
@@ -107,6 +122,23 @@ export const executionSlice = createSlice({
     chatStopped(state, action: PayloadAction<string>) {
       appendAssistant(state, action.payload);
       state.chat.status = 'idle';
+    },
+
+    /**
+     * The stored conversation (GET /api/execution/thread), read when the chat first shows so that a
+     * reload shows it again; it goes before what this page already said (`historyBefore`).
+     */
+    chatHistoryLoaded(state, action: PayloadAction<{ projectId: number; threadId: string | null; messages: ChatMessage[] }>) {
+      const { projectId, threadId, messages } = action.payload;
+      if (state.chat.projectId !== projectId) {
+        if (state.chat.status !== 'idle') return;
+        state.chat = emptyChat(projectId);
+      }
+      const chat = state.chat;
+      if (chat.restored) return;
+      chat.restored = true;
+      chat.threadId ??= threadId;
+      chat.messages = [...historyBefore(messages, chat.messages), ...chat.messages];
     },
 
     proceedToValidationRequested(state, _action: PayloadAction<{ projectId: number }>) {
@@ -155,6 +187,7 @@ export const {
   chatStreamFailed,
   chatStopRequested,
   chatStopped,
+  chatHistoryLoaded,
   proceedToValidationRequested,
   proceedToValidationSucceeded,
   proceedToValidationFailed,

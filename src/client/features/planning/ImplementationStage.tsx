@@ -1,5 +1,6 @@
 import type { ReactElement } from 'react';
 import { useParams } from 'react-router-dom';
+import styled from 'styled-components';
 import { IMPLEMENTATION_TEXT, PLANNING_PROMPTS, PLANNING_TIMING, WORKSPACE } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { useInjectSaga } from '../../app/injectSaga';
@@ -52,6 +53,8 @@ function ImplementationPlanStage({ projectId }: { projectId: number }): ReactEle
     skipPollingIfUnfocused: true,
   });
   const plan = isError ? undefined : data?.plan;
+  // Made before the architecture last changed: it has to be generated again before it can be confirmed.
+  const outdated = !isError && Boolean(data?.outdated) && Boolean(plan?.trim());
   const generate = (): void => {
     dispatch(messageSubmitted({ key, message: PLANNING_PROMPTS.generateImplementationPlan, ...PLANNING_CHATS.implementation }));
   };
@@ -65,12 +68,20 @@ function ImplementationPlanStage({ projectId }: { projectId: number }): ReactEle
         error={isError ? IMPLEMENTATION_TEXT.loadError : null}
         confirm={
           <div>
+            {outdated && (
+              <Outdated role="status">
+                <p>{IMPLEMENTATION_TEXT.outdated}</p>
+                <Button $size="sm" $variant="primary" onClick={generate} disabled={streaming}>
+                  {IMPLEMENTATION_TEXT.regenerate}
+                </Button>
+              </Outdated>
+            )}
             <ConfirmButton
               projectId={projectId}
               stage="implementation"
               label="Confirm Implementation Plan"
-              enabled={Boolean(plan?.trim()) && !streaming}
-              hint="Available once the plan exists and no reply is running"
+              enabled={Boolean(plan?.trim()) && !streaming && !outdated}
+              hint={outdated ? IMPLEMENTATION_TEXT.outdatedHint : 'Available once the plan exists and no reply is running'}
               showError={false}
             />
             {/* The confirm prepares the sandbox before the stage moves on: its progress and failure (once) show here. */}
@@ -92,3 +103,15 @@ function ImplementationPlanStage({ projectId }: { projectId: number }): ReactEle
     </StageColumns>
   );
 }
+
+const Outdated = styled.div`
+  display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(2)};
+  margin-bottom: ${({ theme }) => theme.space(3)};
+  padding: ${({ theme }) => `${theme.space(2)} ${theme.space(3)}`};
+  border: 1px solid ${({ theme }) => theme.colors.warning};
+  border-radius: ${({ theme }) => theme.radii.md};
+  p { margin: 0; flex: 1 1 16rem; }
+`;

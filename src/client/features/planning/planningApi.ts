@@ -2,6 +2,7 @@ import type {
   AnalysisResponse,
   PlanningThreadParams,
   PlanningThreadResponse,
+  ImplementationPlanResponse,
   PlanResponse,
   RepositoryAnalysis,
   RequirementsResponse,
@@ -46,7 +47,7 @@ export const planningApi = apiSlice.enhanceEndpoints({ addTagTypes: PLANNING_TAG
       query: () => '/planning/architecture-plan',
       providesTags: (_result, _error, projectId) => [{ type: 'ArchitecturePlan', id: projectId }],
     }),
-    getImplementationPlan: build.query<PlanResponse, number>({
+    getImplementationPlan: build.query<ImplementationPlanResponse, number>({
       query: () => '/planning/implementation-plan',
       providesTags: (_result, _error, projectId) => [{ type: 'ImplementationPlan', id: projectId }],
     }),

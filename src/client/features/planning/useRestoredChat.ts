@@ -1,6 +1,5 @@
-import { useEffect } from 'react';
-import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { chatKey, selectChatThread, threadRestored } from '../chat/chatSlice';
+import { chatKey } from '../chat/chatSlice';
+import { useChatRestored, useThreadRestore } from '../chat/useThreadRestore';
 import { useGetPlanningThreadQuery } from './planningApi';
 import type { PlanningChat } from './planningChats';
 
@@ -10,13 +9,7 @@ import type { PlanningChat } from './planningChats';
  */
 export function useRestoredChat(projectId: number, chat: PlanningChat): string {
   const key = chatKey(projectId, chat);
-  const dispatch = useAppDispatch();
-  const restored = useAppSelector((state) => selectChatThread(state, key).restored);
-  const { data } = useGetPlanningThreadQuery({ projectId, agent: chat }, { skip: restored });
-  useEffect(() => {
-    if (data && !restored) {
-      dispatch(threadRestored({ key, threadId: data.thread_id, model: data.model, messages: data.messages }));
-    }
-  }, [data, restored, key, dispatch]);
+  const restored = useChatRestored(key);
+  useThreadRestore(key, useGetPlanningThreadQuery({ projectId, agent: chat }, { skip: restored }));
   return key;
 }

@@ -1,11 +1,13 @@
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
-import { useEffect, useRef, type ReactElement } from 'react';
-import { runSaga } from 'redux-saga';
+import { useEffect, useRef, useState, type ReactElement } from 'react';
+import { buffers, channel, runSaga } from 'redux-saga';
 import styled, { useTheme } from 'styled-components';
 import { TERMINAL } from '../../../shared/constants';
-import { terminalSession, type TerminalSink } from './terminalSaga';
+import { Button } from '../../common/components/Button';
+import { terminalIdOfThisTab } from './terminalChannel';
+import { terminalConnection, type TerminalConnectionStatus, type TerminalSink } from './terminalSaga';
 
 /** Adapts an xterm `Terminal` to the session's sink. */
 function sinkOf(terminal: Terminal): TerminalSink {
@@ -22,11 +24,16 @@ function sinkOf(terminal: Terminal): TerminalSink {
  * The Terminal tab (part 2 section 2): a dark xterm filling the area with a blinking cursor, attached
  * to the sandbox shell. It fits its box (never below 2 columns × 1 row) on mount, on window resize and
  * whenever the box changes size (the tab becoming visible included); xterm then reports the new size,
- * which the session sends to the sandbox. This module and xterm load only when the tab first opens.
+ * which the session sends to the sandbox. When the socket drops, a Reconnect control brings the same
+ * terminal back (this tab's shell, if the server still keeps it). This module and xterm load only when
+ * the tab first opens.
  */
 export function TerminalView({ projectId }: { projectId: number }): ReactElement {
   const containerRef = useRef<HTMLDivElement>(null);
   const theme = useTheme();
+  const [status, setStatus] = useState<TerminalConnectionStatus>('connecting');
+  // The connection saga waits on it for Reconnect; one per mounted terminal.
+  const [reconnects] = useState(() => channel<true>(buffers.sliding(1)));
 
   useEffect(() => {
     const container = containerRef.current;
@@ -53,7 +60,7 @@ export function TerminalView({ projectId }: { projectId: number }): ReactElement
       if (cols !== terminal.cols || rows !== terminal.rows) terminal.resize(cols, rows);
     };
     fit();
-    const task = runSaga({}, terminalSession, projectId, sinkOf(terminal));
+    const task = runSaga({}, terminalConnection, projectId, sinkOf(terminal), { terminalId: terminalIdOfThisTab(), onStatus: setStatus, reconnects });
     window.addEventListener('resize', fit);
     const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(() => fit());
     observer?.observe(container);
@@ -65,11 +72,19 @@ export function TerminalView({ projectId }: { projectId: number }): ReactElement
       task.cancel();
       terminal.dispose();
     };
-  }, [projectId, theme]);
+  }, [projectId, theme, reconnects]);
 
   return (
     <Screen data-testid="terminal">
       <Host ref={containerRef} />
+      {status === 'closed' && (
+        <Dropped role="status">
+          <span>{TERMINAL.connectionClosed}</span>
+          <Button $size="sm" $variant="primary" onClick={() => reconnects.put(true)}>
+            {TERMINAL.reconnect}
+          </Button>
+        </Dropped>
+      )}
     </Screen>
   );
 }
@@ -86,6 +101,22 @@ const Screen = styled.div`
   background: ${({ theme }) => theme.colors.background};
   border-radius: ${({ theme }) => theme.radii.md};
   overflow: hidden;
+`;
+
+/** Over the terminal's bottom edge while its socket is down: what happened and the way back. */
+const Dropped = styled.div`
+  position: absolute;
+  right: ${({ theme }) => theme.space(3)};
+  bottom: ${({ theme }) => theme.space(3)};
+  z-index: 1;
+  display: flex;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(2)};
+  padding: ${({ theme }) => `${theme.space(2)} ${theme.space(3)}`};
+  border: 1px solid ${({ theme }) => theme.colors.border};
+  border-radius: ${({ theme }) => theme.radii.md};
+  background: ${({ theme }) => theme.colors.surfaceRaised};
+  color: ${({ theme }) => theme.colors.text};
 `;
 
 const Host = styled.div`

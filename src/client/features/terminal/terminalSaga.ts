@@ -1,4 +1,4 @@
-import type { EventChannel, Task } from 'redux-saga';
+import type { Channel, EventChannel, Task } from 'redux-saga';
 import { buffers, eventChannel } from 'redux-saga';
 import { call, cancel, delay, fork, take } from 'redux-saga/effects';
 import type { TerminalCommandEvent } from '../../../shared/api/terminal';
@@ -117,6 +117,16 @@ export function* showAgentCommands(projectId: number, sink: TerminalSink): Gener
   }
 }
 
+export interface TerminalSessionOptions {
+  /** Which of the person's shells in the sandbox (this browser tab's); the server's default when absent. */
+  terminalId?: string;
+  /** Told when the socket opened. */
+  onOpened?: () => void;
+}
+
+/** Close codes from 4000 are the terminal server's own, with a reason worth showing. */
+const SERVER_CLOSE_CODES = 4000;
+
 /**
  * One terminal session over the sandbox socket (part 2 sections 2 and 4): the connected banner and
  * the size on open, keystrokes and resizes out, output in with flow control (pause above the high
@@ -126,8 +136,8 @@ export function* showAgentCommands(projectId: number, sink: TerminalSink): Gener
  *
  * Run it with `runSaga` from the terminal view (it lives in the terminal's lazy chunk), or `expectSaga`.
  */
-export function* terminalSession(projectId: number, sink: TerminalSink): Generator {
-  const socket = (yield call(createTerminalChannel, projectId)) as SocketChannel<TerminalServerMessage, TerminalClientMessage>;
+export function* terminalSession(projectId: number, sink: TerminalSink, options: TerminalSessionOptions = {}): Generator {
+  const socket = (yield call(createTerminalChannel, projectId, options.terminalId)) as SocketChannel<TerminalServerMessage, TerminalClientMessage>;
   const local = (yield call(createLocalInputChannel, sink)) as EventChannel<LocalEvent>;
   const flow = createFlowControl(socket.send);
   const tasks: Task[] = [];
@@ -140,11 +150,14 @@ export function* terminalSession(projectId: number, sink: TerminalSink): Generat
       } else if (event.type === 'socket/opened') {
         sink.writeln(`${GREEN}${TERMINAL.connectedBanner}${RESET}`);
         socket.send(resizeMessage(sink.size()));
+        options.onOpened?.();
         tasks.push((yield fork(showAgentCommands, projectId, sink)) as Task);
       } else if (event.type === 'socket/errored') {
         sink.writeln(`\r\n${RED}${TERMINAL.connectionError}${RESET}`);
       } else {
-        sink.writeln(`\r\n${YELLOW}${TERMINAL.connectionClosed}${RESET}`);
+        // The server's own closes (shell exited, too many terminals, taken over) say why.
+        const why = event.code >= SERVER_CLOSE_CODES && event.reason ? `: ${event.reason}` : '';
+        sink.writeln(`\r\n${YELLOW}${TERMINAL.connectionClosed}${why}${RESET}`);
         return;
       }
     }
@@ -152,5 +165,28 @@ export function* terminalSession(projectId: number, sink: TerminalSink): Generat
     for (const task of tasks) yield cancel(task);
     socket.events.close();
     local.close();
+  }
+}
+
+export type TerminalConnectionStatus = 'connecting' | 'connected' | 'closed';
+
+export interface TerminalConnectionControls {
+  terminalId?: string;
+  /** Told of each change, so the view shows the Reconnect control while the socket is down. */
+  onStatus: (status: TerminalConnectionStatus) => void;
+  /** Reconnect was pressed (the view puts into it). */
+  reconnects: Channel<true>;
+}
+
+/**
+ * The terminal's connection: a session until its socket drops, then 'closed' (the view shows Reconnect),
+ * and a new session into the same terminal when Reconnect is pressed. Cancelling it ends the session.
+ */
+export function* terminalConnection(projectId: number, sink: TerminalSink, controls: TerminalConnectionControls): Generator {
+  for (;;) {
+    yield call(terminalSession, projectId, sink, { terminalId: controls.terminalId, onOpened: () => controls.onStatus('connected') });
+    controls.onStatus('closed');
+    yield take(controls.reconnects);
+    controls.onStatus('connecting');
   }
 }

@@ -101,18 +101,39 @@ const QUESTIONS: Question[] = [
   },
 ];
 
-function analysisTexts(system: string): { texts: string[]; repository?: Repository } {
+function analysisTexts(system: string): { texts: string[]; repository?: Repository; questions: string[] } {
   const raw = contextBlock(system, 'repository_analysis');
-  if (!raw) return { texts: [] };
+  if (!raw) return { texts: [], questions: [] };
   try {
-    const a = JSON.parse(raw) as { repository?: { full_name?: string; default_branch?: string }; branch?: string; repo_analysis?: { technology_stack?: Record<string, unknown> } };
+    const a = JSON.parse(raw) as {
+      repository?: { full_name?: string; default_branch?: string };
+      branch?: string;
+      repo_analysis?: { technology_stack?: Record<string, unknown> };
+      user_questions?: { questions?: Record<string, string> };
+    };
     const stack = a.repo_analysis?.technology_stack ?? {};
     const text = Object.entries(stack).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('. ');
     const repository = a.repository?.full_name ? { fullName: a.repository.full_name, branch: a.branch ?? a.repository.default_branch ?? 'main' } : undefined;
-    return { texts: [`my own app. ${text}`], repository };
+    return { texts: [`my own app. ${text}`], repository, questions: Object.keys(a.user_questions?.questions ?? {}) };
   } catch {
-    return { texts: [] };
+    return { texts: [], questions: [] };
   }
+}
+
+/** The analyser's questions the requirements can answer, and their answers once they are known. */
+const ANALYSIS_ANSWERS: Array<{ question: RegExp; answer(stack: Stack, unknowns: Unknowns): string | undefined }> = [
+  { question: /^Which domain/, answer: (stack, unknowns) => (unknowns.domain ? undefined : (stack.domain ?? "No domain: served over HTTP on the server's IP")) },
+  { question: /^Where should it run/, answer: (stack, unknowns) => (unknowns.provider ? undefined : stack.machine.providerLabel) },
+];
+
+/** The answers to the analysis's questions that the conversation has given (the analysis shows them). */
+function analysisAnswers(questions: string[], stack: Stack, unknowns: Unknowns): Record<string, string> {
+  const answers: Record<string, string> = {};
+  for (const question of questions) {
+    const answer = ANALYSIS_ANSWERS.find((a) => a.question.test(question))?.answer(stack, unknowns);
+    if (answer) answers[question] = answer;
+  }
+  return answers;
 }
 
 const ENGLISH_NOTE = 'the offline planner answers in English';
@@ -201,7 +222,17 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
   }
   return {
     text,
-    toolCalls: [{ name: TOOL_NAMES.requirements, args: { document, secrets, ready_to_continue: ready } }],
+    toolCalls: [
+      {
+        name: TOOL_NAMES.requirements,
+        args: {
+          document,
+          secrets,
+          ready_to_continue: ready,
+          ...(userTexts.length && analysis.questions.length ? { analysis_answers: analysisAnswers(analysis.questions, stack, unknowns) } : {}),
+        },
+      },
+    ],
   };
 }
 

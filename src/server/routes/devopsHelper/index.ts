@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { ErrorResponse, ProjectIdParams } from '../../../shared/api/common';
+import { ChatThreadResponse, ErrorResponse, ProjectIdParams } from '../../../shared/api/common';
 import { ApprovalBody, ApprovalResponse, DevopsHelperChatBody, DevopsHelperKillResponse } from '../../../shared/api/devopsHelper';
 import { ApprovalClientMessage, DEVOPS_HELPER_STREAM_EVENTS, STREAM_EVENTS, type ApprovalServerMessage, type StreamEvent } from '../../../shared/events';
 import { HttpError } from '../../errors';
@@ -71,6 +71,11 @@ export const devopsHelperRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const turn = await agent.startTurn(await scopeOf(request), request.body);
       await sendHelperStream(request, reply, turn, () => agent.abortTurn(turn.threadId));
     },
+  );
+
+  /** The helper's latest conversation in the project, with its command notes, so a reloaded chat shows it again (redacted). */
+  app.get('/devops-helper/thread', { schema: { tags, response: { 200: ChatThreadResponse, ...errors } } }, async (request) =>
+    agent.thread(await scopeOf(request)),
   );
 
   app.post('/devops-helper/kill', { schema: { tags, response: { 200: DevopsHelperKillResponse, ...errors } } }, async (request) => ({

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ErrorResponse } from '../../../shared/api/common';
+import { ChatThreadResponse, ErrorResponse } from '../../../shared/api/common';
 import {
   ApproveStepResponse,
   CancelStepBody,
@@ -80,6 +80,11 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const turn = await agent.startTurn(project, request.query);
       await sendStream(request, reply, turn, () => agent.abortTurn(turn.threadId));
     },
+  );
+
+  /** The execution agent's latest conversation in the project, so a reloaded chat shows it again (redacted). */
+  app.get('/execution/thread', { schema: { tags, response: { 200: ChatThreadResponse, ...errors } } }, async (request) =>
+    agent.thread(await projectOf(request)),
   );
 
   /**

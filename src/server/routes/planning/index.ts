@@ -77,7 +77,7 @@ export const planningRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get('/planning/implementation-plan', { schema: { tags, response: { 200: ImplementationPlanResponse, ...errors } } }, async (request) =>
-    planning.plan((await projectOf(request)).projectId, 'implementation'),
+    planning.implementationPlan((await projectOf(request)).projectId),
   );
 
   app.get(

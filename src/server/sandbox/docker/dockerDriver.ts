@@ -20,7 +20,7 @@ import {
   workspaceOf,
 } from '../remote/workspace';
 import { tarToZip } from '../tarToZip';
-import { secretFilter } from '../workspaceLayout';
+import { projectFolderFilter, secretFilter } from '../workspaceLayout';
 import { createDemuxer } from './demux';
 import { egressScript, LIST_ADDRESSES, parseAddresses } from './egress';
 import { runHelper } from './helpers';
@@ -433,7 +433,7 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     async zipFolder(s, relativePath, options): Promise<Readable> {
       await requireRunning(s);
       const folder = await resolveFolder(run, s, relativePath);
-      return tarToZip(await archiveOf(s, folder), '', secretFilter(relativePath, options?.includeSecrets));
+      return tarToZip(await archiveOf(s, folder), '', projectFolderFilter(relativePath, options?.includeSecrets));
     },
   };
 }

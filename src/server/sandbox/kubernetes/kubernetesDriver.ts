@@ -9,8 +9,8 @@ import { createBackupStore } from '../backups';
 import { SandboxError, type BackupResult, type SandboxDriver, type SandboxRef } from '../driver';
 import { createContainerProcesses, type ExecStream, type TtyConnect } from '../remote/processes';
 import { createFreshWorkspace, linkSshKeys, resolveFolder, workspaceIsEmpty, workspaceOf } from '../remote/workspace';
-import { tarToZip } from '../tarToZip';
-import { secretFilter } from '../workspaceLayout';
+import { tarToZip, type EntryFilter } from '../tarToZip';
+import { projectFolderFilter, secretFilter } from '../workspaceLayout';
 import { messageOf, statusCodeOf, type KubernetesClients } from './connection';
 import { claimManifest, claimName, noNetworkPolicy, podManifest, podName, SANDBOX_CONTAINER, type SandboxPodSettings } from './manifests';
 import { openPodExec, withEnv, type ExecTarget } from './podExec';
@@ -331,7 +331,7 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
   };
 
   /** A tar of a folder of the workspace, entries relative to it, as a zip; a failed tar fails the zip. */
-  const zipOf = async (s: SandboxRef, folder: string, leaveOut: ((name: string) => boolean) | undefined): Promise<Readable> => {
+  const zipOf = async (s: SandboxRef, folder: string, leaveOut: EntryFilter | undefined): Promise<Readable> => {
     const { stream, done } = await streamOut(s, ['tar', '-cf', '-', '--format=gnu', '-C', folder, '.']);
     const zip = tarToZip(stream, '', leaveOut);
     // GNU tar answers 1 when a file changed while being read: the archive is still whole.
@@ -387,7 +387,7 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
 
     async zipFolder(s, relativePath, options): Promise<Readable> {
       await requireRunning(s);
-      return zipOf(s, await resolveFolder(run, s, relativePath), secretFilter(relativePath, options?.includeSecrets));
+      return zipOf(s, await resolveFolder(run, s, relativePath), projectFolderFilter(relativePath, options?.includeSecrets));
     },
   };
 }

@@ -18,11 +18,11 @@ import {
 } from '../driver';
 import { createRedactor } from '../redactor';
 import { createBackupStore } from '../backups';
-import { tarToZip } from '../tarToZip';
+import { tarToZip, type EntryFilter } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
 import { commitStep, createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
-import { HISTORY_FORMAT, parseHistory, secretFilter } from '../workspaceLayout';
+import { HISTORY_FORMAT, parseHistory, projectFolderFilter, secretFilter } from '../workspaceLayout';
 
 export interface LocalDriverOptions {
   /** DATA_DIR/sandboxes: one folder per project with `workspace/`, `backups/` and `etc/`. */
@@ -234,7 +234,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     await Promise.all(closing);
   };
 
-  const zipOf = async (s: SandboxRef, inside: string, prefix: string, leaveOut: ((name: string) => boolean) | undefined): Promise<Readable> => {
+  const zipOf = async (s: SandboxRef, inside: string, prefix: string, leaveOut: EntryFilter | undefined): Promise<Readable> => {
     const child = spawnInside(s, ['tar', '-cf', '-', '--format=gnu', '-C', inside, '.'], { readOnly: true });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
@@ -387,7 +387,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       if (check.code === 3 || check.code === 5) throw new SandboxError('not_found', `No such folder: ${target}`);
       if (check.code === 4) throw new SandboxError('outside_workspace', 'The path leads outside the workspace');
       if (check.code !== 0) throw new SandboxError('failed', check.stderr.trim());
-      return zipOf(s, check.stdout, '', secretFilter(relativePath, zipOptions?.includeSecrets));
+      return zipOf(s, check.stdout, '', projectFolderFilter(relativePath, zipOptions?.includeSecrets));
     },
 
     async commitStep(s, stepNumber, command): Promise<string> {

@@ -7,6 +7,7 @@ import { CREDIT_ERRORS } from '../../../shared/constants/credits';
 import type { CostsService } from '../costs/costsService';
 import type { CreditsLedger } from './ledger';
 import { perMillionToUnits, tokensCostUnits, unitsToDecimal } from './money';
+import { agentName } from '../../../shared/constants/agents';
 
 /** One model call, as the agent that made it reports it. */
 export interface ModelUsage {
@@ -132,7 +133,7 @@ export function createMeter({
             type: 'use',
             amountUnits: units,
             paymentMethod: 'usage',
-            description: `${usage.agent} · ${usage.model}: ${usage.inputTokens} input and ${usage.outputTokens} output tokens (project ${usage.projectId})`,
+            description: `${agentName(usage.agent)} · ${usage.model}: ${usage.inputTokens} input and ${usage.outputTokens} output tokens (project ${usage.projectId})`,
             tokenUsageId: row!.id,
           });
           return { tokenUsageId: row!.id, cost };

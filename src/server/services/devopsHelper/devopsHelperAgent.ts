@@ -1,4 +1,5 @@
 import { dispatchCustomEvent } from '@langchain/core/callbacks/dispatch';
+import type { ToolMessage } from '@langchain/core/messages';
 import type { ToolCall } from '@langchain/core/messages/tool';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Db } from '../../db/client';
@@ -6,7 +7,9 @@ import { conflict, HttpError } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import type { ModelProvider } from '../../agents/models';
 import { DEVOPS_HELPER_TOOLS } from '../../agents/toolNames';
-import { buildToolGraph, resolveThread, streamTurn, type AgentTool } from '../../agents/turnLoop';
+import { buildToolGraph, chatHistory, findThread, resolveThread, STOPPED_TOOL_ANSWER, streamTurn, threadMessages, type AgentTool } from '../../agents/turnLoop';
+import { messageText } from '../../agents/messageText';
+import type { ChatThreadResponse } from '../../../shared/api/common';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
 import { textRedactor } from '../../sandbox/redactor';
 import { dangerousReason } from '../execution/dangerous';
@@ -57,6 +60,27 @@ interface Turn {
   secrets: Record<string, string>;
 }
 
+/** The chat's note of a command that ran: its outcome and its (redacted) output in a code block. */
+const ranNote = (command: string, outcome: string, output: string): string => {
+  const shown = output.trimEnd() ? `\n\`\`\`\n${output.trimEnd().replace(/```/g, '`\u200b``')}\n\`\`\`\n` : '\n_(no output)_\n';
+  return `\n\n\`${command}\` ${outcome}:\n${shown}`;
+};
+/** The chat's note of a command that did not run (denied, expired, failed to start). */
+const notRunNote = (text: string): string => `\n\n_${text}_\n`;
+/** What the model reads of a command that ran; `noteOfResult` reads it back for a reloaded chat. */
+const RAN_RESULT = /^The command (.+?)\. Output:\n([\s\S]*)$/;
+
+/** The note a command's tool result showed in the chat while the turn streamed, rebuilt from the thread. */
+function noteOfResult(call: ToolCall | undefined, result: ToolMessage): string | null {
+  const text = messageText(result);
+  const command = (call?.args as { command?: unknown } | undefined)?.command;
+  const ran = RAN_RESULT.exec(text);
+  if (ran && typeof command === 'string') return ranNote(command, ran[1]!, ran[2]!);
+  // Neither a refused call nor one a stop left open showed anything.
+  if (text === STOPPED_TOOL_ANSWER || text.startsWith('Error: the command must be')) return null;
+  return notRunNote(text.replace(/^Error: /, ''));
+}
+
 const outcomeOf = (r: ExecResult): string =>
   r.timedOut ? 'timed out and was stopped' : r.cancelled ? 'was cancelled' : r.exitCode === null ? 'was killed by a signal' : `exited with code ${r.exitCode}`;
 
@@ -99,7 +123,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
     turn.controller.signal.throwIfAborted();
     if (decision !== 'approved') {
       const note = decision === 'denied' ? 'The command was denied; it did not run.' : 'The approval request expired; the command did not run.';
-      await dispatchCustomEvent(CHAT_NOTE, { text: `\n\n_${note}_\n` }, config);
+      await dispatchCustomEvent(CHAT_NOTE, { text: notRunNote(note) }, config);
       return note;
     }
     try {
@@ -110,13 +134,12 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
         ...(deps.commandTimeoutMs ? { timeoutMs: deps.commandTimeoutMs } : {}),
       });
       const output = turn.redact(result.output);
-      const shown = output.trimEnd() ? `\n\`\`\`\n${output.trimEnd().replace(/```/g, '`\u200b``')}\n\`\`\`\n` : '\n_(no output)_\n';
-      await dispatchCustomEvent(CHAT_NOTE, { text: `\n\n\`${command}\` ${outcomeOf(result)}:\n${shown}` }, config);
+      await dispatchCustomEvent(CHAT_NOTE, { text: ranNote(command, outcomeOf(result), output) }, config);
       return `The command ${outcomeOf(result)}. Output:\n${output.slice(-MAX_TOOL_OUTPUT)}`;
     } catch (err) {
       turn.controller.signal.throwIfAborted();
       const detail = turn.redact(err instanceof HttpError ? err.message : `The command could not run: ${(err as Error).message}`);
-      await dispatchCustomEvent(CHAT_NOTE, { text: `\n\n_${detail}_\n` }, config);
+      await dispatchCustomEvent(CHAT_NOTE, { text: notRunNote(detail) }, config);
       return `Error: ${detail}`;
     }
   }
@@ -181,6 +204,15 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
         stopped = true;
       }
       return stopped ? 'stopped' : 'idle';
+    },
+
+    /** The project's latest conversation with the helper, as the chat showed it (redacted), for a reload. */
+    async thread(scope: ApprovalScope): Promise<ChatThreadResponse> {
+      const model = choice().name;
+      const threadId = await findThread(db, { projectId: scope.projectId, agent: THREAD_AGENT });
+      if (!threadId) return { thread_id: null, model, messages: [] };
+      const secrets = Object.values(await deps.secretValues(scope.projectId));
+      return { thread_id: threadId, model, messages: chatHistory(await threadMessages(graph, threadId), { secrets, toolNote: noteOfResult }) };
     },
 
     /** Stops one turn whose stream the browser left. */

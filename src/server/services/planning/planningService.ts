@@ -1,14 +1,13 @@
 import type { ModelUsage } from '../credits/meter';
 import type { BaseMessage } from '@langchain/core/messages';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { planningDocuments, planningSecrets, planningThreads, tokenUsage } from '../../db/schema';
+import { planningDocuments, planningSecrets, projects, tokenUsage } from '../../db/schema';
 import { badRequest, conflict, notFound } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import { buildAgentGraph, type AgentGraph, type AgentRunContext, type AgentWorkspace } from '../../agents/graphs';
-import { resolveThread, streamTurn } from '../../agents/turnLoop';
+import { chatHistory, findThread, resolveThread, streamTurn } from '../../agents/turnLoop';
 import type { AgentName, ModelProvider } from '../../agents/models';
-import { messageText } from '../../agents/messageText';
 import { CONTINUE_PROMPT, TOOL_NAMES } from '../../agents/toolNames';
 import { NO_ANALYSIS_MESSAGE, USER_SECRETS } from '../../../shared/constants/planning';
 import type { StreamEvent } from '../../../shared/events';
@@ -32,6 +31,8 @@ type DocumentKind = 'requirements' | 'analysis' | 'architecture' | 'implementati
 
 const MAX_DOCUMENT = 200_000;
 const MAX_SECRETS = 60;
+/** Longest answer to an analysis question kept. */
+const MAX_ANSWER = 2_000;
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 export interface ChatMessage {
@@ -83,7 +84,7 @@ export function createPlanningService(deps: PlanningDeps) {
     (async (u: ModelUsage) => {
       await db.insert(tokenUsage).values({ projectId: u.projectId, agent: u.agent, model: u.model, inputTokens: u.inputTokens, outputTokens: u.outputTokens });
     });
-  const checkpointer = new DrizzleCheckpointSaver(db, { secretValues: (projectId) => secretValuesOf(projectId) });
+  const checkpointer = new DrizzleCheckpointSaver(db, { secretValues: (projectId) => secretValues(projectId) });
   /** Generations running now, by project: aborting them is the kill. */
   const running = new Map<number, Map<string, AbortController>>();
 
@@ -101,6 +102,26 @@ export function createPlanningService(deps: PlanningDeps) {
       .insert(planningDocuments)
       .values({ projectId, kind, content, ready })
       .onConflictDoUpdate({ target: [planningDocuments.projectId, planningDocuments.kind], set: { content, ready, updatedAt: new Date() } });
+    // A changed document changes the project: its card's 'Last Updated' says so.
+    await db.update(projects).set({ updatedAt: new Date() }).where(eq(projects.id, projectId));
+  }
+
+  /**
+   * Answers given in the requirements chat to the repository analysis's questions, so the analysis shows
+   * them answered: only questions the analysis asks, only non-blank answers, each kept short.
+   */
+  async function recordAnalysisAnswers(projectId: number, answers: unknown): Promise<void> {
+    if (typeof answers !== 'object' || answers === null) return;
+    const analysis = await analysisOf(projectId);
+    if (!analysis) return;
+    const questions = { ...analysis.user_questions.questions };
+    let changed = false;
+    for (const [question, answer] of Object.entries(answers as Record<string, unknown>)) {
+      if (!(question in questions) || typeof answer !== 'string' || !answer.trim() || questions[question] === answer.trim()) continue;
+      questions[question] = answer.trim().slice(0, MAX_ANSWER);
+      changed = true;
+    }
+    if (changed) await putDocument(projectId, 'analysis', JSON.stringify({ ...analysis, user_questions: { ...analysis.user_questions, questions } }));
   }
 
   async function analysisOf(projectId: number): Promise<RepositoryAnalysis | undefined> {
@@ -108,16 +129,20 @@ export function createPlanningService(deps: PlanningDeps) {
     return doc ? (JSON.parse(doc.content) as RepositoryAnalysis) : undefined;
   }
 
-  async function secretValuesOf(projectId: number): Promise<Record<string, string>> {
+  async function secretRows(projectId: number) {
+    return db.select().from(planningSecrets).where(eq(planningSecrets.projectId, projectId)).orderBy(planningSecrets.name);
+  }
+
+  /**
+   * The decrypted values of a project's provided secrets, for injection into its sandbox only (and for
+   * redaction). Never send them to a client, a log or a model.
+   */
+  async function secretValues(projectId: number): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const r of await secretRows(projectId)) {
       if (r.ciphertext && r.iv) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
     }
     return out;
-  }
-
-  async function secretRows(projectId: number) {
-    return db.select().from(planningSecrets).where(eq(planningSecrets.projectId, projectId)).orderBy(planningSecrets.name);
   }
 
   async function listSecrets(projectId: number): Promise<UserSecret[]> {
@@ -195,6 +220,7 @@ export function createPlanningService(deps: PlanningDeps) {
         requirements: [
           'Role: requirements',
           'You are a senior DevOps engineer gathering the requirements to deploy a docker-compose stack. Ask only what the requirements document needs (workload, where it runs, region, domain and TLS, load and data size), a few questions at a time. After every answer call update_requirements with the whole document, the secrets the plan needs and ready_to_continue (true only when every section has substance). Reply briefly in the chat; the document is shown beside it.',
+          "When the person answers one of the repository analysis's questions (user_questions), pass the answer in analysis_answers under the question exactly as asked.",
           'When the person deploys to their own server ("my existing server deploy@203.0.113.7, SSH port 2222"), write the target as "Provider: Your existing server user@host, SSH port N" in Cloud Specifications, and declare SSH_PRIVATE_KEY with secret_type ssh_private_key (never ask for the key in the chat). A plan that creates a server at a provider reaches it the same way: over SSH with a key.',
           block('requirements_document', requirements?.content),
           block('repository_analysis', analysis?.content),
@@ -226,6 +252,7 @@ export function createPlanningService(deps: PlanningDeps) {
         if (typeof args.document !== 'string' || !args.document.trim()) throw badRequest('document must be the whole requirements text');
         await declareSecrets(ctx.projectId, args.secrets ?? []);
         await putDocument(ctx.projectId, 'requirements', args.document, args.ready_to_continue === true);
+        await recordAnalysisAnswers(ctx.projectId, args.analysis_answers);
         const complete = isRequirementsComplete(args.document);
         return `Saved the requirements document (${complete ? 'every section has substance' : 'some sections are still open'}).`;
       }
@@ -322,19 +349,12 @@ export function createPlanningService(deps: PlanningDeps) {
     /** The conversation of an agent (its latest thread), for reloading the chat. */
     async thread(projectId: number, agent: AgentName): Promise<{ thread_id: string | null; model: string; messages: ChatMessage[] }> {
       const model = models.forAgent(agent).name;
-      const [latest] = await db
-        .select({ id: planningThreads.id })
-        .from(planningThreads)
-        .where(and(eq(planningThreads.projectId, projectId), eq(planningThreads.agent, agent)))
-        .orderBy(desc(planningThreads.updatedAt))
-        .limit(1);
-      if (!latest) return { thread_id: null, model, messages: [] };
-      const state = await graphOf(agent).getState({ configurable: { thread_id: latest.id } });
-      const messages = ((state.values as { messages?: BaseMessage[] }).messages ?? [])
-        .filter((m) => m.getType() === 'human' || m.getType() === 'ai')
-        .map((m) => ({ role: m.getType() === 'human' ? ('user' as const) : ('assistant' as const), content: messageText(m) }))
-        .filter((m) => m.content.trim() && m.content !== CONTINUE_PROMPT);
-      return { thread_id: latest.id, model, messages };
+      const threadId = await findThread(db, { projectId, agent });
+      if (!threadId) return { thread_id: null, model, messages: [] };
+      const state = await graphOf(agent).getState({ configurable: { thread_id: threadId } });
+      const secrets = Object.values(await secretValues(projectId));
+      const messages = chatHistory((state.values as { messages?: BaseMessage[] }).messages ?? [], { secrets, hidden: [CONTINUE_PROMPT] });
+      return { thread_id: threadId, model, messages };
     },
 
     async requirements(projectId: number): Promise<{ content: string; ready_to_continue: boolean }> {
@@ -349,6 +369,21 @@ export function createPlanningService(deps: PlanningDeps) {
 
     async plan(projectId: number, kind: 'architecture' | 'implementation'): Promise<{ plan: string }> {
       return { plan: (await getDocument(projectId, kind))?.content ?? '' };
+    },
+
+    /**
+     * The implementation plan, `outdated` when the architecture plan was saved after it (the person
+     * changed the architecture after the implementation was planned): it must be generated again.
+     */
+    async implementationPlan(projectId: number): Promise<{ plan: string; outdated: boolean }> {
+      const rows = await db
+        .select({ kind: planningDocuments.kind, content: planningDocuments.content, updatedAt: planningDocuments.updatedAt })
+        .from(planningDocuments)
+        .where(and(eq(planningDocuments.projectId, projectId), inArray(planningDocuments.kind, ['architecture', 'implementation'])));
+      const implementation = rows.find((r) => r.kind === 'implementation');
+      const architecture = rows.find((r) => r.kind === 'architecture');
+      if (!implementation) return { plan: '', outdated: false };
+      return { plan: implementation.content, outdated: Boolean(architecture && architecture.updatedAt > implementation.updatedAt) };
     },
 
     listSecrets,
@@ -373,13 +408,7 @@ export function createPlanningService(deps: PlanningDeps) {
       return (await listSecrets(projectId)).map(({ name: n, description, required, provided }) => ({ name: n, description, required, provided }));
     },
 
-    /**
-     * The decrypted values of a project's provided secrets, for injection into its sandbox only.
-     * Never send them to a client, a log or a model.
-     */
-    async secretValues(projectId: number): Promise<Record<string, string>> {
-      return secretValuesOf(projectId);
-    },
+    secretValues,
 
     /**
      * Stores the secrets an analysis brings: the environment dialog's variables, declared (so the User

@@ -68,16 +68,24 @@ export function createLocalRepositories(root: string | undefined): RepositorySou
     return { dir, name };
   }
 
+  /**
+   * The repository's branches: its own (`main`), then those of its `origin` remote as git names them
+   * (`origin/feature`), so a clone offers what was pushed but never checked out. `origin/HEAD` is an alias.
+   */
   async function branchesOf(dir: string): Promise<Branch[]> {
-    const out = await gitText(dir, ['for-each-ref', '--format=%(refname)%00%(objectname)', 'refs/heads']);
-    return out
+    const out = await gitText(dir, ['for-each-ref', '--format=%(refname)%00%(objectname)', 'refs/heads', 'refs/remotes/origin']);
+    const all = out
       .split('\n')
       .filter(Boolean)
       .map((line) => {
         const [ref, sha] = line.split('\0');
-        return { name: ref!.slice('refs/heads/'.length), protected: false, commit_sha: sha! };
+        const name = ref!.startsWith('refs/heads/') ? ref!.slice('refs/heads/'.length) : ref!.slice('refs/remotes/'.length);
+        return { name, protected: false, commit_sha: sha! };
       })
-      .sort((a, b) => a.name.localeCompare(b.name));
+      .filter((b) => b.name !== 'origin/HEAD');
+    const byName = (a: Branch, b: Branch): number => a.name.localeCompare(b.name);
+    const remote = (b: Branch): boolean => b.name.startsWith('origin/');
+    return [...all.filter((b) => !remote(b)).sort(byName), ...all.filter(remote).sort(byName)];
   }
 
   async function defaultBranchOf(dir: string, branches: Branch[]): Promise<string> {

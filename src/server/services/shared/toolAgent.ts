@@ -3,7 +3,8 @@ import type { Db } from '../../db/client';
 import { conflict } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import type { AgentName, ModelProvider } from '../../agents/models';
-import { buildToolGraph, resolveThread, streamTurn, type AgentTool } from '../../agents/turnLoop';
+import { buildToolGraph, chatHistory, findThread, resolveThread, streamTurn, threadMessages, type AgentTool } from '../../agents/turnLoop';
+import type { ChatThreadResponse } from '../../../shared/api/common';
 import type { StreamEvent } from '../../../shared/events';
 import type { StepProject } from './stepRuns';
 
@@ -101,6 +102,15 @@ export function createToolAgent(deps: ToolAgentDeps) {
 
     abortTurn(threadId: string): void {
       running.get(threadId)?.abort();
+    },
+
+    /** The project's latest conversation with this agent, as the chat showed it (redacted), for a reload. */
+    async thread(project: StepProject): Promise<ChatThreadResponse> {
+      const model = choice().name;
+      const threadId = await findThread(db, { projectId: project.projectId, agent: deps.threadAgent });
+      if (!threadId) return { thread_id: null, model, messages: [] };
+      const secrets = Object.values(await deps.secretValues(project.projectId));
+      return { thread_id: threadId, model, messages: chatHistory(await threadMessages(graph, threadId), { secrets }) };
     },
   };
 }

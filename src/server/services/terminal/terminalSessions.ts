@@ -3,12 +3,15 @@ import { Compile } from 'typebox/compile';
 import { TerminalClientMessage, type TerminalOutputMessage } from '../../../shared/events';
 import type { SandboxDriver, SandboxPty, SandboxRef } from '../../sandbox/driver';
 import { createRedactor, type Redactor } from '../../sandbox/redactor';
+import { TERMINAL } from '../../../shared/constants/terminal';
 
 const clientMessage = Compile(TerminalClientMessage);
 
 export interface TerminalOptions {
   /** How long a shell whose socket dropped waits for a reconnect. */
   graceMs: number;
+  /** Shells one person may keep in one sandbox (attached or waiting for a reconnect); TERMINAL.maxSessions by default. */
+  maxPerUser?: number;
   /** Pause the pty when the socket has this many bytes queued… */
   highWatermark?: number;
   /** …and resume it once fewer than this remain. */
@@ -21,7 +24,10 @@ export interface TerminalOptions {
 }
 
 /** Close codes of the terminal socket. */
-export const TERMINAL_CLOSE = { replaced: 4000, exited: 4001, badMessage: 4002 } as const;
+export const TERMINAL_CLOSE = { replaced: 4000, exited: 4001, badMessage: 4002, tooMany: 4003 } as const;
+
+/** The terminal a socket names when it names none (clients from before several terminals). */
+export const DEFAULT_TERMINAL_ID = 'main';
 
 interface Session {
   key: string;
@@ -49,7 +55,8 @@ const FLOOD_GAP_MS = 10;
 const COALESCE_MS = 2;
 
 /**
- * Terminal shells, one per project and user, kept across socket drops for a grace period so that a
+ * Terminal shells, one per project, user and terminal id (a browser tab's), at most `maxPerUser` per
+ * person and sandbox, each kept across socket drops for a grace period so that a
  * reconnecting browser finds the same shell. Output reaches the socket as `{type:'output',data}`
  * frames, redacted; when the socket's queue passes the high watermark the pty is paused (the shell then
  * blocks on its own writes), so `yes` or a 100 MB `cat` costs bounded memory. Input is written straight
@@ -58,7 +65,12 @@ const COALESCE_MS = 2;
 export function createTerminalSessions(driver: SandboxDriver, options: TerminalOptions) {
   const high = options.highWatermark ?? 1024 * 1024;
   const low = options.lowWatermark ?? 256 * 1024;
+  const maxPerUser = options.maxPerUser ?? TERMINAL.maxSessions;
   const sessions = new Map<string, Session>();
+  /** Shells being started, so that a second socket for the same terminal joins it and the bound counts it. */
+  const starting = new Map<string, Promise<Session>>();
+  /** Shells of one person in one sandbox, alive or starting. */
+  const countOf = (owner: string): number => [...sessions.keys(), ...starting.keys()].filter((key) => key.startsWith(owner)).length;
 
   const applyPause = (s: Session): void => {
     const shouldPause = s.backpressure || s.clientPaused || s.socket === null;
@@ -159,11 +171,13 @@ export function createTerminalSessions(driver: SandboxDriver, options: TerminalO
 
   return {
     /**
-     * Attaches a socket to the user's shell in the project's sandbox, starting one if there is none.
-     * A second socket for the same shell takes it over and the first is closed.
+     * Attaches a socket to the user's shell `terminalId` in the project's sandbox, starting one if there
+     * is none; past `maxPerUser` shells the socket is closed with `tooMany` and the reason says why. A
+     * second socket for the same shell takes it over and the first is closed; other terminals go on.
      */
-    async attach(ref: SandboxRef, userId: number, socket: WebSocket): Promise<void> {
-      const key = `${ref.projectId}:${userId}`;
+    async attach(ref: SandboxRef, userId: number, socket: WebSocket, terminalId: string = DEFAULT_TERMINAL_ID): Promise<void> {
+      const owner = `${ref.projectId}:${userId}:`;
+      const key = `${owner}${terminalId}`;
       // Listen at once: frames sent while the shell starts must not be lost.
       const early: string[] = [];
       let session: Session | null = null;
@@ -193,7 +207,18 @@ export function createTerminalSessions(driver: SandboxDriver, options: TerminalO
       socket.on('message', onMessage);
 
       let existing = sessions.get(key);
-      if (!existing) existing = await create(key, ref);
+      if (!existing) {
+        let pending = starting.get(key);
+        if (!pending) {
+          if (countOf(owner) >= maxPerUser) {
+            socket.close(TERMINAL_CLOSE.tooMany, TERMINAL.tooManySessions);
+            return;
+          }
+          pending = create(key, ref).finally(() => starting.delete(key));
+          starting.set(key, pending);
+        }
+        existing = await pending;
+      }
       session = existing;
       if (socket.readyState !== socket.OPEN) {
         if (!session.socket) scheduleEnd(session);

@@ -8,7 +8,8 @@ import { PHONE_MAX_WIDTH } from '../../../common/components/Layout';
 import { TextArea } from '../../../common/components/Field';
 import { Spinner } from '../../../common/components/Spinner';
 import { useComposerFocus } from '../../../common/hooks/useComposerFocus';
-import { chatMessageSent, chatStopRequested, selectChat, selectOfferedDraft } from '../executionSlice';
+import { useGetExecutionThreadQuery } from '../executionApi';
+import { chatHistoryLoaded, chatMessageSent, chatStopRequested, selectChat, selectOfferedDraft, type ChatMessage } from '../executionSlice';
 
 const TerminalView = lazy(() =>
   import(/* webpackChunkName: "terminal" */ '../../terminal/TerminalView').then((m) => ({ default: m.TerminalView })),
@@ -97,9 +98,23 @@ export function ExecutionChatPanel({ projectId, title, placeholder, docked = fal
   );
 }
 
+const NO_MESSAGES: ChatMessage[] = [];
+
 function ChatView({ projectId, placeholder }: { projectId: number; placeholder: string }): ReactElement {
   const dispatch = useAppDispatch();
-  const { messages, status, threadId } = useAppSelector(selectChat);
+  const chat = useAppSelector(selectChat);
+  // Another project's chat is not this one's (the stage shows one project at a time).
+  const own = chat.projectId === projectId;
+  const messages = own ? chat.messages : NO_MESSAGES;
+  const status = own ? chat.status : 'idle';
+  const threadId = own ? chat.threadId : null;
+  const restored = own && chat.restored;
+  // A reload shows the stored conversation again: read once per page, fresh from the server each time.
+  const history = useGetExecutionThreadQuery(projectId, { skip: restored, refetchOnMountOrArgChange: true });
+  useEffect(() => {
+    if (restored || !history.data || history.isFetching) return;
+    dispatch(chatHistoryLoaded({ projectId, threadId: history.data.thread_id, messages: history.data.messages }));
+  }, [restored, history.data, history.isFetching, projectId, dispatch]);
   const [draft, setDraft] = useState('');
   const listRef = useRef<HTMLOListElement>(null);
   const busy = status !== 'idle';
