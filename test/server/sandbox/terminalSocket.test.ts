@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { processesWith, untilBlocked } from '../helpers/processes';
 import { until } from '../helpers/until';
 import { TERMINAL_HIGH_WATERMARK as HIGH_WATERMARK } from '../../../src/server/services/terminal/terminalSessions';
 
@@ -108,34 +109,6 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
   /** The most any of the server's sockets has queued for its browser. */
   const serverQueue = (): number => Math.max(0, ...[...app.websocketServer.clients].map((ws) => ws.bufferedAmount));
 
-  /** The host pid of the process whose arguments are `args` (the sandbox's processes are the host's, in namespaces). */
-  const processWith = (args: string[]): number => {
-    const cmdline = `${args.join('\0')}\0`;
-    const pids = fs.readdirSync('/proc').filter((pid) => {
-      try {
-        return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === cmdline;
-      } catch {
-        return false; // ended meanwhile
-      }
-    });
-    expect(pids).toHaveLength(1);
-    return Number(pids[0]);
-  };
-
-  /** Resolves once `pid` sleeps and has written nothing over five checks in a row: blocked on a full pty. */
-  const untilBlocked = async (pid: number): Promise<void> => {
-    const written = (): string => /^wchar: (\d+)$/m.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]!;
-    const sleeping = (): boolean => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('S');
-    let last = written();
-    let still = 0;
-    await until(() => {
-      const now = written();
-      still = now === last && sleeping() ? still + 1 : 0;
-      last = now;
-      return still >= 5;
-    }, `process ${pid} to block on its writes`);
-  };
-
   it('refuses the handshake without a session (401)', async () => {
     expect(await open({ user: null })).toBe(401);
   });
@@ -238,13 +211,14 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
       const marker = `flood-${process.pid}-${Date.now()}`;
       client.input(`yes ${marker}\r`);
       await client.waitFor(new RegExp(`${marker}\\r\\n${marker}\\r\\n`));
-      const yes = processWith(['yes', marker]);
+      const [yes, ...others] = processesWith(['yes', marker]);
+      expect(others).toEqual([]);
       const raw = (client.ws as unknown as { _socket: import('node:net').Socket })._socket;
       raw.pause();
       // The browser reads nothing: the server's queue for the socket reaches the high watermark, the
       // pty is paused there and `yes` blocks on its own writes.
       await until(() => serverQueue() >= HIGH_WATERMARK, "the server's queue to reach the high watermark");
-      await untilBlocked(yes);
+      await untilBlocked(yes!);
       // Without flow control the server would have kept reading `yes` (hundreds of MB a second) all along.
       expect(serverQueue()).toBeLessThan(HIGH_WATERMARK + 2 * 1024 * 1024);
       client.input('\x03');
