@@ -9,6 +9,7 @@ import { makeStep } from '../execution/executionFixtures';
 import { makeProject, makeStages } from '../utils/factories';
 import { renderWithProviders } from '../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../utils/server';
+import { loggedErrors } from '../utils/loggedErrors';
 import { useFakeValidation } from './validationFixtures';
 
 const PROJECT = 7;
@@ -226,16 +227,22 @@ describe('validation stage', () => {
   it('shows the create-plan error when the agent fails', async () => {
     const fake = useFakeValidation();
     server.use(http.get(api('/validation/agent'), () => HttpResponse.json({ detail: 'Out of credits' }, { status: 402 })));
-    renderStage();
-    expect(await screen.findByText(VALIDATION_ERRORS.createPlan)).toBeInTheDocument();
+    const logged = await loggedErrors(async () => {
+      renderStage();
+      expect(await screen.findByText(VALIDATION_ERRORS.createPlan)).toBeInTheDocument();
+    });
+    expect(logged).toEqual(['[validation.createPlan]']);
     expect(fake.triggers).toEqual([]);
   });
 
   it('shows the start error when the plan cannot be read, and the plan fetch error', async () => {
     useFakeValidation();
     server.use(http.get(api('/validation/plan'), () => HttpResponse.json({ detail: 'boom' }, { status: 500 })));
-    renderStage();
-    expect(await screen.findByText(VALIDATION_ERRORS.startProcess)).toBeInTheDocument();
-    expect(await screen.findByText(VALIDATION_ERRORS.fetchPlan('boom'))).toBeInTheDocument();
+    const logged = await loggedErrors(async () => {
+      renderStage();
+      expect(await screen.findByText(VALIDATION_ERRORS.startProcess)).toBeInTheDocument();
+      expect(await screen.findByText(VALIDATION_ERRORS.fetchPlan('boom'))).toBeInTheDocument();
+    });
+    expect(logged).toEqual(['[validation.start]']);
   });
 });
