@@ -63,8 +63,7 @@ describe('socket channel with the mock-socket helper (smoke test)', () => {
     }
     const running = expectSaga(relay).put({ type: 'terminal/outputReceived', payload: 'hello' }).run(1000);
     await mock.connection();
-    // The relay's `take` is waiting for the first message now.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Whether or not the relay's `take` waits already, the channel's buffer holds the message for it.
     mock.send({ type: 'output', data: 'hello' });
     await running;
   });

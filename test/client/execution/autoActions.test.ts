@@ -1,7 +1,7 @@
 import { waitFor } from '@testing-library/react';
 import { executionApi } from '../../../src/client/features/execution/executionApi';
 import { nextAutoApproval, nextAutoRetry, toViewSteps } from '../../../src/client/features/execution/executionModel';
-import { autoApproveToggled, autoRetryToggled } from '../../../src/client/features/execution/executionSlice';
+import { autoApproveToggled, autoRetryToggled, selectPendingActions } from '../../../src/client/features/execution/executionSlice';
 import { EXECUTION, INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import { makeAppStore } from '../utils/store';
 import { makeProgress, makeStep, useFakeExecution } from './executionFixtures';
@@ -15,8 +15,14 @@ async function poll(store: ReturnType<typeof makeAppStore>): Promise<void> {
   request.unsubscribe();
 }
 
-/** Lets the sagas react and any approve-step call reach the fake server. */
-const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50));
+/**
+ * Waits until every step action the sagas asked for has its answer, so any approve-step call they made
+ * has reached the fake server. The sagas decide while the poll's answer or the toggle is dispatched,
+ * and an action stays pending until its call answers.
+ */
+async function settle(store: ReturnType<typeof makeAppStore>): Promise<void> {
+  await waitFor(() => expect(Object.values(selectPendingActions(store.getState())).filter((action) => !action.settled)).toEqual([]));
+}
 
 beforeEach(() => sessionStorage.setItem(INSTALLATION_ID_KEY, '42'));
 
@@ -60,7 +66,7 @@ describe('auto-approve saga (real store, msw)', () => {
     };
     const store = makeAppStore();
     await poll(store);
-    await settle();
+    await settle(store);
     expect(fake.approvals).toEqual([]);
 
     store.dispatch(autoApproveToggled(true));
@@ -69,7 +75,7 @@ describe('auto-approve saga (real store, msw)', () => {
 
     // Step 2 is running: step 3 waits for it to complete.
     await poll(store);
-    await settle();
+    await settle(store);
     expect(fake.approvals).toHaveLength(1);
   });
 
@@ -82,7 +88,7 @@ describe('auto-approve saga (real store, msw)', () => {
     await poll(store);
     await waitFor(() => expect(fake.approvals).toHaveLength(1));
     await poll(store);
-    await settle();
+    await settle(store);
     expect(fake.approvals).toHaveLength(1);
   });
 
@@ -102,7 +108,7 @@ describe('auto-approve saga (real store, msw)', () => {
     store.dispatch(autoApproveToggled(true));
     await poll(store);
     await poll(store);
-    await settle();
+    await settle(store);
     expect(fake.approvals).toEqual([]);
   });
 
@@ -111,7 +117,7 @@ describe('auto-approve saga (real store, msw)', () => {
     const store = makeAppStore();
     await poll(store);
     store.dispatch(autoApproveToggled(false));
-    await settle();
+    await settle(store);
     expect(fake.approvals).toEqual([]);
   });
 });
@@ -127,7 +133,7 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
     store.dispatch(autoRetryToggled(true));
     for (let poll_ = 0; poll_ < 6; poll_ += 1) {
       await poll(store);
-      await settle();
+      await settle(store);
     }
     expect(fake.approvals.map((a) => [a.step_number, a.approved])).toEqual([
       [2, true],
@@ -143,7 +149,7 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
     const store = makeAppStore();
     store.dispatch(autoRetryToggled(true));
     await poll(store);
-    await settle();
+    await settle(store);
     // Only the first failed step is ever retried; it is out of retries, so nothing runs.
     expect(fake.approvals).toEqual([]);
   });
@@ -155,7 +161,7 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
     const store = makeAppStore();
     store.dispatch(autoRetryToggled(true));
     await poll(store);
-    await settle();
+    await settle(store);
     expect(fake.approvals.map((a) => a.step_number)).toEqual([1]);
   });
 
@@ -164,7 +170,7 @@ describe('auto-retry saga (real store, msw, local storage)', () => {
     const store = makeAppStore();
     store.dispatch(autoRetryToggled(true));
     await poll(store);
-    await settle();
+    await settle(store);
     expect(fake.approvals).toEqual([]);
   });
 });

@@ -15,6 +15,7 @@ import {
   VALIDATION_ERRORS,
 } from '../../../src/shared/constants';
 import { makeProject, makeProjectState, makeStages } from '../utils/factories';
+import { loggedErrors } from '../utils/loggedErrors';
 import { renderWithProviders } from '../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../utils/server';
 import { makeProgress, makeStep, useFakeExecution } from './executionFixtures';
@@ -279,9 +280,12 @@ describe('step cards', () => {
     useFakeExecution(makeProgress([makeStep(1, { status: 'completed' })]));
     const validation = useFakeValidation();
     validation.triggerStatus = 409;
-    const { user } = renderPanel();
-    await user.click(await screen.findByRole('button', { name: EXECUTION_TEXT.proceedToValidation }));
-    expect(await screen.findByText(VALIDATION_ERRORS.start)).toBeInTheDocument();
+    const logged = await loggedErrors(async () => {
+      const { user } = renderPanel();
+      await user.click(await screen.findByRole('button', { name: EXECUTION_TEXT.proceedToValidation }));
+      expect(await screen.findByText(VALIDATION_ERRORS.start)).toBeInTheDocument();
+    });
+    expect(logged).toEqual(['[execution.proceedToValidation]']);
     expect(db.projectStates.get(PROJECT)?.current_stage_index).toBe(3);
   });
 });

@@ -15,6 +15,8 @@ const URL_ = `ws://localhost/api/sandboxes/${PROJECT}/ws`;
 /** A stand-in for xterm: records what is written; write callbacks run when the test says so. */
 class FakeTerminal implements TerminalSink {
   written: string[] = [];
+  /** When each write came (performance.now()), beside `written`. */
+  writtenAt: number[] = [];
   lines: string[] = [];
   callbacks: Array<() => void> = [];
   dataListeners = new Set<(data: string) => void>();
@@ -22,6 +24,7 @@ class FakeTerminal implements TerminalSink {
   constructor(public dims: TerminalSize = { rows: 24, cols: 80 }) {}
   write(data: string, callback?: () => void): void {
     this.written.push(data);
+    this.writtenAt.push(performance.now());
     if (callback) this.callbacks.push(callback);
   }
   writeln(line: string): void {
@@ -205,10 +208,10 @@ describe("the agent's commands shown in the terminal, never run in its shell", (
     serveCommands(['data: {"command":"ab"}']);
     const terminal = new FakeTerminal();
     start(terminal);
-    await waitFor(() => expect(terminal.written).toContain('a'), { interval: 1 });
-    await new Promise((resolve) => setTimeout(resolve, TERMINAL.defaultTypingSpeed / 2));
-    expect(terminal.written).not.toContain('b');
     await waitFor(() => expect(terminal.written).toContain('b'));
+    // A lower bound on the gap between the keys: a busy machine only makes it longer.
+    const at = (key: string): number => terminal.writtenAt[terminal.written.indexOf(key)]!;
+    expect(at('b') - at('a')).toBeGreaterThanOrEqual(TERMINAL.defaultTypingSpeed - 2);
   });
 
   it("prints '❌ Error executing command' for a failed command event", async () => {

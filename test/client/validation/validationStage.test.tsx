@@ -3,21 +3,33 @@ import { http, HttpResponse } from 'msw';
 import { HOME_AFTER_MS } from '../../../src/client/features/validation/components/ValidationProgressPanel';
 import { ValidationStage } from '../../../src/client/features/validation/ValidationStage';
 import { validationApi } from '../../../src/client/features/validation/validationApi';
+import { selectValidationPending } from '../../../src/client/features/validation/validationSlice';
 import { DOCUMENTATION, INSTALLATION_ID_KEY, VALIDATION, VALIDATION_ERRORS, VALIDATION_TEXT } from '../../../src/shared/constants';
 import { makeStep } from '../execution/executionFixtures';
 import { makeProject, makeStages } from '../utils/factories';
 import { renderWithProviders } from '../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../utils/server';
+import { loggedErrors } from '../utils/loggedErrors';
 import { useFakeValidation } from './validationFixtures';
 
 const PROJECT = 7;
 const route = `/app/${PROJECT}`;
 
-function renderStage(): ReturnType<typeof renderWithProviders> {
+function renderStage(fakeTimers = false): ReturnType<typeof renderWithProviders> {
   return renderWithProviders(
     <ValidationStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[4]!} stages={makeStages()} />,
-    { route, path: '/app/:projectId', routes: [{ path: '/app/:projectId/home', element: <h1>Project home</h1> }] },
+    { route, path: '/app/:projectId', routes: [{ path: '/app/:projectId/home', element: <h1>Project home</h1> }], fakeTimers },
   );
+}
+
+/** Runs `body` on jest's clock (promises and I/O stay real), so a test can move past a timer's moment at once. */
+async function onFakeClock(body: () => Promise<void>): Promise<void> {
+  jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
+  try {
+    await body();
+  } finally {
+    jest.useRealTimers();
+  }
 }
 
 /** The validation stage's `is_completed` as the fake server holds it (seeded by `seedProjects`). */
@@ -93,7 +105,8 @@ describe('validation stage', () => {
     const { user, store } = renderStage();
     await screen.findByRole('listitem', { name: /^Step 2:/ });
     await user.click(screen.getByRole('switch', { name: VALIDATION_TEXT.autoApprove }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The saga decides as the toggle is dispatched: an approval would be pending (or already answered) now.
+    expect(selectValidationPending(store.getState())).toEqual({});
     expect(fake.approvals).toEqual([]);
     fake.progress = { steps: [makeStep(1, { status: 'completed' }), makeStep(2, { status: 'waiting_approval' }), makeStep(3, { status: 'waiting_approval' })] };
     // As the server does: an approved step runs.
@@ -105,7 +118,12 @@ describe('validation stage', () => {
       await store.dispatch(validationApi.endpoints.getValidationProgress.initiate(PROJECT, { forceRefetch: true }));
     });
     await waitFor(() => expect(fake.approvals).toEqual([{ step_number: 2, approved: true }]), { timeout: 5_000 });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => expect(selectValidationPending(store.getState())).toEqual({}));
+    // The next poll shows step 2 running: step 3 waits for it.
+    await act(async () => {
+      await store.dispatch(validationApi.endpoints.getValidationProgress.initiate(PROJECT, { forceRefetch: true }));
+    });
+    expect(selectValidationPending(store.getState())).toEqual({});
     expect(fake.approvals).toHaveLength(1);
   });
 
@@ -172,25 +190,30 @@ describe('validation stage', () => {
     const state = db.projectStates.get(PROJECT)!;
     state.stages = state.stages.map((stage) => ({ ...stage, is_active: true, is_completed: true }));
     state.current_stage_index = 4;
-    const { store } = renderStage();
-    expect(await screen.findByText(VALIDATION_TEXT.validated)).toBeInTheDocument();
-    await waitFor(() => expect(store.getState().validation?.documentation.status).toBe('done'));
-    expect(screen.queryByText(/Opening the project home in/)).not.toBeInTheDocument();
-    // Wait past the moment the page used to move: it stays, with Re-execute on the checks.
-    await act(() => new Promise((resolve) => setTimeout(resolve, HOME_AFTER_MS + 500)));
-    expect(screen.queryByRole('heading', { name: 'Project home' })).not.toBeInTheDocument();
-    // In the card's body (collapsed while completed).
-    expect(within(card(1)).getByRole('button', { name: 'Re-execute', hidden: true })).toBeInTheDocument();
-  }, 20_000);
+    await onFakeClock(async () => {
+      const { store } = renderStage(true);
+      expect(await screen.findByText(VALIDATION_TEXT.validated)).toBeInTheDocument();
+      await waitFor(() => expect(store.getState().validation?.documentation.status).toBe('done'));
+      expect(screen.queryByText(/Opening the project home in/)).not.toBeInTheDocument();
+      // Past the moment the page used to move: it stays, with Re-execute on the checks.
+      await act(() => jest.advanceTimersByTimeAsync(HOME_AFTER_MS + 500));
+      expect(screen.queryByRole('heading', { name: 'Project home' })).not.toBeInTheDocument();
+      // In the card's body (collapsed while completed).
+      expect(within(card(1)).getByRole('button', { name: 'Re-execute', hidden: true })).toBeInTheDocument();
+    });
+  });
 
   it('"Stay here" keeps the page on the stage after a first validation', async () => {
     const fake = useFakeValidation([makeStep(1, { status: 'completed' })], { status: 'ready', plan: '# Plan' });
     fake.documentation = { status: 'ready', documentation: '# Docs', quickstart: '# Start', key_value_data: {} };
-    const { user } = renderStage();
-    await user.click(await screen.findByRole('button', { name: 'Stay here' }));
-    await act(() => new Promise((resolve) => setTimeout(resolve, HOME_AFTER_MS + 500)));
-    expect(screen.queryByRole('heading', { name: 'Project home' })).not.toBeInTheDocument();
-  }, 20_000);
+    await onFakeClock(async () => {
+      const { user } = renderStage(true);
+      await user.click(await screen.findByRole('button', { name: 'Stay here' }));
+      // Past the moment the page would have moved.
+      await act(() => jest.advanceTimersByTimeAsync(HOME_AFTER_MS + 500));
+      expect(screen.queryByRole('heading', { name: 'Project home' })).not.toBeInTheDocument();
+    });
+  });
 
   it('all complete with documentation present: no generation, straight to the project home', async () => {
     const fake = useFakeValidation([makeStep(1, { status: 'completed' })], { status: 'ready', plan: '# Plan' });
@@ -204,16 +227,22 @@ describe('validation stage', () => {
   it('shows the create-plan error when the agent fails', async () => {
     const fake = useFakeValidation();
     server.use(http.get(api('/validation/agent'), () => HttpResponse.json({ detail: 'Out of credits' }, { status: 402 })));
-    renderStage();
-    expect(await screen.findByText(VALIDATION_ERRORS.createPlan)).toBeInTheDocument();
+    const logged = await loggedErrors(async () => {
+      renderStage();
+      expect(await screen.findByText(VALIDATION_ERRORS.createPlan)).toBeInTheDocument();
+    });
+    expect(logged).toEqual(['[validation.createPlan]']);
     expect(fake.triggers).toEqual([]);
   });
 
   it('shows the start error when the plan cannot be read, and the plan fetch error', async () => {
     useFakeValidation();
     server.use(http.get(api('/validation/plan'), () => HttpResponse.json({ detail: 'boom' }, { status: 500 })));
-    renderStage();
-    expect(await screen.findByText(VALIDATION_ERRORS.startProcess)).toBeInTheDocument();
-    expect(await screen.findByText(VALIDATION_ERRORS.fetchPlan('boom'))).toBeInTheDocument();
+    const logged = await loggedErrors(async () => {
+      renderStage();
+      expect(await screen.findByText(VALIDATION_ERRORS.startProcess)).toBeInTheDocument();
+      expect(await screen.findByText(VALIDATION_ERRORS.fetchPlan('boom'))).toBeInTheDocument();
+    });
+    expect(logged).toEqual(['[validation.start]']);
   });
 });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { until } from '../helpers/until';
 import { buildTestApp, sessionCookieOf, signIn } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
@@ -135,11 +136,14 @@ describe('sign-in rate limit', () => {
 describe('session expiry', () => {
   it('refuses a session idle for longer than SESSION_IDLE_HOURS', async () => {
     const database = await openTestDatabase('pglite');
-    const app = await buildTestApp(database, { env: { SESSION_IDLE_HOURS: '0.0001' } });
+    const idleHours = 0.0001;
+    const app = await buildTestApp(database, { env: { SESSION_IDLE_HOURS: String(idleHours) } });
     try {
       const response = await app.inject({ method: 'POST', url: '/api/github/local-login', payload: { login: 'jack' } });
       const cookie = sessionCookieOf(response);
-      await new Promise((r) => setTimeout(r, 500));
+      // Idle for longer than allowed, by the clock the session store reads (any request would refresh it).
+      const lastSeen = Date.now();
+      await until(() => Date.now() - lastSeen > idleHours * 3_600_000, 'the session to be idle too long');
       expect((await app.inject({ method: 'GET', url: '/api/projects', headers: { cookie } })).statusCode).toBe(401);
     } finally {
       await app.close();

@@ -75,6 +75,12 @@ describe('DevOps Helper', () => {
     app.inject({ method: 'POST', url: '/api/devops-helper/chat', headers: headersOf(user, project), payload: { message } });
   const decide = (approval_id: string, approved: boolean, user = alice, project = projectId): Promise<LightMyRequestResponse> =>
     app.inject({ method: 'POST', url: '/api/devops-helper/approval', headers: headersOf(user, project), payload: { approval_id, approved } });
+  /** Runs one more approved command to its end: a command a refused answer had started would have run before it. */
+  const runAnotherCommand = async (): Promise<void> => {
+    const reply = chat('run `true`');
+    await decide((await socket.next()).id, true);
+    expect((await reply).statusCode).toBe(200);
+  };
   const workspaceFile = (name: string): string => path.join(dataDir, 'sandboxes', String(projectId), 'workspace', name);
 
   const open = (options: { user?: TestUser | null; origin?: string | null; project?: number } = {}): Promise<ApprovalClient | number> =>
@@ -151,7 +157,7 @@ describe('DevOps Helper', () => {
     // Replaying the same approval id is refused and runs nothing again.
     fs.rmSync(workspaceFile('approved.txt'));
     expect((await decide(request.id, true)).statusCode).toBe(409);
-    await new Promise((r) => setTimeout(r, 200));
+    await runAnotherCommand();
     expect(fs.existsSync(workspaceFile('approved.txt'))).toBe(false);
 
     const usage = await database.db.select().from(tokenUsage).where(and(eq(tokenUsage.projectId, projectId), eq(tokenUsage.agent, 'devopsHelperAgent')));
@@ -166,7 +172,7 @@ describe('DevOps Helper', () => {
     expect(textOf(frames)).toContain('The command was denied; it did not run.');
     expect(fs.existsSync(workspaceFile('denied.txt'))).toBe(false);
     expect((await decide(request.id, true)).statusCode).toBe(409);
-    await new Promise((r) => setTimeout(r, 200));
+    await runAnotherCommand();
     expect(fs.existsSync(workspaceFile('denied.txt'))).toBe(false);
   });
 
@@ -211,14 +217,14 @@ describe('DevOps Helper', () => {
     const response = await reply;
     expect(framesOf(response.body).some((f) => f.event === 'error')).toBe(false);
     expect((await decide(request.id, true)).statusCode).toBe(404);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(fs.existsSync(workspaceFile('killed.txt'))).toBe(false);
     expect((await app.inject({ method: 'POST', url: '/api/devops-helper/kill', headers: headersOf(alice) })).json()).toEqual({ status: 'idle' });
 
     // The conversation goes on: the stopped call is answered as not run, and the next command works.
     const next = chat('run `echo after-kill`');
     await decide((await socket.next()).id, true);
     expect(textOf(framesOf((await next).body))).toContain('after-kill');
+    // The late approval ran nothing, by the time a later command has run.
+    expect(fs.existsSync(workspaceFile('killed.txt'))).toBe(false);
   });
 
   it('announces a waiting request again to a socket that connects later', async () => {

@@ -10,6 +10,7 @@ import { INTERRUPTED_MESSAGE, NO_IMPLEMENTATION_PLAN, SANDBOX_NOT_READY } from '
 import { CANCELLED_MESSAGE } from '../../../src/server/services/shared/stepRuns';
 import type { ExecutionProgress, Step } from '../../../src/shared/api/execution';
 import { LEFT_OUT_NOTE_NAME } from '../../../src/server/sandbox/workspaceLayout';
+import { processesWith } from '../helpers/processes';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { readZip } from '../sandbox/zipHelpers';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
@@ -278,14 +279,14 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
     const running = await stepOf(n);
     expect(running).toMatchObject({ status: 'in_progress', output: 'started\n', finished_at: null });
     expect(Date.parse(running.started_at!)).toBeLessThanOrEqual(Date.now());
-    expect(sleepers(marker)).toHaveLength(1);
+    expect(processesWith(['sleep', marker])).toHaveLength(1);
 
     // Cancelling kills the whole process group, the backgrounded child too, and fails the step saying so.
     const cancelled = await call(alice, 'POST', '/api/execution/cancel-step', { plan_id: (await progress()).id, step_number: n });
     expect(cancelled.statusCode).toBe(200);
     expect(cancelled.json()).toMatchObject({ step_number: n, status: 'failed', error_message: CANCELLED_MESSAGE, output: 'started\n' });
     expect(cancelled.json().finished_at).toEqual(expect.any(String));
-    await waitFor(async () => sleepers(marker).length === 0);
+    await waitFor(async () => processesWith(['sleep', marker]).length === 0);
     const again = await call(alice, 'POST', '/api/execution/cancel-step', { step_number: n });
     expect(again.statusCode).toBe(409);
     expect(again.json().detail).toMatch(/only a running step can be cancelled/);
@@ -386,17 +387,6 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error('condition not met');
-  }
-
-  /** Host processes running `sleep <marker>` (the sandbox's processes are the host's, in namespaces). */
-  function sleepers(marker: string): string[] {
-    return fs.readdirSync('/proc').filter((pid) => {
-      try {
-        return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${marker}\0`;
-      } catch {
-        return false;
-      }
-    });
   }
 
   /** Reads GET /api/terminal/commands over a real socket (inject would wait for the end of the stream). */

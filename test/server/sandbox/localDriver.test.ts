@@ -5,6 +5,8 @@ import path from 'node:path';
 import type { SandboxDriver, SandboxRef } from '../../../src/server/sandbox/driver';
 import { createLocalDriver } from '../../../src/server/sandbox/local/localDriver';
 import { slirpAvailable } from '../../../src/server/sandbox/local/userNetwork';
+import { processesWith } from '../helpers/processes';
+import { until } from '../helpers/until';
 import { waitFor } from './ptyHelpers';
 import { readZip, streamToBuffer } from './zipHelpers';
 
@@ -88,16 +90,22 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
     });
 
     it('kills a command at its timeout', async () => {
-      const result = await driver.exec(one, 'echo started; sleep 20; echo never', { timeoutMs: 300 });
+      // A limit a busy machine's sandbox start (bwrap, its network) fits well within, far below the sleep.
+      const result = await driver.exec(one, 'echo started; sleep 20; echo never', { timeoutMs: 3_000 });
       expect(result).toMatchObject({ exitCode: null, timedOut: true });
       expect(result.output).toBe('started\n');
-      expect(result.durationMs).toBeLessThan(3_000);
+      expect(result.durationMs).toBeLessThan(15_000);
     });
 
     it('kills a command and everything it started when its signal aborts', async () => {
       const controller = new AbortController();
-      const pending = driver.exec(one, '(sleep 30 &) ; sleep 30', { signal: controller.signal });
-      setTimeout(() => controller.abort(), 200);
+      // Aborted once both sleeps run.
+      const pending = driver.exec(one, '(sleep 30 &) ; echo started; sleep 30', {
+        signal: controller.signal,
+        onOutput: (chunk) => {
+          if (chunk.includes('started')) controller.abort();
+        },
+      });
       const result = await pending;
       expect(result).toMatchObject({ exitCode: null, cancelled: true });
       expect(result.durationMs).toBeLessThan(3_000);
@@ -130,7 +138,8 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
     it("cannot see the server's processes or their environment (/proc)", async () => {
       process.env.DA_SERVER_CANARY = 'server-env-canary-91b2';
       try {
-        const result = await driver.exec(one, `ls /proc | grep -E '^[0-9]+$' | wc -l; cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/${process.pid}/environ; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c DA_SERVER_CANARY`);
+        // The server's own environ is not there: its error goes to stdout so it comes before the count, not racing it.
+        const result = await driver.exec(one, `ls /proc | grep -E '^[0-9]+$' | wc -l; cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/${process.pid}/environ 2>&1; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c DA_SERVER_CANARY`);
         const lines = result.output.trim().split('\n');
         expect(Number(lines[0])).toBeLessThan(10);
         expect(lines[1]).toMatch(/bwrap|bash/);
@@ -231,8 +240,9 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
         shell.resize(120, 40);
         shell.write('stty size\r');
         await waitFor(shell, /40 120/);
-        shell.write('sleep 30; echo slept\r');
-        await new Promise((r) => setTimeout(r, 300));
+        const marker = `30.${process.pid}`;
+        shell.write(`sleep ${marker}; echo slept\r`);
+        await until(() => processesWith(['sleep', marker]).length === 1, 'the sleep to run in the foreground');
         const started = Date.now();
         shell.write('\x03');
         shell.write('echo after-interrupt\r');
@@ -274,7 +284,9 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
       await driver.initialise(ref);
       for (let i = 0; i < 5; i++) {
         await driver.backup(ref);
-        await new Promise((r) => setTimeout(r, 5));
+        // Backups are named by their millisecond: the next one gets a name of its own.
+        const last = (await driver.lastBackupTime(ref))!.getTime();
+        await until(() => Date.now() > last, 'the clock to pass the last backup');
       }
       expect(fs.readdirSync(path.join(dataDir, 'sandboxes', '4', 'backups'))).toHaveLength(3);
     });

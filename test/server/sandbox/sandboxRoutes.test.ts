@@ -4,11 +4,13 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SANDBOX_ERRORS } from '../../../src/shared/constants/sandbox';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
-import { planningDocuments } from '../../../src/server/db/schema';
+import { eq } from 'drizzle-orm';
+import { planningDocuments, sandboxes } from '../../../src/server/db/schema';
 import { serverInstanceId } from '../../../src/server/services/sandbox/instanceId';
 import { databaseKinds, openTestDatabase, type DatabaseKind, type TestDatabase } from '../helpers/testDatabase';
 import { engineAvailable, ENGINE, IMAGE, removeInstance } from './dockerEngine';
 import { readZip } from './zipHelpers';
+import { until } from '../helpers/until';
 
 /** Every driver this machine can run: the local one always, docker on a real engine (always in CI). */
 const cases: Array<[DatabaseKind, 'local' | 'docker']> = [
@@ -110,11 +112,13 @@ describe.each(cases)('sandbox routes (%s, %s driver)', (kind, driverKind) => {
 
   it('answers creating to an initialisation asked while another is under way', async () => {
     const fresh = await createProject(alice, 'Twice');
-    const answers = await Promise.all([
-      call(alice, 'POST', `/api/sandbox/initialize/${fresh}`, {}),
-      new Promise((r) => setTimeout(r, 10)).then(() => call(alice, 'POST', `/api/sandbox/initialize/${fresh}`, {})),
-    ]);
-    expect(answers.map((a) => a.json().status)).toEqual(['success', 'creating']);
+    const first = call(alice, 'POST', `/api/sandbox/initialize/${fresh}`, {});
+    // The second call comes once the first is under way: its row says CREATING.
+    const provisioning = async (): Promise<string | undefined> =>
+      (await database.db.select({ provisioning: sandboxes.provisioning }).from(sandboxes).where(eq(sandboxes.projectId, fresh)))[0]?.provisioning;
+    await until(async () => (await provisioning()) === 'CREATING', 'the first initialisation to be under way');
+    const second = await call(alice, 'POST', `/api/sandbox/initialize/${fresh}`, {});
+    expect([(await first).json().status, second.json().status]).toEqual(['success', 'creating']);
     expect((await call(alice, 'GET', `/api/sandbox/status/${fresh}`)).json()).toEqual({ status: 'READY' });
   });
 

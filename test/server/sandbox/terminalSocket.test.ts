@@ -6,6 +6,9 @@ import WebSocket from 'ws';
 import { TERMINAL } from '../../../src/shared/constants';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { processesWith, untilBlocked } from '../helpers/processes';
+import { until } from '../helpers/until';
+import { TERMINAL_HIGH_WATERMARK as HIGH_WATERMARK } from '../../../src/server/services/terminal/terminalSessions';
 
 const ORIGIN = 'http://app.test';
 const CANARY = 'canary-Tm4x9Qw2-terminal';
@@ -15,7 +18,6 @@ const DEV_ORIGIN = 'http://127.0.0.1:3000';
 class TerminalClient {
   output = '';
   bytes = 0;
-  lastDataAt = 0;
   closed: Promise<{ code: number; reason: string }>;
   constructor(readonly ws: WebSocket) {
     ws.on('message', (raw) => {
@@ -24,7 +26,6 @@ class TerminalClient {
       this.output += frame.data;
       if (this.output.length > 200_000) this.output = this.output.slice(-100_000);
       this.bytes += frame.data.length;
-      this.lastDataAt = Date.now();
     });
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   }
@@ -39,14 +40,6 @@ class TerminalClient {
     while (!pattern.test(this.output)) {
       if (Date.now() > until) throw new Error(`timed out waiting for ${pattern}; saw ${JSON.stringify(this.output.slice(-300))}`);
       await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-  /** Resolves once no output has arrived for `quietMs`. */
-  async quiet(quietMs = 300, timeoutMs = 15_000): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (Date.now() - this.lastDataAt < quietMs) {
-      if (Date.now() > until) throw new Error('output never stopped');
-      await new Promise((r) => setTimeout(r, 20));
     }
   }
   close(): void {
@@ -115,6 +108,9 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
     return client;
   };
 
+  /** The most any of the server's sockets has queued for its browser. */
+  const serverQueue = (): number => Math.max(0, ...[...app.websocketServer.clients].map((ws) => ws.bufferedAmount));
+
   it('refuses the handshake without a session (401)', async () => {
     expect(await open({ user: null })).toBe(401);
   });
@@ -165,14 +161,16 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
   it('sends a flood in large frames and a quiet echo at once', async () => {
     const client = await connect();
     try {
-      await client.quiet(200);
+      // Whatever the shell still had to say (it may be an earlier test's) has come before this answer.
+      client.input('echo ready-$((0+1))\r');
+      await client.waitFor(/ready-1\r\n[^]*\$ $/);
       const sizes: number[] = [];
       client.ws.on('message', (raw) => sizes.push((JSON.parse(raw.toString()) as { data: string }).data.length));
       client.input('head -c 3000000 /dev/zero | tr "\\0" a; echo; echo flood-$((1+1))\r');
       await client.waitFor(/flood-2/);
       // The pty reads about 4 KB at a time; coalesced, 3 MB takes far fewer frames than 3 MB / 4 KB (732).
       expect(sizes.length).toBeLessThan(300);
-      await client.quiet(100);
+      await client.waitFor(/flood-2\r\n[^]*\$ $/);
       const sentAt = Date.now();
       client.input('echo quick-$((2+3))\r');
       await client.waitFor(/quick-5/);
@@ -191,16 +189,19 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
   it('stops a `yes` flood within moments of Ctrl-C', async () => {
     const client = await connect();
     try {
+      let lastFloodAt = 0;
+      client.ws.on('message', (raw) => {
+        if (raw.toString().includes('y\\r\\n')) lastFloodAt = Date.now();
+      });
       client.input('yes\r');
       const floodFrom = client.bytes;
-      while (client.bytes - floodFrom < 2_000_000) await new Promise((r) => setTimeout(r, 10));
+      await until(() => client.bytes - floodFrom >= 2_000_000, '2 MB of `yes`');
       const interruptAt = Date.now();
       client.input('\x03');
-      await client.quiet(300);
-      const stopMs = client.lastDataAt - interruptAt;
-      expect(stopMs).toBeLessThan(1_000);
-      client.input('echo after-flood\r');
-      await client.waitFor(/after-flood\r?\n/);
+      // Everything `yes` wrote reaches the socket before the next command's output does.
+      client.input('echo after-$((40+2))\r');
+      await client.waitFor(/after-42\r?\n/);
+      expect(lastFloodAt - interruptAt).toBeLessThan(1_000);
     } finally {
       client.close();
     }
@@ -209,21 +210,27 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
   it('keeps server-side buffering bounded while the browser does not read, and Ctrl-C still gets through', async () => {
     const client = await connect();
     try {
-      client.input('yes\r');
-      await client.waitFor(/y\r\ny\r\n/);
+      const marker = `flood-${process.pid}-${Date.now()}`;
+      client.input(`yes ${marker}\r`);
+      await client.waitFor(new RegExp(`${marker}\\r\\n${marker}\\r\\n`));
+      const [yes, ...others] = processesWith(['yes', marker]);
+      expect(others).toEqual([]);
       const raw = (client.ws as unknown as { _socket: import('node:net').Socket })._socket;
       raw.pause();
-      await new Promise((r) => setTimeout(r, 1_500));
+      // The browser reads nothing: the server's queue for the socket reaches the high watermark, the
+      // pty is paused there and `yes` blocks on its own writes.
+      await until(() => serverQueue() >= HIGH_WATERMARK, "the server's queue to reach the high watermark");
+      await untilBlocked(yes!);
+      // Without flow control the server would have kept reading `yes` (hundreds of MB a second) all along.
+      expect(serverQueue()).toBeLessThan(HIGH_WATERMARK + 2 * 1024 * 1024);
       client.input('\x03');
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => !fs.existsSync(`/proc/${yes}`), 'Ctrl-C to end `yes`');
       const before = client.bytes;
       raw.resume();
-      await client.quiet(400);
-      // Without flow control `yes` would have queued hundreds of MB in 1.5 s; with it the backlog is the
-      // socket's high watermark plus kernel buffers.
-      expect(client.bytes - before).toBeLessThan(16 * 1024 * 1024);
       client.input('echo still-alive\r');
       await client.waitFor(/still-alive\r?\n/);
+      // The backlog the browser receives is the socket's high watermark plus kernel buffers.
+      expect(client.bytes - before).toBeLessThan(16 * 1024 * 1024);
     } finally {
       client.close();
     }
@@ -242,7 +249,8 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
     second.close();
     await second.closed;
 
-    await new Promise((r) => setTimeout(r, 1_500));
+    // The grace period (1 s here) runs out and the shell ends.
+    await until(() => app.services.terminals.size === 0, 'the shell to end after the grace period');
     const third = await connect();
     try {
       third.input('echo "mark=[$MARK]"\r');

@@ -23,6 +23,9 @@ export interface TerminalOptions {
   secretsOf?: (projectId: number) => Promise<Record<string, string>>;
 }
 
+/** Bytes queued on a terminal socket above which its pty is paused (unless the options say otherwise). */
+export const TERMINAL_HIGH_WATERMARK = 1024 * 1024;
+
 /** Close codes of the terminal socket. */
 export const TERMINAL_CLOSE = { replaced: 4000, exited: 4001, badMessage: 4002, tooMany: 4003 } as const;
 
@@ -63,7 +66,7 @@ const COALESCE_MS = 2;
  * to the pty, so Ctrl-C (\x03) reaches the shell's line discipline at once whatever output is queued.
  */
 export function createTerminalSessions(driver: SandboxDriver, options: TerminalOptions) {
-  const high = options.highWatermark ?? 1024 * 1024;
+  const high = options.highWatermark ?? TERMINAL_HIGH_WATERMARK;
   const low = options.lowWatermark ?? 256 * 1024;
   const maxPerUser = options.maxPerUser ?? TERMINAL.maxSessions;
   const sessions = new Map<string, Session>();

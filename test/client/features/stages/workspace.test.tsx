@@ -5,6 +5,7 @@ import { INSTALLATION_ID_KEY, PROJECT_HOME_SANDBOX, TIMING, WORKSPACE } from '..
 import { makeProject, makeProjectState, makeStages } from '../../utils/factories';
 import { renderApp } from '../../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../../utils/server';
+import { useFakeValidation } from '../../validation/validationFixtures';
 
 function stageButtons(): HTMLElement[] {
   return within(screen.getByRole('list', { name: 'Stages' })).getAllByRole('button');
@@ -64,9 +65,12 @@ describe('project workspace frame', () => {
   it('clamps a current stage index past the enabled stages to the last one', async () => {
     seedProjects(makeProject({ id: 3 }));
     setState(3, { current_stage_index: 9 });
+    const validation = useFakeValidation();
     renderApp('/app/3');
     expect(await screen.findByRole('region', { name: 'Validation Progress' })).toBeInTheDocument();
     expect(stageButtons()[4]).toHaveAttribute('aria-current', 'step');
+    // The stage opened starts validation; its calls end within the test, while their handlers are there.
+    await waitFor(() => expect(validation.triggers).toHaveLength(1));
   });
 
   it('says "No stages available" / "No stages configured" without enabled stages', async () => {
