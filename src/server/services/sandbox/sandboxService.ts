@@ -16,7 +16,8 @@ import type {
 import { parsePlanSteps } from '../execution/planSteps';
 import { missingProgramsCommand, missingTools, plannedPrograms } from './preflight';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
-import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
+import type { EventBus } from '../execution/eventBus';
+import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
 
 /** The project as `projects.require` answers it: already scoped to the caller. */
 export interface ScopedProject {
@@ -46,9 +47,12 @@ export function createSandboxService({
   db,
   driver,
   planOf = async () => '',
+  events,
 }: {
   db: Db;
   driver: SandboxDriver;
+  /** The app's event bus: a status changed here is dropped on the other replicas. */
+  events?: EventBus<unknown>;
   /** The project's implementation plan (markdown), whose steps' programs the tool preflight looks for. */
   planOf?: (projectId: number) => Promise<string>;
 }) {
@@ -140,6 +144,7 @@ export function createSandboxService({
       return containerStatus({ id, installationId });
     },
     maxAgeMs: CONTAINER_STATUS_MAX_AGE_MS,
+    ...sharedOn(events, 'snapshots.container-status'),
   });
 
   /**
