@@ -116,7 +116,7 @@ export const servicesPlugin = fp(
       auth: createAuthService({ db }),
       sessions,
       activity,
-      projects: createProjectsService({ db, activity }),
+      projects: createProjectsService({ db, activity, events }),
       costs,
       sandbox,
       terminals: createTerminalSessions(sandboxDriver, {
