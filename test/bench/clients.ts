@@ -32,8 +32,14 @@ export interface ClientsResult {
   /** Server CPU per answer, from /proc/<pid>/stat of the server's process over the measured window. */
   cpuMicrosPerAnswer: number;
   rssBytes: number;
-  /** (RSS at the end of the measured window − RSS of the process as it started, before any client) / clients. */
+  /**
+   * RSS at the end of the measured window ÷ clients: an upper bound of what one client costs (the
+   * process's own memory included). What the clients add over the process as it started is not usable:
+   * a PGlite server's RSS peaks at start and is lower later, whatever it then holds.
+   */
   rssPerClientBytes: number;
+  /** RSS as the process answered its first request, before any client. */
+  rssStartedBytes: number;
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
@@ -127,7 +133,8 @@ async function drive(name: string, server: ChildProcess, base: URL, clients: Cli
     p99Ms: percentile(latencies, 99),
     cpuMicrosPerAnswer: answers ? (cpuAfter - cpuBefore) / answers : Infinity,
     rssBytes: rss,
-    rssPerClientBytes: Math.max(0, rss - rssStarted) / clients.length,
+    rssPerClientBytes: rss / clients.length,
+    rssStartedBytes: rssStarted,
   };
 }
 

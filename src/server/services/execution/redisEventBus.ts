@@ -41,10 +41,12 @@ export async function createRedisEventBus(options: RedisEventBusOptions): Promis
   const local = createInProcessEventBus<unknown>();
   const connectTimeout = options.connectTimeoutMs ?? 10_000;
   // One connection publishes, one subscribes (a subscribed connection can do nothing else).
-  const publisher = new Redis(options.url, { lazyConnect: true, connectTimeout, maxRetriesPerRequest: null });
-  const subscriber = publisher.duplicate();
   let readyOnce = false;
   let closing = false;
+  // No retry before the first connection (the start fails with a clear message); after it, back off up to 2 s.
+  const retryStrategy = (times: number): number | null => (readyOnce && !closing ? Math.min(times * 100, 2_000) : null);
+  const publisher = new Redis(options.url, { lazyConnect: true, connectTimeout, maxRetriesPerRequest: null, retryStrategy });
+  const subscriber = publisher.duplicate();
   for (const [name, connection] of [['publisher', publisher], ['subscriber', subscriber]] as const) {
     // Without a listener an 'error' event would end the process; ioredis reconnects by itself.
     connection.on('error', (err: Error) => {
@@ -69,14 +71,14 @@ export async function createRedisEventBus(options: RedisEventBusOptions): Promis
     local.publish(envelope.topic, envelope.event);
   });
 
-  try {
-    await Promise.all([publisher.connect(), subscriber.connect()]);
-    await subscriber.subscribe(EVENTS_CHANNEL);
-  } catch (err) {
+  const connected = await Promise.allSettled([publisher.connect(), subscriber.connect()]);
+  const failed = connected.find((c): c is PromiseRejectedResult => c.status === 'rejected');
+  if (failed) {
     publisher.disconnect();
     subscriber.disconnect();
-    throw new Error(`REDIS_URL: could not connect to Redis (${(err as Error).message})`);
+    throw new Error(`REDIS_URL: could not connect to Redis (${(failed.reason as Error).message})`);
   }
+  await subscriber.subscribe(EVENTS_CHANNEL);
   readyOnce = true;
 
   return {
