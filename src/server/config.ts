@@ -25,6 +25,7 @@ const EnvSchema = Type.Object({
   PORT: Port,
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info' },
@@ -246,6 +247,8 @@ export interface AppConfig {
   /** Free bytes DATA_DIR's disk must keep for the server to answer ready. */
   diskMinFreeBytes: number;
   databaseUrl: string | undefined;
+  /** Redis for the event bus across replicas (invalidations, sign-outs, approvals, terminal commands); none: in-process. */
+  redisUrl: string | undefined;
   logLevel: string;
   /** The origin browsers use (`http://127.0.0.1:8080` by default); WebSockets must come from it. */
   publicUrl: string;
@@ -307,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: path.resolve(e.DATA_DIR),
     diskMinFreeBytes: e.DISK_MIN_FREE_MB * 1024 * 1024,
     databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
     logLevel: e.LOG_LEVEL,
     publicUrl,
     supportEmail: e.SUPPORT_EMAIL,

@@ -32,7 +32,14 @@ export interface ClientsResult {
   /** Server CPU per answer, from /proc/<pid>/stat of the server's process over the measured window. */
   cpuMicrosPerAnswer: number;
   rssBytes: number;
+  /**
+   * RSS at the end of the measured window ÷ clients: an upper bound of what one client costs (the
+   * process's own memory included). What the clients add over the process as it started is not usable:
+   * a PGlite server's RSS peaks at start and is lower later, whatever it then holds.
+   */
   rssPerClientBytes: number;
+  /** RSS as the process answered its first request, before any client. */
+  rssStartedBytes: number;
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
@@ -52,7 +59,7 @@ function get(agent: http.Agent, base: URL, pathname: string, headers: Record<str
  * Runs `clients` browser-like clients against one server process for a warm-up tick pair (every client
  * gets its ETags), then `seconds` measured: latencies of every answer, and the server's CPU and RSS.
  */
-async function drive(name: string, server: ChildProcess, base: URL, clients: Client[], seconds: number): Promise<ClientsResult> {
+async function drive(name: string, server: ChildProcess, base: URL, clients: Client[], seconds: number, rssStarted: number): Promise<ClientsResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients.length + 10 });
   const latencies: number[] = [];
   let measuring = false;
@@ -85,7 +92,6 @@ async function drive(name: string, server: ChildProcess, base: URL, clients: Cli
     }
   };
 
-  const rssIdle = rssBytes(server.pid!);
   for (const client of clients) {
     let tick = 0;
     const run = (): void => {
@@ -127,7 +133,8 @@ async function drive(name: string, server: ChildProcess, base: URL, clients: Cli
     p99Ms: percentile(latencies, 99),
     cpuMicrosPerAnswer: answers ? (cpuAfter - cpuBefore) / answers : Infinity,
     rssBytes: rss,
-    rssPerClientBytes: Math.max(0, rss - rssIdle) / clients.length,
+    rssPerClientBytes: rss / clients.length,
+    rssStartedBytes: rssStarted,
   };
 }
 
@@ -193,19 +200,22 @@ export async function benchClients(options: ClientsOptions): Promise<{ app: Clie
   try {
     const base = new URL(`http://127.0.0.1:${port}`);
     await waitForUrl(new URL('/api/health', base).toString(), 120_000, server);
+    // Memory before any client: what the clients add is measured against it (sessions, snapshots, sockets).
+    const appStarted = rssBytes(server.pid!);
     let bareUrl = '';
     for (let i = 0; i < 600 && !bareUrl; i += 1) {
       bareUrl = fs.readFileSync(bareLog, 'utf8').trim().split('\n')[0] ?? '';
       if (!bareUrl) await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    const bareStarted = rssBytes(bare.pid!);
     const clients = await signInClients(base, options.clients);
-    const app = await drive('this project (own process)', server, base, clients, options.seconds);
+    const app = await drive('this project (own process)', server, base, clients, options.seconds, appStarted);
     const bareClients = clients.map((client, i) => ({
       headers: client.headers,
       paths: { progress: `/bare/progress/${i}`, credits: `/bare/credits/${i}`, costs: `/bare/costs/${i}`, status: `/bare/status/${i}` },
       etags: new Map<PollName, string>(),
     }));
-    const reference = await drive('bare Fastify (own process)', bare, new URL(bareUrl), bareClients, options.seconds);
+    const reference = await drive('bare Fastify (own process)', bare, new URL(bareUrl), bareClients, options.seconds, bareStarted);
     return { app, bare: reference };
   } finally {
     await Promise.all([stopChild(server), stopChild(bare)]);

@@ -11,14 +11,26 @@ import { benchProgress } from './progress';
 import { benchClients } from './clients';
 import { killChildren } from './processes';
 import { addRow, printSummary } from './summary';
+import { benchColdStart } from './coldStart';
 
 /** Budgets of ARCHITECTURE.md ("Performance budgets"). */
 const CPU_PER_ANSWER_BUDGET = 1.5;
 const P99_BUDGET_MS = 50;
+const COLD_START_BUDGET = 1.5;
+
+/**
+ * `npm run bench -- --clients=5000,10000`: the client counts of the browser-like section, one run each
+ * (BENCH_CLIENTS, or 1,000, without the argument).
+ */
+function clientCounts(): number[] {
+  const argument = process.argv.find((a) => a.startsWith('--clients='))?.slice('--clients='.length);
+  const counts = (argument ?? process.env.BENCH_CLIENTS ?? '1000').split(',').map(Number);
+  if (counts.some((n) => !Number.isInteger(n) || n < 1 || n > 50_000)) throw new Error(`--clients: whole numbers from 1 to 50000, comma-separated (got ${argument})`);
+  return counts;
+}
 
 /** The browser-like section: the app and a bare Fastify, each in its own process, polled by the same clients. */
-async function clientsSection(): Promise<void> {
-  const clients = Number(process.env.BENCH_CLIENTS ?? 1_000);
+async function clientsSection(clients: number): Promise<void> {
   const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? 30);
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const { app, bare } = await benchClients({ clients, seconds, databaseUrl, serverDir: process.env.BENCH_SERVER_DIR ?? process.cwd() });
@@ -27,7 +39,8 @@ async function clientsSection(): Promise<void> {
   for (const r of [app, bare]) {
     console.log(
       `${r.name.padEnd(30)} ${r.answers} answers (${r.notModified} 304)  errors ${r.errors}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  ` +
-        `CPU ${r.cpuMicrosPerAnswer.toFixed(0)} µs/answer  RSS ${(r.rssBytes / 2 ** 20).toFixed(0)} MiB (${(r.rssPerClientBytes / 1024).toFixed(1)} KiB/client)`,
+        `CPU ${r.cpuMicrosPerAnswer.toFixed(0)} µs/answer  RSS ${(r.rssBytes / 2 ** 20).toFixed(0)} MiB (${(r.rssPerClientBytes / 1024).toFixed(1)} KiB/client; ` +
+        `${(r.rssStartedBytes / 2 ** 20).toFixed(0)} MiB as it started)`,
     );
   }
   const cpuRatio = app.cpuMicrosPerAnswer / bare.cpuMicrosPerAnswer;
@@ -48,10 +61,40 @@ async function clientsSection(): Promise<void> {
     met: app.p99Ms < P99_BUDGET_MS && app.errors === 0,
   });
   addRow({
-    measure: 'RSS per client',
+    measure: `RSS ÷ clients, ${clients} clients (${database})`,
     project: `${(app.rssPerClientBytes / 1024).toFixed(1)} KiB`,
     reference: `${(bare.rssPerClientBytes / 1024).toFixed(1)} KiB`,
     ratio: app.rssPerClientBytes / Math.max(bare.rssPerClientBytes, 1),
+    budget: 'reported',
+    met: true,
+  });
+}
+
+/** Cold start on PGlite, on a new data directory and on an existing one, against the minimal reference. */
+async function coldStartSection(): Promise<void> {
+  const { app, reference, script } = await benchColdStart(process.env.BENCH_SERVER_DIR ?? process.cwd());
+  console.log(
+    `\nCold start (PGlite, ${script}): this project ${app.newDirMs} ms new / ${app.existingDirMs} ms existing, RSS ${(app.rssBytes / 2 ** 20).toFixed(0)} MiB; ` +
+      `reference ${reference.newDirMs} ms / ${reference.existingDirMs} ms, RSS ${(reference.rssBytes / 2 ** 20).toFixed(0)} MiB`,
+  );
+  for (const [label, ours, theirs] of [
+    ['new data dir', app.newDirMs, reference.newDirMs],
+    ['existing data dir', app.existingDirMs, reference.existingDirMs],
+  ] as const) {
+    addRow({
+      measure: `cold start, ${label} (PGlite)`,
+      project: `${ours} ms`,
+      reference: `${theirs} ms`,
+      ratio: ours / theirs,
+      budget: `≤ ${COLD_START_BUDGET}`,
+      met: ours / theirs <= COLD_START_BUDGET,
+    });
+  }
+  addRow({
+    measure: 'RSS after the first start (PGlite)',
+    project: `${(app.rssBytes / 2 ** 20).toFixed(0)} MiB`,
+    reference: `${(reference.rssBytes / 2 ** 20).toFixed(0)} MiB`,
+    ratio: app.rssBytes / reference.rssBytes,
     budget: 'reported',
     met: true,
   });
@@ -76,11 +119,12 @@ async function main(): Promise<void> {
     });
   }
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  // BENCH_ONLY=terminal,stream runs some sections (clients, projects, progress, terminal, stream); all by default.
+  // BENCH_ONLY=terminal,stream runs some sections (clients, cold, projects, progress, terminal, stream); all by default.
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
   const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
-  if (wanted('clients')) await clientsSection();
-  if (only.length && only.every((section) => section === 'clients')) {
+  if (wanted('clients')) for (const clients of clientCounts()) await clientsSection(clients);
+  if (wanted('cold')) await coldStartSection();
+  if (only.length && only.every((section) => section === 'clients' || section === 'cold')) {
     process.exitCode = printSummary() ? 0 : 1;
     return;
   }

@@ -22,9 +22,19 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
  * after the caller's access to the key has been checked: a valid ETag is no proof of access.
  */
 export function sendSnapshot(request: FastifyRequest, reply: FastifyReply, snapshot: Snapshot<unknown>): FastifyReply {
-  reply.header('etag', snapshot.etag).header('cache-control', 'private, no-cache');
-  // No payload at all: `null` would be serialised and announced as 4 bytes a 304 never carries.
-  if (etagMatches(request.headers['if-none-match'], snapshot.etag)) return reply.code(304).send();
+  if (answeredNotModified(request, reply, snapshot.etag)) return reply;
   // Fastify sends a string as is: the route's response schema documents the shape, it does not serialise.
   return reply.type('application/json; charset=utf-8').send(snapshot.body());
+}
+
+/**
+ * Sets `etag` (revalidated on every use) and, when the caller's If-None-Match names it, answers 304:
+ * true then, and the handler answers nothing more. Check the caller's access first.
+ */
+export function answeredNotModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+  reply.header('etag', etag).header('cache-control', 'private, no-cache');
+  if (!etagMatches(request.headers['if-none-match'], etag)) return false;
+  // No payload at all: `null` would be serialised and announced as 4 bytes a 304 never carries.
+  reply.code(304).send();
+  return true;
 }

@@ -21,6 +21,7 @@ import { createRepositoryService, type RepositoryService } from '../services/rep
 import { createTerminalSessions, type TerminalSessions } from '../services/terminal/terminalSessions';
 import { createSandboxDriver } from '../sandbox';
 import { createInProcessEventBus, topicsOf, type EventBus } from '../services/execution/eventBus';
+import { createRedisEventBus } from '../services/execution/redisEventBus';
 import { createExecutionService, type ExecutionService } from '../services/execution/executionService';
 import { createValidationService, type ValidationService } from '../services/validation/validationService';
 import { createDocumentationService, type DocumentationService } from '../services/documentation/documentationService';
@@ -76,17 +77,19 @@ declare module 'fastify' {
 export const servicesPlugin = fp(
   async (app, opts: { config: AppConfig; database: Database }) => {
     const { db } = opts.database;
-    const events = createInProcessEventBus<unknown>();
+    // Redis pub/sub when replicas share the load (REDIS_URL), else this process only.
+    const redisBus = opts.config.redisUrl ? await createRedisEventBus({ url: opts.config.redisUrl, log: app.log }) : null;
+    const events: EventBus<unknown> = redisBus ?? createInProcessEventBus<unknown>();
     const sessions = createSessionStore(db, {
       idleMs: opts.config.sessionIdleMs,
       absoluteMs: opts.config.sessionAbsoluteMs,
       events: topicsOf<string>(events),
     });
     const activity = createActivityService({ db });
-    const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd });
+    const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd, events });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
     const sandboxDriver = createSandboxDriver(opts.config.sandbox, app.log, await serverInstanceId(db));
-    const costs = createCostsService({ db });
+    const costs = createCostsService({ db, events });
     const meter = createMeter({ ledger: credits, pricing: opts.config.pricing, costs });
     // The one model provider every agent answers with.
     const models = createModelProvider(opts.config.planning.models);
@@ -102,12 +105,12 @@ export const servicesPlugin = fp(
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
     const disk = createDiskSpace({ dataDir: opts.config.dataDir, minFreeBytes: opts.config.diskMinFreeBytes });
-    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, secretValues: (id) => planning.secretValues(id) });
+    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, secretValues: (id) => planning.secretValues(id), events });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
-    const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
-    const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });
+    const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, events, activity, log: app.log });
+    const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log });
     const documentation = createDocumentationService({ db, sandbox, planning, execution, validation });
-    const agents = createAgents({ db, models, meter, planning, sandbox, execution, validation, documentation });
+    const agents = createAgents({ db, models, meter, planning, sandbox, execution, validation, documentation, events });
     // Start-up recovery, once: runs a previous process left running are marked interrupted.
     await execution.recoverInterrupted();
     await validation.recoverInterrupted();
@@ -117,7 +120,7 @@ export const servicesPlugin = fp(
       auth: createAuthService({ db }),
       sessions,
       activity,
-      projects: createProjectsService({ db, activity }),
+      projects: createProjectsService({ db, activity, events }),
       costs,
       sandbox,
       terminals: createTerminalSessions(sandboxDriver, {
@@ -151,6 +154,7 @@ export const servicesPlugin = fp(
       await app.services.validation.close();
       app.services.terminals.close();
       await app.services.sandbox.close();
+      await redisBus?.close();
     });
   },
   { name: 'services' },

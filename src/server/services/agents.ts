@@ -1,4 +1,5 @@
 import type { Db } from '../db/client';
+import type { EventBus } from './execution/eventBus';
 import type { ModelProvider } from '../agents/models';
 import type { Meter } from './credits/meter';
 import { createApprovals } from './devopsHelper/approvals';
@@ -24,6 +25,8 @@ export interface AgentsDeps {
   execution: ExecutionService;
   validation: ValidationService;
   documentation: DocumentationService;
+  /** The app's event bus: approval requests and decisions cross replicas. */
+  events?: EventBus<unknown>;
 }
 
 /**
@@ -33,7 +36,7 @@ export interface AgentsDeps {
 export function createAgents(deps: AgentsDeps) {
   const { db, models, meter, execution, validation, documentation } = deps;
   const secretValues = (projectId: number): Promise<Record<string, string>> => deps.planning.secretValues(projectId);
-  const approvals = createApprovals({ ttlMs: APPROVAL_TTL_MS });
+  const approvals = createApprovals({ ttlMs: APPROVAL_TTL_MS, ...(deps.events ? { events: deps.events } : {}) });
   return {
     execution: createExecutionAgent({ db, models, execution, secretValues, meter }),
     validation: createValidationAgent({

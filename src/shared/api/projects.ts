@@ -17,6 +17,24 @@ export type Project = Static<typeof Project>;
 export const ProjectList = Type.Array(Project);
 export type ProjectList = Static<typeof ProjectList>;
 
+/** The largest page of GET /api/projects?limit=N. */
+export const PROJECT_PAGE_MAX = 200;
+
+/**
+ * Query of GET /api/projects. Without `limit` the answer is every project, as it always was. With it,
+ * the answer is the same array cut to one page (most recently updated first); the next page's URL is in
+ * the `Link: <…>; rel="next"` header (none on the last page), and `X-Total-Count` counts them all.
+ * `cursor` is opaque: only ever taken from a `Link` header.
+ */
+export const ProjectListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PROJECT_PAGE_MAX })),
+    cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$' })),
+  },
+  { additionalProperties: false },
+);
+export type ProjectListQuery = Static<typeof ProjectListQuery>;
+
 /** POST /api/projects. The server trims the name; a blank name answers 400. */
 export const CreateProjectBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: PROJECT_NAME_MAX }),

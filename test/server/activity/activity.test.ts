@@ -3,6 +3,7 @@ import { activities, planningDocuments } from '../../../src/server/db/schema';
 import { createActivityService, requirementsSummary } from '../../../src/server/services/activity/activityService';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { backfillActivityDays } from '../helpers/activityBackfill';
 
 const STAGES = ['requirements', 'architecture', 'implementation', 'execution', 'validation'];
 const REQUIREMENTS = [
@@ -101,6 +102,8 @@ describe.each(databaseKinds())('activity (%s)', (kind) => {
       { installationId, activityType: 'DEPLOYMENT_COMPLETED', createdAt: daysAgo(2) },
       { installationId, activityType: 'VALIDATION_COMPLETED', createdAt: daysAgo(4) },
     ]);
+    // Activities from before the per-day counts existed: the migration counts them.
+    await backfillActivityDays(database);
     expect((await get('/api/users/current/activity/stats')).json()).toEqual({ total_activities: 10, current_streak: 3 });
   });
 

@@ -1,4 +1,5 @@
 import { createApprovals } from '../../../src/server/services/devopsHelper/approvals';
+import { createInProcessEventBus } from '../../../src/server/services/execution/eventBus';
 
 describe('DevOps Helper approvals', () => {
   const alice = { installationId: 1, projectId: 10 };
@@ -39,5 +40,29 @@ describe('DevOps Helper approvals', () => {
     expect(seen).toEqual(['uptime']);
     expect(other).toEqual([]);
     approvals.close();
+  });
+
+  it('replicas on one bus: a request is announced everywhere, decided on any replica, settled where its turn waits', async () => {
+    const bus = createInProcessEventBus<unknown>();
+    const [a, b] = [createApprovals({ ttlMs: 60_000, events: bus }), createApprovals({ ttlMs: 60_000, events: bus })];
+    const seenOnA: string[] = [];
+    a.subscribe(alice, (m) => seenOnA.push(m.command));
+    const held = b.request(alice, 'uptime', undefined);
+    expect(seenOnA).toEqual(['uptime']);
+    expect(a.pending(alice)).toEqual([{ type: 'approval_request', id: held.id, command: 'uptime' }]);
+    // The same tenant checks on the replica that only mirrors it.
+    expect(() => a.decide({ installationId: 2, projectId: 10 }, held.id, true)).toThrow(expect.objectContaining({ statusCode: 404 }));
+    expect(a.decide(alice, held.id, true)).toBe('approved');
+    await expect(held.decision).resolves.toBe('approved');
+    expect(() => b.decide(alice, held.id, false)).toThrow(expect.objectContaining({ statusCode: 409 }));
+
+    // A replica shutting down expires its own waiting requests everywhere, and leaves the others' alone.
+    const dying = a.request(alice, 'df -h', undefined);
+    const living = b.request(alice, 'free -m', undefined);
+    a.close();
+    await expect(dying.decision).resolves.toBe('expired');
+    expect(b.pending(alice)).toEqual([{ type: 'approval_request', id: living.id, command: 'free -m' }]);
+    b.close();
+    await expect(living.decision).resolves.toBe('expired');
   });
 });

@@ -31,6 +31,29 @@ export async function openTestDatabase(kind: DatabaseKind, dataDir?: string): Pr
     const database = await pgliteDatabase(client, MIGRATIONS_DIR);
     return { ...database, destroy: () => database.close() };
   }
+  const created = await createPostgresTestDatabase();
+  const database = await openDatabase({ url: created.url, migrationsDir: MIGRATIONS_DIR });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await database.close();
+  };
+  return {
+    ...database,
+    close,
+    destroy: async () => {
+      await close();
+      await created.drop();
+    },
+  };
+}
+
+/**
+ * A new, migrated PostgreSQL database on TEST_DATABASE_URL's server (cloned from the migrated template),
+ * for a test that hands its URL to server processes; `drop` removes it once every connection has gone.
+ */
+export async function createPostgresTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set');
   const name = `da_test_${randomBytes(6).toString('hex')}`;
@@ -43,18 +66,9 @@ export async function openTestDatabase(kind: DatabaseKind, dataDir?: string): Pr
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ url: url.toString(), migrationsDir: MIGRATIONS_DIR });
-  let closed = false;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await database.close();
-  };
   return {
-    ...database,
-    close,
-    destroy: async () => {
-      await close();
+    url: url.toString(),
+    drop: async () => {
       const drop = new pg.Client({ connectionString: adminUrl });
       await drop.connect();
       // pool.end() resolves once it has asked its clients to close, not once they have: a forced drop

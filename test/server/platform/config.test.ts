@@ -12,6 +12,7 @@ describe('configuration', () => {
     [{ PORT: '70000' }, /PORT/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
     [{ DATABASE_URL: 'mysql://localhost/x' }, /DATABASE_URL/],
+    [{ REDIS_URL: 'http://localhost:6379' }, /REDIS_URL/],
     [{ PUBLIC_URL: 'example.com' }, /PUBLIC_URL/],
     [{ BODY_LIMIT_BYTES: '10' }, /BODY_LIMIT_BYTES/],
     [{ GITHUB_APP_ID: '12' }, /GITHUB_APP_PRIVATE_KEY/],

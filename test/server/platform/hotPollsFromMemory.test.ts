@@ -5,22 +5,7 @@ import { sessions } from '../../../src/server/db/schema';
 import { createSessionStore } from '../../../src/server/services/auth/sessionStore';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
-
-interface QueryClient {
-  query: (...args: unknown[]) => Promise<unknown>;
-}
-
-/** Counts the statements sent through the database's client (PGlite or the node-postgres pool). */
-function countQueries(database: TestDatabase): { count(): number } {
-  const client = (database.db as unknown as { session: { client: QueryClient } }).session.client;
-  const original = client.query.bind(client);
-  let count = 0;
-  client.query = (...args: unknown[]) => {
-    count += 1;
-    return original(...args);
-  };
-  return { count: () => count };
-}
+import { countQueries } from '../helpers/countQueries';
 
 /**
  * ARCHITECTURE.md's first budget: a 304 hot poll touches no database in the steady state. Sessions,

@@ -269,6 +269,19 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
     second.close();
   });
 
+  it('closes the terminal socket when its session signs out, and refuses that session afterwards', async () => {
+    const leaving = await signIn(app, 'alice');
+    const client = await open({ user: leaving });
+    if (typeof client === 'number') throw new Error(`socket refused with ${client}`);
+    client.input('echo still-here\r');
+    await client.waitFor(/still-here\r?\n/);
+    const logout = await app.inject({ method: 'POST', url: '/api/github/logout', headers: leaving.headers });
+    expect(logout.statusCode).toBe(204);
+    // Closed by the server (its TCP socket destroyed: no close frame, 1006), not by the client.
+    expect((await client.closed).code).toBe(1006);
+    expect(await open({ user: leaving })).toBe(401);
+  });
+
   it('a second terminal (another tab) gets a shell of its own and the first stays open', async () => {
     const first = await connect('tab-a');
     const second = await connect('tab-b');

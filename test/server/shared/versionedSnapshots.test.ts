@@ -1,5 +1,6 @@
 import { createVersionedSnapshots } from '../../../src/server/services/shared/versionedSnapshots';
 import { etagMatches } from '../../../src/server/plugins/hotPoll';
+import { BUS_RESYNC_TOPIC, createInProcessEventBus } from '../../../src/server/services/execution/eventBus';
 
 /** A load the test finishes by hand, to order it against invalidations. */
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {
@@ -105,6 +106,30 @@ describe('versioned snapshots', () => {
     expect(loads).toBe(3);
     await store.get(1);
     expect(loads).toBe(4);
+  });
+
+  it('shared on a bus (replicas): a key invalidated or updated on one copy is loaded again by the others, and a resync drops everything', async () => {
+    const bus = createInProcessEventBus<unknown>();
+    const db = { value: 1 };
+    const loads = { a: 0, b: 0 };
+    const copy = (name: 'a' | 'b') =>
+      createVersionedSnapshots({ load: async (_key: number) => (loads[name]++, { value: db.value }), shared: { bus, topic: 'snapshots.test' } });
+    const [a, b] = [copy('a'), copy('b')];
+    await a.get(1);
+    expect((await b.get(1)).value).toEqual({ value: 1 });
+    db.value = 2;
+    a.invalidate(1);
+    expect((await b.get(1)).value).toEqual({ value: 2 });
+    expect((await a.get(1)).value).toEqual({ value: 2 });
+    // An update in memory stays on its copy; the others read the key again.
+    a.update(1, () => ({ value: 3 }));
+    expect((await a.get(1)).value).toEqual({ value: 3 });
+    const before = { ...loads };
+    await b.get(1);
+    expect(loads).toEqual({ a: before.a, b: before.b + 1 });
+    bus.publish(BUS_RESYNC_TOPIC, null);
+    await Promise.all([a.get(1), b.get(1)]);
+    expect(loads).toEqual({ a: before.a + 1, b: before.b + 2 });
   });
 });
 

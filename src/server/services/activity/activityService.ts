@@ -1,6 +1,6 @@
-import { and, count, desc, eq, gte, lt, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client';
-import { activities } from '../../db/schema';
+import { and, desc, eq, gte, lt, lte, sql, sum } from 'drizzle-orm';
+import type { Db, Tx } from '../../db/client';
+import { activities, activityDays } from '../../db/schema';
 import type { Activity, ActivityDay, ActivityStatsResponse } from '../../../shared/api/activity';
 import { REQUIREMENTS_SUMMARY_MAX_CHARS } from '../../../shared/constants/activity';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
@@ -16,12 +16,13 @@ export interface ActivityEntry {
   data?: Record<string, unknown>;
 }
 
-/** Anything that can insert: the database or an open transaction (so an activity commits with its cause). */
-export type ActivityWriter = Pick<Db, 'insert'>;
+/** The database, or an open transaction (so an activity commits with its cause). */
+export type ActivityWriter = Db | Tx;
 
 const DAY_MS = 86_400_000;
+/** Active days read at a time for the streak (most streaks end within the first page). */
+const STREAK_PAGE = 64;
 const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
-const utcDay = sql<string>`to_char(${activities.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
 
 /** The first lines of the requirements document's Summary section, or undefined when there is none. */
 export function requirementsSummary(document: string | undefined | null): string | undefined {
@@ -52,26 +53,37 @@ export function requirementsSummary(document: string | undefined | null): string
  */
 export function createActivityService({ db, now = () => new Date() }: { db: Db; now?: () => Date }) {
   return {
-    /** Records one activity; pass a transaction as `writer` to commit it with what caused it. */
+    /**
+     * Records one activity and counts it in its day (activity_days), in one transaction; pass a
+     * transaction as `writer` to commit both with what caused them.
+     */
     async record(entry: ActivityEntry, writer: ActivityWriter = db): Promise<void> {
-      await writer.insert(activities).values({
-        installationId: entry.installationId,
-        projectId: entry.projectId ?? null,
-        activityType: entry.activityType,
-        activityData: { ...(entry.projectId != null ? { project_id: entry.projectId } : {}), ...entry.data },
-      });
+      const write = async (tx: ActivityWriter): Promise<void> => {
+        // created_at defaults to now(), the transaction's start: the day counted is the activity's own.
+        await tx.insert(activities).values({
+          installationId: entry.installationId,
+          projectId: entry.projectId ?? null,
+          activityType: entry.activityType,
+          activityData: { ...(entry.projectId != null ? { project_id: entry.projectId } : {}), ...entry.data },
+        });
+        await tx
+          .insert(activityDays)
+          .values({ installationId: entry.installationId, day: sql`(now() at time zone 'UTC')::date`, count: 1 })
+          .onConflictDoUpdate({ target: [activityDays.installationId, activityDays.day], set: { count: sql`${activityDays.count} + 1` } });
+      };
+      if (writer === db) await db.transaction(write);
+      else await write(writer);
     },
 
-    /** Every day of `year` (UTC), oldest first, with its number of activities (0 included). */
+    /** Every day of `year` (UTC), oldest first, with its number of activities (0 included): at most 366 rows read. */
     async grid(installationId: number, year: number): Promise<ActivityDay[]> {
       const start = new Date(Date.UTC(year, 0, 1));
       const end = new Date(Date.UTC(year + 1, 0, 1));
       const rows = await db
-        .select({ day: utcDay, n: count() })
-        .from(activities)
-        .where(and(eq(activities.installationId, installationId), gte(activities.createdAt, start), lt(activities.createdAt, end)))
-        .groupBy(utcDay);
-      const counts = new Map(rows.map((r) => [r.day, Number(r.n)]));
+        .select({ day: activityDays.day, n: activityDays.count })
+        .from(activityDays)
+        .where(and(eq(activityDays.installationId, installationId), gte(activityDays.day, dayOf(start)), lt(activityDays.day, dayOf(end))));
+      const counts = new Map(rows.map((r) => [r.day, r.n]));
       const days: ActivityDay[] = [];
       for (let t = start.getTime(); t < end.getTime(); t += DAY_MS) {
         const date = dayOf(new Date(t));
@@ -102,19 +114,27 @@ export function createActivityService({ db, now = () => new Date() }: { db: Db; 
      * yesterday when today has none yet, so a streak does not read 0 until the first action of the day.
      */
     async stats(installationId: number): Promise<ActivityStatsResponse> {
-      const [total] = await db.select({ n: count() }).from(activities).where(eq(activities.installationId, installationId));
-      const days = await db
-        .selectDistinct({ day: utcDay })
-        .from(activities)
-        .where(eq(activities.installationId, installationId))
-        .orderBy(desc(utcDay));
-      const active = new Set(days.map((d) => d.day));
-      const today = new Date(Date.UTC(now().getUTCFullYear(), now().getUTCMonth(), now().getUTCDate()));
-      let cursor = active.has(dayOf(today)) ? today.getTime() : today.getTime() - DAY_MS;
+      const [total] = await db.select({ n: sum(activityDays.count) }).from(activityDays).where(eq(activityDays.installationId, installationId));
+      const today = new Date(Date.UTC(now().getUTCFullYear(), now().getUTCMonth(), now().getUTCDate())).getTime();
+      // Active days newest first, a page at a time, only as far back as the streak goes.
+      let expected: number | null = null;
       let streak = 0;
-      while (active.has(dayOf(new Date(cursor)))) {
-        streak += 1;
-        cursor -= DAY_MS;
+      let upTo = dayOf(new Date(today));
+      for (;;) {
+        const page = await db
+          .select({ day: activityDays.day })
+          .from(activityDays)
+          .where(and(eq(activityDays.installationId, installationId), lte(activityDays.day, upTo)))
+          .orderBy(desc(activityDays.day))
+          .limit(STREAK_PAGE);
+        for (const { day } of page) {
+          expected ??= day === dayOf(new Date(today)) ? today : today - DAY_MS;
+          if (day !== dayOf(new Date(expected))) return { total_activities: Number(total?.n ?? 0), current_streak: streak };
+          streak += 1;
+          expected -= DAY_MS;
+        }
+        if (page.length < STREAK_PAGE) break;
+        upTo = dayOf(new Date(expected!));
       }
       return { total_activities: Number(total?.n ?? 0), current_streak: streak };
     },

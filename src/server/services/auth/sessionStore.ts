@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { installations, sessions } from '../../db/schema';
+import { BUS_RESYNC_TOPIC } from '../execution/eventBus';
 
 export interface SessionInfo {
   userId: number;
@@ -61,6 +62,8 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
     for (const listener of destroyedListeners) listener(sessionId);
   };
   const unsubscribe = options.events?.subscribe(SESSION_DESTROYED_TOPIC, forget);
+  // Sign-outs of other replicas may have been missed while the bus was away: every session is read again.
+  const unsubscribeResync = options.events?.subscribe(BUS_RESYNC_TOPIC, () => cache.clear());
 
   const remember = (id: string, entry: Cached): void => {
     cache.set(id, entry);
@@ -164,6 +167,7 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
 
     close(): void {
       unsubscribe?.();
+      unsubscribeResync?.();
       destroyedListeners.clear();
     },
   };

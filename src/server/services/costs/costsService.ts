@@ -2,7 +2,8 @@ import { asc, eq, max, sql, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { tokenUsage } from '../../db/schema';
 import type { TokenUsageResponse } from '../../../shared/api/costs';
-import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
+import type { EventBus } from '../execution/eventBus';
+import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
 
 export interface ProjectCosts {
   total_cost: string;
@@ -14,7 +15,7 @@ export interface ProjectCosts {
  * (`GET /api/projects/{id}/costs`, every 10 s in the workspace) is answered from a snapshot per project,
  * which the meter drops after each call it records (`invalidate`).
  */
-export function createCostsService({ db }: { db: Db }) {
+export function createCostsService({ db, events }: { db: Db; events?: EventBus<unknown> }) {
   async function projectCosts(projectId: number): Promise<ProjectCosts> {
     const [row] = await db
       .select({ total: sum(tokenUsage.cost), last: max(tokenUsage.createdAt) })
@@ -26,7 +27,7 @@ export function createCostsService({ db }: { db: Db }) {
     };
   }
 
-  const snapshots = createVersionedSnapshots<number, ProjectCosts>({ load: projectCosts });
+  const snapshots = createVersionedSnapshots<number, ProjectCosts>({ load: projectCosts, ...sharedOn(events, 'snapshots.costs') });
 
   return {
     projectCosts,

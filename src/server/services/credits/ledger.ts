@@ -3,7 +3,8 @@ import type { Db, Tx } from '../../db/client';
 import { creditAccounts, creditTransactions } from '../../db/schema';
 import type { CreditsResponse, Transaction } from '../../../shared/api/credits';
 import type { TransactionStatusName, TransactionTypeName } from '../../../shared/constants/credits';
-import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
+import type { EventBus } from '../execution/eventBus';
+import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
 import { toUnits, unitsToDecimal, unitsToNumber } from './money';
 
 /** 'signup' (the starting credit), 'local' (test checkout), 'dodo', 'usage' (model calls). */
@@ -66,12 +67,13 @@ const toTransaction = (row: TransactionRow): Transaction => ({
  * balances it moved once the transaction has ended: after the commit, never before, or a poll in between
  * would read and keep the old balance.
  */
-export function createCreditsLedger({ db, signupCreditUsd }: { db: Db; signupCreditUsd: number }) {
+export function createCreditsLedger({ db, signupCreditUsd, events }: { db: Db; signupCreditUsd: number; events?: EventBus<unknown> }) {
   const signupUnits = toUnits(signupCreditUsd);
   /** The installations whose balance each open `ledger.transaction` has moved. */
   const moved = new WeakMap<Tx, Set<number>>();
   const balances = createVersionedSnapshots<number, CreditsResponse>({
     load: async (installationId) => ({ credits_balance: unitsToNumber(toUnits(await readBalance(installationId))) }),
+    ...sharedOn(events, 'snapshots.credits'),
   });
 
   /** The set to note moved balances in; a write outside `ledger.transaction` is a programming error. */

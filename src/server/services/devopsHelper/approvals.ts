@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, notFound } from '../../errors';
+import type { EventBus } from '../execution/eventBus';
 import type { ApprovalRequestMessage } from '../../../shared/events';
 
 /** Whose approval it is: the caller's installation and one of its projects. */
@@ -22,8 +23,29 @@ interface Entry extends ApprovalScope {
   command: string;
   dangerousReason: string | undefined;
   state: 'pending' | ApprovalDecision;
+  /** Resolves the decision the turn waits for; does nothing on a replica that only mirrors the request. */
   settle: (d: ApprovalDecision) => void;
+  /** Whether the turn waiting for it runs here (not a mirror of another replica's request). */
+  owned: boolean;
   timer: NodeJS.Timeout;
+}
+
+/** Topics of the approvals on the app's event bus (replicas mirror each other's requests). */
+export const APPROVAL_TOPICS = { requested: 'approvals.requested', settled: 'approvals.settled' } as const;
+
+/** A request announced by the replica whose turn waits for it. */
+interface RequestedEvent extends ApprovalScope {
+  from: string;
+  id: string;
+  command: string;
+  dangerousReason?: string;
+}
+
+/** A request settled on some replica: the one whose turn waits for it runs (or drops) the command. */
+interface SettledEvent {
+  from: string;
+  id: string;
+  decision: ApprovalDecision;
 }
 
 export const APPROVAL_NOT_FOUND = 'Approval request not found or expired';
@@ -37,13 +59,20 @@ const scopeKey = (s: ApprovalScope): string => `${s.installationId}:${s.projectI
  * project; anything else is a 404, like an unknown id), expired after `ttlMs`, or cancelled when its turn
  * is killed. A decided id answers 409 until it is forgotten, `ttlMs` after it was created.
  *
+ * With the app's event bus, every replica mirrors the requests of the others: a request is announced to
+ * the project's sockets on every replica, and a decision made on any replica settles it on the replica
+ * whose turn waits for it, which then runs the command. Two decisions made at the same moment on two
+ * replicas may both be answered; the first to reach the waiting turn is the one that counts.
+ *
  * @example
  *   const a = approvals.request(scope, 'df -h', undefined);   // sockets get {"type":"approval_request","id":"…","command":"df -h"}
  *   approvals.decide(scope, a.id, true);                      // a.decision resolves 'approved'
  */
-export function createApprovals({ ttlMs }: { ttlMs: number }) {
+export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: EventBus<unknown> }) {
   const entries = new Map<string, Entry>();
   const listeners = new Map<string, Set<(m: ApprovalRequestMessage) => void>>();
+  /** Names this replica's announcements, which it has already applied. */
+  const self = randomUUID();
 
   const messageOf = (e: Entry): ApprovalRequestMessage => ({
     type: 'approval_request',
@@ -51,6 +80,25 @@ export function createApprovals({ ttlMs }: { ttlMs: number }) {
     command: e.command,
     ...(e.dangerousReason ? { dangerous_reason: e.dangerousReason } : {}),
   });
+
+  const announce = (e: Entry): void => {
+    for (const listener of listeners.get(scopeKey(e)) ?? []) listener(messageOf(e));
+  };
+
+  /** A request in memory, forgotten `ttlMs` after it was created (expired first if still pending). */
+  const keep = (fields: Omit<Entry, 'state' | 'timer'>): Entry => {
+    const entry: Entry = {
+      ...fields,
+      state: 'pending',
+      timer: setTimeout(() => {
+        settle(entry, 'expired');
+        entries.delete(entry.id);
+      }, ttlMs),
+    };
+    entry.timer.unref();
+    entries.set(entry.id, entry);
+    return entry;
+  };
 
   const settle = (e: Entry, decision: ApprovalDecision): void => {
     if (e.state !== 'pending') return;
@@ -63,30 +111,42 @@ export function createApprovals({ ttlMs }: { ttlMs: number }) {
     }
   };
 
+  /** Settles here and tells the other replicas. */
+  const settleEverywhere = (e: Entry, decision: ApprovalDecision): void => {
+    settle(e, decision);
+    events?.publish(APPROVAL_TOPICS.settled, { from: self, id: e.id, decision } satisfies SettledEvent);
+  };
+
+  const unsubscribeRequested = events?.subscribe(APPROVAL_TOPICS.requested, (event) => {
+    const e = event as RequestedEvent;
+    if (e.from === self || entries.has(e.id)) return;
+    const mirror = keep({ installationId: e.installationId, projectId: e.projectId, id: e.id, command: e.command, dangerousReason: e.dangerousReason, settle: () => undefined, owned: false });
+    announce(mirror);
+  });
+  const unsubscribeSettled = events?.subscribe(APPROVAL_TOPICS.settled, (event) => {
+    const e = event as SettledEvent;
+    const entry = e.from === self ? undefined : entries.get(e.id);
+    if (entry) settle(entry, e.decision);
+  });
+
   return {
     /**
      * Creates a request for `command` as the person is shown it (secrets typed into it already blanked by
-     * the caller, which runs its own exact bytes once approved) and announces it to the project's sockets.
+     * the caller, which runs its own exact bytes once approved) and announces it to the project's sockets (on every replica).
      */
     request(scope: ApprovalScope, command: string, dangerousReason: string | undefined): PendingApproval {
       const id = randomUUID();
       let resolve!: (d: ApprovalDecision) => void;
       const decision = new Promise<ApprovalDecision>((r) => (resolve = r));
-      const entry: Entry = {
+      const entry = keep({ ...scope, id, command, dangerousReason, settle: resolve, owned: true });
+      announce(entry);
+      events?.publish(APPROVAL_TOPICS.requested, {
+        from: self,
         ...scope,
         id,
         command,
-        dangerousReason,
-        state: 'pending',
-        settle: resolve,
-        timer: setTimeout(() => {
-          settle(entry, 'expired');
-          entries.delete(id);
-        }, ttlMs),
-      };
-      entry.timer.unref();
-      entries.set(id, entry);
-      for (const listener of listeners.get(scopeKey(scope)) ?? []) listener(messageOf(entry));
+        ...(dangerousReason ? { dangerousReason } : {}),
+      } satisfies RequestedEvent);
       return { id, command, decision };
     },
 
@@ -96,14 +156,14 @@ export function createApprovals({ ttlMs }: { ttlMs: number }) {
       if (!entry || entry.installationId !== scope.installationId || entry.projectId !== scope.projectId) throw notFound(APPROVAL_NOT_FOUND);
       if (entry.state !== 'pending') throw conflict(APPROVAL_DECIDED);
       const decision = approved ? 'approved' : 'denied';
-      settle(entry, decision);
+      settleEverywhere(entry, decision);
       return decision;
     },
 
     /** Ends a request nobody answered (its turn was stopped): it never runs. */
     cancel(id: string): void {
       const entry = entries.get(id);
-      if (entry) settle(entry, 'expired');
+      if (entry) settleEverywhere(entry, 'expired');
     },
 
     /** Requests of the project still waiting, oldest first (sent to a socket when it connects). */
@@ -123,9 +183,13 @@ export function createApprovals({ ttlMs }: { ttlMs: number }) {
       };
     },
 
+    /** At shutdown: every request expires (the other replicas hear of those whose turn was here). */
     close(): void {
+      unsubscribeRequested?.();
+      unsubscribeSettled?.();
       for (const e of entries.values()) {
-        settle(e, 'expired');
+        if (e.state === 'pending' && e.owned) settleEverywhere(e, 'expired');
+        else settle(e, 'expired');
         clearTimeout(e.timer);
       }
       entries.clear();

@@ -9,6 +9,12 @@ export interface EventBus<T> {
   subscribe(topic: string, listener: (event: T) => void): () => void;
 }
 
+/**
+ * Published on this process's bus when events of other replicas may have been missed (the Redis bus
+ * reconnected): every cache kept up by events drops what it holds.
+ */
+export const BUS_RESYNC_TOPIC = 'event-bus.resync';
+
 export function createInProcessEventBus<T>(): EventBus<T> {
   const topics = new Map<string, Set<(event: T) => void>>();
   return {

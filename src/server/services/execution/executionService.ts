@@ -32,6 +32,8 @@ export interface ExecutionDeps {
   planning: ExecutionPlanning;
   /** Carries the commands steps run to the terminal tab (`GET /api/terminal/commands`). */
   commands: EventBus<TerminalStreamEvent>;
+  /** The app's event bus (progress snapshots across replicas). */
+  events?: EventBus<unknown>;
   /** Records DEPLOYMENT_COMPLETED when a run reaches every step completed, DEPLOYMENT_FAILED when a step fails. */
   activity: Pick<ActivityService, 'record'>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -114,6 +116,7 @@ export function createExecutionService(deps: ExecutionDeps) {
     sandbox: deps.sandbox,
     secrets: planning,
     commands: deps.commands,
+    ...(deps.events ? { events: deps.events } : {}),
     log: deps.log,
     ...(deps.stepTimeoutMs ? { stepTimeoutMs: deps.stepTimeoutMs } : {}),
     serialize: (state) => JSON.stringify(progressOf(state)),

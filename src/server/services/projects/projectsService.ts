@@ -1,4 +1,4 @@
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { planningDocuments, projects, projectStages } from '../../db/schema';
 import { badRequest, notFound } from '../../errors';
@@ -7,6 +7,8 @@ import type { ProjectState, Stage, StageUpdateBody } from '../../../shared/api/s
 import { DEFAULT_STAGES } from '../stages/defaultStages';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import { requirementsSummary, type ActivityService } from '../activity/activityService';
+import type { EventBus } from '../execution/eventBus';
+import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
 
 type ProjectRow = typeof projects.$inferSelect;
 type StageRow = typeof projectStages.$inferSelect;
@@ -30,6 +32,27 @@ const toStage = (row: StageRow): Stage => ({
   is_completed: row.isCompleted,
 });
 
+/** One page of the project list: its projects and the cursor of the next page (none on the last). */
+export interface ProjectPage {
+  projects: Project[];
+  next: string | null;
+}
+
+/** What the list's ETag versions: the installation's project count (X-Total-Count), dropped by every project write. */
+export interface ProjectListVersion {
+  total: number;
+}
+
+export const BAD_CURSOR = 'cursor is not one this server gave: take it from the Link header of the previous page';
+
+/** A page's position: the last project's updated_at in whole microseconds (PostgreSQL's precision) and its id. */
+const encodeCursor = (micros: string, id: number): string => Buffer.from(`${micros}.${id}`).toString('base64url');
+function decodeCursor(cursor: string): { micros: string; id: number } {
+  const match = /^([0-9]{1,18})\.([0-9]{1,10})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match) throw badRequest(BAD_CURSOR);
+  return { micros: match[1]!, id: Number(match[2]) };
+}
+
 /** How many checked ownerships `requireRecent` remembers (the least recently used is dropped beyond). */
 const MAX_OWNERS = 100_000;
 
@@ -37,7 +60,7 @@ const MAX_OWNERS = 100_000;
  * Projects and their staged workflow. Every method takes the caller's installation id and looks
  * the project up within it, so another tenant's project answers 404 exactly like a missing one.
  */
-export function createProjectsService({ db, activity }: { db: Db; activity: Pick<ActivityService, 'record'> }) {
+export function createProjectsService({ db, activity, events }: { db: Db; activity: Pick<ActivityService, 'record'>; events?: EventBus<unknown> }) {
   /**
    * `${installationId}:${projectId}` of projects known to be that installation's. A project never moves
    * to another installation and is never deleted, so no write can make an entry wrong: it is kept until
@@ -54,6 +77,15 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
     return row;
   }
 
+  /** Per installation: the list's version (its ETag), dropped after every write that changes the list or its order. */
+  const versions = createVersionedSnapshots<number, ProjectListVersion>({
+    load: async (installationId) => {
+      const [row] = await db.select({ total: count() }).from(projects).where(eq(projects.installationId, installationId));
+      return { total: row?.total ?? 0 };
+    },
+    ...sharedOn(events, 'snapshots.project-list'),
+  });
+
   async function stagesOf(projectId: number): Promise<StageRow[]> {
     return db.select().from(projectStages).where(eq(projectStages.projectId, projectId)).orderBy(asc(projectStages.order));
   }
@@ -66,6 +98,28 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
         .where(eq(projects.installationId, installationId))
         .orderBy(desc(projects.updatedAt), desc(projects.id));
       return rows.map(toProject);
+    },
+
+    /** The list's version: compare its ETag before reading a page (a current one costs no query). */
+    listVersion(installationId: number): Promise<Snapshot<ProjectListVersion>> {
+      return versions.get(installationId);
+    },
+
+    /** One page of `list`, in the same order, after `cursor` (a keyset on the order's columns: no offset scan). */
+    async listPage(installationId: number, limit: number, cursor?: string): Promise<ProjectPage> {
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      const position = after
+        ? sql`(${projects.updatedAt}, ${projects.id}) < (timestamptz 'epoch' + ${after.micros}::bigint * interval '1 microsecond', ${after.id})`
+        : undefined;
+      const rows = await db
+        .select({ row: projects, micros: sql<string>`(extract(epoch from ${projects.updatedAt}) * 1000000)::bigint::text` })
+        .from(projects)
+        .where(and(eq(projects.installationId, installationId), position))
+        .orderBy(desc(projects.updatedAt), desc(projects.id))
+        .limit(limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return { projects: page.map((r) => toProject(r.row)), next: rows.length > limit && last ? encodeCursor(last.micros, last.row.id) : null };
     },
 
     async get(installationId: number, projectId: number): Promise<Project> {
@@ -81,7 +135,7 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
       if (description && description.length > PROJECT_DESCRIPTION_MAX) {
         throw badRequest(`description must be at most ${PROJECT_DESCRIPTION_MAX} characters`);
       }
-      return db.transaction(async (tx) => {
+      const created = await db.transaction(async (tx) => {
         const [row] = await tx.insert(projects).values({ installationId, name, description }).returning();
         await tx.insert(projectStages).values(
           DEFAULT_STAGES.map((s, order) => ({
@@ -100,6 +154,8 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
         );
         return toProject(row!);
       });
+      versions.invalidate(installationId);
+      return created;
     },
 
     /** Resolves a project id the caller named (path or Project-Id header) within their installation. */
@@ -133,7 +189,7 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
     /** Makes `stageId` the current stage and marks it active. Setting the current stage again changes nothing. */
     async setCurrentStage(installationId: number, projectId: number, stageId: string): Promise<{ current_stage_index: number; stage_id: string }> {
       await findRow(installationId, projectId);
-      return db.transaction(async (tx) => {
+      const moved = await db.transaction(async (tx) => {
         const [stage] = await tx
           .select()
           .from(projectStages)
@@ -143,6 +199,8 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
         await tx.update(projects).set({ currentStageIndex: stage.order, updatedAt: new Date() }).where(eq(projects.id, projectId));
         return { current_stage_index: stage.order, stage_id: stageId };
       });
+      versions.invalidate(installationId); // updated_at moved: the list's order changed
+      return moved;
     },
 
     /**
@@ -151,7 +209,7 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
      */
     async updateStage(installationId: number, projectId: number, stageId: string, patch: StageUpdateBody): Promise<Stage> {
       const project = await findRow(installationId, projectId);
-      return db.transaction(async (tx) => {
+      const stage = await db.transaction(async (tx) => {
         const where = and(eq(projectStages.projectId, projectId), eq(projectStages.stageId, stageId));
         const [before] = await tx.select({ isCompleted: projectStages.isCompleted }).from(projectStages).where(where);
         const set: Partial<StageRow> = {};
@@ -196,6 +254,8 @@ export function createProjectsService({ db, activity }: { db: Db; activity: Pick
         await tx.update(projects).set(projectSet).where(eq(projects.id, projectId));
         return toStage(updated);
       });
+      versions.invalidate(installationId);
+      return stage;
     },
   };
 }

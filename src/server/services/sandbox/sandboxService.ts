@@ -16,7 +16,8 @@ import type {
 import { parsePlanSteps } from '../execution/planSteps';
 import { missingProgramsCommand, missingTools, plannedPrograms } from './preflight';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
-import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
+import type { EventBus } from '../execution/eventBus';
+import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
 import { textRedactor } from '../../sandbox/redactor';
 import { isDiskFull, type DiskSpace } from '../health/diskSpace';
 
@@ -50,9 +51,12 @@ export function createSandboxService({
   planOf = async () => '',
   secretValues = async () => ({}),
   disk,
+  events,
 }: {
   db: Db;
   driver: SandboxDriver;
+  /** The app's event bus: a status changed here is dropped on the other replicas. */
+  events?: EventBus<unknown>;
   /** The project's implementation plan (markdown), whose steps' programs the tool preflight looks for. */
   planOf?: (projectId: number) => Promise<string>;
   /** The project's User Secrets, blanked from the history (commits written before a secret was added too). */
@@ -152,6 +156,7 @@ export function createSandboxService({
       return containerStatus({ id, installationId });
     },
     maxAgeMs: CONTAINER_STATUS_MAX_AGE_MS,
+    ...sharedOn(events, 'snapshots.container-status'),
   });
 
   /**

@@ -10,7 +10,7 @@ import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import { dangerousReason } from '../execution/dangerous';
 import type { EventBus } from '../execution/eventBus';
 import type { PlannedStep } from '../execution/planSteps';
-import { createVersionedSnapshots, type Snapshot } from './versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type Snapshot } from './versionedSnapshots';
 
 /** A project already resolved within the caller's installation (`projectOf`). */
 export interface StepProject {
@@ -46,6 +46,8 @@ export interface StepRunsDeps {
   secrets: StepSecrets;
   /** Carries the commands steps run to the terminal tab (`GET /api/terminal/commands`). */
   commands: EventBus<TerminalStreamEvent>;
+  /** The app's event bus: progress snapshots changed here are dropped on the other replicas. */
+  events?: EventBus<unknown>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Upper bound of one step; the sandbox driver's default when absent. */
   stepTimeoutMs?: number;
@@ -146,7 +148,11 @@ export function createStepRuns(deps: StepRunsDeps) {
     return { planId: plan?.id ?? null, steps: rows.map((r) => toStep(projectId, r, redact)) };
   }
 
-  const snapshots = createVersionedSnapshots<number, ProgressState>({ load: loadProgress, serialize: deps.serialize });
+  const snapshots = createVersionedSnapshots<number, ProgressState>({
+    load: loadProgress,
+    serialize: deps.serialize,
+    ...sharedOn(deps.events, `snapshots.progress.${stage}`),
+  });
   /** Called after every committed change of a project's steps: its next poll sees the change. */
   const refresh = (projectId: number): Promise<Snapshot<ProgressState>> => snapshots.refresh(projectId);
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { BUS_RESYNC_TOPIC, type EventBus } from '../execution/eventBus';
 
 /** One version of a key's state: its weak ETag always, its JSON body only when a caller needs it. */
 export interface Snapshot<V> {
@@ -21,7 +22,18 @@ export interface VersionedSnapshotsOptions<K, V> {
   maxAgeMs?: number;
   /** Keys kept at most; the oldest is dropped beyond (it is loaded again when asked for). */
   maxKeys?: number;
+  /**
+   * The app's event bus and a topic naming this set of snapshots: a key invalidated or updated here is
+   * dropped on every other replica too (their next poll loads it again). None: this process only.
+   */
+  shared?: { bus: EventBus<unknown>; topic: string };
   now?(): number;
+}
+
+/** What travels on a snapshot set's topic: the key that changed, and which copy changed it. */
+interface SnapshotChanged<K> {
+  from: string;
+  key: K;
 }
 
 export interface VersionedSnapshots<K, V> {
@@ -38,6 +50,11 @@ export interface VersionedSnapshots<K, V> {
   update(key: K, change: (value: V) => V): void;
   /** Forgets every key. */
   clear(): void;
+}
+
+/** `shared` for `topic` when the app's event bus is given (spread into the options). */
+export function sharedOn(bus: EventBus<unknown> | undefined, topic: string): Pick<VersionedSnapshotsOptions<never, never>, 'shared'> {
+  return bus ? { shared: { bus, topic } } : {};
 }
 
 interface Entry<V> {
@@ -73,7 +90,9 @@ const DEFAULT_MAX_KEYS = 10_000;
  *
  * Writers call `invalidate(key)` after they commit. Each load belongs to the key's entry at the time
  * it started; `invalidate` replaces that entry, so a load that began before the change (and may have
- * read the old state) is never kept — the generation is the entry itself.
+ * read the old state) is never kept — the generation is the entry itself. With `shared`, the other
+ * replicas drop the key too, through the event bus (an ETag names its replica's epoch, so a copy of
+ * another replica never matches).
  *
  * @example
  * ```ts
@@ -128,8 +147,18 @@ export function createVersionedSnapshots<K extends string | number, V>(options: 
     return entry.loading;
   }
 
+  // The epoch names this copy: a copy ignores its own announcements (it has already applied them).
+  const shared = options.shared;
+  const announce = (key: K): void => shared?.bus.publish(shared.topic, { from: epoch, key } satisfies SnapshotChanged<K>);
+  shared?.bus.subscribe(shared.topic, (event) => {
+    const changed = event as SnapshotChanged<K>;
+    if (changed.from !== epoch) entries.delete(changed.key);
+  });
+  shared?.bus.subscribe(BUS_RESYNC_TOPIC, () => entries.clear());
+
   const invalidate = (key: K): void => {
     entries.delete(key);
+    announce(key);
   };
 
   const get = (key: K): Promise<Snapshot<V>> => {
@@ -149,6 +178,8 @@ export function createVersionedSnapshots<K extends string | number, V>(options: 
     update(key, change) {
       const entry = entries.get(key);
       if (entry?.snapshot && !entry.loading) entry.snapshot = make(key, change(entry.snapshot.value));
+      // The other replicas cannot apply the change (it lives here): they load the key again.
+      announce(key);
     },
     clear() {
       entries.clear();

@@ -19,6 +19,8 @@ export interface ValidationDeps {
   sandbox: StepSandbox;
   secrets: StepSecrets;
   commands: EventBus<TerminalStreamEvent>;
+  /** The app's event bus (progress snapshots across replicas). */
+  events?: EventBus<unknown>;
   /** Records VALIDATION_COMPLETED when every step is completed (once per transition), VALIDATION_FAILED when one fails. */
   activity: Pick<ActivityService, 'record'>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
@@ -49,6 +51,7 @@ export function createValidationService(deps: ValidationDeps) {
     sandbox: deps.sandbox,
     secrets: deps.secrets,
     commands: deps.commands,
+    ...(deps.events ? { events: deps.events } : {}),
     log: deps.log,
     ...(deps.stepTimeoutMs ? { stepTimeoutMs: deps.stepTimeoutMs } : {}),
     serialize: (state) => JSON.stringify(progressOf(state)),
