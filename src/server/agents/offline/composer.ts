@@ -786,6 +786,6 @@ export function mermaidDiagram(stack: Stack): string {
   if (stack.services.some((s) => s.name === 'prometheus')) {
     for (const s of stack.services) if (s.name === 'caddy') lines.push('  prometheus -.->|scrape| caddy');
   }
-  lines.push('  admin -->|"SSH 22 from ADMIN_CIDR"| host');
+  lines.push(`  admin -->|"SSH ${stack.facts.sshPort ?? stack.facts.sshTarget?.port ?? 22}${m.provider === 'vps' ? '' : ' from ADMIN_CIDR'}"| host`);
   return lines.join('\n');
 }

@@ -1,5 +1,7 @@
 import type { Stack } from './composer';
 import type { PlanStep } from './documents';
+import { dockerUserAllowlist, moveSshStep, movesSsh, sshPorts, sshSources, ufwAllow, webIsPublic, webSources } from './accessRules';
+import { mountVolumeStep, storageChecks } from './dataVolume';
 import { hostOnlySteps } from './hostOnlySteps';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';
@@ -50,35 +52,44 @@ const ENSURE_DOCKER = [
 ].join('\n');
 
 /**
- * Remote firewall for the person's own server: opens the published ports in the firewall that is
- * active (ufw or firewalld), keeps the SSH port open, and never enables a firewall, denies or closes
- * anything: services this plan does not know about keep working.
+ * Remote firewall for the person's own server: opens the SSH ports and the published ports (to the
+ * allowlist, when it covers every port) in the firewall that is active (ufw or firewalld), and never
+ * enables a firewall, denies or closes anything: services this plan does not know about keep working.
+ * Docker-published ports bypass ufw, so an allowlist is also enforced in DOCKER-USER.
  */
-const openPorts = (ports: string[], sshPort: number): string =>
-  [
+const openPorts = (stack: Stack, ports: string[]): string => {
+  const allowlisted = !webIsPublic(stack);
+  return [
     `ports="${ports.join(' ')}"`,
     'if command -v ufw >/dev/null 2>&1 && sudo -n ufw status 2>/dev/null | grep -q "^Status: active"; then',
-    `  sudo ufw allow ${sshPort}/tcp`,
-    '  for p in $ports; do sudo ufw allow "$p/tcp"; done',
+    ...sshPorts(stack).map((p) => `  sudo ufw allow ${p}/tcp`),
+    ...(allowlisted ? ufwAllow(ports, webSources(stack)).map((r) => `  ${r}`) : ['  for p in $ports; do sudo ufw allow "$p/tcp"; done']),
     '  sudo ufw status',
     'elif command -v firewall-cmd >/dev/null 2>&1 && sudo -n firewall-cmd --state >/dev/null 2>&1; then',
-    `  sudo firewall-cmd --permanent --add-port=${sshPort}/tcp`,
-    '  for p in $ports; do sudo firewall-cmd --permanent --add-port="$p/tcp"; done',
-    '  sudo firewall-cmd --reload && sudo firewall-cmd --list-ports',
+    ...sshPorts(stack).map((p) => `  sudo firewall-cmd --permanent --add-port=${p}/tcp`),
+    ...(allowlisted
+      ? ports.flatMap((p) => webSources(stack).map((src) => `  sudo firewall-cmd --permanent --add-rich-rule='rule family="ipv4" source address="${src}" port port="${p}" protocol="tcp" accept'`))
+      : ['  for p in $ports; do sudo firewall-cmd --permanent --add-port="$p/tcp"; done']),
+    '  sudo firewall-cmd --reload && sudo firewall-cmd --list-all',
     'else',
     '  echo "no active host firewall (ufw or firewalld): nothing to open; none is turned on, so nothing else is closed"',
     'fi',
+    ...(allowlisted ? dockerUserAllowlist(ports, webSources(stack)) : []),
   ].join('\n');
+};
 
-/** Remote firewall for a server the plan created: ufw denies what is not planned, SSH stays open to the admin and the sandbox. */
-const newServerFirewall = (ports: string[]): string =>
+/**
+ * Remote firewall for a server the plan created: ufw denies what is not planned; SSH stays open to this
+ * sandbox, ADMIN_CIDR and the allowlist (on the port it moves to as well), the published ports to
+ * anyone or to the allowlist.
+ */
+const newServerFirewall = (stack: Stack, ports: string[]): string =>
   [
     'command -v ufw >/dev/null 2>&1 || { sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -yq ufw; }',
     'SANDBOX_IP=${SSH_CLIENT%% *}',
     '[ -n "$SANDBOX_IP" ] || { echo "cannot tell the sandbox\'s address: not turning the firewall on" >&2; exit 1; }',
-    'sudo ufw allow from "$SANDBOX_IP" to any port 22 proto tcp',
-    'sudo ufw allow from "$ADMIN_CIDR" to any port 22 proto tcp',
-    ...ports.map((p) => `sudo ufw allow ${p}/tcp`),
+    ...ufwAllow(sshPorts(stack), ['$SANDBOX_IP', ...sshSources(stack)]),
+    ...(webIsPublic(stack) ? ports.map((p) => `sudo ufw allow ${p}/tcp`) : ufwAllow(ports, webSources(stack))),
     'sudo ufw default deny incoming',
     'sudo ufw default allow outgoing',
     'sudo ufw --force enable',
@@ -91,6 +102,8 @@ const newServerFirewall = (ports: string[]): string =>
 export function planSteps(stack: Stack): PlanStep[] {
   const steps: PlanStep[] = [...provisionSteps(stack)];
   if (stack.hostOnly) return [...steps, ...hostOnlySteps(stack)];
+  const volume = mountVolumeStep(stack, `da-${stack.name}`);
+  if (volume) steps.push(volume);
   const names = new Set(stack.services.map((s) => s.name));
   const webPorts = webPortsOf(stack);
   const existing = stack.machine.provider === 'vps';
@@ -102,25 +115,27 @@ export function planSteps(stack: Stack): PlanStep[] {
       remote(
         [
           ENSURE_DOCKER,
+          ...storageChecks(stack),
           ...(names.has('elasticsearch') ? ["echo 'vm.max_map_count=262144' | sudo tee /etc/sysctl.d/99-elasticsearch.conf", 'sudo sysctl -w vm.max_map_count=262144'] : []),
         ].join('\n'),
       ),
     ],
   });
-  const sshPort = stack.facts.sshTarget?.port ?? 22;
+  const sources = webIsPublic(stack) ? 'from anywhere' : `from ${webSources(stack).join(', ')} only`;
   steps.push(
     existing
       ? {
           title: 'Open the published ports in the server\'s firewall',
-          description: `Where a host firewall is active (ufw or firewalld), allow ${webPorts.length ? webPorts.map((p) => `${p}/tcp`).join(', ') : 'no web port'} and keep SSH (${sshPort}) open. Nothing is denied or closed, and no firewall is turned on: the server's other services keep working.`,
-          commands: [remote(openPorts(webPorts, sshPort))],
+          description: `Where a host firewall is active (ufw or firewalld), allow ${webPorts.length ? `${webPorts.map((p) => `${p}/tcp`).join(', ')} ${sources}` : 'no web port'} and keep SSH (${sshPorts(stack).join(', ')}) open.${webIsPublic(stack) ? '' : ' Docker-published ports bypass ufw, so the same allowlist is set in the DOCKER-USER chain.'} Nothing is denied or closed, and no firewall is turned on: the server's other services keep working.`,
+          commands: [remote(openPorts(stack, webPorts))],
         }
       : {
           title: 'Turn on the server\'s firewall and SSH hardening',
-          description: `ufw denies incoming traffic except SSH from ADMIN_CIDR and from this sandbox, and ${webPorts.join(', ') || 'no other port'}; SSH password logins are turned off. Can lock out anyone outside ADMIN_CIDR.`,
-          commands: [remote(newServerFirewall(webPorts), ['ADMIN_CIDR'])],
+          description: `ufw denies incoming traffic except SSH (${sshPorts(stack).join(', ')}) from ${[...sshSources(stack).map((x) => x.replace(/^\$/, '')), 'this sandbox'].join(', ')}, and ${webPorts.length ? `${webPorts.join(', ')} ${sources}` : 'no other port'}; SSH password logins are turned off. Can lock out anyone outside ADMIN_CIDR.`,
+          commands: [remote(newServerFirewall(stack, webPorts), ['ADMIN_CIDR'])],
         },
   );
+  if (movesSsh(stack)) steps.push(moveSshStep(stack));
   const dirs = [...new Set(stack.files.map((f) => f.path.split('/').slice(0, -1).join('/')).filter(Boolean))];
   steps.push({
     title: 'Write the stack files',

@@ -2,7 +2,9 @@ import YAML from 'yaml';
 import { REQUIREMENTS_DOCUMENT } from '../../../shared/constants/planning';
 import { COMPONENTS, type SecretSpec } from './components';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
+import { accessSummary } from './accessRules';
 import { planSteps } from './deploySteps';
+import { webPortsOf } from './provisionSteps';
 import { emptyFacts, type Facts, type HostTask, type ProviderId, type ProxyId } from './facts';
 import { readSshTarget, sshTargetLabel } from './sshTarget';
 
@@ -167,14 +169,12 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     ...(m.volumeGb ? [`Data volume: ${m.volumeGb} GB (block volume, the machine type's disk cannot grow)`] : []),
     'Single host; scale up by moving to a larger machine size',
   ];
-  const ports = [...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]))];
+  const ports = webPortsOf(stack);
   const cloud = [
     `Provider: ${unknowns.provider ? TO_CONFIRM : m.providerLabel}`,
     `Compute: ${unknowns.provider ? TO_CONFIRM : `${m.instanceType} (${m.vcpus} vCPU, ${m.memoryGb} GB RAM), Ubuntu 24.04 LTS`}`,
     `Storage: ${storageLine(stack)}`,
-    m.provider === 'vps'
-      ? `Networking: inbound ${ports.map((p) => `${p}/tcp`).join(', ') || 'no new port'} opened where a host firewall is active; SSH (${f.sshTarget?.port ?? 22}) and the server's other services left as they are`
-      : `Networking: public IPv4; inbound ${[`${stack.sshPort} (SSH, from ${stack.allowScope === 'ssh' && stack.allowlist.length ? stack.allowlist.join(', ') : 'ADMIN_CIDR only'})`, ...ports.map((p) => `${p}/tcp${stack.allowScope === 'all' && stack.allowlist.length ? ` from ${stack.allowlist.join(', ')}` : ''}`)].join(', ')}; everything else closed`,
+    `Networking: ${m.provider === 'vps' ? '' : 'public IPv4; '}${accessSummary(stack, ports)}`,
     `Region: ${unknowns.region || unknowns.provider ? TO_CONFIRM : m.region}`,
   ];
   const userDetails = [
@@ -321,7 +321,7 @@ export function renderArchitecturePlan(stack: Stack): string {
     '',
     '## Networking and security',
     '',
-    (m.provider === 'vps' ? `- Inbound: SSH ${stack.facts.sshTarget?.port ?? 22} as the server has it; ` : '- Inbound: SSH 22 from ADMIN_CIDR only; ') + ([...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]))].map((p) => `${p}/tcp`).join(', ') || 'no other port') + '.',
+    `- Inbound: ${accessSummary(stack, webPortsOf(stack))}.`,
     ...(stack.services.some((x) => x.networks.includes('backend') && !x.publish?.length) ? ['- `backend` is an internal network: what is on it only (databases, caches, queues) has no published port and no route out.'] : []),
     '- Password authentication over SSH is disabled; only keys log in.',
     '- Secrets reach the containers through `.env` (mode 600) written from User Secrets at deploy time.',

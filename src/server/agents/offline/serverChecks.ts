@@ -79,6 +79,8 @@ const servicesHealthy = (names: string[]): string =>
 /** Checks of the live server for a stack the executed steps deployed. */
 export function serverChecks(stack: DeployedStack): Check[] {
   const names = stack.services.map((s) => s.name);
+  // Services marked x-no-healthcheck cannot report "healthy": running is what exists to check.
+  const unchecked = stack.services.filter((s) => !s.healthcheck).map((s) => s.name);
   const published = [...new Set(stack.services.flatMap((s) => s.published))];
   const privatePorts = [...new Set(stack.services.flatMap((s) => s.internal).filter((p) => !published.includes(p)))];
   const proxy = stack.services.find((s) => ['proxy', 'caddy', 'traefik', 'web'].includes(s.name) && s.published.includes('80'));
@@ -90,7 +92,7 @@ export function serverChecks(stack: DeployedStack): Check[] {
     },
     {
       title: 'Every service of the compose file runs and is healthy',
-      description: `On the server: ${names.join(', ')} each have a running container whose healthcheck passes (or that has none).`,
+      description: `On the server: ${names.join(', ')} each have a running container${unchecked.length ? `; a healthcheck passes for ${names.filter((n) => !unchecked.includes(n)).join(', ') || 'none'}, while ${unchecked.join(', ')} ${unchecked.length === 1 ? 'has' : 'have'} none in the compose file, so ${unchecked.length === 1 ? 'it is' : 'they are'} checked for running only (unless the image brings its own healthcheck)` : ' whose healthcheck passes'}.`,
       commands: [remote(servicesHealthy(names))],
     },
   ];
