@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import YAML from 'yaml';
 import { composeStack } from '../../../src/server/agents/offline/composer';
 import { planSteps } from '../../../src/server/agents/offline/deploySteps';
@@ -158,5 +159,29 @@ describe('services without a healthcheck are checked for what exists', () => {
     const name = Object.keys((YAML.parse(stack.composeYaml) as { services: Record<string, unknown> }).services).find((n) => n !== 'postgres')!;
     expect(check.description).toContain(`${name} has none in the compose file, so it is checked for running only`);
     expect(check.commands.join('\n')).toContain('"running healthy"|"running no-healthcheck")');
+  });
+});
+
+describe('the steps are shell that bash parses', () => {
+  const requests = [
+    'MinIO with 500 GB of data on Hetzner in Falkenstein, only allow access from our office IP 203.0.113.7, move SSH to port 2222',
+    'MinIO with 500 GB of data on DigitalOcean in Frankfurt, SSH only from 203.0.113.0/24',
+    'Uptime Kuma on AWS, only allow access from our office IP 198.51.100.20, move SSH to port 2222',
+    'Uptime Kuma on Azure, only allow access from our office IP 198.51.100.20',
+    'MinIO with 500 GB of data on my existing server deploy@203.0.113.7, move SSH to port 2222, only allow access from 198.51.100.20',
+    'Harden my server root@203.0.113.9 with ufw and fail2ban, no docker, move SSH to port 2222, SSH only from 198.51.100.0/24',
+  ];
+  it.each(requests)('%s', (request) => {
+    for (const step of planSteps(stackOf(request))) {
+      // A step runs its commands as one script.
+      for (const command of [step.commands.join('\n')]) {
+        // The outer command, and each script it sends to the server (a heredoc body).
+        const scripts = [command, ...[...command.matchAll(/<<'(REMOTE_*)'\n([\s\S]*?)\n\1(?:\n|$)/g)].map((m) => m[2]!)];
+        for (const script of scripts) {
+          const r = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
+          expect({ step: step.title, stderr: r.stderr }).toEqual({ step: step.title, stderr: '' });
+        }
+      }
+    }
   });
 });
