@@ -3,6 +3,7 @@ import { REQUIREMENTS_DOCUMENT } from '../../../shared/constants/planning';
 import { COMPONENTS, type SecretSpec } from './components';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
 import { accessSummary } from './accessRules';
+import { catalogueLabel, REPOSITORY_COMPONENT } from './repositoryCompose';
 import { planSteps } from './deploySteps';
 import { webPortsOf } from './provisionSteps';
 import { emptyFacts, type Facts, type HostTask, type ProviderId, type ProxyId } from './facts';
@@ -131,7 +132,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     ...custom.map((c) => `${CUSTOM_PREFIX}: ${c.name} (${c.image}) — run as given${c.port ? `; port ${c.port}` : ''}${c.volumes.length ? `; volumes ${c.volumes.join(', ')}` : ''}${Object.keys(c.environment).length ? `; environment ${Object.entries(c.environment).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`),
     ...stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`),
     ...stack.components.flatMap((c) =>
-      stack.services.filter((s) => c.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${c.purpose}`),
+      stack.services.filter((s) => c.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${(c.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c.purpose}`),
     ),
     ...(f.appLanguage && stack.services.some((s) => s.name === 'app') ? [`Application language: ${f.appLanguage}`] : []),
   ];
@@ -148,7 +149,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (stack.tls) config.push("Certificates: Let's Encrypt, issued and renewed automatically");
   const volumes = Object.keys((stack.compose.volumes as object | undefined) ?? {});
   if (volumes.length) config.push(`Persistent volumes: ${volumes.join(', ')}`);
-  if (!stack.hostOnly) config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
+  if (!stack.hostOnly && !stack.repository?.layout?.compose) config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
   const secretNames = stack.secrets.map((s) => s.name);
   config.push(`Credentials come from User Secrets as environment variables (${secretNames.join(', ')}); none are written into files in the repository`);
   for (const n of stack.notes) config.push(n);
@@ -217,7 +218,7 @@ export function stackDefinition(stack: Stack): string {
     ['Data volume GB', stack.machine.volumeGb ? String(stack.machine.volumeGb) : undefined],
     ['Load', f.load],
     ['Application language', f.appLanguage],
-    ['Repository', stack.repository ? `${stack.repository.fullName}@${stack.repository.branch}` : undefined],
+    ['Repository', stack.repository ? `${stack.repository.fullName}${stack.repository.branch ? `@${stack.repository.branch}` : ''}` : undefined],
     ['Images', Object.entries(f.images).map(([id, image]) => `${id}=${image}`).join(', ')],
     ['Your images', f.custom.length ? JSON.stringify(f.custom) : undefined],
     ['Domains', f.domains.map((d) => (d.component ? `${d.host}=${d.component}` : d.host)).join(', ')],
@@ -232,7 +233,7 @@ export function stackDefinition(stack: Stack): string {
 }
 
 /** Reads a plan's stack definition back into facts (undefined when the text has none). */
-export function readStackDefinition(text: string): { facts: Facts; repository?: { fullName: string; branch: string } } | undefined {
+export function readStackDefinition(text: string): { facts: Facts; repository?: { fullName: string; branch: string; local?: boolean } } | undefined {
   const start = text.indexOf(DEFINITION_HEADING);
   if (start < 0) return undefined;
   const body = text.slice(start + DEFINITION_HEADING.length).split(/\n(?=#)/)[0]!;
@@ -276,8 +277,8 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
     facts.noContainers = true;
     for (const t of hostOnly.split(/,\s*/)) facts.hostTasks.add(t as HostTask);
   }
-  const repo = get('Repository')?.match(/^(.+)@(.+)$/);
-  return { facts, repository: repo ? { fullName: repo[1]!, branch: repo[2]! } : undefined };
+  const repo = get('Repository')?.match(/^([^@\s]+)(?:@(.+))?$/);
+  return { facts, repository: repo ? { fullName: repo[1]!, branch: repo[2] ?? '', ...(repo[1]!.startsWith('local/') ? { local: true } : {}) } : undefined };
 }
 
 // ---------------------------------------------------------------------------------------------------

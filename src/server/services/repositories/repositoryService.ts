@@ -52,6 +52,7 @@ export function createRepositoryService({ source, planning }: RepositoryServiceD
         files: inspection.files,
         env_names: environment.names,
         env_content_summary: environment.summary,
+        layout: inspection.layout,
       });
       return planning.startTurn('analyzer', ctx, { message: `Analyse ${repository.full_name} on branch ${body.branch}.` }, { fresh: true });
     },
