@@ -439,8 +439,12 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (byName.has('web')) files.push({ path: 'site/index.html', content: siteIndex(name) });
 
   if (app) {
+    const built = services.filter((x) => x.image === 'build');
+    const from = options.repository ? `${options.repository.fullName}${options.repository.branch ? ` (branch ${options.repository.branch})` : ''}` : 'its repository';
     notes.push(
-      `The application is built from ${options.repository ? `${options.repository.fullName} (branch ${options.repository.branch})` : 'its repository'} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
+      built.length > 1
+        ? `The application is built from ${from} as ${built.length} services, one per Dockerfile: ${built.map((x) => `${x.name} (${x.build?.context ?? x.name}${x.internalPort ? `, port ${x.internalPort}` : ''})`).join(', ')}; add a HEALTHCHECK to each Dockerfile so Compose can report their health.`
+        : `The application is built from ${from} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
     );
   }
   if (!hasWorkload && services.some((x) => DATA_SERVICES.has(x.name))) {

@@ -73,12 +73,13 @@ export function readRequirementLines(requiredStack: string, configuration: strin
       facts.custom.push({ name: service, image, ...(port ? { port: Number(port[1]) } : {}), volumes, environment: Object.fromEntries(env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])) });
       continue;
     }
-    const c = Object.values(COMPONENTS).find((x) => x.services.some((y) => y.name === service) && x.label === label);
+    // A service built from the repository may carry its folder's name (several Dockerfiles).
+    const c = Object.values(COMPONENTS).find((x) => x.label === label && (x.services.some((y) => y.name === service) || image.startsWith('built from')));
     if (!c) continue;
     if (c.category === 'proxy') facts.proxy = c.id as ProxyId;
     else facts.components.add(c.id);
-    const own = c.services.find((y) => y.name === service)!;
-    if (image !== own.image && !image.startsWith('built from')) facts.images[c.id] = image;
+    const own = c.services.find((y) => y.name === service);
+    if (own && image !== own.image && !image.startsWith('built from')) facts.images[c.id] = image;
   }
   for (const line of configuration.split('\n')) {
     const addresses = line.match(new RegExp(`^- ${ADDRESSES_PREFIX}: (.+)$`));
@@ -132,7 +133,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     ...custom.map((c) => `${CUSTOM_PREFIX}: ${c.name} (${c.image}) — run as given${c.port ? `; port ${c.port}` : ''}${c.volumes.length ? `; volumes ${c.volumes.join(', ')}` : ''}${Object.keys(c.environment).length ? `; environment ${Object.entries(c.environment).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`),
     ...stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`),
     ...stack.components.flatMap((c) =>
-      stack.services.filter((s) => c.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${(c.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c.purpose}`),
+      stack.services.filter((s) => c.services.some((x) => x.name === s.name) || (c.id === 'app' && s.image === 'build')).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${(c.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c.purpose}`),
     ),
     ...(f.appLanguage && stack.services.some((s) => s.name === 'app') ? [`Application language: ${f.appLanguage}`] : []),
   ];

@@ -102,6 +102,9 @@ const QUESTIONS: Question[] = [
   },
 ];
 
+/** Keys of the technology stack that say what the application is and uses. */
+const ANALYSIS_FACTS = ['language', 'other_languages', 'runtime', 'frameworks', 'databases', 'services', 'containerization'];
+
 /**
  * The analysed repository, as the analysis stored it: the branch that was read (the one deployed), a
  * local repository (owner `local`), its layout and the environment names of the dialog. The facts text
@@ -131,7 +134,11 @@ function analysisTexts(system: string): { texts: string[]; repository?: Reposito
         }
       : undefined;
     if (a.layout?.compose) return { texts: [`my own app from its compose file${typeof stack.language === 'string' ? `. language: ${stack.language}` : ''}`], repository };
-    const text = Object.entries(stack).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('. ');
+    // What the code is, not what it is built on: base images (node:18-slim) are not images to run.
+    const text = Object.entries(stack)
+      .filter(([k]) => ANALYSIS_FACTS.includes(k))
+      .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+      .join('. ');
     return { texts: [`my own app. ${text}`], repository };
   } catch {
     return { texts: [] };

@@ -15,8 +15,8 @@ export interface RepositoryLayout {
 const MAX_COMPOSE_BYTES = 64 * 1024;
 /** The file names Compose itself looks for, in its order. */
 const COMPOSE_NAMES = ['compose.yaml', 'compose.yml', 'docker-compose.yaml', 'docker-compose.yml'];
-/** Dockerfiles for tests, development and tooling are not the application. */
-const NOT_RUN = /(^|\/)(tests?|e2e|spec|\.devcontainer|docs?|examples?)\/|\.(dev|test|e2e|playwright|ci)$|Dockerfile\.(dev|test|e2e|playwright|ci)/i;
+/** Dockerfiles for tests, development, tooling and one-off seeding are not the application. */
+const NOT_RUN = /(^|\/)(tests?|e2e|spec|\.devcontainer|docs?|examples?|seed[\w-]*)\/|\.(dev|test|e2e|playwright|ci)$|Dockerfile\.(dev|test|e2e|playwright|ci)/i;
 
 const exposed = (text: string): number[] =>
   [...text.matchAll(/^\s*EXPOSE\s+(.+)$/gim)].flatMap((m) => m[1]!.split(/\s+/).map((p) => Number(p.split('/')[0]))).filter((n) => Number.isInteger(n) && n > 0 && n < 65536);
