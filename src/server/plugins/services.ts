@@ -98,7 +98,8 @@ export const servicesPlugin = fp(
     const repositorySource = opts.config.github
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
-    const sandbox = createSandboxService({ db, driver: sandboxDriver, planOf: async (id) => (await planning.plan(id, 'implementation')).plan });
+    const repositories = createRepositoryService({ source: repositorySource, planning });
+    const sandbox = createSandboxService({ db, driver: sandboxDriver, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, filesOf: (id) => repositories.workspaceFiles(id) });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, activity, log: app.log });
@@ -124,7 +125,7 @@ export const servicesPlugin = fp(
       meter,
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),
       planning,
-      repositories: createRepositoryService({ source: repositorySource, planning }),
+      repositories,
       execution,
       events,
       executionCommands,

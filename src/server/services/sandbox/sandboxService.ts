@@ -15,6 +15,7 @@ import type {
 } from '../../../shared/api/sandbox';
 import { parsePlanSteps } from '../execution/planSteps';
 import { missingProgramsCommand, missingTools, plannedPrograms } from './preflight';
+import { writeWorkspaceFile } from './workspaceFiles';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import { createVersionedSnapshots, type Snapshot } from '../shared/versionedSnapshots';
 
@@ -46,11 +47,14 @@ export function createSandboxService({
   db,
   driver,
   planOf = async () => '',
+  filesOf = async () => [],
 }: {
   db: Db;
   driver: SandboxDriver;
   /** The project's implementation plan (markdown), whose steps' programs the tool preflight looks for. */
   planOf?: (projectId: number) => Promise<string>;
+  /** Files the server puts in the workspace at initialisation (a local repository's git bundle). */
+  filesOf?: (projectId: number) => Promise<Array<{ path: string; data: Buffer }>>;
 }) {
   const locks = new Map<number, Promise<unknown>>();
   const initialising = new Set<number>();
@@ -186,6 +190,7 @@ export function createSandboxService({
           await upsert(project, { provisioning: 'CREATING', error: null });
           try {
             await driver.initialise(refOf(project));
+            for (const file of await filesOf(project.id)) await writeWorkspaceFile(driver, refOf(project), file.path, file.data);
           } catch (err) {
             const detail = `${SANDBOX_INIT_ERRORS.failed}: ${(err as Error).message}`;
             await upsert(project, { provisioning: 'FAILED', error: detail });
