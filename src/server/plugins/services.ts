@@ -105,7 +105,8 @@ export const servicesPlugin = fp(
       ? createGithubRepositories(opts.config.github)
       : createLocalRepositories(opts.config.planning.localReposDir);
     const disk = createDiskSpace({ dataDir: opts.config.dataDir, minFreeBytes: opts.config.diskMinFreeBytes });
-    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, secretValues: (id) => planning.secretValues(id), events });
+    const repositories = createRepositoryService({ source: repositorySource, planning });
+    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, filesOf: (id) => repositories.workspaceFiles(id), secretValues: (id) => planning.secretValues(id), events });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, events, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log });
@@ -131,7 +132,7 @@ export const servicesPlugin = fp(
       meter,
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),
       planning,
-      repositories: createRepositoryService({ source: repositorySource, planning }),
+      repositories,
       execution,
       events,
       executionCommands,

@@ -45,7 +45,7 @@ export function dockerComposeConfig(yaml: string, files: Array<{ path: string; c
     // Build contexts are the cloned repositories the plan fetches: present, as they are at deploy time.
     const doc = YAML.parse(yaml) as { services?: Record<string, { build?: { context?: string } }> };
     for (const svc of Object.values(doc.services ?? {})) if (svc.build?.context) fs.mkdirSync(path.join(dir, svc.build.context), { recursive: true });
-    const vars = new Set([...yaml.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!));
+    const vars = new Set([...yaml.matchAll(/(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}/g)].map((m) => m[1]!));
     fs.writeFileSync(path.join(dir, '.env'), [...vars].map((v) => `${v}=value-of-${v.toLowerCase()}`).join('\n') + '\n');
     try {
       execFileSync('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COMPOSE_PROJECT_NAME: 'i11check' } });

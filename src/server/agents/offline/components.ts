@@ -48,6 +48,8 @@ export interface ServiceSpec {
   webLabel?: string;
   /** Rough resident memory, in MB, for sizing the machine. */
   memoryMb: number;
+  /** Where an `image: build` service builds from, relative to the stack folder; `./<name>` when absent. */
+  build?: { context: string; dockerfile?: string };
   ulimits?: Record<string, { soft: number; hard: number }>;
 }
 

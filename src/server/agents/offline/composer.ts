@@ -13,6 +13,7 @@ import {
   type ServiceSpec,
 } from './components';
 import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
+import { adoptRepositoryCompose, REPOSITORY_COMPONENT, type RepositoryLayout } from './repositoryCompose';
 import { sshTargetLabel } from './sshTarget';
 
 /**
@@ -43,7 +44,14 @@ export interface Machine {
 
 export interface Repository {
   fullName: string;
+  /** The analysed branch: the one deployed. */
   branch: string;
+  /** A repository of the local provider: it reaches the sandbox as a git bundle, never through a URL. */
+  local?: boolean;
+  /** Its compose file and Dockerfiles, read at analysis. */
+  layout?: RepositoryLayout;
+  /** Variables of the analysis dialog's environment blocks (their values are user secrets). */
+  envNames?: string[];
 }
 
 export interface StackOptions {
@@ -80,6 +88,10 @@ export interface Stack {
   allowScope: 'ssh' | 'all';
   /** The host's SSH port, 22 unless the person moved it. */
   sshPort: number;
+  /** Variables the deploy writes into `.env` from User Secrets. */
+  envFile: string[];
+  /** Services built from the repository's checkout (`stack/app`). */
+  builds: string[];
 }
 
 const WORKLOAD_ORDER = ['app', 'n8n', 'web', 'grafana', 'elk'];
@@ -198,6 +210,7 @@ const clone = (s: ServiceSpec): ServiceSpec => JSON.parse(JSON.stringify(s)) as 
  * server so that there is something to verify.
  */
 export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
+  if (options.repository?.layout?.compose && !facts.noContainers) return repositoryComposeStack(facts, options.repository, options.slug);
   const notes: string[] = [];
   const ids = new Set(facts.components);
   if (ids.has('n8n') && ids.has('mysql') && !ids.has('postgres')) {
@@ -262,6 +275,8 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     if (byName.has('rabbitmq')) env.AMQP_URL = 'amqp://app:${RABBITMQ_PASSWORD}@rabbitmq:5672/';
     if (byName.has('kafka')) env.KAFKA_BROKERS = 'kafka:9092';
     app.dependsOn = services.filter((s) => DATA_SERVICES.has(s.name)).map((s) => s.name);
+    for (const n of options.repository?.envNames ?? []) if (!(n in env)) env[n] = `\${${n}}`;
+    splitByDockerfile(services, app, options.repository?.layout);
   }
 
   const n8n = byName.get('n8n');
@@ -424,8 +439,12 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (byName.has('web')) files.push({ path: 'site/index.html', content: siteIndex(name) });
 
   if (app) {
+    const built = services.filter((x) => x.image === 'build');
+    const from = options.repository ? `${options.repository.fullName}${options.repository.branch ? ` (branch ${options.repository.branch})` : ''}` : 'its repository';
     notes.push(
-      `The application is built from ${options.repository ? `${options.repository.fullName} (branch ${options.repository.branch})` : 'its repository'} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
+      built.length > 1
+        ? `The application is built from ${from} as ${built.length} services, one per Dockerfile: ${built.map((x) => `${x.name} (${x.build?.context ?? x.name}${x.internalPort ? `, port ${x.internalPort}` : ''})`).join(', ')}; add a HEALTHCHECK to each Dockerfile so Compose can report their health.`
+        : `The application is built from ${from} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
     );
   }
   if (!hasWorkload && services.some((x) => DATA_SERVICES.has(x.name))) {
@@ -437,6 +456,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
 
   const compose = hostOnly ? {} : buildCompose(services, proxy, routes, tls);
   const secrets = secretsFor(components, facts, tls, Boolean(app), options.repository);
+  for (const n of app ? options.repository?.envNames ?? [] : []) secrets.push(environmentSecret(n));
   if (JSON.stringify(compose).includes('${SERVER_HOST}') && !secrets.some((x) => x.name === 'SERVER_HOST')) {
     secrets.push({ name: 'SERVER_HOST', description: "Public IP address or host name of the server (the address its apps advertise without a domain; for a new machine, add it once the machine exists)", required: true, secret_type: 'text' });
   }
@@ -473,6 +493,93 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     allowlist: [...facts.allowlist],
     allowScope: facts.allowScope,
     sshPort: facts.sshPort ?? 22,
+    envFile: [...new Set(secrets.map((x) => x.name).filter((n) => JSON.stringify(compose).includes(`\${${n}}`)))],
+    builds: services.filter((x) => x.image === 'build').map((x) => x.name),
+  };
+}
+
+/** A variable of the analysis dialog's environment: its value was stored as a user secret then. */
+const environmentSecret = (name: string): SecretSpec => ({ name, description: 'From the environment blocks of the repository analysis (stored as a user secret)', required: true, secret_type: 'password' });
+
+/**
+ * Several Dockerfiles and no compose file: each becomes a service built from its folder, with the
+ * application's environment; the first that listens on a port gets port 80, the others their own.
+ * One Dockerfile in a folder: the application builds from that folder.
+ */
+function splitByDockerfile(services: ServiceSpec[], app: ServiceSpec, layout: RepositoryLayout | undefined): void {
+  const files = layout?.dockerfiles ?? [];
+  if (files.length === 1) app.build = { context: `./app/${files[0]!.context}`.replace(/\/\.$/, '') };
+  if (files.length < 2) return;
+  const at = services.indexOf(app);
+  const taken = new Set(services.map((s) => s.name));
+  taken.delete('app');
+  let webPort = false;
+  const built = files.map((f) => {
+    let name = (f.context === '.' ? 'app' : f.context.split('/').pop()!).toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+    while (taken.has(name)) name = `${name}-app`;
+    taken.add(name);
+    const port = f.ports[0];
+    const publish = port ? [webPort ? `${port}:${port}` : `80:${port}`] : [];
+    if (port) webPort = true;
+    return {
+      ...JSON.parse(JSON.stringify(app)) as ServiceSpec,
+      name,
+      build: { context: `./app/${f.context}`.replace(/\/\.$/, '') },
+      ...(port ? { internalPort: port, publish, webLabel: name } : { internalPort: undefined, publish: [], webLabel: undefined }),
+      environment: { ...app.environment, ...(port ? { PORT: String(port) } : {}) },
+    } satisfies ServiceSpec;
+  });
+  services.splice(at, 1, ...built);
+}
+
+/**
+ * A repository with its own compose file is deployed with it (see repositoryCompose): its services,
+ * its ports, its healthchecks; the plan adds the server, the firewall, the checkout, the .env from User
+ * Secrets and the checks. Products named beside it and a domain are said to be left out, not half-added.
+ */
+function repositoryComposeStack(facts: Facts, repository: Repository, slug: string | undefined): Stack {
+  const layout = repository.layout!;
+  const adopted = adoptRepositoryCompose(layout.compose!);
+  const notes = [
+    `Deployed with the repository's own ${layout.compose!.path} from ${repository.fullName} (branch ${repository.branch}), as it is: ${adopted.services.map((s) => s.name).join(', ')}${adopted.builds.length ? `; ${adopted.builds.join(', ')} built from the checkout` : '; nothing is built, every service runs a published image'}.`,
+    ...adopted.notes,
+  ];
+  const besides = [...facts.components].filter((id) => id !== 'app' && !isDataComponent(id));
+  if (besides.length) notes.push(`Named besides the repository and not added to its compose file: ${besides.map((id) => COMPONENTS[id]?.label ?? id).join(', ')}. Add them to the repository's compose file, or plan them as a stack of their own.`);
+  if (facts.domain && !facts.noDomain) notes.push(`${facts.domain}: this plan adds no reverse proxy to the repository's compose file, so no certificate is obtained; its published ports are reached on the server's address.`);
+  const component: Component = { ...COMPONENTS.app!, id: REPOSITORY_COMPONENT, label: `${repository.fullName}'s compose file`, purpose: `from ${layout.compose!.path} of ${repository.fullName}`, services: adopted.services, secrets: [] };
+  // The checkout is always fetched: the compose file builds from it or mounts its files.
+  const secrets = secretsFor([], facts, false, true, repository);
+  for (const v of adopted.variables) {
+    if (!secrets.some((x) => x.name === v.name)) secrets.push({ name: v.name, description: `Used by ${layout.compose!.path}${v.required ? '' : ' (it has a default)'}`, required: v.required, secret_type: /PASSWORD|SECRET|KEY|TOKEN/.test(v.name) ? 'password' : 'text' });
+  }
+  for (const n of repository.envNames ?? []) if (!secrets.some((x) => x.name === n)) secrets.push(environmentSecret(n));
+  const published = adopted.services.flatMap((s) => (s.publish ?? []).map((port) => ({ service: s.name, port })));
+  const memoryMb = adopted.services.reduce((n, s) => n + s.memoryMb, 0);
+  return {
+    facts,
+    name: slugify(slug ?? 'stack'),
+    components: [component],
+    proxy: undefined,
+    tls: false,
+    domain: undefined,
+    services: adopted.services,
+    routes: [],
+    published,
+    compose: adopted.compose,
+    composeYaml: YAML.stringify(adopted.compose, { lineWidth: 0, version: '1.1' }),
+    files: [],
+    secrets,
+    machine: machineFor(facts, memoryMb, Math.max(20, component.diskGb + 10)),
+    memoryMb,
+    repository,
+    notes,
+    hostOnly: false,
+    allowlist: [...facts.allowlist],
+    allowScope: facts.allowScope,
+    sshPort: facts.sshPort ?? 22,
+    envFile: [...new Set([...adopted.variables.map((v) => v.name), ...(repository.envNames ?? [])])],
+    builds: adopted.builds,
   };
 }
 
@@ -520,7 +627,7 @@ function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, route
   for (const s of services) {
     const svc: Record<string, unknown> = {};
     if (s.image === 'build') {
-      svc.build = { context: `./${s.name}` };
+      svc.build = s.build ?? { context: `./${s.name}` };
       svc.image = `${s.name}:1.0.0`;
     } else svc.image = s.image;
     if (s.name === 'certbot') {
@@ -582,7 +689,7 @@ function secretsFor(components: Component[], facts: Facts, tls: boolean, hasApp:
   if (facts.provider && facts.provider !== 'vps') add(SSH_PUBLIC_KEY_SECRET);
   for (const c of components) for (const s of c.secrets) add(s);
   if (tls) add(ACME_EMAIL_SECRET);
-  if (hasApp) {
+  if (hasApp && !repository?.local) {
     if (repository) add({ name: 'GITHUB_TOKEN', description: `Repository-scoped token to clone ${repository.fullName} (provided by the server)`, required: true, secret_type: 'password' });
     else add(APP_REPOSITORY_SECRET);
   }
@@ -786,6 +893,6 @@ export function mermaidDiagram(stack: Stack): string {
   if (stack.services.some((s) => s.name === 'prometheus')) {
     for (const s of stack.services) if (s.name === 'caddy') lines.push('  prometheus -.->|scrape| caddy');
   }
-  lines.push('  admin -->|"SSH 22 from ADMIN_CIDR"| host');
+  lines.push(`  admin -->|"SSH ${stack.facts.sshPort ?? stack.facts.sshTarget?.port ?? 22}${m.provider === 'vps' ? '' : ' from ADMIN_CIDR'}"| host`);
   return lines.join('\n');
 }

@@ -1,5 +1,8 @@
 import type { Stack } from './composer';
 import type { PlanStep } from './documents';
+import { dockerUserAllowlist, moveSshStep, movesSsh, sshPorts, sshSources, ufwAllow, webIsPublic, webSources } from './accessRules';
+import { mountVolumeStep, storageChecks } from './dataVolume';
+import { LOCAL_BUNDLE } from '../../services/repositories/localRepositories';
 import { hostOnlySteps } from './hostOnlySteps';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';
@@ -50,35 +53,44 @@ const ENSURE_DOCKER = [
 ].join('\n');
 
 /**
- * Remote firewall for the person's own server: opens the published ports in the firewall that is
- * active (ufw or firewalld), keeps the SSH port open, and never enables a firewall, denies or closes
- * anything: services this plan does not know about keep working.
+ * Remote firewall for the person's own server: opens the SSH ports and the published ports (to the
+ * allowlist, when it covers every port) in the firewall that is active (ufw or firewalld), and never
+ * enables a firewall, denies or closes anything: services this plan does not know about keep working.
+ * Docker-published ports bypass ufw, so an allowlist is also enforced in DOCKER-USER.
  */
-const openPorts = (ports: string[], sshPort: number): string =>
-  [
+const openPorts = (stack: Stack, ports: string[]): string => {
+  const allowlisted = !webIsPublic(stack);
+  return [
     `ports="${ports.join(' ')}"`,
     'if command -v ufw >/dev/null 2>&1 && sudo -n ufw status 2>/dev/null | grep -q "^Status: active"; then',
-    `  sudo ufw allow ${sshPort}/tcp`,
-    '  for p in $ports; do sudo ufw allow "$p/tcp"; done',
+    ...sshPorts(stack).map((p) => `  sudo ufw allow ${p}/tcp`),
+    ...(allowlisted ? ufwAllow(ports, webSources(stack)).map((r) => `  ${r}`) : ['  for p in $ports; do sudo ufw allow "$p/tcp"; done']),
     '  sudo ufw status',
     'elif command -v firewall-cmd >/dev/null 2>&1 && sudo -n firewall-cmd --state >/dev/null 2>&1; then',
-    `  sudo firewall-cmd --permanent --add-port=${sshPort}/tcp`,
-    '  for p in $ports; do sudo firewall-cmd --permanent --add-port="$p/tcp"; done',
-    '  sudo firewall-cmd --reload && sudo firewall-cmd --list-ports',
+    ...sshPorts(stack).map((p) => `  sudo firewall-cmd --permanent --add-port=${p}/tcp`),
+    ...(allowlisted
+      ? ports.flatMap((p) => webSources(stack).map((src) => `  sudo firewall-cmd --permanent --add-rich-rule='rule family="ipv4" source address="${src}" port port="${p}" protocol="tcp" accept'`))
+      : ['  for p in $ports; do sudo firewall-cmd --permanent --add-port="$p/tcp"; done']),
+    '  sudo firewall-cmd --reload && sudo firewall-cmd --list-all',
     'else',
     '  echo "no active host firewall (ufw or firewalld): nothing to open; none is turned on, so nothing else is closed"',
     'fi',
+    ...(allowlisted ? dockerUserAllowlist(ports, webSources(stack)) : []),
   ].join('\n');
+};
 
-/** Remote firewall for a server the plan created: ufw denies what is not planned, SSH stays open to the admin and the sandbox. */
-const newServerFirewall = (ports: string[]): string =>
+/**
+ * Remote firewall for a server the plan created: ufw denies what is not planned; SSH stays open to this
+ * sandbox, ADMIN_CIDR and the allowlist (on the port it moves to as well), the published ports to
+ * anyone or to the allowlist.
+ */
+const newServerFirewall = (stack: Stack, ports: string[]): string =>
   [
     'command -v ufw >/dev/null 2>&1 || { sudo apt-get update -q && sudo DEBIAN_FRONTEND=noninteractive apt-get install -yq ufw; }',
     'SANDBOX_IP=${SSH_CLIENT%% *}',
     '[ -n "$SANDBOX_IP" ] || { echo "cannot tell the sandbox\'s address: not turning the firewall on" >&2; exit 1; }',
-    'sudo ufw allow from "$SANDBOX_IP" to any port 22 proto tcp',
-    'sudo ufw allow from "$ADMIN_CIDR" to any port 22 proto tcp',
-    ...ports.map((p) => `sudo ufw allow ${p}/tcp`),
+    ...ufwAllow(sshPorts(stack), ['$SANDBOX_IP', ...sshSources(stack)]),
+    ...(webIsPublic(stack) ? ports.map((p) => `sudo ufw allow ${p}/tcp`) : ufwAllow(ports, webSources(stack))),
     'sudo ufw default deny incoming',
     'sudo ufw default allow outgoing',
     'sudo ufw --force enable',
@@ -87,10 +99,46 @@ const newServerFirewall = (ports: string[]): string =>
     'sudo systemctl reload ssh || sudo systemctl reload sshd',
   ].join('\n');
 
+/** Services of a repository's compose file that run once and exit (marked x-one-shot). */
+const oneShotServices = (stack: Stack): string[] =>
+  Object.entries((stack.compose.services ?? {}) as Record<string, Record<string, unknown>>).filter(([, s]) => s['x-one-shot']).map(([n]) => n);
+
+/**
+ * The application's source in `stack/app`, at the analysed branch: cloned from GitHub with the
+ * repository-scoped token, or, for a local repository, from the git bundle the server put in the
+ * workspace (never a URL that does not exist); then every Dockerfile a service builds is checked.
+ */
+function sourceStep(stack: Stack): PlanStep {
+  const r = stack.repository;
+  const branch = r?.branch ? ` --branch ${r.branch}` : '';
+  const fetch = !r
+    ? ['git clone --depth 1 "$APP_REPOSITORY_URL" stack/app']
+    : r.local
+      ? [
+          `test -f ${LOCAL_BUNDLE} || { echo "${LOCAL_BUNDLE} is missing: analyse the repository again so the server puts it in the workspace" >&2; exit 1; }`,
+          `git bundle verify ${LOCAL_BUNDLE}`,
+          `git clone${branch} ${LOCAL_BUNDLE} stack/app`,
+        ]
+      : [`git clone --depth 1${branch} "https://x-access-token:$GITHUB_TOKEN@github.com/${r.fullName}.git" stack/app && git -C stack/app remote set-url origin https://github.com/${r.fullName}.git`];
+  const builds = stack.builds.map((name) => {
+    const build = ((stack.compose.services as Record<string, { build?: { context?: string; dockerfile?: string } }>)[name]?.build) ?? {};
+    const context = `stack/${String(build.context ?? `./${name}`).replace(/^\.\//, '')}`;
+    const file = build.dockerfile ? `${context}/${build.dockerfile}` : `${context}/Dockerfile`;
+    return `test -f ${file} || { echo "${name} builds from ${file}, which the checkout does not have" >&2; exit 1; }`;
+  });
+  return {
+    title: 'Fetch the application source',
+    description: `${r ? `${r.fullName}${r.branch ? ` at branch ${r.branch}` : ''}` : 'The application'} into \`stack/app\`${r?.local ? ' from the git bundle of the local repository' : ''}${stack.builds.length ? `, where Compose builds ${stack.builds.join(', ')}` : ', for the files the compose file mounts (nothing is built)'}.`,
+    commands: ['rm -rf stack/app', ...fetch, 'git -C stack/app log -1 --format="checked out %h %s"', ...builds],
+  };
+}
+
 /** The ordered steps that deploy a stack, each with the exact commands the execution stage runs. */
 export function planSteps(stack: Stack): PlanStep[] {
   const steps: PlanStep[] = [...provisionSteps(stack)];
   if (stack.hostOnly) return [...steps, ...hostOnlySteps(stack)];
+  const volume = mountVolumeStep(stack, `da-${stack.name}`);
+  if (volume) steps.push(volume);
   const names = new Set(stack.services.map((s) => s.name));
   const webPorts = webPortsOf(stack);
   const existing = stack.machine.provider === 'vps';
@@ -102,46 +150,36 @@ export function planSteps(stack: Stack): PlanStep[] {
       remote(
         [
           ENSURE_DOCKER,
+          ...storageChecks(stack),
           ...(names.has('elasticsearch') ? ["echo 'vm.max_map_count=262144' | sudo tee /etc/sysctl.d/99-elasticsearch.conf", 'sudo sysctl -w vm.max_map_count=262144'] : []),
         ].join('\n'),
       ),
     ],
   });
-  const sshPort = stack.facts.sshTarget?.port ?? 22;
+  const sources = webIsPublic(stack) ? 'from anywhere' : `from ${webSources(stack).join(', ')} only`;
   steps.push(
     existing
       ? {
           title: 'Open the published ports in the server\'s firewall',
-          description: `Where a host firewall is active (ufw or firewalld), allow ${webPorts.length ? webPorts.map((p) => `${p}/tcp`).join(', ') : 'no web port'} and keep SSH (${sshPort}) open. Nothing is denied or closed, and no firewall is turned on: the server's other services keep working.`,
-          commands: [remote(openPorts(webPorts, sshPort))],
+          description: `Where a host firewall is active (ufw or firewalld), allow ${webPorts.length ? `${webPorts.map((p) => `${p}/tcp`).join(', ')} ${sources}` : 'no web port'} and keep SSH (${sshPorts(stack).join(', ')}) open.${webIsPublic(stack) ? '' : ' Docker-published ports bypass ufw, so the same allowlist is set in the DOCKER-USER chain.'} Nothing is denied or closed, and no firewall is turned on: the server's other services keep working.`,
+          commands: [remote(openPorts(stack, webPorts))],
         }
       : {
           title: 'Turn on the server\'s firewall and SSH hardening',
-          description: `ufw denies incoming traffic except SSH from ADMIN_CIDR and from this sandbox, and ${webPorts.join(', ') || 'no other port'}; SSH password logins are turned off. Can lock out anyone outside ADMIN_CIDR.`,
-          commands: [remote(newServerFirewall(webPorts), ['ADMIN_CIDR'])],
+          description: `ufw denies incoming traffic except SSH (${sshPorts(stack).join(', ')}) from ${[...sshSources(stack).map((x) => x.replace(/^\$/, '')), 'this sandbox'].join(', ')}, and ${webPorts.length ? `${webPorts.join(', ')} ${sources}` : 'no other port'}; SSH password logins are turned off. Can lock out anyone outside ADMIN_CIDR.`,
+          commands: [remote(newServerFirewall(stack, webPorts), ['ADMIN_CIDR'])],
         },
   );
+  if (movesSsh(stack)) steps.push(moveSshStep(stack));
   const dirs = [...new Set(stack.files.map((f) => f.path.split('/').slice(0, -1).join('/')).filter(Boolean))];
   steps.push({
     title: 'Write the stack files',
     description: 'The docker-compose.yml and the configuration files of the architecture plan, exactly as planned, in the workspace folder `stack/`.',
     commands: [`mkdir -p stack${dirs.map((d) => ` stack/${d}`).join('')}`, heredoc('docker-compose.yml', stack.composeYaml), ...stack.files.map((f) => heredoc(f.path, f.content))],
   });
-  if (names.has('app')) {
-    const r = stack.repository;
-    steps.push({
-      title: 'Fetch the application source',
-      description: 'Clone the application into `stack/app`, where Compose builds it with its Dockerfile.',
-      commands: [
-        'rm -rf stack/app',
-        r
-          ? `git clone --depth 1 --branch ${r.branch} "https://x-access-token:$GITHUB_TOKEN@github.com/${r.fullName}.git" stack/app && git -C stack/app remote set-url origin https://github.com/${r.fullName}.git`
-          : 'git clone --depth 1 "$APP_REPOSITORY_URL" stack/app',
-        'test -f stack/app/Dockerfile || { echo "stack/app has no Dockerfile" >&2; exit 1; }',
-      ],
-    });
-  }
-  const envVars = [...new Set(stack.secrets.map((s) => s.name).filter((n) => stack.composeYaml.includes(`\${${n}}`)))];
+  const fromRepository = stack.builds.length > 0 || Boolean(stack.repository?.layout?.compose);
+  if (fromRepository) steps.push(sourceStep(stack));
+  const envVars = stack.envFile;
   steps.push({
     title: 'Write the environment file from User Secrets',
     description: `\`stack/.env\` (mode 600) holds ${envVars.length ? envVars.join(', ') : 'no secret'}; values come from User Secrets and are never printed.`,
@@ -184,8 +222,11 @@ export function planSteps(stack: Stack): PlanStep[] {
       commands: [remote(`${DETECT_DOCKER}\ncd ${STACK_DIR}\ncompose run --rm -p 80:80 --entrypoint certbot certbot certonly --standalone ${hosts} --cert-name ${stack.domain} --email "$ACME_EMAIL" --agree-tos --non-interactive --keep-until-expiring`, ['ACME_EMAIL'])],
     });
   }
-  const start: string[] = [DETECT_DOCKER, `cd ${STACK_DIR}`, 'compose pull --quiet'];
-  if (names.has('app')) start.push('compose build --pull app');
+  // Only images are pulled; what the repository builds is built (pulling it would look for it in a registry).
+  const pulled = stack.services.filter((x) => x.image !== 'build').map((x) => x.name);
+  const start: string[] = [DETECT_DOCKER, `cd ${STACK_DIR}`];
+  if (pulled.length) start.push(stack.builds.length ? `compose pull --quiet ${pulled.join(' ')}` : 'compose pull --quiet');
+  if (stack.builds.length) start.push(`compose build --pull ${stack.builds.join(' ')}`);
   if (names.has('elasticsearch')) {
     start.push(
       'compose up -d elasticsearch',
@@ -193,10 +234,10 @@ export function planSteps(stack: Stack): PlanStep[] {
       'compose exec -T elasticsearch sh -c \'curl -sf -u "elastic:$ELASTIC_PASSWORD" -X POST -H "Content-Type: application/json" http://127.0.0.1:9200/_security/user/kibana_system/_password -d "{\\"password\\":\\"$KIBANA_SYSTEM_PASSWORD\\"}"\'',
     );
   }
-  start.push('compose up -d', waitHealthy(600), 'compose ps');
+  start.push('compose up -d', waitHealthy(600, oneShotServices(stack)), 'compose ps');
   steps.push({
     title: 'Start the stack',
-    description: 'Pull the pinned images' + (names.has('app') ? ', build the application' : '') + (names.has('elasticsearch') ? ', start Elasticsearch and set the kibana_system password' : '') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes.',
+    description: 'Pull the pinned images' + (stack.builds.length ? `, build ${stack.builds.join(', ')} from the checkout` : '') + (names.has('elasticsearch') ? ', start Elasticsearch and set the kibana_system password' : '') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes.',
     commands: [remote(start.join('\n'))],
   });
   const backups: string[] = [];
@@ -236,7 +277,7 @@ export function planSteps(stack: Stack): PlanStep[] {
       checks.push(`curl -sS -o /dev/null -w "port ${p.port.split(':')[0]} answers %{http_code}\\n" "http://$IP:${p.port.split(':')[0]}/"`);
     }
   }
-  checks.push(remote([DETECT_DOCKER, `cd ${STACK_DIR}`, waitHealthy(60)].join('\n')));
+  checks.push(remote([DETECT_DOCKER, `cd ${STACK_DIR}`, waitHealthy(60, oneShotServices(stack))].join('\n')));
   steps.push({ title: 'Verify the deployment', description: 'Every container runs and is healthy, and each public address answers.', commands: checks });
   return steps;
 }

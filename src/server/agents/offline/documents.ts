@@ -2,7 +2,10 @@ import YAML from 'yaml';
 import { REQUIREMENTS_DOCUMENT } from '../../../shared/constants/planning';
 import { COMPONENTS, type SecretSpec } from './components';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
+import { accessSummary } from './accessRules';
+import { catalogueLabel, REPOSITORY_COMPONENT } from './repositoryCompose';
 import { planSteps } from './deploySteps';
+import { webPortsOf } from './provisionSteps';
 import { emptyFacts, type Facts, type HostTask, type ProviderId, type ProxyId } from './facts';
 import { readSshTarget, sshTargetLabel } from './sshTarget';
 
@@ -70,12 +73,13 @@ export function readRequirementLines(requiredStack: string, configuration: strin
       facts.custom.push({ name: service, image, ...(port ? { port: Number(port[1]) } : {}), volumes, environment: Object.fromEntries(env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])) });
       continue;
     }
-    const c = Object.values(COMPONENTS).find((x) => x.services.some((y) => y.name === service) && x.label === label);
+    // A service built from the repository may carry its folder's name (several Dockerfiles).
+    const c = Object.values(COMPONENTS).find((x) => x.label === label && (x.services.some((y) => y.name === service) || image.startsWith('built from')));
     if (!c) continue;
     if (c.category === 'proxy') facts.proxy = c.id as ProxyId;
     else facts.components.add(c.id);
-    const own = c.services.find((y) => y.name === service)!;
-    if (image !== own.image && !image.startsWith('built from')) facts.images[c.id] = image;
+    const own = c.services.find((y) => y.name === service);
+    if (own && image !== own.image && !image.startsWith('built from')) facts.images[c.id] = image;
   }
   for (const line of configuration.split('\n')) {
     const addresses = line.match(new RegExp(`^- ${ADDRESSES_PREFIX}: (.+)$`));
@@ -129,7 +133,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     ...custom.map((c) => `${CUSTOM_PREFIX}: ${c.name} (${c.image}) — run as given${c.port ? `; port ${c.port}` : ''}${c.volumes.length ? `; volumes ${c.volumes.join(', ')}` : ''}${Object.keys(c.environment).length ? `; environment ${Object.entries(c.environment).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`),
     ...stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`),
     ...stack.components.flatMap((c) =>
-      stack.services.filter((s) => c.services.some((x) => x.name === s.name)).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${c.purpose}`),
+      stack.services.filter((s) => c.services.some((x) => x.name === s.name) || (c.id === 'app' && s.image === 'build')).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${(c.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c.purpose}`),
     ),
     ...(f.appLanguage && stack.services.some((s) => s.name === 'app') ? [`Application language: ${f.appLanguage}`] : []),
   ];
@@ -146,7 +150,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (stack.tls) config.push("Certificates: Let's Encrypt, issued and renewed automatically");
   const volumes = Object.keys((stack.compose.volumes as object | undefined) ?? {});
   if (volumes.length) config.push(`Persistent volumes: ${volumes.join(', ')}`);
-  if (!stack.hostOnly) config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
+  if (!stack.hostOnly && !stack.repository?.layout?.compose) config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
   const secretNames = stack.secrets.map((s) => s.name);
   config.push(`Credentials come from User Secrets as environment variables (${secretNames.join(', ')}); none are written into files in the repository`);
   for (const n of stack.notes) config.push(n);
@@ -167,14 +171,12 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     ...(m.volumeGb ? [`Data volume: ${m.volumeGb} GB (block volume, the machine type's disk cannot grow)`] : []),
     'Single host; scale up by moving to a larger machine size',
   ];
-  const ports = [...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]))];
+  const ports = webPortsOf(stack);
   const cloud = [
     `Provider: ${unknowns.provider ? TO_CONFIRM : m.providerLabel}`,
     `Compute: ${unknowns.provider ? TO_CONFIRM : `${m.instanceType} (${m.vcpus} vCPU, ${m.memoryGb} GB RAM), Ubuntu 24.04 LTS`}`,
     `Storage: ${storageLine(stack)}`,
-    m.provider === 'vps'
-      ? `Networking: inbound ${ports.map((p) => `${p}/tcp`).join(', ') || 'no new port'} opened where a host firewall is active; SSH (${f.sshTarget?.port ?? 22}) and the server's other services left as they are`
-      : `Networking: public IPv4; inbound ${[`${stack.sshPort} (SSH, from ${stack.allowScope === 'ssh' && stack.allowlist.length ? stack.allowlist.join(', ') : 'ADMIN_CIDR only'})`, ...ports.map((p) => `${p}/tcp${stack.allowScope === 'all' && stack.allowlist.length ? ` from ${stack.allowlist.join(', ')}` : ''}`)].join(', ')}; everything else closed`,
+    `Networking: ${m.provider === 'vps' ? '' : 'public IPv4; '}${accessSummary(stack, ports)}`,
     `Region: ${unknowns.region || unknowns.provider ? TO_CONFIRM : m.region}`,
   ];
   const userDetails = [
@@ -217,7 +219,7 @@ export function stackDefinition(stack: Stack): string {
     ['Data volume GB', stack.machine.volumeGb ? String(stack.machine.volumeGb) : undefined],
     ['Load', f.load],
     ['Application language', f.appLanguage],
-    ['Repository', stack.repository ? `${stack.repository.fullName}@${stack.repository.branch}` : undefined],
+    ['Repository', stack.repository ? `${stack.repository.fullName}${stack.repository.branch ? `@${stack.repository.branch}` : ''}` : undefined],
     ['Images', Object.entries(f.images).map(([id, image]) => `${id}=${image}`).join(', ')],
     ['Your images', f.custom.length ? JSON.stringify(f.custom) : undefined],
     ['Domains', f.domains.map((d) => (d.component ? `${d.host}=${d.component}` : d.host)).join(', ')],
@@ -232,7 +234,7 @@ export function stackDefinition(stack: Stack): string {
 }
 
 /** Reads a plan's stack definition back into facts (undefined when the text has none). */
-export function readStackDefinition(text: string): { facts: Facts; repository?: { fullName: string; branch: string } } | undefined {
+export function readStackDefinition(text: string): { facts: Facts; repository?: { fullName: string; branch: string; local?: boolean } } | undefined {
   const start = text.indexOf(DEFINITION_HEADING);
   if (start < 0) return undefined;
   const body = text.slice(start + DEFINITION_HEADING.length).split(/\n(?=#)/)[0]!;
@@ -276,8 +278,8 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
     facts.noContainers = true;
     for (const t of hostOnly.split(/,\s*/)) facts.hostTasks.add(t as HostTask);
   }
-  const repo = get('Repository')?.match(/^(.+)@(.+)$/);
-  return { facts, repository: repo ? { fullName: repo[1]!, branch: repo[2]! } : undefined };
+  const repo = get('Repository')?.match(/^([^@\s]+)(?:@(.+))?$/);
+  return { facts, repository: repo ? { fullName: repo[1]!, branch: repo[2] ?? '', ...(repo[1]!.startsWith('local/') ? { local: true } : {}) } : undefined };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -321,7 +323,7 @@ export function renderArchitecturePlan(stack: Stack): string {
     '',
     '## Networking and security',
     '',
-    (m.provider === 'vps' ? `- Inbound: SSH ${stack.facts.sshTarget?.port ?? 22} as the server has it; ` : '- Inbound: SSH 22 from ADMIN_CIDR only; ') + ([...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]))].map((p) => `${p}/tcp`).join(', ') || 'no other port') + '.',
+    `- Inbound: ${accessSummary(stack, webPortsOf(stack))}.`,
     ...(stack.services.some((x) => x.networks.includes('backend') && !x.publish?.length) ? ['- `backend` is an internal network: what is on it only (databases, caches, queues) has no published port and no route out.'] : []),
     '- Password authentication over SSH is disabled; only keys log in.',
     '- Secrets reach the containers through `.env` (mode 600) written from User Secrets at deploy time.',

@@ -2,6 +2,7 @@ import { parseRequirementsDocument } from '../../../shared/requirementsDocument'
 import { COMPONENTS } from './components';
 import { alternativesFor } from './products';
 import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
+import type { RepositoryLayout } from './repositoryCompose';
 import { readRequirementLines, renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
 import { emptyFacts, extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
@@ -101,6 +102,15 @@ const QUESTIONS: Question[] = [
   },
 ];
 
+/** Keys of the technology stack that say what the application is and uses. */
+const ANALYSIS_FACTS = ['language', 'other_languages', 'runtime', 'frameworks', 'databases', 'services', 'containerization'];
+
+/**
+ * The analysed repository, as the analysis stored it: the branch that was read (the one deployed), a
+ * local repository (owner `local`), its layout and the environment names of the dialog. The facts text
+ * names the application and its technology, except for a repository with its own compose file: that
+ * file is the workload, so the databases it runs are not planned a second time.
+ */
 function analysisTexts(system: string): { texts: string[]; repository?: Repository; questions: string[] } {
   const raw = contextBlock(system, 'repository_analysis');
   if (!raw) return { texts: [], questions: [] };
@@ -110,11 +120,28 @@ function analysisTexts(system: string): { texts: string[]; repository?: Reposito
       branch?: string;
       repo_analysis?: { technology_stack?: Record<string, unknown> };
       user_questions?: { questions?: Record<string, string> };
+      layout?: RepositoryLayout;
+      env_names?: string[];
     };
+    const questions = Object.keys(a.user_questions?.questions ?? {});
     const stack = a.repo_analysis?.technology_stack ?? {};
-    const text = Object.entries(stack).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`).join('. ');
-    const repository = a.repository?.full_name ? { fullName: a.repository.full_name, branch: a.branch ?? a.repository.default_branch ?? 'main' } : undefined;
-    return { texts: [`my own app. ${text}`], repository, questions: Object.keys(a.user_questions?.questions ?? {}) };
+    const fullName = a.repository?.full_name;
+    const repository: Repository | undefined = fullName
+      ? {
+          fullName,
+          branch: a.branch ?? a.repository?.default_branch ?? 'main',
+          ...(fullName.startsWith('local/') ? { local: true } : {}),
+          ...(a.layout ? { layout: a.layout } : {}),
+          ...(a.env_names?.length ? { envNames: a.env_names } : {}),
+        }
+      : undefined;
+    if (a.layout?.compose) return { texts: [`my own app from its compose file${typeof stack.language === 'string' ? `. language: ${stack.language}` : ''}`], repository, questions };
+    // What the code is, not what it is built on: base images (node:18-slim) are not images to run.
+    const text = Object.entries(stack)
+      .filter(([k]) => ANALYSIS_FACTS.includes(k))
+      .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+      .join('. ');
+    return { texts: [`my own app. ${text}`], repository, questions };
   } catch {
     return { texts: [], questions: [] };
   }
@@ -258,7 +285,9 @@ function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 
   if (base === 'architecture') {
     const plan = contextBlock(system, 'architecture_plan');
     const def = plan ? readStackDefinition(plan) : undefined;
-    if (def) return { facts: extractFacts(own, def.facts), repository: def.repository };
+    // The stack definition names the repository and its branch; the analysis adds how it is built.
+    const analysed = analysisTexts(system).repository;
+    if (def) return { facts: extractFacts(own, def.facts), repository: def.repository && { ...(analysed?.fullName === def.repository.fullName ? analysed : {}), ...def.repository } };
   }
   const doc = contextBlock(system, 'requirements_document');
   if (!doc) return undefined;
@@ -270,7 +299,8 @@ function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 
   facts.acceptsDefaults = true;
   if (!facts.domain) facts.noDomain = true;
   const repoLine = sections[0]!.match(/built from ([\w.-]+\/[\w.-]+)/);
-  const repository = analysis.repository ?? (repoLine ? { fullName: repoLine[1]!, branch: 'main' } : undefined);
+  // Without the analysis, the branch is not known: the repository's default branch (HEAD) is cloned.
+  const repository = analysis.repository ?? (repoLine ? { fullName: repoLine[1]!, branch: '' } : undefined);
   return { facts, repository };
 }
 

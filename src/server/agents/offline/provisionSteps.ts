@@ -1,6 +1,8 @@
 import type { Stack } from './composer';
 import { connectCommands, PIN_HOST_KEY, SSH } from './remoteShell';
 import type { PlanStep } from './documents';
+import { accessSummary, sshPorts, sshSources, webIsPublic, webSources } from './accessRules';
+import { createVolumeCommands } from './dataVolume';
 
 /**
  * The first steps of a plan: reaching the server. The person's own server needs its key and its host
@@ -34,6 +36,11 @@ const reachServer = (user: string, hostExpr: string): string[] => [
   `printf '%s\\n' "$SSH_PUBLIC_KEY" | ${SSH} 'umask 077; mkdir -p ~/.ssh; k=$(cat); grep -qxF "$k" ~/.ssh/authorized_keys 2>/dev/null || printf "%s\\n" "$k" >> ~/.ssh/authorized_keys'`,
 ];
 
+/** A source for the shell: a variable in double quotes, a literal CIDR as it is. */
+const quote = (src: string): string => (src.startsWith('$') ? `"${src}"` : src);
+
+const volumeText = (stack: Stack): string => (stack.machine.volumeGb ? `; a ${stack.machine.volumeGb} GB block volume is created (once) and attached to it` : '');
+
 const webPortsOf = (stack: Stack): string[] => [...new Set(stack.published.filter((p) => !p.port.startsWith('127.0.0.1')).map((p) => p.port.split(':')[0]!))];
 
 export function provisionSteps(stack: Stack): PlanStep[] {
@@ -63,16 +70,15 @@ export function provisionSteps(stack: Stack): PlanStep[] {
         { title: 'Create a deploy key', description: 'An ed25519 key the workspace uses to reach the new instance (kept out of the step history).', commands: [KEYGEN] },
         {
           title: 'Create the security group',
-          description: `Security group ${name}-sg in ${m.region} (reused when it exists): SSH from ADMIN_CIDR and from this sandbox, ${webPorts.join(', ') || 'no other port'} from anywhere. ${dangerous}`,
+          description: `Security group ${name}-sg in ${m.region} (reused when it exists): ${accessSummary(stack, webPorts)}. ${dangerous}`,
           commands: [
             SANDBOX_CIDR,
             `SG=$(aws ec2 describe-security-groups ${r} --filters Name=group-name,Values=${name}-sg --query 'SecurityGroups[0].GroupId' --output text)`,
             `if [ -z "$SG" ] || [ "$SG" = None ]; then SG=$(aws ec2 create-security-group ${r} --group-name ${name}-sg --description "${name}: SSH from admin, web from anywhere" --query GroupId --output text); fi`,
             // An existing rule answers InvalidPermission.Duplicate: that is the state we want.
             `allow() { aws ec2 authorize-security-group-ingress ${r} --group-id "$SG" --protocol tcp --port "$1" --cidr "$2" 2>&1 | grep -v InvalidPermission.Duplicate || true; }`,
-            'allow 22 "$ADMIN_CIDR"',
-            'allow 22 "$SANDBOX_CIDR"',
-            ...webPorts.map((p) => `allow ${p} 0.0.0.0/0`),
+            ...sshPorts(stack).flatMap((p) => [...sshSources(stack), '$SANDBOX_CIDR'].map((src) => `allow ${p} ${quote(src)}`)),
+            ...webPorts.flatMap((p) => webSources(stack).map((src) => `allow ${p} ${src}`)),
             `aws ec2 describe-security-groups ${r} --group-ids "$SG" --query 'SecurityGroups[0].IpPermissions[].[FromPort,IpRanges[].CidrIp]' --output text`,
           ],
         },
@@ -98,7 +104,7 @@ export function provisionSteps(stack: Stack): PlanStep[] {
         { title: 'Create a deploy key', description: 'An ed25519 key the workspace uses to reach the new droplet (kept out of the step history).', commands: [KEYGEN] },
         {
           title: 'Create the droplet and its firewall',
-          description: `Ubuntu 24.04 droplet ${name} (${m.instanceType}, ${m.region}), reused when it exists; the cloud firewall allows SSH from ADMIN_CIDR and this sandbox, ${webPorts.join(', ') || 'nothing else'} from anywhere. ${dangerous}`,
+          description: `Ubuntu 24.04 droplet ${name} (${m.instanceType}, ${m.region}), reused when it exists; the cloud firewall allows ${accessSummary(stack, webPorts)}${volumeText(stack)}. ${dangerous}`,
           commands: [
             'export DIGITALOCEAN_ACCESS_TOKEN="$DIGITALOCEAN_TOKEN"',
             SANDBOX_CIDR,
@@ -107,7 +113,8 @@ export function provisionSteps(stack: Stack): PlanStep[] {
             `DROPLET_ID=$(doctl compute droplet list ${name} --format ID --no-header | head -n 1)`,
             `[ -n "$DROPLET_ID" ] || DROPLET_ID=$(doctl compute droplet create ${name} --image ubuntu-24-04-x64 --size ${m.instanceType} --region ${m.region} --ssh-keys "$KEY_ID" --wait --format ID --no-header)`,
             `FW_ID=$(doctl compute firewall list --format ID,Name --no-header | awk '$2=="${name}-fw"{print $1}')`,
-            `[ -n "$FW_ID" ] || doctl compute firewall create --name ${name}-fw --droplet-ids "$DROPLET_ID" --inbound-rules "protocol:tcp,ports:22,address:$ADMIN_CIDR protocol:tcp,ports:22,address:$SANDBOX_CIDR${webPorts.map((p) => ` protocol:tcp,ports:${p},address:0.0.0.0/0`).join('')}" --outbound-rules "protocol:tcp,ports:all,address:0.0.0.0/0 protocol:udp,ports:all,address:0.0.0.0/0 protocol:icmp,address:0.0.0.0/0" >/dev/null`,
+            `[ -n "$FW_ID" ] || doctl compute firewall create --name ${name}-fw --droplet-ids "$DROPLET_ID" --inbound-rules "${[...sshPorts(stack).flatMap((p) => [...sshSources(stack), '$SANDBOX_CIDR'].map((src) => `protocol:tcp,ports:${p},address:${src}`)), ...webPorts.flatMap((p) => [...webSources(stack), ...(webIsPublic(stack) ? ['::/0'] : [])].map((src) => `protocol:tcp,ports:${p},address:${src}`))].join(' ')}" --outbound-rules "protocol:tcp,ports:all,address:0.0.0.0/0 protocol:udp,ports:all,address:0.0.0.0/0 protocol:icmp,address:0.0.0.0/0" >/dev/null`,
+            ...createVolumeCommands(stack, name),
             `IP=$(doctl compute droplet get "$DROPLET_ID" --format PublicIPv4 --no-header)`,
             ...reachServer('root', '$IP'),
           ],
@@ -118,16 +125,17 @@ export function provisionSteps(stack: Stack): PlanStep[] {
         { title: 'Create a deploy key', description: 'An ed25519 key the workspace uses to reach the new server (kept out of the step history).', commands: [KEYGEN] },
         {
           title: 'Create the server and its firewall',
-          description: `Ubuntu 24.04 ${m.instanceType} named ${name} in ${m.region}, reused when it exists; the firewall allows SSH from ADMIN_CIDR and this sandbox, ${webPorts.join(', ') || 'nothing else'} from anywhere. ${dangerous}`,
+          description: `Ubuntu 24.04 ${m.instanceType} named ${name} in ${m.region}, reused when it exists; the firewall allows ${accessSummary(stack, webPorts)}${volumeText(stack)}. ${dangerous}`,
           commands: [
             SANDBOX_CIDR,
             `hcloud ssh-key describe ${name}-deploy >/dev/null 2>&1 || hcloud ssh-key create --name ${name}-deploy --public-key-from-file ${DEPLOY_KEY}.pub`,
             `if ! hcloud firewall describe ${name}-fw >/dev/null 2>&1; then`,
             `  hcloud firewall create --name ${name}-fw`,
-            `  hcloud firewall add-rule ${name}-fw --direction in --protocol tcp --port 22 --source-ips "$ADMIN_CIDR" --source-ips "$SANDBOX_CIDR"`,
-            ...webPorts.map((p) => `  hcloud firewall add-rule ${name}-fw --direction in --protocol tcp --port ${p} --source-ips 0.0.0.0/0 --source-ips ::/0`),
+            ...sshPorts(stack).map((p) => `  hcloud firewall add-rule ${name}-fw --direction in --protocol tcp --port ${p} ${[...sshSources(stack), '$SANDBOX_CIDR'].map((src) => `--source-ips ${quote(src)}`).join(' ')}`),
+            ...webPorts.map((p) => `  hcloud firewall add-rule ${name}-fw --direction in --protocol tcp --port ${p} ${webSources(stack).map((src) => `--source-ips ${src}`).join(' ')}${webIsPublic(stack) ? ' --source-ips ::/0' : ''}`),
             'fi',
             `hcloud server describe ${name} >/dev/null 2>&1 || hcloud server create --name ${name} --type ${m.instanceType} --image ubuntu-24.04 --location ${m.region} --ssh-key ${name}-deploy --firewall ${name}-fw`,
+            ...createVolumeCommands(stack, name),
             `IP=$(hcloud server ip ${name})`,
             ...reachServer('root', '$IP'),
           ],
@@ -140,12 +148,12 @@ export function provisionSteps(stack: Stack): PlanStep[] {
         { title: 'Create a deploy key', description: 'An ed25519 key the workspace uses to reach the new VM (kept out of the step history).', commands: [KEYGEN] },
         {
           title: 'Create the VM and its firewall rules',
-          description: `Ubuntu 24.04 ${m.instanceType} named ${name} in ${zone} with a ${m.diskGb} GB disk, reused when it exists; firewall rules allow SSH from ADMIN_CIDR and this sandbox, ${webPorts.join(', ') || 'nothing else'} from anywhere. ${dangerous}`,
+          description: `Ubuntu 24.04 ${m.instanceType} named ${name} in ${zone} with a ${m.diskGb} GB disk, reused when it exists; firewall rules allow ${accessSummary(stack, webPorts)}. ${dangerous}`,
           commands: [
             'umask 077 && printf \'%s\' "$GCP_SERVICE_ACCOUNT_KEY" > ssh-keys/gcp-key.json && gcloud auth activate-service-account --key-file ssh-keys/gcp-key.json && rm -f ssh-keys/gcp-key.json',
             SANDBOX_CIDR,
-            `gcloud compute firewall-rules describe ${name}-ssh ${p} >/dev/null 2>&1 || gcloud compute firewall-rules create ${name}-ssh ${p} --allow tcp:22 --source-ranges "$ADMIN_CIDR,$SANDBOX_CIDR" --target-tags ${name}`,
-            ...(webPorts.length ? [`gcloud compute firewall-rules describe ${name}-web ${p} >/dev/null 2>&1 || gcloud compute firewall-rules create ${name}-web ${p} --allow ${webPorts.map((x) => `tcp:${x}`).join(',')} --target-tags ${name}`] : []),
+            `gcloud compute firewall-rules describe ${name}-ssh ${p} >/dev/null 2>&1 || gcloud compute firewall-rules create ${name}-ssh ${p} --allow ${sshPorts(stack).map((x) => `tcp:${x}`).join(',')} --source-ranges "${[...sshSources(stack), '$SANDBOX_CIDR'].join(',')}" --target-tags ${name}`,
+            ...(webPorts.length ? [`gcloud compute firewall-rules describe ${name}-web ${p} >/dev/null 2>&1 || gcloud compute firewall-rules create ${name}-web ${p} --allow ${webPorts.map((x) => `tcp:${x}`).join(',')} --source-ranges ${webSources(stack).join(',')} --target-tags ${name}`] : []),
             `gcloud compute instances describe ${name} ${p} --zone ${zone} >/dev/null 2>&1 || gcloud compute instances create ${name} ${p} --zone ${zone} --machine-type ${m.instanceType} --image-family ubuntu-2404-lts-amd64 --image-project ubuntu-os-cloud --boot-disk-size ${m.diskGb}GB --tags ${name} --metadata "ssh-keys=ubuntu:$(cat ${DEPLOY_KEY}.pub)"`,
             `IP=$(gcloud compute instances describe ${name} ${p} --zone ${zone} --format='get(networkInterfaces[0].accessConfigs[0].natIP)')`,
             ...reachServer('ubuntu', '$IP'),
@@ -159,14 +167,18 @@ export function provisionSteps(stack: Stack): PlanStep[] {
         { title: 'Create a deploy key', description: 'An ed25519 key the workspace uses to reach the new VM (kept out of the step history).', commands: [KEYGEN] },
         {
           title: 'Create the VM and open its ports',
-          description: `Ubuntu 24.04 ${m.instanceType} named ${name} in ${m.region}, reused when it exists; SSH allowed from ADMIN_CIDR and this sandbox, ${webPorts.join(', ') || 'nothing else'} open. ${dangerous}`,
+          description: `Ubuntu 24.04 ${m.instanceType} named ${name} in ${m.region}, reused when it exists; the network security group allows ${accessSummary(stack, webPorts)}. ${dangerous}`,
           commands: [
             'az login --service-principal -u "$AZURE_CLIENT_ID" -p "$AZURE_CLIENT_SECRET" --tenant "$AZURE_TENANT_ID" --output none && az account set --subscription "$AZURE_SUBSCRIPTION_ID"',
             SANDBOX_CIDR,
             `az group show --name ${name}-rg --output none 2>/dev/null || az group create --name ${name}-rg --location ${m.region} --output none`,
             `az vm show ${g} --name ${name} --output none 2>/dev/null || az vm create ${g} --name ${name} --image Ubuntu2404 --size ${m.instanceType} --admin-username ubuntu --ssh-key-values ${DEPLOY_KEY}.pub --os-disk-size-gb ${m.diskGb} --public-ip-sku Standard --nsg ${name}-nsg --nsg-rule SSH --output none`,
-            `az network nsg rule update ${g} --nsg-name ${name}-nsg --name default-allow-ssh --source-address-prefixes "$ADMIN_CIDR" "$SANDBOX_CIDR" --output none`,
-            ...(webPorts.length ? [`az vm open-port ${g} --name ${name} --port ${webPorts.join(',')} --priority 1010 --output none`] : []),
+            `az network nsg rule update ${g} --nsg-name ${name}-nsg --name default-allow-ssh --source-address-prefixes ${[...sshSources(stack), '$SANDBOX_CIDR'].map(quote).join(' ')} --destination-port-ranges ${sshPorts(stack).join(' ')} --output none`,
+            ...(!webPorts.length
+              ? []
+              : webIsPublic(stack)
+                ? [`az vm open-port ${g} --name ${name} --port ${webPorts.join(',')} --priority 1010 --output none`]
+                : [`az network nsg rule show ${g} --nsg-name ${name}-nsg --name ${name}-web --output none 2>/dev/null || az network nsg rule create ${g} --nsg-name ${name}-nsg --name ${name}-web --priority 1010 --direction Inbound --access Allow --protocol Tcp --source-address-prefixes ${webSources(stack).join(' ')} --destination-port-ranges ${webPorts.join(' ')} --output none`]),
             `IP=$(az vm show -d ${g} --name ${name} --query publicIps --output tsv)`,
             ...reachServer('ubuntu', '$IP'),
           ],

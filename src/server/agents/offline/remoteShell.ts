@@ -36,21 +36,26 @@ export const DETECT_DOCKER = [
 
 /**
  * Remote: waits until every container of the stack runs and is healthy (or runs and has no
- * healthcheck), for Compose v1 and v2 alike; fails at once when one exits, and after `seconds`.
+ * healthcheck), for Compose v1 and v2 alike; a service that runs once (`oneShot`) must have exited 0.
+ * Fails at once when another container exits, and after `seconds`.
  */
-export const waitHealthy = (seconds: number): string =>
-  [
+export const waitHealthy = (seconds: number, oneShot: string[] = []): string => {
+  const done = `${oneShot.length ? `^(${oneShot.join('|')}) exited [a-z-]+ 0$|` : ''} running (healthy|no-healthcheck) [0-9]+$`;
+  return [
     `deadline=$((SECONDS + ${seconds}))`,
     'while :; do',
-    '  ids=$(compose ps -q)',
+    '  ids=$(compose ps -a -q)',
     '  [ -n "$ids" ] || { echo "the stack has no containers" >&2; exit 1; }',
-    "  states=$(docker inspect -f '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}no-healthcheck{{end}}' $ids | sed 's#^/##')",
-    "  if ! grep -Ev ' running (healthy|no-healthcheck)$' <<<\"$states\" >/dev/null; then printf '%s\\n' \"$states\"; break; fi",
-    "  if grep -E ' (exited|dead) ' <<<\"$states\" >/dev/null; then printf '%s\\n' \"$states\" >&2; compose logs --tail 40 >&2; echo 'a container stopped' >&2; exit 1; fi",
+    `  states=$(docker inspect -f '{{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}no-healthcheck{{end}} {{.State.ExitCode}}' $ids)`,
+    // Tasks that run once are done when they exited 0; the rest must run (healthy where they have a check).
+    `  open=$(grep -Ev '${done}' <<<"$states" || true)`,
+    `  if [ -z "$open" ]; then printf '%s\\n' "$states"; break; fi`,
+    `  if grep -qE ' (exited|dead) ' <<<"$open"; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'a container stopped' >&2; exit 1; fi`,
     `  if [ $SECONDS -ge $deadline ]; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'not every container is healthy after ${seconds} seconds' >&2; exit 1; fi`,
     '  sleep 3',
     'done',
   ].join('\n');
+};
 
 /**
  * Workspace commands that write the SSH config for the server at `host` (a literal or a shell

@@ -15,7 +15,7 @@ export interface Check {
 
 export interface DeployedStack {
   /** Every service of the compose file, with its published host ports and the ports it listens on inside. */
-  services: Array<{ name: string; published: string[]; internal: string[]; healthcheck: boolean }>;
+  services: Array<{ name: string; published: string[]; internal: string[]; healthcheck: boolean; oneShot?: boolean }>;
   /** The domain the site is served on, when one is set. */
   domain?: string;
   /** TLS was promised (certificates from Let's Encrypt). */
@@ -34,7 +34,7 @@ export function deployedStack(commands: string[], plan: { domain?: string; tls?:
   if (!commands.some((c) => c.includes(`cat > ${SSH_CONFIG} <<`))) return undefined;
   const composeText = commands.map((c) => writtenFile(c, 'stack/docker-compose.yml')).filter(Boolean).pop();
   if (!composeText) return undefined;
-  let compose: { services?: Record<string, { ports?: unknown[]; expose?: unknown[]; healthcheck?: { disable?: boolean } }> };
+  let compose: { services?: Record<string, { ports?: unknown[]; expose?: unknown[]; healthcheck?: { disable?: boolean }; 'x-one-shot'?: unknown }> };
   try {
     compose = YAML.parse(composeText) as typeof compose;
   } catch {
@@ -47,23 +47,28 @@ export function deployedStack(commands: string[], plan: { domain?: string; tls?:
       published: ports.filter((p) => !p.startsWith('127.0.0.1:')).map((p) => p.split(':').slice(-2)[0]!.split('/')[0]!),
       internal: ports.map((p) => p.split(':').pop()!.split('/')[0]!),
       healthcheck: Boolean(s.healthcheck) && !s.healthcheck?.disable,
+      ...(s['x-one-shot'] ? { oneShot: true } : {}),
     };
   });
   return { services, domain: plan.domain, tls: Boolean(plan.tls) };
 }
 
 
-/** Remote: each named service has a running container that is healthy (a starting one gets a minute). */
-const servicesHealthy = (names: string[]): string =>
+/**
+ * Remote: each named service has a running container that is healthy (a starting one gets a minute);
+ * a task that runs once (`oneShot`) has exited 0.
+ */
+const servicesHealthy = (names: string[], oneShot: string[]): string =>
   [
     DETECT_DOCKER,
     `cd ${STACK_DIR}`,
     `for i in $(seq 1 20); do`,
     '  bad=0; report=',
     `  for s in ${names.join(' ')}; do`,
-    '    id=$(compose ps -q "$s" 2>/dev/null | head -n 1)',
+    '    id=$(compose ps -a -q "$s" 2>/dev/null | head -n 1)',
     '    if [ -z "$id" ]; then report+="$s: no container"$\'\\n\'; bad=2; continue; fi',
     "    st=$(docker inspect -f '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}no-healthcheck{{end}}' \"$id\")",
+    ...(oneShot.length ? [`    case " ${oneShot.join(' ')} " in *" $s "*) code=$(docker inspect -f '{{.State.ExitCode}}' "$id"); report+="$s: runs once, $st (exit code $code)"$'\\n'; case "$st" in exited*) [ "$code" = 0 ] || bad=2 ;; *) [ $bad = 2 ] || bad=1 ;; esac; continue ;; esac`] : []),
     '    report+="$s: $st"$\'\\n\'',
     '    case "$st" in "running healthy"|"running no-healthcheck") ;; "running starting") [ $bad = 2 ] || bad=1 ;; *) bad=2 ;; esac',
     '  done',
@@ -79,6 +84,9 @@ const servicesHealthy = (names: string[]): string =>
 /** Checks of the live server for a stack the executed steps deployed. */
 export function serverChecks(stack: DeployedStack): Check[] {
   const names = stack.services.map((s) => s.name);
+  // Services marked x-no-healthcheck cannot report "healthy": running is what exists to check.
+  const oneShot = stack.services.filter((s) => s.oneShot).map((s) => s.name);
+  const unchecked = stack.services.filter((s) => !s.healthcheck && !s.oneShot).map((s) => s.name);
   const published = [...new Set(stack.services.flatMap((s) => s.published))];
   const privatePorts = [...new Set(stack.services.flatMap((s) => s.internal).filter((p) => !published.includes(p)))];
   const proxy = stack.services.find((s) => ['proxy', 'caddy', 'traefik', 'web'].includes(s.name) && s.published.includes('80'));
@@ -90,8 +98,8 @@ export function serverChecks(stack: DeployedStack): Check[] {
     },
     {
       title: 'Every service of the compose file runs and is healthy',
-      description: `On the server: ${names.join(', ')} each have a running container whose healthcheck passes (or that has none).`,
-      commands: [remote(servicesHealthy(names))],
+      description: `On the server: ${names.join(', ')} each have a running container${unchecked.length ? `; a healthcheck passes for ${names.filter((n) => !unchecked.includes(n)).join(', ') || 'none'}, while ${unchecked.join(', ')} ${unchecked.length === 1 ? 'has' : 'have'} none in the compose file, so ${unchecked.length === 1 ? 'it is' : 'they are'} checked for running only (unless the image brings its own healthcheck)` : ' whose healthcheck passes'}${oneShot.length ? `; ${oneShot.join(', ')} run${oneShot.length === 1 ? 's' : ''} once and must have exited 0` : ''}.`,
+      commands: [remote(servicesHealthy(names, oneShot))],
     },
   ];
   if (proxy) {

@@ -33,7 +33,10 @@ export function readSshTarget(text: string): SshTarget | undefined {
     if (!isIp && !SERVER_WORDS.test(sentence)) continue;
     const after = text.slice(m.index! + m[0].length, m.index! + m[0].length + 40);
     const before = text.slice(Math.max(0, m.index! - 20), m.index);
-    const portText = m[3] ?? after.match(PORT)?.[1] ?? before.match(/\s-p\s*(\d{1,5})\s+\S*$/)?.[1];
+    const portAfter = after.match(PORT);
+    // "root@host, move SSH to port 2222" names the port SSH moves to, not the one it listens on now.
+    const moving = portAfter && /\b(move|moving|change|changing|switch)\b/i.test(after.slice(0, portAfter.index));
+    const portText = m[3] ?? (moving ? undefined : portAfter?.[1]) ?? before.match(/\s-p\s*(\d{1,5})\s+\S*$/)?.[1];
     const port = portText ? Number(portText) : 22;
     if (!validPort(port)) continue;
     found = { user: m[1]!, host, port };

@@ -55,6 +55,8 @@ export interface RepositoryFacts {
   files: string[];
   env_names: string[];
   env_content_summary: string | null;
+  /** The repository's compose file and Dockerfiles (services/repositories/repositoryLayout). */
+  layout?: unknown;
 }
 
 export interface PlanningDeps {
@@ -234,12 +236,14 @@ export function createPlanningService(deps: PlanningDeps) {
           'Role: architect',
           'You are a cloud architect. From the confirmed requirements, design a single-host docker-compose deployment and call save_architecture_plan with the complete plan (mermaid diagram, services, networking and security, the full docker-compose.yml with pinned images and healthchecks, every mounted file). Apply changes the person asks for and save the plan again.',
           block('requirements_document', requirements?.content),
+          block('repository_analysis', analysis?.content),
           block('architecture_plan', architecture?.content),
         ],
         implementation: [
           'Role: implementation',
           'You plan the deployment of the confirmed architecture as ordered steps that the execution stage runs exactly: call save_implementation_plan with "## Step N: <title>" sections, each with a description and a ```bash block of exact commands. Reference secrets as environment variables. Reach the server over SSH: the first step writes the key to ssh-keys/deploy_key (out of the step history), an ssh config ssh-keys/config for the host alias da-server (HostName, Port, User, IdentityFile, UserKnownHostsFile ssh-keys/known_hosts, StrictHostKeyChecking yes), pins the host key on first contact (-o StrictHostKeyChecking=accept-new) and prints its fingerprint; later steps use `ssh -F ssh-keys/config da-server`. Find out what the server has (Docker Engine, `docker compose` v2 or `docker-compose` v1, the package manager) instead of assuming; never end a step early with exit 0; never compare two values that may both be empty; look for an existing server, firewall or IP by name before creating one; on an existing server never turn a firewall on or close ports, only open the published ones.',
           block('requirements_document', requirements?.content),
+          block('repository_analysis', analysis?.content),
           block('architecture_plan', architecture?.content),
           block('implementation_plan', implementation?.content),
         ],
@@ -449,7 +453,7 @@ export function createPlanningService(deps: PlanningDeps) {
         analysis: '',
         message: 'Analysis in progress',
       };
-      await putDocument(projectId, 'analysis', JSON.stringify({ ...analysis, branch: facts.branch, files: facts.files, env_names: facts.env_names }));
+      await putDocument(projectId, 'analysis', JSON.stringify({ ...analysis, branch: facts.branch, files: facts.files, env_names: facts.env_names, layout: facts.layout }));
     },
   };
 }

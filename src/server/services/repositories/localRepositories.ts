@@ -5,6 +5,12 @@ import { notFound } from '../../errors';
 import { git, gitText, parseLsTree, type TreeEntry } from './git';
 import { guessLanguage, MAX_ANALYSED_FILE_BYTES, stableId, type RepositorySnapshot, type RepositorySource } from './repositorySource';
 
+/**
+ * Where a local repository reaches the sandbox: a git bundle of the analysed branch, written into the
+ * project workspace by the server (the sandbox cannot read LOCAL_REPOS_DIR, and no URL serves it).
+ */
+export const LOCAL_BUNDLE = 'repository.bundle';
+
 /** The owner part of every local repository's full name: `local/<folder>`. */
 export const LOCAL_OWNER = 'local';
 
@@ -169,6 +175,13 @@ export function createLocalRepositories(root: string | undefined): RepositorySou
     async branches(_installation, fullName) {
       const { dir } = await resolve(fullName);
       return branchesOf(dir);
+    },
+
+    /** The branch as a git bundle (its whole history): how a local repository reaches a sandbox, which cannot read LOCAL_REPOS_DIR. */
+    async bundle(_installation, fullName, branch): Promise<Buffer> {
+      const { dir } = await resolve(fullName);
+      if (!(await branchesOf(dir)).some((b) => b.name === branch)) throw notFound(`Branch ${branch} not found in ${fullName}`);
+      return git(dir, ['bundle', 'create', '--quiet', '-', `refs/heads/${branch}`]);
     },
 
     async snapshot(_installation, fullName, branch): Promise<RepositorySnapshot> {

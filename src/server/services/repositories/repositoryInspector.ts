@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { ormDatabases, readLayout, type RepositoryLayout } from './repositoryLayout';
 import type { RepositorySnapshot } from './repositorySource';
 
 /**
@@ -14,6 +15,8 @@ export interface Inspection {
   files: string[];
   /** Variable names of `.env.example` and its kin. */
   env_example_names: string[];
+  /** The repository's compose file and Dockerfiles, for a plan that builds and runs what the repository has. */
+  layout: RepositoryLayout;
 }
 
 const MAX_FILES_READ = 80;
@@ -347,6 +350,8 @@ export async function inspectRepository(snapshot: RepositorySnapshot, language: 
     else if (f.kind === 'compose') inspectCompose(c, text);
     else for (const n of variableNames(text)) if (!envExample.includes(n)) envExample.push(n);
   }
+  // An ORM's schema names the database even when no driver package does (Prisma brings its own engines).
+  for (const db of await ormDatabases(snapshot)) c.databases.add(db);
   const main = language ?? [...c.languages][0] ?? null;
   const stack: Record<string, unknown> = {};
   if (main) stack.language = main;
@@ -366,5 +371,5 @@ export async function inspectRepository(snapshot: RepositorySnapshot, language: 
   if (c.ci.size) stack.ci = sorted(c.ci);
   if (c.buildCommands.size) stack.build_command = sorted(c.buildCommands)[0];
   if (c.startCommands.size) stack.start_command = sorted(c.startCommands)[0];
-  return { technology_stack: stack, files: read, env_example_names: envExample };
+  return { technology_stack: stack, files: read, env_example_names: envExample, layout: await readLayout(snapshot) };
 }

@@ -4,12 +4,14 @@ import { USER_SECRETS } from '../../../shared/constants/planning';
 import type { AgentRunContext } from '../../agents/graphs';
 import type { AgentTurn, PlanningService } from '../planning/planningService';
 import { digestEnvironments } from './environmentConfigs';
+import { HttpError } from '../../errors';
+import { LOCAL_BUNDLE } from './localRepositories';
 import { inspectRepository } from './repositoryInspector';
 import type { InstallationRef, RepositorySource } from './repositorySource';
 
 export interface RepositoryServiceDeps {
   source: RepositorySource;
-  planning: Pick<PlanningService, 'startTurn' | 'putRepositoryFacts' | 'storeAnalysisSecrets'>;
+  planning: Pick<PlanningService, 'startTurn' | 'putRepositoryFacts' | 'storeAnalysisSecrets' | 'analysis'>;
 }
 
 /**
@@ -52,8 +54,26 @@ export function createRepositoryService({ source, planning }: RepositoryServiceD
         files: inspection.files,
         env_names: environment.names,
         env_content_summary: environment.summary,
+        layout: inspection.layout,
       });
       return planning.startTurn('analyzer', ctx, { message: `Analyse ${repository.full_name} on branch ${body.branch}.` }, { fresh: true });
+    },
+
+    /**
+     * Files the server puts in a project's workspace when its sandbox is initialised: the analysed local
+     * repository as `repository.bundle` (the plan clones the analysed branch from it). None otherwise.
+     */
+    async workspaceFiles(projectId: number): Promise<Array<{ path: string; data: Buffer }>> {
+      const analysis = (await planning.analysis(projectId)) as { repository?: { full_name?: string }; branch?: string };
+      const fullName = analysis.repository?.full_name;
+      if (!source.bundle || !fullName || !analysis.branch) return [];
+      // The local provider's repositories are not per installation: the name alone finds it.
+      // A repository or branch gone since the analysis leaves no bundle: the plan's fetch step says so.
+      const data = await source.bundle({ installationId: 0, publicInstallationId: 0 }, fullName, analysis.branch).catch((err: unknown) => {
+        if (err instanceof HttpError && err.statusCode === 404) return undefined;
+        throw err;
+      });
+      return data ? [{ path: LOCAL_BUNDLE, data }] : [];
     },
   };
 }

@@ -37,6 +37,8 @@ export interface RepositorySource {
   branches(installation: InstallationRef, fullName: string): Promise<Branch[]>;
   /** The tree of `branch`; 404 when the branch does not exist. */
   snapshot(installation: InstallationRef, fullName: string, branch: string): Promise<RepositorySnapshot>;
+  /** Local only: the branch as a git bundle, for the sandbox (no URL serves a local repository). */
+  bundle?(installation: InstallationRef, fullName: string, branch: string): Promise<Buffer>;
   /** GitHub only: an installation token scoped to this one repository and the permissions given. */
   repositoryToken?(installation: InstallationRef, fullName: string, permissions: Record<string, string>): Promise<RepositoryToken>;
 }

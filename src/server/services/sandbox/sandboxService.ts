@@ -15,6 +15,7 @@ import type {
 } from '../../../shared/api/sandbox';
 import { parsePlanSteps } from '../execution/planSteps';
 import { missingProgramsCommand, missingTools, plannedPrograms } from './preflight';
+import { writeWorkspaceFile } from './workspaceFiles';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import type { EventBus } from '../execution/eventBus';
 import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
@@ -52,6 +53,7 @@ export function createSandboxService({
   secretValues = async () => ({}),
   disk,
   events,
+  filesOf = async () => [],
 }: {
   db: Db;
   driver: SandboxDriver;
@@ -63,6 +65,8 @@ export function createSandboxService({
   secretValues?: (projectId: number) => Promise<Record<string, string>>;
   /** DATA_DIR's disk: a write that failed for want of space is said in plain words (and makes the server not ready). */
   disk?: Pick<DiskSpace, 'explain' | 'fullError'>;
+  /** Files the server puts in the workspace at initialisation (a local repository's git bundle). */
+  filesOf?: (projectId: number) => Promise<Array<{ path: string; data: Buffer }>>;
 }) {
   const locks = new Map<number, Promise<unknown>>();
   const initialising = new Set<number>();
@@ -203,6 +207,7 @@ export function createSandboxService({
           await upsert(project, { provisioning: 'CREATING', error: null });
           try {
             await driver.initialise(refOf(project));
+            for (const file of await filesOf(project.id)) await writeWorkspaceFile(driver, refOf(project), file.path, file.data);
           } catch (err) {
             const detail = `${SANDBOX_INIT_ERRORS.failed}: ${messageOf(err)}`;
             await upsert(project, { provisioning: 'FAILED', error: detail });

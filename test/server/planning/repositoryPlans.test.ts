@@ -1,0 +1,185 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { plan, TOOL_NAMES } from '../../../src/server/agents/offline/planner';
+import { createLocalRepositories } from '../../../src/server/services/repositories/localRepositories';
+import { inspectRepository, type Inspection } from '../../../src/server/services/repositories/repositoryInspector';
+import { composeSpecErrors, dockerComposeAvailable, dockerComposeConfig } from '../helpers/composeChecks';
+import { makeRepository, type Files } from '../helpers/gitRepos';
+
+/**
+ * Repository plans that match the repository, from the files of real public repositories
+ * (test/server/fixtures/repositories): each fixture becomes a real git repository, is read the way the
+ * analysis reads it (snapshot of a branch, inspection), and the offline planner's three agents plan it
+ * with that analysis, as the server gives it to them.
+ */
+
+const FIXTURES = path.resolve(__dirname, '../fixtures/repositories');
+
+function filesOf(dir: string, base = dir): Files {
+  const out: Files = {};
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) Object.assign(out, filesOf(full, base));
+    else out[path.relative(base, full)] = fs.readFileSync(full, 'utf8');
+  }
+  return out;
+}
+
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'da-repo-plans-'));
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** The fixture as a git repository on `branch` (minus `without`), inspected as the analysis does. */
+async function analyse(fixture: string, branch: string, without: string[] = []): Promise<Inspection> {
+  const files = Object.fromEntries(Object.entries(filesOf(path.join(FIXTURES, fixture))).filter(([p]) => !without.includes(p)));
+  const name = `${fixture}-${branch}-${without.length}`;
+  makeRepository(path.join(tmp, name), [{ name: branch, files }]);
+  const snapshot = await createLocalRepositories(tmp).snapshot({ installationId: 1, publicInstallationId: 1 }, `local/${name}`, branch);
+  return inspectRepository(snapshot, null);
+}
+
+interface Planned {
+  inspection: Inspection;
+  requirements: string;
+  architecture: string;
+  implementation: string;
+  compose: string;
+  services: Record<string, { image?: string; build?: { context: string; dockerfile?: string }; environment?: Record<string, string>; env_file?: unknown; [k: string]: unknown }>;
+  secrets: string[];
+}
+
+/** The three agents' plans for an analysed repository named `fullName`, with the analysis in their prompts. */
+function planFor(inspection: Inspection, fullName: string, branch: string, envNames: string[] = []): Omit<Planned, 'inspection'> {
+  const analysis = JSON.stringify({
+    repository: { full_name: fullName, default_branch: branch },
+    branch,
+    repo_analysis: { technology_stack: inspection.technology_stack },
+    files: inspection.files,
+    env_names: envNames,
+    layout: inspection.layout,
+  });
+  const block = `<repository_analysis>\n${analysis}\n</repository_analysis>`;
+  const turns = [{ role: 'user' as const, content: 'On my existing server deploy@203.0.113.7, no domain, light load. Go with sensible defaults for everything else.' }];
+  const req = plan(`Role: requirements\n${block}`, turns).toolCalls.find((c) => c.name === TOOL_NAMES.requirements)!.args;
+  const requirements = req.document as string;
+  const arch = plan(`Role: architect\n<requirements_document>\n${requirements}\n</requirements_document>\n${block}`, [{ role: 'user', content: 'Generate architecture plan' }]);
+  const architecture = arch.toolCalls[0]!.args.plan as string;
+  const impl = plan(
+    `Role: implementation\n<requirements_document>\n${requirements}\n</requirements_document>\n${block}\n<architecture_plan>\n${architecture}\n</architecture_plan>`,
+    [{ role: 'user', content: 'Generate implementation plan' }],
+  );
+  const implementation = impl.toolCalls[0]!.args.plan as string;
+  const compose = architecture.match(/## docker-compose.yml\n\n```yaml\n([\s\S]*?)\n```/)?.[1] ?? '';
+  return {
+    requirements,
+    architecture,
+    implementation,
+    compose,
+    services: (YAML.parse(compose) as { services: Planned['services'] }).services,
+    secrets: (req.secrets as Array<{ name: string }>).map((s) => s.name),
+  };
+}
+
+const withDockerCompose = dockerComposeAvailable();
+/** The compose file passes the Compose schema and `docker-compose config`, with the checkout's files beside it. */
+function expectAccepted(compose: string, fixture: string): void {
+  expect(composeSpecErrors(YAML.parse(compose))).toEqual([]);
+  const checkout = Object.entries(filesOf(path.join(FIXTURES, fixture))).map(([p, content]) => ({ path: `app/${p}`, content }));
+  if (withDockerCompose) expect(dockerComposeConfig(compose, checkout)).toBe('');
+}
+
+describe('a repository with its own compose file is deployed with it', () => {
+  it('example-voting-app: its five services, three built from their folders of the checkout, on the analysed branch', async () => {
+    const inspection = await analyse('example-voting-app', 'main');
+    expect(inspection.layout.compose?.path).toBe('docker-compose.yml');
+    const p = planFor(inspection, 'dockersamples/example-voting-app', 'main');
+    expect(Object.keys(p.services).sort()).toEqual(['db', 'redis', 'result', 'vote', 'worker']);
+    expect(p.services.vote!.build).toEqual({ context: './app/vote', target: 'dev' });
+    expect(p.services.result!.build).toEqual({ context: './app/result' });
+    expect(p.services.redis!.volumes).toEqual(['./app/healthchecks:/healthchecks']);
+    expect(p.services.worker!['x-no-healthcheck']).toBeDefined();
+    expect(p.architecture).toMatch(/\| vote \| built from the repository \|/);
+    expect(p.architecture).toMatch(/\| db \| `postgres:15-alpine` \|/);
+    expect(p.architecture).toContain('seed');
+    expect(p.implementation).toContain('git clone --depth 1 --branch main "https://x-access-token:$GITHUB_TOKEN@github.com/dockersamples/example-voting-app.git" stack/app');
+    expect(p.implementation).toContain('compose pull --quiet redis db');
+    expect(p.implementation).toContain('compose build --pull vote result worker');
+    expect(p.implementation).toContain('test -f stack/app/vote/Dockerfile');
+    expectAccepted(p.compose, 'example-voting-app');
+  });
+
+  it('self-hosted-ai-starter-kit: prebuilt images only, so nothing is built; Ollama and Qdrant stay; tasks that run once are marked', async () => {
+    const inspection = await analyse('self-hosted-ai-starter-kit', 'main');
+    const p = planFor(inspection, 'n8n-io/self-hosted-ai-starter-kit', 'main', ['POSTGRES_USER', 'POSTGRES_PASSWORD', 'POSTGRES_DB', 'N8N_ENCRYPTION_KEY', 'N8N_USER_MANAGEMENT_JWT_SECRET']);
+    expect(Object.keys(p.services).sort()).toEqual(['n8n', 'n8n-import', 'ollama-cpu', 'ollama-pull-llama-cpu', 'postgres', 'qdrant']);
+    expect(Object.values(p.services).some((s) => s.build)).toBe(false);
+    expect(p.implementation).not.toMatch(/compose build/);
+    expect(p.implementation).toContain('compose pull --quiet\n');
+    expect(p.implementation).toMatch(/nothing is built/);
+    expect(p.services.n8n!.image).toMatch(/^n8nio\/n8n:\d/);
+    expect(p.services['n8n-import']!['x-one-shot']).toBeDefined();
+    expect(p.services['ollama-pull-llama-cpu']!['x-one-shot']).toBeDefined();
+    expect(p.services.n8n!.env_file).toEqual(['.env']);
+    expect(p.services.n8n!.volumes).toContain('./app/n8n/demo-data:/demo-data');
+    // The environment of the analysis dialog is written to .env from User Secrets, and is what env_file reads.
+    for (const name of ['POSTGRES_PASSWORD', 'N8N_ENCRYPTION_KEY']) {
+      expect(p.secrets).toContain(name);
+      expect(p.implementation).toContain(`printf '%s=%s\\n' ${name} "\${${name}:-}" >> stack/.env`);
+    }
+    expect(p.implementation).toMatch(/\^\(n8n-import\|ollama-pull-llama-cpu\) exited/);
+    expect(p.architecture).toMatch(/qdrant\/qdrant:\S+ pinned|qdrant: qdrant\/qdrant/);
+    expectAccepted(p.compose, 'self-hosted-ai-starter-kit');
+  });
+
+  it('full-stack-fastapi-template: the master branch it was analysed on is cloned, and the backend builds with its Dockerfile from the root', async () => {
+    const inspection = await analyse('full-stack-fastapi-template', 'master');
+    expect(inspection.technology_stack.databases).toEqual(['PostgreSQL']);
+    const p = planFor(inspection, 'fastapi/full-stack-fastapi-template', 'master');
+    expect(p.implementation).toContain('--branch master');
+    expect(p.implementation).not.toContain('--branch main');
+    expect(p.services.backend!.build).toEqual({ context: './app', dockerfile: 'backend/Dockerfile' });
+    expect(p.implementation).toContain('test -f stack/app/backend/Dockerfile');
+    expect(p.secrets).toEqual(expect.arrayContaining(['SECRET_KEY', 'POSTGRES_PASSWORD', 'FIRST_SUPERUSER_PASSWORD']));
+    expectAccepted(p.compose, 'full-stack-fastapi-template');
+  });
+});
+
+describe('a repository without a compose file', () => {
+  it('several Dockerfiles become several services, each built from its folder, beside the databases the code uses', async () => {
+    const inspection = await analyse('example-voting-app', 'main', ['docker-compose.yml']);
+    expect(inspection.layout.dockerfiles.map((d) => d.context)).toEqual(['result', 'vote', 'worker']);
+    const p = planFor(inspection, 'dockersamples/example-voting-app', 'main');
+    expect(Object.keys(p.services).sort()).toEqual(['postgres', 'redis', 'result', 'vote', 'worker']);
+    expect(p.services.vote!.build).toEqual({ context: './app/vote' });
+    expect(p.services.result!.environment!.DATABASE_URL).toContain('@postgres:5432/');
+    expect(p.implementation).toContain('compose build --pull result vote worker');
+    expect(p.implementation).toContain('test -f stack/app/worker/Dockerfile');
+    expectAccepted(p.compose, 'example-voting-app');
+  });
+
+  it('a Prisma schema is evidence of its database: PostgreSQL is planned although no driver package names it', async () => {
+    const inspection = await analyse('prisma-postgres-api', 'main');
+    expect(inspection.technology_stack.databases).toEqual(['PostgreSQL']);
+    const p = planFor(inspection, 'acme/prisma-postgres-api', 'main', ['SESSION_SECRET']);
+    expect(Object.keys(p.services).sort()).toEqual(['app', 'postgres']);
+    // The dialog's environment becomes the app's environment; its values are user secrets written to .env.
+    expect(p.services.app!.environment).toMatchObject({ SESSION_SECRET: '${SESSION_SECRET}', DATABASE_URL: expect.stringContaining('@postgres:5432/') });
+    expect(p.secrets).toContain('SESSION_SECRET');
+    expect(p.implementation).toContain(`printf '%s=%s\\n' SESSION_SECRET "\${SESSION_SECRET:-}" >> stack/.env`);
+    expectAccepted(p.compose, 'prisma-postgres-api');
+  });
+
+  it('a local repository is cloned from its git bundle in the workspace at the analysed branch, never from a made-up URL', async () => {
+    const inspection = await analyse('prisma-postgres-api', 'release');
+    const p = planFor(inspection, 'local/prisma-postgres-api', 'release');
+    expect(p.implementation).toContain('git bundle verify repository.bundle');
+    expect(p.implementation).toContain('git clone --branch release repository.bundle stack/app');
+    expect(p.implementation).not.toMatch(/github\.com\/local\//);
+    expect(p.secrets).not.toContain('GITHUB_TOKEN');
+    expect(p.secrets).not.toContain('APP_REPOSITORY_URL');
+  });
+});
