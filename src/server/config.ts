@@ -79,6 +79,8 @@ const EnvSchema = Type.Object({
   SANDBOX_CPU_SECONDS: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
   SANDBOX_UID_BASE: Type.Integer({ minimum: 1_000, maximum: 2_000_000_000 }),
   SANDBOX_EXEC_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  /** Addresses or CIDRs, comma-separated, a sandbox may not reach besides the host's own and link-local ones. */
+  SANDBOX_DENY_CIDRS: Type.String({ default: '' }),
   TERMINAL_RECONNECT_GRACE_SECONDS: Type.Number({ minimum: 0, maximum: 3_600 }),
   ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+/?\\s*(,\\s*https?://[^/,\\s]+/?\\s*)*$' })),
   SIGNUP_CREDIT_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
@@ -201,6 +203,8 @@ export interface SandboxConfig {
   /** Host uid of project N's sandbox user is uidBase + N (root only). */
   uidBase: number;
   execTimeoutMs: number;
+  /** Extra addresses/CIDRs the sandbox may not reach (the host's own and link-local ones always). */
+  denyCidrs: string[];
   /** How long a terminal whose socket dropped keeps its shell for a reconnect. */
   terminalGraceMs: number;
   /** Present when the driver is `docker`; memoryMb and maxProcesses are its container's limits. */
@@ -326,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       cpuSeconds: e.SANDBOX_CPU_SECONDS,
       uidBase: e.SANDBOX_UID_BASE,
       execTimeoutMs: e.SANDBOX_EXEC_TIMEOUT_SECONDS * 1000,
+      denyCidrs: denyCidrs(e.SANDBOX_DENY_CIDRS),
       terminalGraceMs: e.TERMINAL_RECONNECT_GRACE_SECONDS * 1000,
       ...(e.SANDBOX_DRIVER === 'docker'
         ? {
@@ -393,16 +398,30 @@ function trustedProxies(value: string): false | string[] {
   }
   const proxies = v.split(',').map((a) => a.trim());
   for (const proxy of proxies) {
-    const [address = '', prefix] = proxy.split('/');
-    const family = net.isIP(address);
-    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
-    if (!PROXY_KEYWORDS.has(proxy) && (family === 0 || !prefixOk)) {
+    if (!PROXY_KEYWORDS.has(proxy) && !isAddressOrCidr(proxy)) {
       throw new ConfigError(
         `Invalid environment variable TRUST_PROXY=${JSON.stringify(value)}: ${JSON.stringify(proxy)} is not an IP address or CIDR (or loopback, linklocal, uniquelocal)`,
       );
     }
   }
   return proxies;
+}
+
+/** `10.0.0.5`, `10.0.0.0/8`, `fd00::/8`: an IP address with an optional prefix length of its family. */
+function isAddressOrCidr(value: string): boolean {
+  const [address = '', prefix, ...rest] = value.split('/');
+  const family = net.isIP(address);
+  return family !== 0 && rest.length === 0 && (prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32)));
+}
+
+/** SANDBOX_DENY_CIDRS: empty for none, else addresses or CIDRs, comma-separated. */
+function denyCidrs(value: string): string[] {
+  const entries = value.split(',').map((a) => a.trim()).filter(Boolean);
+  const bad = entries.find((entry) => !isAddressOrCidr(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(`Invalid environment variable SANDBOX_DENY_CIDRS=${JSON.stringify(value)}: ${JSON.stringify(bad)} is not an IP address or CIDR (e.g. SANDBOX_DENY_CIDRS=10.0.0.0/8,192.168.1.1)`);
+  }
+  return entries;
 }
 
 /** proxy-addr's names for address ranges, which Fastify accepts in `trustProxy`. */

@@ -60,6 +60,10 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
   const bwrap = [
     'bwrap',
     '--unshare-all',
+    // No nested user namespaces: `unshare -Ur` inside would give the program uid 0 and every capability
+    // over namespaces of its own. bwrap always runs unprivileged here (setpriv drops root first).
+    '--unshare-user',
+    '--disable-userns',
     ...networkArgs(spec.network),
     '--die-with-parent',
     ...(spec.newSession ? ['--new-session'] : []),

@@ -36,6 +36,8 @@ export interface LocalDriverOptions {
   maxOutputChars?: number;
   /** Backups kept per project (the newest is restored). */
   keepBackups?: number;
+  /** SANDBOX_DENY_CIDRS: rejected inside the sandbox with the host's own addresses and link-local ranges. */
+  denyCidrs?: string[];
   /** Where the driver says that the sandbox network fell back to the host's or failed to start. */
   log?: NetworkLog;
 }
@@ -122,7 +124,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       stdio: slirp ? [opts.stdin ?? 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    const stopNetwork = slirp ? attachSlirp(child.stdio[3] as Readable, child.stdio[4] as Writable, log) : null;
+    const stopNetwork = slirp ? attachSlirp(child.stdio[3] as Readable, child.stdio[4] as Writable, log, options.denyCidrs) : null;
     const set = processesOf(s.projectId).children;
     set.add(child);
     child.once('close', () => {
@@ -343,7 +345,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
         cwd: '/',
         env: baseEnv(s.username, { TERM: 'xterm-256color', PS1: '\\u@sandbox:\\w\\$ ', ...opts.env }),
       });
-      const stopNetwork = wrapped ? attachSlirp(wrapped.info, wrapped.block, log) : null;
+      const stopNetwork = wrapped ? attachSlirp(wrapped.info, wrapped.block, log, options.denyCidrs) : null;
       const shells = processesOf(s.projectId).shells;
       shells.add(term);
       term.onExit(() => {
