@@ -39,6 +39,7 @@ const EnvSchema = Type.Object({
   SESSION_ABSOLUTE_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 }),
   LOGIN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
   AGENT_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  SHUTDOWN_TIMEOUT_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 3_600 }),
   GITHUB_APP_ID: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   GITHUB_APP_PRIVATE_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GITHUB_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
@@ -107,6 +108,7 @@ const DEFAULTS: Record<string, string> = {
   SESSION_ABSOLUTE_HOURS: '720',
   LOGIN_RATE_LIMIT_PER_MINUTE: '20',
   AGENT_RATE_LIMIT_PER_MINUTE: '60',
+  SHUTDOWN_TIMEOUT_SECONDS: '10',
   SANDBOX_NETWORK: 'true',
   SANDBOX_MEMORY_MB: '8192',
   SANDBOX_MAX_PROCESSES: '512',
@@ -131,6 +133,7 @@ const NUMERIC = new Set([
   'SESSION_ABSOLUTE_HOURS',
   'LOGIN_RATE_LIMIT_PER_MINUTE',
   'AGENT_RATE_LIMIT_PER_MINUTE',
+  'SHUTDOWN_TIMEOUT_SECONDS',
   'SIGNUP_CREDIT_USD',
   'PRICE_INPUT_PER_MILLION_USD',
   'PRICE_OUTPUT_PER_MILLION_USD',
@@ -258,6 +261,8 @@ export interface AppConfig {
   loginRateLimitPerMinute: number;
   /** Agent turns a person may start per minute, over every agent route together. */
   agentRateLimitPerMinute: number;
+  /** Longest a shutdown may take after SIGTERM/SIGINT before the process ends its sandboxes and exits. */
+  shutdownTimeoutMs: number;
   github: GithubAppConfig | undefined;
   /** Planning agents: language models, user-secret encryption, local repositories. */
   planning: PlanningConfig;
@@ -316,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     agentRateLimitPerMinute: e.AGENT_RATE_LIMIT_PER_MINUTE,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     planning: planningConfig(e),
     allowedOrigins: (e.ALLOWED_ORIGINS ?? '')
       .split(',')

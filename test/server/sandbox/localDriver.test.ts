@@ -230,6 +230,41 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
     });
   });
 
+  describe('shutdown', () => {
+    it('close ends every command, shell and slirp4netns and waits for them; killAll ends them at once; nothing starts after', async () => {
+      const ref: SandboxRef = { projectId: 5, username: 'user_9_5' };
+      const own = createLocalDriver({ root: path.join(dataDir, 'sandboxes'), limits, uidBase: 200_000, execTimeoutMs: 60_000 });
+      await own.initialise(ref);
+      const running = own.exec(ref, 'echo started; sleep 300');
+      const shell = own.shell(ref, { cols: 80, rows: 24 });
+      await waitFor(shell, /\$ $/);
+      const shellExit = new Promise((resolve) => shell.onExit(resolve));
+      own.killAll!();
+      expect(await running).toMatchObject({ exitCode: null });
+      await shellExit;
+      expect(() => own.shell(ref, { cols: 80, rows: 24 })).toThrow('shutting down');
+      await expect(own.exec(ref, 'true')).rejects.toThrow('shutting down');
+      await own.close();
+
+      const again = createLocalDriver({ root: path.join(dataDir, 'sandboxes'), limits, uidBase: 200_000, execTimeoutMs: 60_000 });
+      const step = again.exec(ref, 'sleep 300');
+      const pty = again.shell(ref, { cols: 80, rows: 24 });
+      await waitFor(pty, /\$ $/);
+      const closed = again.close();
+      expect(await step).toMatchObject({ exitCode: null });
+      await closed;
+      // No slirp4netns of this driver's left: every one the test process started has been reaped.
+      const slirps = fs.readdirSync('/proc').filter((pid) => {
+        try {
+          return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'slirp4netns' && fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(process.pid);
+        } catch {
+          return false;
+        }
+      });
+      expect(slirps).toEqual([]);
+    });
+  });
+
   describe('interactive shell', () => {
     it('runs commands typed into the pty, resizes, and Ctrl-C interrupts the foreground program', async () => {
       const shell = driver.shell(one, { cols: 80, rows: 24 });

@@ -17,6 +17,8 @@ describe('sandbox and terminal configuration', () => {
       terminalGraceMs: 30_000,
     });
     expect(config.allowedOrigins).toEqual([]);
+    expect(config.shutdownTimeoutMs).toBe(10_000);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '2.5' }).shutdownTimeoutMs).toBe(2_500);
   });
 
   it('reads the variables', () => {
@@ -42,6 +44,7 @@ describe('sandbox and terminal configuration', () => {
     ['SANDBOX_EXEC_TIMEOUT_SECONDS', '0'],
     ['ALLOWED_ORIGINS', 'http://ok.test/path'],
     ['ALLOWED_ORIGINS', '*'],
+    ['SHUTDOWN_TIMEOUT_SECONDS', '0'],
     ['SANDBOX_DENY_CIDRS', '10.0.0.0/33'],
     ['SANDBOX_DENY_CIDRS', '10.0.0.0/8,example.com'],
   ])('refuses %s=%s naming the variable', (name, value) => {

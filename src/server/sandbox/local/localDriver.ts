@@ -61,6 +61,19 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const running = new Map<number, Running>();
   const pending = new Set<number>();
+  /** slirp4netns instances being ended: a shutdown waits for them, so none outlives the server. */
+  const endingNetworks = new Set<Promise<void>>();
+  const endNetwork = (stop: (() => Promise<void>) | null): void => {
+    if (!stop) return;
+    const ended = stop();
+    endingNetworks.add(ended);
+    void ended.finally(() => endingNetworks.delete(ended));
+  };
+  /** Set by close: nothing new starts while the server shuts down. */
+  let closing = false;
+  const refuseWhileClosing = (): void => {
+    if (closing) throw new SandboxError('not_running', 'The server is shutting down');
+  };
 
   const dirOf = (s: SandboxRef): string => path.join(root, String(s.projectId));
   const workspaceDir = (s: SandboxRef): string => path.join(dirOf(s), 'workspace');
@@ -115,6 +128,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     program: string[],
     opts: { readOnly?: boolean; env?: Record<string, string>; stdin?: 'pipe' | 'ignore'; network?: boolean } = {},
   ): ChildProcess => {
+    refuseWhileClosing();
     const { file, args } = argv(s, { readOnly: opts.readOnly, network: opts.network });
     const slirp = opts.network && networkMode === 'slirp';
     const child = spawn(file, [...args, ...program], {
@@ -129,7 +143,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     set.add(child);
     child.once('close', () => {
       set.delete(child);
-      stopNetwork?.();
+      endNetwork(stopNetwork);
     });
     return child;
   };
@@ -226,6 +240,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       (child) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('close', () => resolve()), killChild(child)))),
     );
     for (const shell of entry.shells) {
+      closing.push(new Promise<void>((resolve) => shell.onExit(() => resolve())));
       try {
         shell.kill('SIGKILL');
       } catch {
@@ -331,6 +346,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     },
 
     shell(s, opts: ShellOptions): SandboxPty {
+      refuseWhileClosing();
       requireRunning(s);
       // No --new-session: the pty must stay the shell's controlling terminal, or Ctrl-C reaches nobody.
       // The terminal is the sandbox's own, so TIOCSTI on it injects into nothing but itself.
@@ -350,7 +366,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       shells.add(term);
       term.onExit(() => {
         shells.delete(term);
-        stopNetwork?.();
+        endNetwork(stopNetwork);
         wrapped?.cleanup();
       });
       return {
@@ -407,8 +423,26 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       return parseHistory(result.stdout);
     },
 
+    /** Ends every program, shell and slirp4netns this driver started, and resolves once they are reaped. */
     async close(): Promise<void> {
+      closing = true;
       await Promise.all([...running.keys()].map(endProcesses));
+      await Promise.all([...endingNetworks]);
+    },
+
+    killAll(): void {
+      closing = true;
+      for (const entry of running.values()) {
+        for (const child of entry.children) killChild(child);
+        for (const shell of entry.shells) {
+          try {
+            // node-pty starts the shell as a session (and group) leader: its group is the whole sandbox.
+            process.kill(-shell.pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
     },
   };
 }

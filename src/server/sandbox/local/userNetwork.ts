@@ -67,9 +67,10 @@ export interface NetworkLog {
  * Gives the network namespace of the bwrap whose `--info-fd` is `info` a slirp4netns network, then
  * releases it through its `--block-fd` (`block`). The program starts without a network if slirp4netns
  * fails or is late, never not at all. Returns a function that ends slirp4netns (call it when the
- * sandboxed program exits; slirp4netns also ends when this process does, through its exit fd).
+ * sandboxed program exits) and resolves once it has exited and been reaped, so that a shutdown leaves
+ * no slirp4netns behind (it would otherwise linger a moment after this process, until its exit fd closes).
  */
-export function attachSlirp(info: Readable, block: Writable, log: NetworkLog, extraDeny: string[] = []): () => void {
+export function attachSlirp(info: Readable, block: Writable, log: NetworkLog, extraDeny: string[] = []): () => Promise<void> {
   let slirp: ChildProcess | null = null;
   let released = false;
   let text = '';
@@ -149,7 +150,13 @@ export function attachSlirp(info: Readable, block: Writable, log: NetworkLog, ex
   });
   return () => {
     release();
-    if (slirp && slirp.exitCode === null) (slirp.stdio[4] as Writable | null)?.destroy();
+    const running = slirp;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    // Closing its exit fd ends it; SIGKILL if it does not go at once.
+    (running.stdio[4] as Writable | null)?.destroy();
+    const kill = setTimeout(() => running.kill('SIGKILL'), 1_000);
+    return exited.finally(() => clearTimeout(kill));
   };
 }
 
