@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import { secureDataDir } from './dataDir';
 import { openDatabase } from './db/client';
 
 /** Starts the product: validate configuration, open and migrate the database, listen, shut down gracefully. */
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  secureDataDir(config.dataDir);
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { planningDocuments } from '../../../src/server/db/schema';
+import { asOtherUser, asRoot, modesUnder } from '../helpers/fileAccess';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
 /**
@@ -100,6 +101,7 @@ describeOnPostgres('shutdown of the real server with a sandbox in use', () => {
   beforeAll(async () => {
     database = await openTestDatabase('postgres');
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-shutdown-'));
+    fs.chmodSync(dataDir, 0o755); // made by an operator with the usual umask: the server closes it
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     server = spawn(process.execPath, ['--import', 'tsx', 'src/server/server.ts'], {
@@ -146,17 +148,21 @@ describeOnPostgres('shutdown of the real server with a sandbox in use', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('exits within its bound after SIGTERM, ending the sandbox processes (bwrap, slirp4netns, the pty shell) and reaping them', async () => {
+  let cookie = '';
+  let projectId = 0;
+  let call: (method: string, url: string, body: object | undefined, project?: number) => Promise<Record<string, unknown>>;
+
+  it("keeps DATA_DIR, as the running server made it, its user's alone (0700/0600), a sandbox initialised in it", async () => {
     const signIn = await fetch(`${base}/api/github/local-login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ login: 'shutdown-person' }),
     });
     expect(signIn.status).toBe(200);
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
     const { installation_id: installationId } = (await signIn.json()) as { installation_id: number };
     const headers = { cookie, 'installation-id': String(installationId), origin: base, 'content-type': 'application/json' };
-    const call = async (method: string, url: string, body: object | undefined, project?: number) => {
+    call = async (method, url, body, project) => {
       const response = await fetch(`${base}${url}`, {
         method,
         headers: { ...headers, ...(project ? { 'project-id': String(project) } : {}) },
@@ -166,9 +172,21 @@ describeOnPostgres('shutdown of the real server with a sandbox in use', () => {
       if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text}`);
       return JSON.parse(text) as Record<string, unknown>;
     };
-    const projectId = (await call('POST', '/api/projects', { name: 'Shutdown' })).id as number;
+    projectId = (await call('POST', '/api/projects', { name: 'Shutdown' })).id as number;
     await database.db.insert(planningDocuments).values({ projectId, kind: 'implementation', content: PLAN });
     expect((await call('POST', `/api/sandbox/initialize/${projectId}`, {})).status).toBe('success');
+    // DATA_DIR, as the server made it, is its user's alone (the workspace's own files are the sandbox's).
+    expect(Object.entries(modesUnder(dataDir)).filter(([, mode]) => mode !== '700' && mode !== '600')).toEqual([]);
+    expect((fs.statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
+    if (asRoot) {
+      for (const argv of [['ls', dataDir], ['cat', path.join(dataDir, 'sandboxes', String(projectId), 'etc', 'passwd')]]) {
+        expect({ argv, output: asOtherUser(argv).output }).toEqual({ argv, output: expect.stringMatching(/Permission denied/) });
+      }
+    }
+  }, 120_000);
+
+  it('exits within its bound after SIGTERM, ending the sandbox processes (bwrap, slirp4netns, the pty shell) and reaping them', async () => {
+    expect(projectId).toBeGreaterThan(0);
 
     // A terminal with a background job of its own.
     const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/api/sandboxes/${projectId}/ws`, { headers: { cookie }, origin: base });

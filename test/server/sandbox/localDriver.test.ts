@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { SandboxDriver, SandboxRef } from '../../../src/server/sandbox/driver';
 import { createLocalDriver } from '../../../src/server/sandbox/local/localDriver';
 import { slirpAvailable } from '../../../src/server/sandbox/local/userNetwork';
+import { asOtherUser, asRoot, modesUnder } from '../helpers/fileAccess';
 import { waitFor } from './ptyHelpers';
 import { readZip, streamToBuffer } from './zipHelpers';
 
@@ -149,6 +150,22 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
       expect(result.output).not.toContain('rc=0');
       expect(result.output).toMatch(/CapEff:\s+0+\n/);
       expect(fs.existsSync('/usr/pwned')).toBe(false);
+    });
+
+    (asRoot ? it : it.skip)("keeps the data directory from another local user and another project's uid, and still reaches its workspace", async () => {
+      expect((await driver.exec(one, 'echo private-note > note.txt && cat note.txt')).output).toBe('private-note\n');
+      const sandboxes = path.join(dataDir, 'sandboxes');
+      expect(Object.entries(modesUnder(sandboxes)).filter(([, mode]) => mode !== '700' && mode !== '600')).toEqual([]);
+      fs.chmodSync(dataDir, 0o755); // even were DATA_DIR itself open, what the driver made stays closed
+      try {
+        for (const uid of [65534, 200_002]) {
+          for (const argv of [['ls', sandboxes], ['cat', path.join(sandboxes, '1', 'etc', 'passwd')], ['cat', path.join(sandboxes, '1', 'workspace', 'note.txt')]]) {
+            expect({ uid, argv, output: asOtherUser(argv, uid).output }).toEqual({ uid, argv, output: expect.stringMatching(/Permission denied/) });
+          }
+        }
+      } finally {
+        fs.chmodSync(dataDir, 0o700);
+      }
     });
 
     it('cannot make nested user namespaces (bwrap --disable-userns): unshare -Ur gives no uid 0', async () => {

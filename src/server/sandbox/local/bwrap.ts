@@ -49,6 +49,32 @@ const exists = (p: string): boolean => {
 };
 
 /**
+ * Where the host paths a sandbox binds are shown to its bwrap when the server runs as root: DATA_DIR is
+ * the server's alone (0700), so the project's own uid could not reach its workspace there. A private
+ * mount namespace (made as root, before the uid is dropped) puts a tmpfs on /tmp holding the workspace
+ * (bind-mounted through a file descriptor opened before /tmp is covered, as the small /etc files it
+ * copies are read through theirs); the host's
+ * /tmp and DATA_DIR stay as they are for everyone else. Also sets the umask sandbox files are made with
+ * (the server's own is 077).
+ */
+const DOOR = '/tmp';
+const DOOR_SCRIPT = [
+  'set -e',
+  'exec 7<"$1" 8<"$2" 9<"$3"',
+  'if [ -n "$4" ]; then exec 6<"$4"; fi',
+  `mount -t tmpfs -o mode=0711,size=1m da-sandbox-door ${DOOR}`,
+  `mkdir -m 0700 ${DOOR}/workspace && chown --reference=/proc/self/fd/7 ${DOOR}/workspace`,
+  `mount --bind /proc/self/fd/7 ${DOOR}/workspace`,
+  'umask 022',
+  `cat <&8 >${DOOR}/passwd && cat <&9 >${DOOR}/group`,
+  `if [ -n "$4" ]; then cat <&6 >${DOOR}/resolv.conf; fi`,
+  'exec 6<&- 7<&- 8<&- 9<&-',
+  'shift 4',
+  'exec "$@"',
+].join('\n');
+const UMASK_SCRIPT = 'umask 022; exec "$@"';
+
+/**
  * The argv that starts a program inside the sandbox: `[setpriv …] [prlimit …] bwrap … --`, to which the
  * caller appends the program. The root is built from the host's /usr and /etc read-only, with fresh
  * /proc, /dev and /tmp; nothing else of the host is visible (not DATA_DIR, not the server's keys or
@@ -57,6 +83,11 @@ const exists = (p: string): boolean => {
  */
 export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
   const home = homeOf(spec.username);
+  const resolvConf = spec.network === 'slirp' && spec.resolvConf ? spec.resolvConf : undefined;
+  const viaDoor = spec.hostUid !== null;
+  const source = viaDoor
+    ? { workspace: `${DOOR}/workspace`, passwd: `${DOOR}/passwd`, group: `${DOOR}/group`, resolvConf: `${DOOR}/resolv.conf` }
+    : { workspace: spec.workspace, passwd: spec.passwdFile, group: spec.groupFile, resolvConf };
   const bwrap = [
     'bwrap',
     '--unshare-all',
@@ -80,12 +111,12 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
     '/etc',
     '/etc',
     '--ro-bind',
-    spec.passwdFile,
+    source.passwd,
     '/etc/passwd',
     '--ro-bind',
-    spec.groupFile,
+    source.group,
     '/etc/group',
-    ...(spec.network === 'slirp' && spec.resolvConf ? ['--ro-bind', spec.resolvConf, '/etc/resolv.conf'] : []),
+    ...(resolvConf ? ['--ro-bind', source.resolvConf!, '/etc/resolv.conf'] : []),
   ];
   for (const link of ['bin', 'lib', 'lib32', 'lib64', 'libx32', 'sbin']) {
     const host = `/${link}`;
@@ -116,7 +147,7 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
     '--dir',
     home,
     spec.workspaceReadOnly ? '--ro-bind' : '--bind',
-    spec.workspace,
+    source.workspace,
     workspaceOf(spec.username),
     // The home is a fresh tmpfs each time: ~/.ssh (where plans put the deploy key and ssh its
     // known_hosts) is the workspace's ssh-keys folder, kept across steps, shells and backups and out of
@@ -130,7 +161,9 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
     '--',
   );
 
-  const prefix: string[] = [];
+  const prefix: string[] = viaDoor
+    ? ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', DOOR_SCRIPT, 'sh', spec.workspace, spec.passwdFile, spec.groupFile, resolvConf ?? '']
+    : ['sh', '-c', UMASK_SCRIPT, 'sh'];
   if (spec.hostUid !== null) {
     prefix.push('setpriv', '--reuid', String(spec.hostUid), '--regid', String(spec.hostUid), '--clear-groups', '--');
   }

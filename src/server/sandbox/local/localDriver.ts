@@ -89,8 +89,8 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   }
   const resolvConf = path.join(root, 'resolv.conf');
   if (networkMode === 'slirp') {
-    fs.mkdirSync(root, { recursive: true });
-    fs.writeFileSync(resolvConf, SLIRP_RESOLV_CONF, { mode: 0o644 });
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(resolvConf, SLIRP_RESOLV_CONF, { mode: 0o600 });
   }
 
   const processesOf = (projectId: number): Running => {
@@ -175,21 +175,18 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   };
 
   const ensureLayout = (s: SandboxRef): void => {
-    fs.mkdirSync(root, { recursive: true, mode: 0o711 });
-    // The sandbox user must traverse DATA_DIR/sandboxes/<id> to have its workspace bound; listing stays closed.
-    for (const dir of [path.dirname(root), root]) {
-      const mode = fs.statSync(dir).mode & 0o777;
-      if ((mode & 0o001) === 0 && asRoot) fs.chmodSync(dir, mode | 0o001);
-    }
-    fs.mkdirSync(dirOf(s), { recursive: true, mode: 0o711 });
-    fs.chmodSync(dirOf(s), 0o711);
+    // The server's alone (0700/0600): the sandbox reaches its workspace through bwrapArgv's private mount.
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(dirOf(s), { recursive: true, mode: 0o700 });
+    fs.chmodSync(dirOf(s), 0o700);
     fs.mkdirSync(backupsDir(s), { recursive: true, mode: 0o700 });
-    fs.mkdirSync(etcDir(s), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(etcDir(s), { recursive: true, mode: 0o700 });
     fs.writeFileSync(
       path.join(etcDir(s), 'passwd'),
       `root:x:0:0:root:/root:/usr/sbin/nologin\n${s.username}:x:${SANDBOX_UID}:${SANDBOX_UID}:${s.username}:/home/${s.username}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+      { mode: 0o600 },
     );
-    fs.writeFileSync(path.join(etcDir(s), 'group'), `root:x:0:\n${s.username}:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`);
+    fs.writeFileSync(path.join(etcDir(s), 'group'), `root:x:0:\n${s.username}:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`, { mode: 0o600 });
   };
 
   /** An empty workspace owned by the sandbox user. */
