@@ -6,7 +6,7 @@ import { networkArgs, type NetworkMode } from './userNetwork';
 export interface LocalSandboxLimits {
   /** Network for the commands and shells of a sandbox (its own through slirp4netns, or the host's without it). */
   network: boolean;
-  /** Address-space limit per process in MiB (RLIMIT_AS); 0 for none. */
+  /** Memory of the whole sandbox in MiB (its cgroup), else address space per process (RLIMIT_AS); 0 for none. */
   memoryMb: number;
   /** Processes of the sandbox's host user (RLIMIT_NPROC); applied only with a dedicated host uid. */
   maxProcesses: number;
@@ -32,6 +32,8 @@ export interface BwrapSpec {
   /** Host file bound at /etc/resolv.conf with the slirp network (the host's resolver may be on its loopback). */
   resolvConf?: string;
   limits: LocalSandboxLimits;
+  /** The cgroup.procs file of the sandbox's memory cgroup (./memoryCgroup.ts); null: RLIMIT_AS instead. */
+  cgroupProcs?: string | null;
 }
 
 export const SANDBOX_UID = 1000;
@@ -58,8 +60,11 @@ const exists = (p: string): boolean => {
  * (the server's own is 077).
  */
 const DOOR = '/tmp';
+/** Every wrapper first joins the sandbox's memory cgroup ($1, when given): what it execs stays in it. */
+const JOIN_CGROUP = 'if [ -n "$1" ]; then echo $$ > "$1"; fi; shift';
 const DOOR_SCRIPT = [
   'set -e',
+  JOIN_CGROUP,
   'exec 7<"$1" 8<"$2" 9<"$3"',
   'if [ -n "$4" ]; then exec 6<"$4"; fi',
   `mount -t tmpfs -o mode=0711,size=1m da-sandbox-door ${DOOR}`,
@@ -72,7 +77,7 @@ const DOOR_SCRIPT = [
   'shift 4',
   'exec "$@"',
 ].join('\n');
-const UMASK_SCRIPT = 'umask 022; exec "$@"';
+const UMASK_SCRIPT = `set -e; ${JOIN_CGROUP}; umask 022; exec "$@"`;
 
 /**
  * The argv that starts a program inside the sandbox: `[setpriv …] [prlimit …] bwrap … --`, to which the
@@ -162,13 +167,13 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
   );
 
   const prefix: string[] = viaDoor
-    ? ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', DOOR_SCRIPT, 'sh', spec.workspace, spec.passwdFile, spec.groupFile, resolvConf ?? '']
-    : ['sh', '-c', UMASK_SCRIPT, 'sh'];
+    ? ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', DOOR_SCRIPT, 'sh', spec.cgroupProcs ?? '', spec.workspace, spec.passwdFile, spec.groupFile, resolvConf ?? '']
+    : ['sh', '-c', UMASK_SCRIPT, 'sh', spec.cgroupProcs ?? ''];
   if (spec.hostUid !== null) {
     prefix.push('setpriv', '--reuid', String(spec.hostUid), '--regid', String(spec.hostUid), '--clear-groups', '--');
   }
   const limits: string[] = [];
-  if (spec.limits.memoryMb > 0) limits.push(`--as=${spec.limits.memoryMb * 1024 * 1024}`);
+  if (spec.limits.memoryMb > 0 && !spec.cgroupProcs) limits.push(`--as=${spec.limits.memoryMb * 1024 * 1024}`);
   if (spec.limits.cpuSeconds > 0) limits.push(`--cpu=${spec.limits.cpuSeconds}`);
   // RLIMIT_NPROC counts every process of the host user: only meaningful with a uid of its own.
   if (spec.hostUid !== null && spec.limits.maxProcesses > 0) limits.push(`--nproc=${spec.limits.maxProcesses}`);

@@ -20,6 +20,7 @@ import { createRedactor } from '../redactor';
 import { createBackupStore } from '../backups';
 import { tarToZip } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
+import { probeMemoryCgroups } from './memoryCgroup';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
 import { commitStep, createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
 import { HISTORY_FORMAT, parseHistory, secretFilter } from '../workspaceLayout';
@@ -87,6 +88,12 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   if (networkMode === 'host') {
     log.warn('slirp4netns is not installed: sandboxes share the host network (and reach its loopback services). Install it (apt-get install slirp4netns) to give each sandbox its own.');
   }
+  const memory = probeMemoryCgroups(options.limits.memoryMb);
+  if (!memory.cgroups && options.limits.memoryMb > 0) {
+    log.warn(
+      `No memory cgroup for sandboxes (${memory.reason}): SANDBOX_MEMORY_MB=${options.limits.memoryMb} limits each process's address space (RLIMIT_AS), so several processes of one sandbox together can use more. Run the server where it may create cgroups (root, or a systemd unit with Delegate=yes) to limit each sandbox as a whole.`,
+    );
+  }
   const resolvConf = path.join(root, 'resolv.conf');
   if (networkMode === 'slirp') {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
@@ -115,6 +122,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       hostUid: hostUid(s),
       newSession: opts.newSession ?? true,
       limits: options.limits,
+      cgroupProcs: memory.cgroups?.procsFile(s.projectId) ?? null,
     });
 
   const isRunning = (s: SandboxRef): boolean => fs.existsSync(workspaceDir(s));
@@ -276,6 +284,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       pending.add(s.projectId);
       try {
         await endProcesses(s.projectId);
+        memory.cgroups?.remove(s.projectId);
         fs.rmSync(workspaceDir(s), { recursive: true, force: true });
       } finally {
         pending.delete(s.projectId);
@@ -425,6 +434,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       closing = true;
       await Promise.all([...running.keys()].map(endProcesses));
       await Promise.all([...endingNetworks]);
+      memory.cgroups?.removeAll();
     },
 
     killAll(): void {
