@@ -40,6 +40,7 @@ const EnvSchema = Type.Object({
   SESSION_ABSOLUTE_HOURS: Type.Number({ exclusiveMinimum: 0, maximum: 24 * 365 }),
   LOGIN_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
   AGENT_RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  SHUTDOWN_TIMEOUT_SECONDS: Type.Number({ exclusiveMinimum: 0, maximum: 3_600 }),
   GITHUB_APP_ID: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
   GITHUB_APP_PRIVATE_KEY: Type.Optional(Type.String({ minLength: 1 })),
   GITHUB_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
@@ -80,6 +81,8 @@ const EnvSchema = Type.Object({
   SANDBOX_CPU_SECONDS: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
   SANDBOX_UID_BASE: Type.Integer({ minimum: 1_000, maximum: 2_000_000_000 }),
   SANDBOX_EXEC_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  /** Addresses or CIDRs, comma-separated, a sandbox may not reach besides the host's own and link-local ones. */
+  SANDBOX_DENY_CIDRS: Type.String({ default: '' }),
   TERMINAL_RECONNECT_GRACE_SECONDS: Type.Number({ minimum: 0, maximum: 3_600 }),
   /** Below this much free space on DATA_DIR's disk the server answers not ready (/api/ready). */
   DISK_MIN_FREE_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
@@ -108,6 +111,7 @@ const DEFAULTS: Record<string, string> = {
   SESSION_ABSOLUTE_HOURS: '720',
   LOGIN_RATE_LIMIT_PER_MINUTE: '20',
   AGENT_RATE_LIMIT_PER_MINUTE: '60',
+  SHUTDOWN_TIMEOUT_SECONDS: '10',
   SANDBOX_NETWORK: 'true',
   SANDBOX_MEMORY_MB: '8192',
   SANDBOX_MAX_PROCESSES: '512',
@@ -133,6 +137,7 @@ const NUMERIC = new Set([
   'SESSION_ABSOLUTE_HOURS',
   'LOGIN_RATE_LIMIT_PER_MINUTE',
   'AGENT_RATE_LIMIT_PER_MINUTE',
+  'SHUTDOWN_TIMEOUT_SECONDS',
   'SIGNUP_CREDIT_USD',
   'PRICE_INPUT_PER_MILLION_USD',
   'PRICE_OUTPUT_PER_MILLION_USD',
@@ -206,6 +211,8 @@ export interface SandboxConfig {
   /** Host uid of project N's sandbox user is uidBase + N (root only). */
   uidBase: number;
   execTimeoutMs: number;
+  /** Extra addresses/CIDRs the sandbox may not reach (the host's own and link-local ones always). */
+  denyCidrs: string[];
   /** How long a terminal whose socket dropped keeps its shell for a reconnect. */
   terminalGraceMs: number;
   /** Present when the driver is `docker`; memoryMb and maxProcesses are its container's limits. */
@@ -263,6 +270,8 @@ export interface AppConfig {
   loginRateLimitPerMinute: number;
   /** Agent turns a person may start per minute, over every agent route together. */
   agentRateLimitPerMinute: number;
+  /** Longest a shutdown may take after SIGTERM/SIGINT before the process ends its sandboxes and exits. */
+  shutdownTimeoutMs: number;
   github: GithubAppConfig | undefined;
   /** Planning agents: language models, user-secret encryption, local repositories. */
   planning: PlanningConfig;
@@ -323,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionAbsoluteMs: e.SESSION_ABSOLUTE_HOURS * 3_600_000,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     agentRateLimitPerMinute: e.AGENT_RATE_LIMIT_PER_MINUTE,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     planning: planningConfig(e),
     allowedOrigins: (e.ALLOWED_ORIGINS ?? '')
       .split(',')
@@ -337,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       cpuSeconds: e.SANDBOX_CPU_SECONDS,
       uidBase: e.SANDBOX_UID_BASE,
       execTimeoutMs: e.SANDBOX_EXEC_TIMEOUT_SECONDS * 1000,
+      denyCidrs: denyCidrs(e.SANDBOX_DENY_CIDRS),
       terminalGraceMs: e.TERMINAL_RECONNECT_GRACE_SECONDS * 1000,
       ...(e.SANDBOX_DRIVER === 'docker'
         ? {
@@ -404,16 +415,30 @@ function trustedProxies(value: string): false | string[] {
   }
   const proxies = v.split(',').map((a) => a.trim());
   for (const proxy of proxies) {
-    const [address = '', prefix] = proxy.split('/');
-    const family = net.isIP(address);
-    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
-    if (!PROXY_KEYWORDS.has(proxy) && (family === 0 || !prefixOk)) {
+    if (!PROXY_KEYWORDS.has(proxy) && !isAddressOrCidr(proxy)) {
       throw new ConfigError(
         `Invalid environment variable TRUST_PROXY=${JSON.stringify(value)}: ${JSON.stringify(proxy)} is not an IP address or CIDR (or loopback, linklocal, uniquelocal)`,
       );
     }
   }
   return proxies;
+}
+
+/** `10.0.0.5`, `10.0.0.0/8`, `fd00::/8`: an IP address with an optional prefix length of its family. */
+function isAddressOrCidr(value: string): boolean {
+  const [address = '', prefix, ...rest] = value.split('/');
+  const family = net.isIP(address);
+  return family !== 0 && rest.length === 0 && (prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32)));
+}
+
+/** SANDBOX_DENY_CIDRS: empty for none, else addresses or CIDRs, comma-separated. */
+function denyCidrs(value: string): string[] {
+  const entries = value.split(',').map((a) => a.trim()).filter(Boolean);
+  const bad = entries.find((entry) => !isAddressOrCidr(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(`Invalid environment variable SANDBOX_DENY_CIDRS=${JSON.stringify(value)}: ${JSON.stringify(bad)} is not an IP address or CIDR (e.g. SANDBOX_DENY_CIDRS=10.0.0.0/8,192.168.1.1)`);
+  }
+  return entries;
 }
 
 /** proxy-addr's names for address ranges, which Fastify accepts in `trustProxy`. */

@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
+import { secureDataDir } from './dataDir';
 import { openDatabase } from './db/client';
 
 /** Starts the product: validate configuration, open and migrate the database, listen, shut down gracefully. */
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  secureDataDir(config.dataDir);
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
@@ -24,12 +26,28 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database });
   await app.services.sessions.prune();
 
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    else app.log.info({ signal }, 'shutting down: finishing requests in flight');
-    await app.close();
-    await database.close();
-  });
+  // Bounded: what is not closed within SHUTDOWN_TIMEOUT_SECONDS is cut. The sandbox processes are
+  // ended first, so none outlives the server (a pty shell left running can also keep the exit waiting).
+  closeWithGrace(
+    {
+      delay: config.shutdownTimeoutMs,
+      onTimeout: (delay) => {
+        app.log.error(`shutdown took longer than ${delay} ms: ending the sandbox processes and exiting`);
+        app.services.sandbox.killAll();
+      },
+      onSecondSignal: (signal) => {
+        app.log.error({ signal }, 'second signal during shutdown: ending the sandbox processes and exiting');
+        app.services.sandbox.killAll();
+        process.exit(1);
+      },
+    },
+    async ({ signal, err }) => {
+      if (err) app.log.error({ err }, 'shutting down after an error');
+      else app.log.info({ signal }, 'shutting down: finishing requests in flight');
+      await app.close();
+      await database.close();
+    },
+  );
 
   await app.listen({ host: config.host, port: config.port });
   app.log.info(`DevOps Agents is ready on ${config.publicUrl} (database: ${database.kind})`);

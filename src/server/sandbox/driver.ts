@@ -97,6 +97,11 @@ export interface SandboxDriver {
   history(sandbox: SandboxRef, limit?: number): Promise<SandboxCommit[]>;
   /** Ends every process of every sandbox (server shutdown). */
   close(): Promise<void>;
+  /**
+   * Ends at once, without waiting, every process the driver runs on this host (a shutdown out of time
+   * calls it just before the process exits). Absent where nothing runs on this host (docker, kubernetes).
+   */
+  killAll?(): void;
 }
 
 /**

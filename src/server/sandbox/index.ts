@@ -22,6 +22,7 @@ export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog, ins
         limits: { network: config.network, memoryMb: config.memoryMb, maxProcesses: config.maxProcesses, cpuSeconds: config.cpuSeconds },
         uidBase: config.uidBase,
         execTimeoutMs: config.execTimeoutMs,
+        denyCidrs: config.denyCidrs,
         ...(log ? { log } : {}),
       });
     case 'docker':
@@ -37,6 +38,7 @@ export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog, ins
         cpus: config.docker!.cpus,
         pidsLimit: config.maxProcesses,
         execTimeoutMs: config.execTimeoutMs,
+        denyCidrs: config.denyCidrs,
       });
     case 'kubernetes': {
       const k8s = config.kubernetes!;

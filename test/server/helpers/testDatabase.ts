@@ -17,6 +17,8 @@ export function databaseKinds(): DatabaseKind[] {
 export interface TestDatabase extends Database {
   /** Drops what the test created (the whole PostgreSQL database). */
   destroy(): Promise<void>;
+  /** The PostgreSQL database's URL, for a server process of its own; absent for PGlite. */
+  url?: string;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function openTestDatabase(kind: DatabaseKind, dataDir?: string): Pr
   };
   return {
     ...database,
+    url: created.url,
     close,
     destroy: async () => {
       await close();

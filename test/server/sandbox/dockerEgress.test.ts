@@ -20,4 +20,11 @@ describe('docker sandbox egress rules', () => {
     expect(targets).toEqual(['169.254.0.0/16', '192.168.1.20/32', '172.17.0.1/32', 'fe80::/10', 'fe80::/10', '2001:db8::20/128']);
     expect(script).not.toMatch(/192\.168\.0\.0|10\.0\.0\.0|172\.16\.0\.0/);
   });
+
+  it('rejects the CIDRs of SANDBOX_DENY_CIDRS too, each with its own family', () => {
+    const script = egressScript({ v4: [], v6: [] }, ['10.20.0.0/16', 'fd00::/8']);
+    expect(script).toContain('iptables -w -A OUTPUT -d 10.20.0.0/16 -j REJECT');
+    expect(script).toContain('ip6tables -w -A OUTPUT -d fd00::/8 -j REJECT');
+    expect(script).not.toContain('ip6tables -w -A OUTPUT -d 10.20.0.0/16');
+  });
 });

@@ -7,6 +7,8 @@ import { createLocalDriver } from '../../../src/server/sandbox/local/localDriver
 import { slirpAvailable } from '../../../src/server/sandbox/local/userNetwork';
 import { processesWith } from '../helpers/processes';
 import { until } from '../helpers/until';
+import { probeMemoryCgroups } from '../../../src/server/sandbox/local/memoryCgroup';
+import { asOtherUser, asRoot, modesUnder } from '../helpers/fileAccess';
 import { waitFor } from './ptyHelpers';
 import { readZip, streamToBuffer } from './zipHelpers';
 
@@ -160,10 +162,35 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
       expect(fs.existsSync('/usr/pwned')).toBe(false);
     });
 
+    (asRoot ? it : it.skip)("keeps the data directory from another local user and another project's uid, and still reaches its workspace", async () => {
+      expect((await driver.exec(one, 'echo private-note > note.txt && cat note.txt')).output).toBe('private-note\n');
+      const sandboxes = path.join(dataDir, 'sandboxes');
+      expect(Object.entries(modesUnder(sandboxes)).filter(([, mode]) => mode !== '700' && mode !== '600')).toEqual([]);
+      fs.chmodSync(dataDir, 0o755); // even were DATA_DIR itself open, what the driver made stays closed
+      try {
+        for (const uid of [65534, 200_002]) {
+          for (const argv of [['ls', sandboxes], ['cat', path.join(sandboxes, '1', 'etc', 'passwd')], ['cat', path.join(sandboxes, '1', 'workspace', 'note.txt')]]) {
+            expect({ uid, argv, output: asOtherUser(argv, uid).output }).toEqual({ uid, argv, output: expect.stringMatching(/Permission denied/) });
+          }
+        }
+      } finally {
+        fs.chmodSync(dataDir, 0o700);
+      }
+    });
+
+    it('cannot make nested user namespaces (bwrap --disable-userns): unshare -Ur gives no uid 0', async () => {
+      const result = await driver.exec(one, 'unshare -Ur id -u; echo "rc=$?"; unshare -U true; echo "rc=$?"; id -u');
+      expect(result.output).not.toMatch(/^0$/m);
+      expect(result.output).not.toContain('rc=0');
+      expect(result.output.trim().split('\n').pop()).toBe('1000');
+    });
+
     it('applies the process, memory and CPU limits', async () => {
       const result = await driver.exec(one, 'ulimit -v; ulimit -t; ulimit -u');
       const [memory, cpu, processes] = result.output.trim().split('\n');
-      expect(Number(memory)).toBe(8192 * 1024);
+      // The memory limit is the sandbox's cgroup where there is one (memoryLimit.test.ts), else per process.
+      if (probeMemoryCgroups(8192).cgroups) expect(memory).toBe('unlimited');
+      else expect(Number(memory)).toBe(8192 * 1024);
       expect(Number(cpu)).toBe(600);
       if (process.getuid?.() === 0) expect(Number(processes)).toBe(256);
     });
@@ -182,7 +209,7 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
     };
     const probe = (host: string, port: number): string => `timeout 5 bash -c 'exec 3<>/dev/tcp/${host}/${port} && head -n1 <&3'`;
 
-    it('has a network of its own (slirp4netns) that reaches out but not the host loopback; none when configured off', async () => {
+    it('has a network of its own (slirp4netns) that reaches out but not the host loopback or its other addresses; none when configured off', async () => {
       if (process.env.CI) expect(slirpAvailable()).toBe(true);
       const loopback = await hostServer('127.0.0.1');
       const address = externalAddress();
@@ -198,7 +225,8 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
         } else {
           expect(toLoopback.output).toContain('hello-from-host');
         }
-        if (outside && address) expect((await driver.exec(one, probe(address, outside.port))).output).toContain('hello-from-host');
+        // The host's other addresses are its own too: refused inside the sandbox (localEgress.test.ts).
+        if (outside && address && own) expect((await driver.exec(one, probe(address, outside.port))).output).not.toContain('hello-from-host');
 
         const offline = createLocalDriver({
           root: path.join(dataDir, 'sandboxes'),
@@ -228,6 +256,41 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
         shell.kill();
         loopback.close();
       }
+    });
+  });
+
+  describe('shutdown', () => {
+    it('close ends every command, shell and slirp4netns and waits for them; killAll ends them at once; nothing starts after', async () => {
+      const ref: SandboxRef = { projectId: 5, username: 'user_9_5' };
+      const own = createLocalDriver({ root: path.join(dataDir, 'sandboxes'), limits, uidBase: 200_000, execTimeoutMs: 60_000 });
+      await own.initialise(ref);
+      const running = own.exec(ref, 'echo started; sleep 300');
+      const shell = own.shell(ref, { cols: 80, rows: 24 });
+      await waitFor(shell, /\$ $/);
+      const shellExit = new Promise((resolve) => shell.onExit(resolve));
+      own.killAll!();
+      expect(await running).toMatchObject({ exitCode: null });
+      await shellExit;
+      expect(() => own.shell(ref, { cols: 80, rows: 24 })).toThrow('shutting down');
+      await expect(own.exec(ref, 'true')).rejects.toThrow('shutting down');
+      await own.close();
+
+      const again = createLocalDriver({ root: path.join(dataDir, 'sandboxes'), limits, uidBase: 200_000, execTimeoutMs: 60_000 });
+      const step = again.exec(ref, 'sleep 300');
+      const pty = again.shell(ref, { cols: 80, rows: 24 });
+      await waitFor(pty, /\$ $/);
+      const closed = again.close();
+      expect(await step).toMatchObject({ exitCode: null });
+      await closed;
+      // No slirp4netns of this driver's left: every one the test process started has been reaped.
+      const slirps = fs.readdirSync('/proc').filter((pid) => {
+        try {
+          return /^\d+$/.test(pid) && fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'slirp4netns' && fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1] === String(process.pid);
+        } catch {
+          return false;
+        }
+      });
+      expect(slirps).toEqual([]);
     });
   });
 

@@ -47,6 +47,8 @@ export interface DockerDriverOptions {
   /** Processes in the container; 0 for none. */
   pidsLimit: number;
   execTimeoutMs: number;
+  /** SANDBOX_DENY_CIDRS: rejected inside the sandbox with the engine host's addresses and link-local ranges. */
+  denyCidrs?: string[];
   /** Size of the /tmp tmpfs in MiB. */
   tmpSizeMb?: number;
   maxOutputChars?: number;
@@ -267,7 +269,7 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
       name: names.helper(s, 'egress'),
       image: options.image,
       user: '0:0',
-      cmd: ['sh', '-c', egressScript(parseAddresses(listed))],
+      cmd: ['sh', '-c', egressScript(parseAddresses(listed), options.denyCidrs)],
       labels: names.labels(s),
       capAdd: ['NET_ADMIN', 'NET_RAW'],
       networkMode: `container:${names.container(s)}`,

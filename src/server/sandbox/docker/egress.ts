@@ -33,17 +33,21 @@ export function parseAddresses(output: string): { v4: string[]; v6: string[] } {
  * addresses or link-local ranges. It runs as root with NET_ADMIN in a helper container joined to that
  * namespace; the sandbox itself has no capability to undo it. IPv6 rules are added only where the
  * namespace has IPv6; there, link-local TCP and UDP are rejected but ICMPv6 (neighbour discovery) is not.
+ * `extra` are the operator's SANDBOX_DENY_CIDRS (addresses or CIDRs), rejected as well.
  */
-export function egressScript(host: { v4: string[]; v6: string[] }): string {
+export function egressScript(host: { v4: string[]; v6: string[] }, extra: string[] = []): string {
   const reject = (tool: string, target: string, protocol = ''): string => `${tool} -w -A OUTPUT -d ${target}${protocol} -j REJECT`;
+  const extraV6 = extra.filter((c) => c.includes(':'));
   return [
     'set -e',
     reject('iptables', LINK_LOCAL.v4),
     ...host.v4.map((a) => reject('iptables', `${a}/32`)),
+    ...extra.filter((c) => !c.includes(':')).map((c) => reject('iptables', c)),
     'if ip6tables -w -L OUTPUT >/dev/null 2>&1; then',
     `  ${reject('ip6tables', LINK_LOCAL.v6, ' -p tcp')}`,
     `  ${reject('ip6tables', LINK_LOCAL.v6, ' -p udp')}`,
     ...host.v6.map((a) => `  ${reject('ip6tables', `${a}/128`)}`),
+    ...extraV6.map((c) => `  ${reject('ip6tables', c)}`),
     'fi',
   ].join('\n');
 }

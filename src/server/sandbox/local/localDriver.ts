@@ -20,6 +20,7 @@ import { createRedactor } from '../redactor';
 import { createBackupStore } from '../backups';
 import { tarToZip, type EntryFilter } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
+import { probeMemoryCgroups } from './memoryCgroup';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
 import { commitStep, createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
 import { HISTORY_FORMAT, parseHistory, projectFolderFilter, secretFilter } from '../workspaceLayout';
@@ -36,6 +37,8 @@ export interface LocalDriverOptions {
   maxOutputChars?: number;
   /** Backups kept per project (the newest is restored). */
   keepBackups?: number;
+  /** SANDBOX_DENY_CIDRS: rejected inside the sandbox with the host's own addresses and link-local ranges. */
+  denyCidrs?: string[];
   /** Where the driver says that the sandbox network fell back to the host's or failed to start. */
   log?: NetworkLog;
 }
@@ -59,6 +62,19 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const running = new Map<number, Running>();
   const pending = new Set<number>();
+  /** slirp4netns instances being ended: a shutdown waits for them, so none outlives the server. */
+  const endingNetworks = new Set<Promise<void>>();
+  const endNetwork = (stop: (() => Promise<void>) | null): void => {
+    if (!stop) return;
+    const ended = stop();
+    endingNetworks.add(ended);
+    void ended.finally(() => endingNetworks.delete(ended));
+  };
+  /** Set by close: nothing new starts while the server shuts down. */
+  let closing = false;
+  const refuseWhileClosing = (): void => {
+    if (closing) throw new SandboxError('not_running', 'The server is shutting down');
+  };
 
   const dirOf = (s: SandboxRef): string => path.join(root, String(s.projectId));
   const workspaceDir = (s: SandboxRef): string => path.join(dirOf(s), 'workspace');
@@ -72,10 +88,16 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   if (networkMode === 'host') {
     log.warn('slirp4netns is not installed: sandboxes share the host network (and reach its loopback services). Install it (apt-get install slirp4netns) to give each sandbox its own.');
   }
+  const memory = probeMemoryCgroups(options.limits.memoryMb);
+  if (!memory.cgroups && options.limits.memoryMb > 0) {
+    log.warn(
+      `No memory cgroup for sandboxes (${memory.reason}): SANDBOX_MEMORY_MB=${options.limits.memoryMb} limits each process's address space (RLIMIT_AS), so several processes of one sandbox together can use more. Run the server where it may create cgroups (root, or a systemd unit with Delegate=yes) to limit each sandbox as a whole.`,
+    );
+  }
   const resolvConf = path.join(root, 'resolv.conf');
   if (networkMode === 'slirp') {
-    fs.mkdirSync(root, { recursive: true });
-    fs.writeFileSync(resolvConf, SLIRP_RESOLV_CONF, { mode: 0o644 });
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(resolvConf, SLIRP_RESOLV_CONF, { mode: 0o600 });
   }
 
   const processesOf = (projectId: number): Running => {
@@ -100,6 +122,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       hostUid: hostUid(s),
       newSession: opts.newSession ?? true,
       limits: options.limits,
+      cgroupProcs: memory.cgroups?.procsFile(s.projectId) ?? null,
     });
 
   const isRunning = (s: SandboxRef): boolean => fs.existsSync(workspaceDir(s));
@@ -113,6 +136,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     program: string[],
     opts: { readOnly?: boolean; env?: Record<string, string>; stdin?: 'pipe' | 'ignore'; network?: boolean } = {},
   ): ChildProcess => {
+    refuseWhileClosing();
     const { file, args } = argv(s, { readOnly: opts.readOnly, network: opts.network });
     const slirp = opts.network && networkMode === 'slirp';
     const child = spawn(file, [...args, ...program], {
@@ -122,12 +146,12 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       stdio: slirp ? [opts.stdin ?? 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : [opts.stdin ?? 'ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    const stopNetwork = slirp ? attachSlirp(child.stdio[3] as Readable, child.stdio[4] as Writable, log) : null;
+    const stopNetwork = slirp ? attachSlirp(child.stdio[3] as Readable, child.stdio[4] as Writable, log, options.denyCidrs) : null;
     const set = processesOf(s.projectId).children;
     set.add(child);
     child.once('close', () => {
       set.delete(child);
-      stopNetwork?.();
+      endNetwork(stopNetwork);
     });
     return child;
   };
@@ -159,21 +183,18 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   };
 
   const ensureLayout = (s: SandboxRef): void => {
-    fs.mkdirSync(root, { recursive: true, mode: 0o711 });
-    // The sandbox user must traverse DATA_DIR/sandboxes/<id> to have its workspace bound; listing stays closed.
-    for (const dir of [path.dirname(root), root]) {
-      const mode = fs.statSync(dir).mode & 0o777;
-      if ((mode & 0o001) === 0 && asRoot) fs.chmodSync(dir, mode | 0o001);
-    }
-    fs.mkdirSync(dirOf(s), { recursive: true, mode: 0o711 });
-    fs.chmodSync(dirOf(s), 0o711);
+    // The server's alone (0700/0600): the sandbox reaches its workspace through bwrapArgv's private mount.
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(dirOf(s), { recursive: true, mode: 0o700 });
+    fs.chmodSync(dirOf(s), 0o700);
     fs.mkdirSync(backupsDir(s), { recursive: true, mode: 0o700 });
-    fs.mkdirSync(etcDir(s), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(etcDir(s), { recursive: true, mode: 0o700 });
     fs.writeFileSync(
       path.join(etcDir(s), 'passwd'),
       `root:x:0:0:root:/root:/usr/sbin/nologin\n${s.username}:x:${SANDBOX_UID}:${SANDBOX_UID}:${s.username}:/home/${s.username}:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+      { mode: 0o600 },
     );
-    fs.writeFileSync(path.join(etcDir(s), 'group'), `root:x:0:\n${s.username}:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`);
+    fs.writeFileSync(path.join(etcDir(s), 'group'), `root:x:0:\n${s.username}:x:${SANDBOX_UID}:\nnogroup:x:65534:\n`, { mode: 0o600 });
   };
 
   /** An empty workspace owned by the sandbox user. */
@@ -224,6 +245,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       (child) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('close', () => resolve()), killChild(child)))),
     );
     for (const shell of entry.shells) {
+      closing.push(new Promise<void>((resolve) => shell.onExit(() => resolve())));
       try {
         shell.kill('SIGKILL');
       } catch {
@@ -262,6 +284,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       pending.add(s.projectId);
       try {
         await endProcesses(s.projectId);
+        memory.cgroups?.remove(s.projectId);
         fs.rmSync(workspaceDir(s), { recursive: true, force: true });
       } finally {
         pending.delete(s.projectId);
@@ -329,6 +352,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     },
 
     shell(s, opts: ShellOptions): SandboxPty {
+      refuseWhileClosing();
       requireRunning(s);
       // No --new-session: the pty must stay the shell's controlling terminal, or Ctrl-C reaches nobody.
       // The terminal is the sandbox's own, so TIOCSTI on it injects into nothing but itself.
@@ -343,12 +367,12 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
         cwd: '/',
         env: baseEnv(s.username, { TERM: 'xterm-256color', PS1: '\\u@sandbox:\\w\\$ ', ...opts.env }),
       });
-      const stopNetwork = wrapped ? attachSlirp(wrapped.info, wrapped.block, log) : null;
+      const stopNetwork = wrapped ? attachSlirp(wrapped.info, wrapped.block, log, options.denyCidrs) : null;
       const shells = processesOf(s.projectId).shells;
       shells.add(term);
       term.onExit(() => {
         shells.delete(term);
-        stopNetwork?.();
+        endNetwork(stopNetwork);
         wrapped?.cleanup();
       });
       return {
@@ -405,8 +429,27 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       return parseHistory(result.stdout);
     },
 
+    /** Ends every program, shell and slirp4netns this driver started, and resolves once they are reaped. */
     async close(): Promise<void> {
+      closing = true;
       await Promise.all([...running.keys()].map(endProcesses));
+      await Promise.all([...endingNetworks]);
+      memory.cgroups?.removeAll();
+    },
+
+    killAll(): void {
+      closing = true;
+      for (const entry of running.values()) {
+        for (const child of entry.children) killChild(child);
+        for (const shell of entry.shells) {
+          try {
+            // node-pty starts the shell as a session (and group) leader: its group is the whole sandbox.
+            process.kill(-shell.pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
     },
   };
 }

@@ -3,14 +3,16 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { applyEgressRules } from './egress';
 
 /**
  * The sandbox's own network: bwrap starts the program in a fresh network namespace (`--unshare-all`,
  * no `--share-net`) and waits on `--block-fd` while slirp4netns gives that namespace a user-mode
  * network (tap0, 10.0.2.0/24, DNS at 10.0.2.3) with `--disable-host-loopback`. The sandbox reaches the
  * internet but not the host's loopback services (the database, Redis, this server) nor its abstract
- * unix sockets, and cannot listen on the host's ports. Without slirp4netns the driver falls back to
- * the host's network and says so once at start.
+ * unix sockets, and cannot listen on the host's ports. Before it does, rules in that namespace reject
+ * the host's other addresses, link-local ranges and SANDBOX_DENY_CIDRS (./egress.ts). Without
+ * slirp4netns the driver falls back to the host's network and says so once at start.
  */
 
 /** The resolver inside the sandbox: slirp4netns's DNS forwarder (the host's may be on its loopback). */
@@ -65,9 +67,10 @@ export interface NetworkLog {
  * Gives the network namespace of the bwrap whose `--info-fd` is `info` a slirp4netns network, then
  * releases it through its `--block-fd` (`block`). The program starts without a network if slirp4netns
  * fails or is late, never not at all. Returns a function that ends slirp4netns (call it when the
- * sandboxed program exits; slirp4netns also ends when this process does, through its exit fd).
+ * sandboxed program exits) and resolves once it has exited and been reaped, so that a shutdown leaves
+ * no slirp4netns behind (it would otherwise linger a moment after this process, until its exit fd closes).
  */
-export function attachSlirp(info: Readable, block: Writable, log: NetworkLog): () => void {
+export function attachSlirp(info: Readable, block: Writable, log: NetworkLog, extraDeny: string[] = []): () => Promise<void> {
   let slirp: ChildProcess | null = null;
   let released = false;
   let text = '';
@@ -102,11 +105,22 @@ export function attachSlirp(info: Readable, block: Writable, log: NetworkLog): (
       release();
       return;
     }
-    void loopbackReady(pid).then(() => {
-      if (!released) start(namespaces);
-      fs.closeSync(namespaces.net);
-      fs.closeSync(namespaces.user);
-    });
+    // The egress rules go in before slirp4netns gives the namespace a way out; without them, no way out.
+    void loopbackReady(pid)
+      .then(() => (released ? undefined : applyEgressRules(namespaces, extraDeny)))
+      .then(
+        () => {
+          if (!released) start(namespaces);
+        },
+        (err: Error) => {
+          log.warn(`The sandbox's egress rules could not be set (${err.message}); the program runs without a network.`);
+          release();
+        },
+      )
+      .finally(() => {
+        fs.closeSync(namespaces.net);
+        fs.closeSync(namespaces.user);
+      });
   });
   /** slirp4netns on the held namespaces: fd 5 the network, fd 6 the user namespace that owns it (root needs none). */
   const start = (namespaces: { net: number; user: number }): void => {
@@ -136,7 +150,13 @@ export function attachSlirp(info: Readable, block: Writable, log: NetworkLog): (
   });
   return () => {
     release();
-    if (slirp && slirp.exitCode === null) (slirp.stdio[4] as Writable | null)?.destroy();
+    const running = slirp;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    // Closing its exit fd ends it; SIGKILL if it does not go at once.
+    (running.stdio[4] as Writable | null)?.destroy();
+    const kill = setTimeout(() => running.kill('SIGKILL'), 1_000);
+    return exited.finally(() => clearTimeout(kill));
   };
 }
 

@@ -331,6 +331,8 @@ export function createSandboxService({
     },
 
     close: (): Promise<void> => driver.close(),
+    /** For a shutdown out of time: the driver's host processes ended at once. */
+    killAll: (): void => driver.killAll?.(),
   };
 }
 

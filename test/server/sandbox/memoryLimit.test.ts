@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { SandboxRef } from '../../../src/server/sandbox/driver';
+import { createLocalDriver } from '../../../src/server/sandbox/local/localDriver';
+import { probeMemoryCgroups } from '../../../src/server/sandbox/local/memoryCgroup';
+
+/**
+ * SANDBOX_MEMORY_MB bounds the whole sandbox where a memory cgroup can be made (cgroup v2, or v1's memory
+ * controller on hybrid hosts): three processes of 120 MiB each cannot all live under 256 MiB. Where no
+ * cgroup can be made the limit is per process (RLIMIT_AS), the driver says so, and this is what it says.
+ */
+const LIMIT_MB = 256;
+const cgroups = probeMemoryCgroups(LIMIT_MB);
+const ref: SandboxRef = { projectId: 4, username: 'user_9_4' };
+
+/** Three processes each holding 120 MiB of written memory for a while: `held` for each that got it. */
+const HOGS = `for i in 1 2 3; do python3 -c "import time; b=b'x'*(120<<20); print('held', flush=True); time.sleep(6)" & done; wait; echo done`;
+
+describe('sandbox memory limit (for real)', () => {
+  let dataDir: string;
+  const warnings: string[] = [];
+
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-memory-'));
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  const driverWith = (memoryMb: number) =>
+    createLocalDriver({
+      root: path.join(dataDir, 'sandboxes'),
+      limits: { network: false, memoryMb, maxProcesses: 256, cpuSeconds: 600 },
+      uidBase: 200_000,
+      execTimeoutMs: 60_000,
+      log: { warn: (message) => warnings.push(message) },
+    });
+
+  (cgroups.cgroups ? it : it.skip)(`holds every process of a sandbox together under SANDBOX_MEMORY_MB (cgroup ${cgroups.cgroups?.kind ?? ''})`, async () => {
+    const driver = driverWith(LIMIT_MB);
+    try {
+      await driver.initialise(ref);
+      const result = await driver.exec(ref, HOGS);
+      const held = result.output.split('\n').filter((line) => line === 'held').length;
+      expect(result.output).toContain('done');
+      // 3 × 120 MiB do not fit in 256 MiB: the kernel ends at least one of them.
+      expect(held < 3 ? 'limited' : result.output.slice(0, 500)).toBe('limited');
+      expect(warnings.filter((w) => w.includes('No memory cgroup'))).toEqual([]);
+      // Without the limit, the same sandbox holds all three: it is the limit that ended them.
+      const unlimited = driverWith(0);
+      const free = await unlimited.exec(ref, HOGS);
+      expect(free.output.split('\n').filter((line) => line === 'held')).toHaveLength(3);
+      await unlimited.close();
+    } finally {
+      await driver.close();
+    }
+  }, 120_000);
+
+  (cgroups.cgroups ? it.skip : it)('says at start that the limit is per process where no memory cgroup can be made', () => {
+    const driver = driverWith(LIMIT_MB);
+    expect(warnings.join('\n')).toMatch(/No memory cgroup for sandboxes \(.+\): SANDBOX_MEMORY_MB=256 limits each process's address space \(RLIMIT_AS\)/);
+    void driver.close();
+  });
+});
