@@ -147,9 +147,13 @@ function analysisTexts(system: string): { texts: string[]; repository?: Reposito
   }
 }
 
-/** The analyser's questions the requirements can answer, and their answers once they are known. */
+/**
+ * The analyser's questions the requirements can answer, and their answers once they are known. The domain
+ * is the one the person gave, also where the plan cannot route it (a repository's own compose file gets
+ * no proxy: the requirements say so in a note).
+ */
 const ANALYSIS_ANSWERS: Array<{ question: RegExp; answer(stack: Stack, unknowns: Unknowns): string | undefined }> = [
-  { question: /^Which domain/, answer: (stack, unknowns) => (unknowns.domain ? undefined : (stack.domain ?? "No domain: served over HTTP on the server's IP")) },
+  { question: /^Which domain/, answer: (stack, unknowns) => (unknowns.domain ? undefined : (stack.domain ?? (stack.facts.noDomain ? undefined : stack.facts.domain) ?? "No domain: served over HTTP on the server's IP")) },
   { question: /^Where should it run/, answer: (stack, unknowns) => (unknowns.provider ? undefined : stack.machine.providerLabel) },
 ];
 
