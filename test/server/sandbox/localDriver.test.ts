@@ -237,6 +237,7 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
         const result = await offline.exec(one, `${probe('127.0.0.1', loopback.port)}; ${address && outside ? probe(address, outside.port) : 'false'}`);
         expect(result.exitCode).not.toBe(0);
         expect(result.output).not.toContain('hello-from-host');
+        await offline.close();
       } finally {
         loopback.close();
         outside?.close();
