@@ -1,3 +1,4 @@
+import { REQUIREMENTS_SECTION } from '../../../shared/constants/planning';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
 import { COMPONENTS } from './components';
 import { alternativesFor } from './products';
@@ -232,7 +233,7 @@ function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 
   const doc = contextBlock(system, 'requirements_document');
   if (!doc) return undefined;
   const parsed = parseRequirementsDocument(doc);
-  const sections = ['Required Stack', 'Configuration Requirements', 'Scale & Resource Requirements'].map((s) => parsed.sections[s] ?? '');
+  const sections = [REQUIREMENTS_SECTION.requiredStack, REQUIREMENTS_SECTION.configuration, REQUIREMENTS_SECTION.scale].map((s) => parsed.sections[s] ?? '');
   const cloud = ['Provider', 'Compute', 'Region'].map((f) => parsed.cloud[f] ?? '');
   const analysis = analysisTexts(system);
   const facts = extractFacts(own, requirementsFacts(sections, cloud));

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client';
 import { activities } from '../../db/schema';
 import type { Activity, ActivityDay, ActivityStatsResponse } from '../../../shared/api/activity';
 import { REQUIREMENTS_SUMMARY_MAX_CHARS } from '../../../shared/constants/activity';
+import { REQUIREMENTS_SECTION } from '../../../shared/constants/planning';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
 
 /** One thing that happened, as the code where it happened reports it. */
@@ -26,7 +27,7 @@ const utcDay = sql<string>`to_char(${activities.createdAt} at time zone 'UTC', '
 /** The first lines of the requirements document's Summary section, or undefined when there is none. */
 export function requirementsSummary(document: string | undefined | null): string | undefined {
   if (!document) return undefined;
-  const summary = parseRequirementsDocument(document).sections['Summary'];
+  const summary = parseRequirementsDocument(document).sections[REQUIREMENTS_SECTION.summary];
   if (!summary) return undefined;
   const lines = summary
     .split(/\r?\n/)
