@@ -1,5 +1,5 @@
 import type { Stack } from './composer';
-import type { PlanStep } from './documents';
+import type { PlanStep } from './plannerTypes';
 import { hostOnlySteps } from './hostOnlySteps';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';

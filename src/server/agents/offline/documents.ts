@@ -349,11 +349,7 @@ function fenceLang(path: string): string {
 // Implementation plan
 // ---------------------------------------------------------------------------------------------------
 
-export interface PlanStep {
-  title: string;
-  description: string;
-  commands: string[];
-}
+export type { PlanStep } from './plannerTypes';
 
 export function renderImplementationPlan(stack: Stack): string {
   const steps = planSteps(stack);

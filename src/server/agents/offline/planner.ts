@@ -1,3 +1,4 @@
+import type { PlannerReply, Turn } from './plannerTypes';
 import { REQUIREMENTS_SECTION } from '../../../shared/constants/planning';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
 import { COMPONENTS } from './components';
@@ -18,20 +19,7 @@ import { CONTINUE_PROMPT, TOOL_NAMES } from '../toolNames';
 
 export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer' | 'execution' | 'validation' | 'documentation' | 'devops';
 
-export interface Turn {
-  role: 'user' | 'assistant' | 'tool';
-  content: string;
-}
-
-export interface PlannerToolCall {
-  name: string;
-  args: Record<string, unknown>;
-}
-
-export interface PlannerReply {
-  text: string;
-  toolCalls: PlannerToolCall[];
-}
+export type { PlannerReply, PlannerToolCall, Turn } from './plannerTypes';
 
 /** The system prompt names the role on its first line, `Role: <role>`, and context in tagged blocks. */
 export function roleOf(system: string): AgentRole | undefined {

@@ -1,6 +1,6 @@
 import type { Stack } from './composer';
 import { connectCommands, PIN_HOST_KEY, SSH } from './remoteShell';
-import type { PlanStep } from './documents';
+import type { PlanStep } from './plannerTypes';
 
 /**
  * The first steps of a plan: reaching the server. The person's own server needs its key and its host
