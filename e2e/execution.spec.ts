@@ -76,7 +76,19 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   const screen = page.getByTestId('terminal');
   const box = await screen.boundingBox();
   expect(box!.height).toBeLessThan(700);
-  await page.waitForTimeout(1_000);
+  // A fit that grew the box did so once per rendered frame: thirty frames later it is the same, however busy the machine.
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        let left = 30;
+        const tick = (): void => {
+          left -= 1;
+          if (left === 0) resolve();
+          else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
   expect(await screen.boundingBox()).toEqual(box);
   await screen.click();
   await page.keyboard.type('echo hello-from-e2e');

@@ -3,7 +3,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { AgentName, ModelProvider } from './models';
 import { TOOL_NAMES } from './toolNames';
 import { buildToolGraph, type AgentTool, type ToolGraph } from './turnLoop';
-import { REQUIREMENTS_DOCUMENT } from '../../shared/constants/planning';
+import { REQUIREMENTS_DOCUMENT, REQUIREMENTS_SECTION } from '../../shared/constants/planning';
 import { SECRET_TYPES } from '../../shared/api/planning';
 
 /**
@@ -39,7 +39,7 @@ const SECRET_ITEM = {
 
 /** The section titles as the tool describes them: `Cloud Specifications with Provider/…/Region lines`. */
 const REQUIREMENT_SECTIONS = REQUIREMENTS_DOCUMENT.sections
-  .map((section) => (section === 'Cloud Specifications' ? `${section} with ${REQUIREMENTS_DOCUMENT.cloudSpecificationFields.join('/')} lines` : section))
+  .map((section) => (section === REQUIREMENTS_SECTION.cloud ? `${section} with ${REQUIREMENTS_DOCUMENT.cloudSpecificationFields.join('/')} lines` : section))
   .join(', ');
 
 /** Tool definitions in the OpenAI function format, which every LangChain chat model accepts. */

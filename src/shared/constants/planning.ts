@@ -36,16 +36,27 @@ export const REQUIREMENTS_TEXT = {
   },
 } as const;
 
+/** The requirements document's section titles, by what they hold (written once: the planner writes them, the app and the agents read them). */
+export const REQUIREMENTS_SECTION = {
+  summary: 'Summary',
+  requiredStack: 'Required Stack',
+  configuration: 'Configuration Requirements',
+  integrations: 'Service Integrations',
+  scale: 'Scale & Resource Requirements',
+  cloud: 'Cloud Specifications',
+  userDetails: 'Required User Details',
+} as const;
+
 /** The requirements document: its section titles in order, and where parsing stops. */
 export const REQUIREMENTS_DOCUMENT = {
   sections: [
-    'Summary',
-    'Required Stack',
-    'Configuration Requirements',
-    'Service Integrations',
-    'Scale & Resource Requirements',
-    'Cloud Specifications',
-    'Required User Details',
+    REQUIREMENTS_SECTION.summary,
+    REQUIREMENTS_SECTION.requiredStack,
+    REQUIREMENTS_SECTION.configuration,
+    REQUIREMENTS_SECTION.integrations,
+    REQUIREMENTS_SECTION.scale,
+    REQUIREMENTS_SECTION.cloud,
+    REQUIREMENTS_SECTION.userDetails,
   ],
   cloudSpecificationFields: ['Provider', 'Compute', 'Storage', 'Networking', 'Region'],
   generatedOnPrefix: 'Generated on',

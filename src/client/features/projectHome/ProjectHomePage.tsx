@@ -1,9 +1,9 @@
-import { useEffect, type ReactElement, type ReactNode } from 'react';
+import { type ReactElement, type ReactNode } from 'react';
 import { Link, NavLink, Route, Routes, useLocation, useNavigate, useParams } from 'react-router-dom';
 import styled from 'styled-components';
 import type { Project } from '../../../shared/api/projects';
 import { PROJECT_HOME_NAV } from '../../../shared/constants/documentation';
-import { PRODUCT_NAME, TIMING, WORKSPACE } from '../../../shared/constants/foundation';
+import { PRODUCT_NAME, WORKSPACE } from '../../../shared/constants/foundation';
 import { errorMessage, errorStatus } from '../../api/apiSlice';
 import { Button } from '../../common/components/Button';
 import { Card, CenteredPage } from '../../common/components/Card';
@@ -15,6 +15,7 @@ import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { UserProfile } from '../auth/UserProfile';
 import { useGetCurrentDocumentationQuery } from '../documentation/documentationApi';
 import { projectFromState } from '../projects/navigationState';
+import { ProjectNotFound } from '../projects/ProjectNotFound';
 import { useGetProjectQuery } from '../projects/projectsApi';
 import { ProjectCost } from '../stages/components/ProjectCost';
 import { SandboxPanel } from './components/SandboxPanel';
@@ -59,25 +60,6 @@ function ProjectHome({ projectId }: { projectId: number }): ReactElement {
   const projectQuery = useGetProjectQuery(projectId, { skip: projectFromState(location.state, projectId) !== null });
   if (errorStatus(projectQuery.error) === 404) return <ProjectNotFound />;
   return <ProjectHomeViews projectId={projectId} />;
-}
-
-/** 'Project not found', then to / (which sends a signed-in user on to /app), as the workspace does. */
-function ProjectNotFound(): ReactElement {
-  const navigate = useNavigate();
-  useEffect(() => {
-    const timer = window.setTimeout(() => navigate('/', { replace: true }), TIMING.projectNotFoundRedirectMs);
-    return () => window.clearTimeout(timer);
-  }, [navigate]);
-  return (
-    <CenteredPage>
-      <Card role="alert">
-        <h1>{WORKSPACE.projectNotFound}</h1>
-        <Button $variant="primary" onClick={() => navigate('/app')}>
-          {WORKSPACE.returnToProjects}
-        </Button>
-      </Card>
-    </CenteredPage>
-  );
 }
 
 function ProjectHomeViews({ projectId }: { projectId: number }): ReactElement {

@@ -1,9 +1,9 @@
-import { Suspense, useEffect, useState, type ReactElement, type ReactNode } from 'react';
+import { Suspense, useState, type ReactElement, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router-dom';
 import styled from 'styled-components';
 import type { Project } from '../../../shared/api/projects';
 import type { Stage } from '../../../shared/api/stages';
-import { PRODUCT_NAME, TIMING, WORKSPACE } from '../../../shared/constants';
+import { PRODUCT_NAME, WORKSPACE } from '../../../shared/constants';
 import { errorMessage, errorStatus } from '../../api/apiSlice';
 import { Button } from '../../common/components/Button';
 import { ButtonRow, Card, CenteredPage } from '../../common/components/Card';
@@ -15,6 +15,7 @@ import { Centered, Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { UserProfile } from '../auth/UserProfile';
 import { projectFromState } from '../projects/navigationState';
+import { ProjectNotFound } from '../projects/ProjectNotFound';
 import { useGetProjectQuery } from '../projects/projectsApi';
 import { ProjectCost } from './components/ProjectCost';
 import { StageList } from './components/StageList';
@@ -164,21 +165,6 @@ function EmptyState({ title, detail }: { title: string; detail?: string }): Reac
       <h2>{title}</h2>
       {detail && <MutedText>{detail}</MutedText>}
     </Card>
-  );
-}
-
-/** 'Project not found', then to / (which sends a signed-in user on to /app). */
-function ProjectNotFound(): ReactElement {
-  const navigate = useNavigate();
-  useEffect(() => {
-    const timer = window.setTimeout(() => navigate('/', { replace: true }), TIMING.projectNotFoundRedirectMs);
-    return () => window.clearTimeout(timer);
-  }, [navigate]);
-  return (
-    <Notice title={WORKSPACE.projectNotFound} role="alert">
-      <MutedText>Taking you back to your projects...</MutedText>
-      <ReturnToProjects />
-    </Notice>
   );
 }
 

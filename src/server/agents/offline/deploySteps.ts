@@ -1,5 +1,5 @@
 import type { Stack } from './composer';
-import type { PlanStep } from './documents';
+import type { PlanStep } from './plannerTypes';
 import { dockerUserAllowlist, moveSshStep, movesSsh, sshPorts, sshSources, ufwAllow, webIsPublic, webSources } from './accessRules';
 import { mountVolumeStep, storageChecks } from './dataVolume';
 import { LOCAL_BUNDLE } from '../../services/repositories/localRepositories';

@@ -1,4 +1,4 @@
-import type { PlannerReply, Turn } from './planner';
+import type { PlannerReply, Turn } from './plannerTypes';
 
 /** The DevOps Helper's one tool (see services/devopsHelper/devopsHelperAgent.ts). */
 import { DEVOPS_HELPER_TOOLS } from '../toolNames';

@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import { REQUIREMENTS_DOCUMENT } from '../../../shared/constants/planning';
+import { REQUIREMENTS_DOCUMENT, REQUIREMENTS_SECTION as S } from '../../../shared/constants/planning';
 import { COMPONENTS, type SecretSpec } from './components';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
 import { accessSummary } from './accessRules';
@@ -184,13 +184,13 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     ...(stack.domain ? [`DNS: A records for ${stack.routes.map((r) => r.host).join(', ')} at your DNS provider`] : []),
   ];
   return [
-    `Summary:\n${summary}`,
-    `Required Stack:\n${list(unknowns.workload ? [`Docker Engine with the Compose v2 plugin; the workload is ${TO_CONFIRM}`] : requiredStack)}`,
-    `Configuration Requirements:\n${list(config)}`,
-    `Service Integrations:\n${list(unknowns.workload ? [TO_CONFIRM] : integrations)}`,
-    `Scale & Resource Requirements:\n${list(scale)}`,
-    `Cloud Specifications:\n${list(cloud)}`,
-    `Required User Details:\n${list(userDetails)}`,
+    `${S.summary}:\n${summary}`,
+    `${S.requiredStack}:\n${list(unknowns.workload ? [`Docker Engine with the Compose v2 plugin; the workload is ${TO_CONFIRM}`] : requiredStack)}`,
+    `${S.configuration}:\n${list(config)}`,
+    `${S.integrations}:\n${list(unknowns.workload ? [TO_CONFIRM] : integrations)}`,
+    `${S.scale}:\n${list(scale)}`,
+    `${S.cloud}:\n${list(cloud)}`,
+    `${S.userDetails}:\n${list(userDetails)}`,
     `${REQUIREMENTS_DOCUMENT.generatedOnPrefix}: ${now.toISOString()}`,
     '',
     secretsSection(stack.secrets),
@@ -351,11 +351,7 @@ function fenceLang(path: string): string {
 // Implementation plan
 // ---------------------------------------------------------------------------------------------------
 
-export interface PlanStep {
-  title: string;
-  description: string;
-  commands: string[];
-}
+export type { PlanStep } from './plannerTypes';
 
 export function renderImplementationPlan(stack: Stack): string {
   const steps = planSteps(stack);

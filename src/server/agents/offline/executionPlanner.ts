@@ -1,4 +1,4 @@
-import type { PlannerReply, Turn } from './planner';
+import type { PlannerReply, Turn } from './plannerTypes';
 
 /** The execution agent's tools (see services/execution/executionAgent.ts). */
 import { EXECUTION_TOOLS } from '../toolNames';

@@ -1,5 +1,5 @@
 import type { Stack } from './composer';
-import type { PlanStep } from './documents';
+import type { PlanStep } from './plannerTypes';
 import { finalSshPort, moveSshStep, movesSsh, sshPorts, sshSources, ufwAllow } from './accessRules';
 import { remote } from './remoteShell';
 

@@ -1,3 +1,5 @@
+import type { PlannerReply, Turn } from './plannerTypes';
+import { REQUIREMENTS_SECTION } from '../../../shared/constants/planning';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
 import { COMPONENTS } from './components';
 import { alternativesFor } from './products';
@@ -18,20 +20,7 @@ import { CONTINUE_PROMPT, TOOL_NAMES } from '../toolNames';
 
 export type AgentRole = 'requirements' | 'architect' | 'implementation' | 'analyzer' | 'execution' | 'validation' | 'documentation' | 'devops';
 
-export interface Turn {
-  role: 'user' | 'assistant' | 'tool';
-  content: string;
-}
-
-export interface PlannerToolCall {
-  name: string;
-  args: Record<string, unknown>;
-}
-
-export interface PlannerReply {
-  text: string;
-  toolCalls: PlannerToolCall[];
-}
+export type { PlannerReply, PlannerToolCall, Turn } from './plannerTypes';
 
 /** The system prompt names the role on its first line, `Role: <role>`, and context in tagged blocks. */
 export function roleOf(system: string): AgentRole | undefined {
@@ -296,7 +285,7 @@ function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 
   const doc = contextBlock(system, 'requirements_document');
   if (!doc) return undefined;
   const parsed = parseRequirementsDocument(doc);
-  const sections = ['Required Stack', 'Configuration Requirements', 'Scale & Resource Requirements'].map((s) => parsed.sections[s] ?? '');
+  const sections = [REQUIREMENTS_SECTION.requiredStack, REQUIREMENTS_SECTION.configuration, REQUIREMENTS_SECTION.scale].map((s) => parsed.sections[s] ?? '');
   const cloud = ['Provider', 'Compute', 'Region'].map((f) => parsed.cloud[f] ?? '');
   const analysis = analysisTexts(system);
   const facts = extractFacts(own, requirementsFacts(sections, cloud));

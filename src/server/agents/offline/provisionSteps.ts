@@ -1,6 +1,6 @@
 import type { Stack } from './composer';
 import { connectCommands, PIN_HOST_KEY, SSH } from './remoteShell';
-import type { PlanStep } from './documents';
+import type { PlanStep } from './plannerTypes';
 import { accessSummary, sshPorts, sshSources, webIsPublic, webSources } from './accessRules';
 import { createVolumeCommands } from './dataVolume';
 

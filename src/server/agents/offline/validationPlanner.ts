@@ -1,4 +1,4 @@
-import type { PlannerReply, Turn } from './planner';
+import type { PlannerReply, Turn } from './plannerTypes';
 import { readStackDefinition } from './documents';
 import { deployedStack, serverChecks, type Check } from './serverChecks';
 

@@ -3,6 +3,7 @@ import type { Db, Tx } from '../../db/client';
 import { activities, activityDays } from '../../db/schema';
 import type { Activity, ActivityDay, ActivityStatsResponse } from '../../../shared/api/activity';
 import { REQUIREMENTS_SUMMARY_MAX_CHARS } from '../../../shared/constants/activity';
+import { REQUIREMENTS_SECTION } from '../../../shared/constants/planning';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
 
 /** One thing that happened, as the code where it happened reports it. */
@@ -27,7 +28,7 @@ const dayOf = (d: Date): string => d.toISOString().slice(0, 10);
 /** The first lines of the requirements document's Summary section, or undefined when there is none. */
 export function requirementsSummary(document: string | undefined | null): string | undefined {
   if (!document) return undefined;
-  const summary = parseRequirementsDocument(document).sections['Summary'];
+  const summary = parseRequirementsDocument(document).sections[REQUIREMENTS_SECTION.summary];
   if (!summary) return undefined;
   const lines = summary
     .split(/\r?\n/)
