@@ -1,5 +1,5 @@
 import type { Stack } from './composer';
-import type { PlanStep } from './documents';
+import type { PlanStep } from './plannerTypes';
 import { remote, SERVER_ADDRESS, SSH, SSH_CONFIG } from './remoteShell';
 
 /**
