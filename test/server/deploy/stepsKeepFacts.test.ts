@@ -170,6 +170,8 @@ describe('the steps are shell that bash parses', () => {
     'Uptime Kuma on Azure, only allow access from our office IP 198.51.100.20',
     'MinIO with 500 GB of data on my existing server deploy@203.0.113.7, move SSH to port 2222, only allow access from 198.51.100.20',
     'Harden my server root@203.0.113.9 with ufw and fail2ban, no docker, move SSH to port 2222, SSH only from 198.51.100.0/24',
+    'PostgreSQL and Redis with nginx in front, on my existing server deploy@203.0.113.7 port 2222, plain HTTP',
+    'n8n with PostgreSQL on Hetzner with the domain n8n.example.com and https',
   ];
   it.each(requests)('%s', (request) => {
     for (const step of planSteps(stackOf(request))) {

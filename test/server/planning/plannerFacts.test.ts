@@ -111,3 +111,16 @@ describe('offline planner keeps the facts a person gives', () => {
     expect(p.compose).not.toMatch(/(?<!\$)\$'/);
   });
 });
+
+describe('the catalogue sizes the machine by CPU as well as memory', () => {
+  test('a product with a minimum vCPU count moves the machine up to it, and says why', () => {
+    const jellyfin = composeStack(Object.assign(extractFacts(['Jellyfin on DigitalOcean in Frankfurt']), { acceptsDefaults: true }));
+    expect(jellyfin.machine.vcpus).toBeGreaterThanOrEqual(2);
+    expect(jellyfin.machine.instanceType).toBe('s-2vcpu-4gb');
+    expect(jellyfin.notes).toContain('Sized for at least 2 vCPUs: Jellyfin 10.10 needs them.');
+    const ollama = composeStack(Object.assign(extractFacts(['Ollama on Hetzner']), { acceptsDefaults: true }));
+    expect(ollama.machine.vcpus).toBeGreaterThanOrEqual(4);
+    const kuma = composeStack(Object.assign(extractFacts(['Uptime Kuma on DigitalOcean']), { acceptsDefaults: true }));
+    expect(kuma.machine.instanceType).toBe('s-1vcpu-2gb');
+  });
+});

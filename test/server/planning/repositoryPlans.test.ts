@@ -37,7 +37,8 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 async function analyse(fixture: string, branch: string, without: string[] = []): Promise<Inspection> {
   const files = Object.fromEntries(Object.entries(filesOf(path.join(FIXTURES, fixture))).filter(([p]) => !without.includes(p)));
   const name = `${fixture}-${branch}-${without.length}`;
-  makeRepository(path.join(tmp, name), [{ name: branch, files }]);
+  // Made once per fixture, branch and omission; later tests read the same repository.
+  if (!fs.existsSync(path.join(tmp, name))) makeRepository(path.join(tmp, name), [{ name: branch, files }]);
   const snapshot = await createLocalRepositories(tmp).snapshot({ installationId: 1, publicInstallationId: 1 }, `local/${name}`, branch);
   return inspectRepository(snapshot, null);
 }
@@ -181,5 +182,14 @@ describe('a repository without a compose file', () => {
     expect(p.implementation).not.toMatch(/github\.com\/local\//);
     expect(p.secrets).not.toContain('GITHUB_TOKEN');
     expect(p.secrets).not.toContain('APP_REPOSITORY_URL');
+  });
+});
+
+describe('the architecture says what each service of a repository is', () => {
+  it('services built per Dockerfile are the application, catalogued images are named by product', async () => {
+    const split = planFor(await analyse('example-voting-app', 'main', ['docker-compose.yml']), 'dockersamples/example-voting-app', 'main');
+    expect(split.architecture).toMatch(/\| vote \| built from the repository \| the application itself/);
+    const own = planFor(await analyse('example-voting-app', 'main'), 'dockersamples/example-voting-app', 'main');
+    expect(own.architecture).toMatch(/\| db \| `postgres:15-alpine` \| PostgreSQL/);
   });
 });

@@ -42,6 +42,7 @@ function toComponent(p: ProductFile): Component {
     requires: p.requires ?? [],
     tls: p.tls,
     diskGb: p.diskGb,
+    minCpus: p.minCpus ?? 1,
     secrets: (p.secrets ?? []).map((s) => ({ name: s.name, description: s.description, required: s.required ?? true, secret_type: s.secret_type ?? 'password' })),
     services: p.services.map((s) => ({ ...s, healthcheck: s.healthcheck ? { ...HEALTHCHECK_DEFAULTS, ...s.healthcheck } : undefined })),
   };

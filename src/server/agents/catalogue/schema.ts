@@ -78,6 +78,8 @@ export const ProductSchema = Type.Object(
     tls: Type.Union([Type.Literal('required'), Type.Literal('recommended'), Type.Literal('none')]),
     /** Minimum resources: memory is the sum of its services' memoryMb; disk in GB beyond the system. */
     diskGb: Type.Integer({ minimum: 0 }),
+    /** Minimum vCPUs the product needs to run usefully (its documentation's requirement); 1 when absent. */
+    minCpus: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
     secrets: Type.Optional(Type.Array(SecretSchema)),
     services: Type.Array(ServiceSchema, { minItems: 1 }),
   },

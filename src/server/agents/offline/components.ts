@@ -68,6 +68,8 @@ export interface Component {
   secrets: SecretSpec[];
   /** Disk it needs, in GB, beyond the operating system. */
   diskGb: number;
+  /** vCPUs it needs at least: the machine is sized up to them. */
+  minCpus: number;
   /** Upstream documentation link. */
   docs: string;
   /** Names people use for it (regular expression sources, matched as whole words). */

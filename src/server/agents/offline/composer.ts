@@ -163,7 +163,7 @@ const FIXED_DISKS: Partial<Record<ProviderId, number[]>> = {
   digitalocean: [50, 80, 160, 320, 100],
 };
 
-function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
+function machineFor(facts: Facts, memoryMb: number, diskGb: number, minCpus = 1): Machine {
   const provider = facts.provider ?? 'vps';
   const needGb = (memoryMb + 512) * 1.25 / 1024;
   let tier = TIERS_GB.findIndex((gb) => gb >= needGb);
@@ -174,6 +174,8 @@ function machineFor(facts: Facts, memoryMb: number, diskGb: number): Machine {
     tier = asked < 0 ? TIERS_GB.length - 1 : asked;
   }
   tier = Math.min(TIERS_GB.length - 1, tier + (facts.memoryGb ? 0 : loadTierBump(facts.load)));
+  // A product that needs more vCPUs than the memory tier has moves the machine up (never past the largest).
+  while (!facts.cpus && tier < TIERS_GB.length - 1 && TIER_VCPUS[provider][tier]! < minCpus) tier += 1;
   const instanceType = facts.instanceType ?? INSTANCE_TYPES[provider][tier]!;
   const wanted = Math.max(diskGb, facts.storageGb ? facts.storageGb + SYSTEM_DISK_GB : 0);
   if (fixed) {
@@ -469,6 +471,9 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     for (const c of facts.custom) if (!c.port) notes.push(`${c.image} runs without a published port: tell me the port it listens on to reach it from outside.`);
   }
   const memoryMb = services.reduce((n, s) => n + s.memoryMb, 0);
+  const minCpus = Math.max(1, ...components.map((c) => c.minCpus));
+  const needsCpus = components.filter((c) => c.minCpus === minCpus && minCpus > 1).map((c) => c.label);
+  if (needsCpus.length && !facts.instanceType) notes.push(`Sized for at least ${minCpus} vCPUs: ${needsCpus.join(' and ')} need${needsCpus.length === 1 ? 's' : ''} them.`);
   const diskGb = Math.ceil((components.reduce((n, c) => n + c.diskGb, 0) + 10) / 10) * 10;
   return {
     facts,
@@ -485,7 +490,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     composeYaml: hostOnly ? '' : YAML.stringify(compose, { lineWidth: 0, version: '1.1' }),
     files,
     secrets,
-    machine: machineFor(facts, memoryMb, Math.max(20, diskGb)),
+    machine: machineFor(facts, memoryMb, Math.max(20, diskGb), minCpus),
     memoryMb,
     repository: options.repository,
     notes,

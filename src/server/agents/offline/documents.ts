@@ -292,8 +292,10 @@ export function renderArchitecturePlan(stack: Stack): string {
     '| Service | Image | Purpose | Healthcheck |',
     '|---|---|---|---|',
     ...stack.services.map((s) => {
-      const c = stack.components.find((x) => x.services.some((y) => y.name === s.name));
-      return `| ${s.name} | ${s.image === 'build' ? 'built from the repository' : `\`${s.image}\``} | ${c?.purpose ?? 'certificate renewal'} | ${s.healthcheck ? 'yes' : `no — ${s.noHealthcheck ?? 'not supported'}`} |`;
+      // A service built from the repository may carry its folder's name (one per Dockerfile).
+      const c = stack.components.find((x) => x.services.some((y) => y.name === s.name)) ?? (s.image === 'build' ? stack.components.find((x) => x.id === 'app') : undefined);
+      const purpose = (c?.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c?.purpose || 'certificate renewal';
+      return `| ${s.name} | ${s.image === 'build' ? 'built from the repository' : `\`${s.image}\``} | ${purpose} | ${s.healthcheck ? 'yes' : `no — ${s.noHealthcheck ?? 'not supported'}`} |`;
     }),
   ];
   const files = stack.files.map((f) => `### ${f.path}\n\n\`\`\`${fenceLang(f.path)}\n${f.content.trimEnd()}\n\`\`\``);
