@@ -1,12 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { openDatabase, type Database } from '../../../src/server/db/client';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { freePort } from '../helpers/freePort';
 
 /** The newest PostgreSQL binaries Debian installed (.ci/run installs the package). */
 function postgresBin(): string | null {
@@ -15,17 +15,6 @@ function postgresBin(): string | null {
   const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')));
   versions.sort((a, b) => Number(a) - Number(b));
   return versions.length ? path.join(root, versions[versions.length - 1]!, 'bin') : null;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 const bin = postgresBin();

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { planningDocuments } from '../../../src/server/db/schema';
 import { asOtherUser, asRoot, modesUnder } from '../helpers/fileAccess';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { freePort } from '../helpers/freePort';
 
 /**
  * The real server process (`node --import tsx src/server/server.ts`) on PostgreSQL, so this test can write
@@ -17,16 +17,6 @@ import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 const describeOnPostgres = process.env.TEST_DATABASE_URL || process.env.CI ? describe : describe.skip;
 
 const PLAN = ['# Implementation Plan', '', '## Step 1: Wait a long time', '', 'Runs until it is stopped.', '', '```bash', 'echo step-started; sleep 600', '```', ''].join('\n');
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** The pids below `root` in the process tree, read from /proc. */
 function descendants(root: number): Map<number, string> {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { startNode, stopChild, waitForUrl } from '../../bench/processes';
 import { createPostgresTestDatabase } from '../helpers/testDatabase';
+import { freePort } from '../helpers/freePort';
 
 /**
  * Two replicas of the real server (two processes) on one PostgreSQL database and one Redis, sharing
@@ -14,16 +15,6 @@ import { createPostgresTestDatabase } from '../helpers/testDatabase';
  */
 const ORIGIN = 'http://app.test';
 const START_MS = 180_000;
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** Starts Debian's redis-server on a free port, nothing kept on disk; resolves once it answers PING. */
 async function startRedis(dir: string): Promise<{ url: string; child: ChildProcess }> {
