@@ -1,3 +1,5 @@
+import { SEALED_REFERENCE } from './sealedSecrets';
+
 /** What a secret is replaced with in any output. */
 export const REDACTED = '[REDACTED]';
 
@@ -130,16 +132,19 @@ export function createRedactor(secrets: readonly string[]): Redactor {
 }
 
 /**
- * The one whole-text redaction: a function that blanks every form of the given secret values in a
- * complete text (a command, an error, a stored output, a commit message, a log line). The pattern is
+ * The one whole-text redaction: a function that blanks every form of the given secret values, and every
+ * sealed reference to a secret, in a complete text (a command, an error, a stored output, a commit
+ * message, a log line). The pattern is
  * built once, so keep the function for as long as the secrets stay the same.
  *   const redact = textRedactor(Object.values(await secrets.secretValues(projectId)));
  *   store({ command: redact(command) });
  */
 export function textRedactor(secrets: readonly string[]): (text: string) => string {
   const { pattern } = compile(secrets);
+  // A stored command or plan holds sealed references to secrets (sealedSecrets.ts): shown like the value.
+  const hideSealed = (text: string): string => text.replace(SEALED_REFERENCE, REDACTED);
   // The longest form first at each position, as the streaming redactor does: a whole text has no tail to hold.
-  return pattern ? (text) => text.replace(pattern, REDACTED) : (text) => text;
+  return pattern ? (text) => hideSealed(text.replace(pattern, REDACTED)) : hideSealed;
 }
 
 /** Redacts a complete text in one go (a single use of `textRedactor`). */

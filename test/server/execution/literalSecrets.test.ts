@@ -6,18 +6,25 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import WebSocket from 'ws';
-import { planningDocuments } from '../../../src/server/db/schema';
 import { textRedactor } from '../../../src/server/sandbox/redactor';
+import { SEALED_REFERENCE, sealedReference } from '../../../src/server/sandbox/sealedSecrets';
 import type { ApprovalRequestMessage } from '../../../src/shared/events';
 import type { ExecutionProgress, Step } from '../../../src/shared/api/execution';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { startModelWireServer, type ModelWireServer } from '../helpers/modelWireServer';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
 const ORIGIN = 'http://app.test';
 /** A User Secret the person then types literally into commands (no 8 characters of it occur by chance). */
 const SECRET = 'Lit3ral-Qv7Zx-hunter2-Wq9k';
-/** Any form of the secret the redactor knows (the value, its base64 at any offset, hex, 8-character runs). */
-const leaks = (text: string): boolean => textRedactor([SECRET])(text) !== text;
+/**
+ * Any form of the secret the redactor knows (the value, its base64 at any offset, hex, 8-character runs).
+ * A sealed reference names the secret without holding it: not a leak.
+ */
+const leaks = (text: string): boolean => {
+  const unsealed = text.replace(SEALED_REFERENCE, '');
+  return textRedactor([SECRET])(unsealed) !== unsealed;
+};
 /** Where in `text` a form of the secret shows, for a readable failure. */
 const leakIn = (label: string, text: string): string | null => (leaks(text) ? `${label}: ${text.slice(0, 160)}` : null);
 
@@ -34,6 +41,7 @@ describe('a secret typed literally into a command', () => {
   let base: string;
   let alice: TestUser;
   let projectId: number;
+  let wire: ModelWireServer;
   const logLines: string[] = [];
 
   const headers = (): Record<string, string> => ({ ...alice.headers, 'project-id': String(projectId) });
@@ -79,6 +87,9 @@ describe('a secret typed literally into a command', () => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-literal-'));
     database = await openTestDatabase('pglite');
+    // The implementation planner (and the execution and helper agents, which share its model) is a model
+    // behind an OpenAI-compatible endpoint that calls the tools it is scripted to, with the value typed in.
+    wire = await startModelWireServer();
     const stream = new Writable({
       write(chunk, _enc, done) {
         logLines.push(String(chunk));
@@ -86,7 +97,14 @@ describe('a secret typed literally into a command', () => {
       },
     });
     app = await buildTestApp(database, {
-      env: { DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, LOGIN_RATE_LIMIT_PER_MINUTE: '1000' },
+      env: {
+        DATA_DIR: dataDir,
+        PUBLIC_URL: ORIGIN,
+        LOGIN_RATE_LIMIT_PER_MINUTE: '1000',
+        MODEL_PROVIDER: 'openai',
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: `${wire.url}/v1`,
+      },
       logger: { level: 'trace', stream },
     });
     base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace(/^http/, 'ws');
@@ -98,10 +116,14 @@ describe('a secret typed literally into a command', () => {
   afterAll(async () => {
     await app.close();
     await database.destroy();
+    await wire.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("a step's command runs with the value; the terminal-commands stream, the step and the history show it redacted", async () => {
+  /** A column of the project's rows, as the database holds it. */
+  const stored = async (query: string): Promise<string[]> => ((await database.db.execute(sql.raw(query))) as unknown as { rows: Array<{ v: string }> }).rows.map((r) => r.v);
+
+  it("a step's command runs with the value; the plan, the terminal-commands stream, the step and the history show it redacted", async () => {
     const plan = [
       '# Implementation Plan',
       '',
@@ -115,11 +137,20 @@ describe('a secret typed literally into a command', () => {
       '```',
       '',
     ].join('\n');
-    await database.db.insert(planningDocuments).values({ projectId, kind: 'implementation', content: plan });
+    wire.script.push({ toolCall: { name: 'save_implementation_plan', arguments: { plan } } }, { text: 'The plan is saved.' });
+    expect((await call('POST', '/api/planning/implementation-planner', { message: 'Write the plan with my password in it' })).statusCode).toBe(200);
+    // Stored with the secret sealed by name; shown with it blanked.
+    const [document] = await stored(`select content as v from planning_documents where project_id = ${projectId} and kind = 'implementation'`);
+    expect(document).toBe(plan.split(SECRET).join(sealedReference('DB_PASSWORD')));
+    const shown = (await call('GET', '/api/planning/implementation-plan')).json() as { plan: string };
+    expect(shown.plan).toContain('echo "step saw [REDACTED]" > step.txt');
+    expect(leakIn('implementation plan', shown.plan)).toBeNull();
+
     expect((await call('POST', '/api/execution/trigger', { message: 'Start execution' })).statusCode).toBe(200);
     const planId = (await progress()).id;
     const frames = await commandFramesDuring(() => call('POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true }));
     const step = await settled(1);
+    expect(await stored(`select command as v from execution_steps where step_number = 1`)).toEqual([`echo "step saw ${sealedReference('DB_PASSWORD')}" > step.txt\necho "connecting with ${sealedReference('DB_PASSWORD')}"; printf %s '${sealedReference('DB_PASSWORD')}' | base64; ls /nonexistent-${sealedReference('DB_PASSWORD')} || true`]);
 
     const history = (await call('GET', `/api/sandboxes/${projectId}/history`)).json() as { commits: Array<{ message: string }> };
     expect(
@@ -134,7 +165,9 @@ describe('a secret typed literally into a command', () => {
   });
 
   it("a step's command changed through the execution chat runs with the value; the chat and the step show it redacted", async () => {
-    const message = `Please change step 1 command to \`echo "agent saw ${SECRET}" > agent.txt\``;
+    const command = `echo "agent saw ${SECRET}" > agent.txt`;
+    wire.script.push({ toolCall: { name: 'update_step', arguments: { step_number: 1, command } } }, { text: `I changed step 1 to run \`${command}\`` });
+    const message = `Please change step 1 command to \`${command}\``;
     const chat = await app.inject({ method: 'GET', url: `/api/execution/agent?message=${encodeURIComponent(message)}`, headers: headers() });
     expect(chat.statusCode).toBe(200);
     const planId = (await progress()).id;
@@ -159,6 +192,7 @@ describe('a secret typed literally into a command', () => {
       }),
     );
     await new Promise((resolve) => ws.once('open', resolve));
+    wire.script.push({ toolCall: { name: 'run_command', arguments: { command: `echo "helper saw ${SECRET}" > helper.txt; cat helper.txt` } } }, { text: `It printed: helper saw ${SECRET}` });
     const reply = app.inject({ method: 'POST', url: '/api/devops-helper/chat', headers: headers(), payload: { message: `please run \`echo "helper saw ${SECRET}" > helper.txt; cat helper.txt\`` } });
     const request = await first;
     expect((await call('POST', '/api/devops-helper/approval', { approval_id: request.id, approved: true })).statusCode).toBe(200);
@@ -185,14 +219,27 @@ describe('a secret typed literally into a command', () => {
     expect(leakIn('terminal', output)).toBeNull();
   });
 
-  it('every database row holds the value nowhere (chat threads included), apart from the plan itself', async () => {
+  it('a step whose sealed secret was removed fails naming it, and runs nothing', async () => {
+    const planId = (await progress()).id;
+    await database.db.execute(sql.raw(`update planning_secrets set ciphertext = null, iv = null where project_id = ${projectId} and name = 'DB_PASSWORD'`));
+    try {
+      fs.rmSync(workspaceFile('step.txt'), { force: true });
+      await database.db.execute(sql.raw(`update execution_steps set command = 'echo "again ${sealedReference('DB_PASSWORD')}" > step.txt' where step_number = 1`));
+      expect((await call('POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true })).statusCode).toBe(200);
+      const step = await settled(1);
+      expect(step).toMatchObject({ status: 'failed', command: 'echo "again [REDACTED]" > step.txt', error_message: 'User Secret DB_PASSWORD is not set: add it under User Secrets, then re-execute this step' });
+      expect(fs.existsSync(workspaceFile('step.txt'))).toBe(false);
+    } finally {
+      await app.services.planning.storeAnalysisSecrets(projectId, { environment: [{ name: 'DB_PASSWORD', description: 'database password', value: SECRET }] });
+    }
+  });
+
+  it('every database row holds the value nowhere: plans, step commands and chat threads included', async () => {
     const rowsOf = async <T>(query: string): Promise<T[]> => ((await database.db.execute(sql.raw(query))) as unknown as { rows: T[] }).rows;
     const tables = await rowsOf<{ name: string }>(`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
     const found: string[] = [];
     for (const { name } of tables) {
-      // The plan's text and its steps' commands are what an approval runs, byte for byte: the value stays there.
-      const except = name === 'planning_documents' ? ` - 'content'` : /_steps$/.test(name) ? ` - 'command'` : '';
-      for (const { row } of await rowsOf<{ row: string }>(`select (to_jsonb(t)${except})::text as row from "${name}" t`)) {
+      for (const { row } of await rowsOf<{ row: string }>(`select to_jsonb(t)::text as row from "${name}" t`)) {
         // Chat threads are stored base64-encoded: read them as text too.
         const decoded = [...row.matchAll(/"([A-Za-z0-9+/]{40,}={0,2})"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8')).join('\n');
         const leak = leakIn(name, `${row}\n${decoded}`);

@@ -15,9 +15,14 @@ export interface WireFailure {
   body: Record<string, unknown>;
 }
 
+/** One scripted OpenAI answer: a tool call (arguments as an object), or text. */
+export type ScriptedAnswer = { toolCall: { name: string; arguments: Record<string, unknown> } } | { text: string };
+
 export interface ModelWireServer {
   url: string;
   requests: RecordedRequest[];
+  /** OpenAI answers given in order, one per request, before the recorded stream is used again. */
+  script: ScriptedAnswer[];
   /** While set, every model request is answered with this error instead of a recorded stream. */
   failure: WireFailure | null;
   close(): Promise<void>;
@@ -36,6 +41,7 @@ export async function startModelWireServer(options: { chunkDelayMs?: number } = 
   const wire: ModelWireServer = {
     url: '',
     requests,
+    script: [],
     failure: null,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -46,6 +52,12 @@ export async function startModelWireServer(options: { chunkDelayMs?: number } = 
       requests.push({ path: req.url ?? '', headers: req.headers, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} });
       if (wire.failure) {
         res.writeHead(wire.failure.status, { 'content-type': 'application/json', 'retry-after': '0' }).end(JSON.stringify(wire.failure.body));
+        return;
+      }
+      const scripted = req.url?.endsWith('/chat/completions') ? wire.script.shift() : undefined;
+      if (scripted) {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+        res.end(openAiStream(scripted));
         return;
       }
       const file = req.url?.endsWith('/chat/completions') ? 'openai-chat-stream.sse' : req.url?.endsWith('/messages') ? 'anthropic-messages-stream.sse' : undefined;
@@ -65,4 +77,16 @@ export async function startModelWireServer(options: { chunkDelayMs?: number } = 
   const { port } = server.address() as AddressInfo;
   wire.url = `http://127.0.0.1:${port}`;
   return wire;
+}
+
+/** The chat-completions stream of one scripted answer, framed as OpenAI sends it (content or a tool call, then usage). */
+function openAiStream(answer: ScriptedAnswer): string {
+  const chunk = (delta: object, finish: string | null = null, usage: object | null = null): string =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-script', object: 'chat.completion.chunk', created: 1731000000, model: 'gpt-4o-mini', choices: usage ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage })}\n\n`;
+  const body =
+    'toolCall' in answer
+      ? chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_script', type: 'function', function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) } }] }) +
+        chunk({}, 'tool_calls')
+      : chunk({ role: 'assistant', content: answer.text }) + chunk({}, 'stop');
+  return `${body}${chunk({}, null, { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 })}data: [DONE]\n\n`;
 }

@@ -73,7 +73,7 @@ export const planningRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get('/planning/architecture-plan', { schema: { tags, response: { 200: ArchitecturePlanResponse, ...errors } } }, async (request) =>
-    planning.plan((await projectOf(request)).projectId, 'architecture'),
+    planning.architecturePlan((await projectOf(request)).projectId),
   );
 
   app.get('/planning/implementation-plan', { schema: { tags, response: { 200: ImplementationPlanResponse, ...errors } } }, async (request) =>

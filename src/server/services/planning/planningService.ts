@@ -15,6 +15,8 @@ import { toSecretType, type AnalysisResponse, type RepositoryAnalysis, type User
 import { isRequirementsComplete } from '../../../shared/requirementsDocument';
 import type { SecretBox } from './secretBox';
 import { checkedSshPrivateKey } from './sshPrivateKey';
+import { textRedactor } from '../../sandbox/redactor';
+import { sealSecrets } from '../../sandbox/sealedSecrets';
 
 /** One model call's tokens, as the credits meter takes them (`meter.record`); defined once, in the meter. */
 export type { ModelUsage };
@@ -98,8 +100,10 @@ export function createPlanningService(deps: PlanningDeps) {
     return row;
   }
 
-  async function putDocument(projectId: number, kind: DocumentKind, content: string, ready = false): Promise<void> {
-    if (content.length > MAX_DOCUMENT) throw badRequest(`the ${kind} document is longer than ${MAX_DOCUMENT} characters`);
+  async function putDocument(projectId: number, kind: DocumentKind, text: string, ready = false): Promise<void> {
+    if (text.length > MAX_DOCUMENT) throw badRequest(`the ${kind} document is longer than ${MAX_DOCUMENT} characters`);
+    // A plan's commands are what approvals run: a secret's value typed into them is stored sealed (by name).
+    const content = kind === 'analysis' ? text : sealSecrets(text, await secretValues(projectId));
     await db
       .insert(planningDocuments)
       .values({ projectId, kind, content, ready })
@@ -129,6 +133,11 @@ export function createPlanningService(deps: PlanningDeps) {
   async function analysisOf(projectId: number): Promise<RepositoryAnalysis | undefined> {
     const doc = await getDocument(projectId, 'analysis');
     return doc ? (JSON.parse(doc.content) as RepositoryAnalysis) : undefined;
+  }
+
+  /** A document as the person reads it: every form of a secret, and every sealed one, blanked. */
+  async function shown(projectId: number, content: string): Promise<string> {
+    return content ? textRedactor(Object.values(await secretValues(projectId)))(content) : content;
   }
 
   async function secretRows(projectId: number) {
@@ -361,18 +370,25 @@ export function createPlanningService(deps: PlanningDeps) {
       return { thread_id: threadId, model, messages };
     },
 
+    /** The requirements document as the person reads it (secrets in it blanked). */
     async requirements(projectId: number): Promise<{ content: string; ready_to_continue: boolean }> {
       const doc = await getDocument(projectId, 'requirements');
       if (!doc) return { content: '', ready_to_continue: false };
-      return { content: doc.content, ready_to_continue: doc.ready && isRequirementsComplete(doc.content) };
+      return { content: await shown(projectId, doc.content), ready_to_continue: doc.ready && isRequirementsComplete(doc.content) };
     },
 
     async analysis(projectId: number): Promise<AnalysisResponse> {
       return (await analysisOf(projectId)) ?? { message: NO_ANALYSIS_MESSAGE };
     },
 
+    /** A plan as stored, its secrets sealed: what steps are made from (never sent to a client as it is). */
     async plan(projectId: number, kind: 'architecture' | 'implementation'): Promise<{ plan: string }> {
       return { plan: (await getDocument(projectId, kind))?.content ?? '' };
+    },
+
+    /** The architecture plan as the person reads it (secrets in it blanked). */
+    async architecturePlan(projectId: number): Promise<{ plan: string }> {
+      return { plan: await shown(projectId, (await getDocument(projectId, 'architecture'))?.content ?? '') };
     },
 
     /**
@@ -387,7 +403,7 @@ export function createPlanningService(deps: PlanningDeps) {
       const implementation = rows.find((r) => r.kind === 'implementation');
       const architecture = rows.find((r) => r.kind === 'architecture');
       if (!implementation) return { plan: '', outdated: false };
-      return { plan: implementation.content, outdated: Boolean(architecture && architecture.updatedAt > implementation.updatedAt) };
+      return { plan: await shown(projectId, implementation.content), outdated: Boolean(architecture && architecture.updatedAt > implementation.updatedAt) };
     },
 
     listSecrets,

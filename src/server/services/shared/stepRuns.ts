@@ -3,6 +3,7 @@ import type { Db, Tx } from '../../db/client';
 import type { StepTables } from '../../db/schema/stepTables';
 import { conflict, HttpError, notFound } from '../../errors';
 import { textRedactor } from '../../sandbox/redactor';
+import { openSecrets, sealNullable } from '../../sandbox/sealedSecrets';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
 import type { Step, StepStatus } from '../../../shared/api/execution';
 import type { TerminalStreamEvent } from '../../../shared/api/terminal';
@@ -124,7 +125,7 @@ export function createStepRuns(deps: StepRunsDeps) {
     return {
       step_number: row.stepNumber,
       status: row.status as StepStatus,
-      // The stored command is what an approval runs, byte for byte; a secret typed into it is shown blanked.
+      // The stored command is what an approval runs (its sealed secrets opened); a secret in it is shown blanked.
       command: row.command === null ? null : redact(row.command),
       prompt: row.prompt,
       description: row.description,
@@ -234,11 +235,13 @@ export function createStepRuns(deps: StepRunsDeps) {
       } else {
         values = await secrets.secretValues(project.projectId);
         redactWith = textRedactor(Object.values(values));
+        // A secret typed into the command is stored sealed: the sandbox gets its current value.
+        const script = openSecrets(command, values);
         // The terminal shows what runs here; it never runs it again (display only, see TerminalStreamEvent).
         const shown = redact(command);
         commands.publish(topic, { command: shown, simulate_typing: shown.length <= TYPED_COMMAND_MAX, typing_speed: TYPING_SPEED, step_number: stepNumber });
         let live = '';
-        const result = await sandbox.exec(sandboxOf(project), strictScript(command), {
+        const result = await sandbox.exec(sandboxOf(project), strictScript(script), {
           env: values,
           secrets: Object.values(values),
           signal: controller.signal,
@@ -277,7 +280,7 @@ export function createStepRuns(deps: StepRunsDeps) {
           .set({ status, output: redact(output).slice(-MAX_OUTPUT), errorMessage: storedError, finishedAt: new Date(), updatedAt: new Date() })
           .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), eq(stepsTable.status, 'in_progress')))
           .returning({ stepNumber: stepsTable.stepNumber });
-        // The command is the plan's, byte for byte: a secret typed into it literally is blanked here too.
+        // The command is the plan's, its sealed secrets shown blanked like a secret typed into it literally.
         if (stored) await deps.onStepEnded(tx, project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError });
       });
     } catch (err) {
@@ -293,10 +296,11 @@ export function createStepRuns(deps: StepRunsDeps) {
 
     /**
      * Creates the project's plan from planned steps, each `waiting_approval`, with their commands byte for
-     * byte. Answers undefined when the project already has a plan (which is left as it is).
+     * byte (a secret's value in one sealed, see sealedSecrets.ts). Answers undefined when the project
+     * already has a plan (which is left as it is).
      */
     async createPlan(projectId: number, planned: PlannedStep[]): Promise<{ id: number } | undefined> {
-      const names = await secretNames(projectId);
+      const [names, values] = await Promise.all([secretNames(projectId), secrets.secretValues(projectId)]);
       const created = await db.transaction(async (tx) => {
         const [row] = await tx.insert(plans).values({ projectId }).onConflictDoNothing({ target: plans.projectId }).returning({ id: plans.id });
         if (!row) return undefined;
@@ -306,7 +310,7 @@ export function createStepRuns(deps: StepRunsDeps) {
             stepNumber: s.stepNumber,
             description: s.description,
             prompt: s.prompt,
-            command: s.command,
+            command: sealNullable(s.command, values),
             status: 'waiting_approval',
             dangerousReason: dangerousReason(s.command, names) ?? null,
           })),
@@ -368,7 +372,7 @@ export function createStepRuns(deps: StepRunsDeps) {
     async updateStep(projectId: number, planId: number, stepNumber: number, change: { command?: string | null; description?: string; prompt?: string }): Promise<Step> {
       const row = await requireStep(planId, stepNumber);
       if (row.status === 'in_progress') throw conflict(`Step ${stepNumber} is running and cannot change now`);
-      const command = change.command !== undefined ? change.command : row.command;
+      const command = change.command !== undefined ? sealNullable(change.command, await secrets.secretValues(projectId)) : row.command;
       const [updated] = await db
         .update(stepsTable)
         .set({
@@ -397,7 +401,7 @@ export function createStepRuns(deps: StepRunsDeps) {
           stepNumber: sql`(select coalesce(max(${stepsTable.stepNumber}), 0) + 1 from ${stepsTable} where ${stepsTable.planId} = ${planId})`,
           description: step.description,
           prompt: step.prompt,
-          command: step.command,
+          command: sealNullable(step.command, await secrets.secretValues(projectId)),
           status: 'waiting_approval',
           dangerousReason: dangerousReason(step.command, await secretNames(projectId)) ?? null,
         })

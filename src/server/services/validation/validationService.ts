@@ -2,6 +2,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { planningDocuments, validationPlans, validationSteps } from '../../db/schema';
 import { badRequest, conflict } from '../../errors';
+import { textRedactor } from '../../sandbox/redactor';
+import { sealSecrets } from '../../sandbox/sealedSecrets';
 import type { StatusResponse } from '../../../shared/api/common';
 import type { CancelStepBody, Step } from '../../../shared/api/execution';
 import type { TerminalStreamEvent } from '../../../shared/api/terminal';
@@ -82,7 +84,9 @@ export function createValidationService(deps: ValidationDeps) {
   return {
     /** GET /api/validation/plan: `none`, `planning` while the agent writes, `ready` with the markdown, or `failed`. */
     async plan(projectId: number): Promise<ValidationPlanResponse> {
-      const plan = await planDocument(projectId);
+      const stored = await planDocument(projectId);
+      // As the person (and the agent) read it: a secret in it, sealed or not, blanked.
+      const plan = stored === null ? null : textRedactor(Object.values(await deps.secrets.secretValues(projectId)))(stored);
       if (planning.has(projectId)) return { status: 'planning', plan };
       if (plan !== null) return { status: 'ready', plan };
       return { status: failed.has(projectId) ? 'failed' : 'none', plan: null };
@@ -100,9 +104,11 @@ export function createValidationService(deps: ValidationDeps) {
     },
 
     /** Stores the validation agent's plan (its tool); 400 when it has no `## Step N` sections. */
-    async savePlan(projectId: number, plan: string): Promise<number> {
-      const steps = parsePlanSteps(plan);
+    async savePlan(projectId: number, text: string): Promise<number> {
+      const steps = parsePlanSteps(text);
       if (!steps.length) throw badRequest(NO_VALIDATION_STEPS);
+      // Its commands are what approvals run: a secret's value typed into them is stored sealed (by name).
+      const plan = sealSecrets(text, await deps.secrets.secretValues(projectId));
       await db
         .insert(planningDocuments)
         .values({ projectId, kind: PLAN_KIND, content: plan })
