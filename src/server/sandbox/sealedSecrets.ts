@@ -3,7 +3,8 @@ import { badRequest } from '../errors';
 /**
  * Secrets at rest in what an approval runs. A step's command and a plan document are kept byte for
  * byte, yet a User Secret typed into them literally must not sit in the database in clear: before one
- * is stored, every literal value of the project's secrets is replaced by a sealed reference naming the
+ * is stored, every literal value of the project's passwords and keys (text-typed values such as a host
+ * stay readable: the planner reads them) is replaced by a sealed reference naming the
  * secret (`⟪secret:DB_PASSWORD⟫`), and the reference is opened back into the value only when the
  * command is handed to the sandbox. What runs is what the person wrote; the database holds the name.
  *

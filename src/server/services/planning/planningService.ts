@@ -103,7 +103,7 @@ export function createPlanningService(deps: PlanningDeps) {
   async function putDocument(projectId: number, kind: DocumentKind, text: string, ready = false): Promise<void> {
     if (text.length > MAX_DOCUMENT) throw badRequest(`the ${kind} document is longer than ${MAX_DOCUMENT} characters`);
     // A plan's commands are what approvals run: a secret's value typed into them is stored sealed (by name).
-    const content = kind === 'analysis' ? text : sealSecrets(text, await secretValues(projectId));
+    const content = kind === 'analysis' ? text : sealSecrets(text, await sealableValues(projectId));
     await db
       .insert(planningDocuments)
       .values({ projectId, kind, content, ready })
@@ -152,6 +152,19 @@ export function createPlanningService(deps: PlanningDeps) {
     const out: Record<string, string> = {};
     for (const r of await secretRows(projectId)) {
       if (r.ciphertext && r.iv) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
+    }
+    return out;
+  }
+
+  /**
+   * The values a stored plan or command seals (sealedSecrets.ts): passwords and keys. Text-typed values
+   * (a host, a user name, an email address) stay readable in plans, as the planner needs them; they are
+   * still redacted wherever text is shown.
+   */
+  async function sealableValues(projectId: number): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const r of await secretRows(projectId)) {
+      if (r.ciphertext && r.iv && toSecretType(r.secretType) !== 'text') out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
     }
     return out;
   }
@@ -429,6 +442,7 @@ export function createPlanningService(deps: PlanningDeps) {
     },
 
     secretValues,
+    sealableValues,
 
     /**
      * Stores the secrets an analysis brings: the environment dialog's variables, declared (so the User

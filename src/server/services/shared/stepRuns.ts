@@ -29,6 +29,8 @@ export interface StepSandbox {
 /** The User Secrets a step runs with (PlanningService narrowed). */
 export interface StepSecrets {
   secretValues(projectId: number): Promise<Record<string, string>>;
+  /** The values sealed in stored commands (passwords and keys; see sealedSecrets.ts). */
+  sealableValues(projectId: number): Promise<Record<string, string>>;
   listSecrets(projectId: number): Promise<Array<{ name: string }>>;
 }
 
@@ -300,7 +302,7 @@ export function createStepRuns(deps: StepRunsDeps) {
      * already has a plan (which is left as it is).
      */
     async createPlan(projectId: number, planned: PlannedStep[]): Promise<{ id: number } | undefined> {
-      const [names, values] = await Promise.all([secretNames(projectId), secrets.secretValues(projectId)]);
+      const [names, values] = await Promise.all([secretNames(projectId), secrets.sealableValues(projectId)]);
       const created = await db.transaction(async (tx) => {
         const [row] = await tx.insert(plans).values({ projectId }).onConflictDoNothing({ target: plans.projectId }).returning({ id: plans.id });
         if (!row) return undefined;
@@ -372,7 +374,7 @@ export function createStepRuns(deps: StepRunsDeps) {
     async updateStep(projectId: number, planId: number, stepNumber: number, change: { command?: string | null; description?: string; prompt?: string }): Promise<Step> {
       const row = await requireStep(planId, stepNumber);
       if (row.status === 'in_progress') throw conflict(`Step ${stepNumber} is running and cannot change now`);
-      const command = change.command !== undefined ? sealNullable(change.command, await secrets.secretValues(projectId)) : row.command;
+      const command = change.command !== undefined ? sealNullable(change.command, await secrets.sealableValues(projectId)) : row.command;
       const [updated] = await db
         .update(stepsTable)
         .set({
@@ -401,7 +403,7 @@ export function createStepRuns(deps: StepRunsDeps) {
           stepNumber: sql`(select coalesce(max(${stepsTable.stepNumber}), 0) + 1 from ${stepsTable} where ${stepsTable.planId} = ${planId})`,
           description: step.description,
           prompt: step.prompt,
-          command: sealNullable(step.command, await secrets.secretValues(projectId)),
+          command: sealNullable(step.command, await secrets.sealableValues(projectId)),
           status: 'waiting_approval',
           dangerousReason: dangerousReason(step.command, await secretNames(projectId)) ?? null,
         })

@@ -108,7 +108,7 @@ export function createValidationService(deps: ValidationDeps) {
       const steps = parsePlanSteps(text);
       if (!steps.length) throw badRequest(NO_VALIDATION_STEPS);
       // Its commands are what approvals run: a secret's value typed into them is stored sealed (by name).
-      const plan = sealSecrets(text, await deps.secrets.secretValues(projectId));
+      const plan = sealSecrets(text, await deps.secrets.sealableValues(projectId));
       await db
         .insert(planningDocuments)
         .values({ projectId, kind: PLAN_KIND, content: plan })
