@@ -234,6 +234,23 @@ describe('a secret typed literally into a command', () => {
     }
   });
 
+  it('a value typed into a step before it was saved as a User Secret is sealed when it is saved', async () => {
+    const later = 'Later-Tok3n-Zq8Wv-5521';
+    await app.services.planning.storeAnalysisSecrets(projectId, { environment: [{ name: 'API_TOKEN', description: 'API token', value: undefined }] });
+    const command = `echo "token ${later}" > token.txt`;
+    wire.script.push({ toolCall: { name: 'update_step', arguments: { step_number: 1, command } } }, { text: 'Changed step 1.' });
+    expect((await app.inject({ method: 'GET', url: `/api/execution/agent?message=${encodeURIComponent('change step 1')}`, headers: headers() })).statusCode).toBe(200);
+    const commandOf = async (): Promise<string[]> => stored(`select command as v from execution_steps where step_number = 1`);
+    expect(await commandOf()).toEqual([command]);
+
+    expect((await call('POST', '/api/planning/requirements/user-secrets', { name: 'API_TOKEN', value: later })).statusCode).toBe(200);
+    expect(await commandOf()).toEqual([`echo "token ${sealedReference('API_TOKEN')}" > token.txt`]);
+    const planId = (await progress()).id;
+    expect((await call('POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true })).statusCode).toBe(200);
+    expect(await settled(1)).toMatchObject({ status: 'completed', command: 'echo "token [REDACTED]" > token.txt' });
+    expect(fs.readFileSync(workspaceFile('token.txt'), 'utf8')).toBe(`token ${later}\n`);
+  });
+
   it('every database row holds the value nowhere: plans, step commands and chat threads included', async () => {
     const rowsOf = async <T>(query: string): Promise<T[]> => ((await database.db.execute(sql.raw(query))) as unknown as { rows: T[] }).rows;
     const tables = await rowsOf<{ name: string }>(`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);

@@ -79,13 +79,18 @@ export async function startModelWireServer(options: { chunkDelayMs?: number } = 
   return wire;
 }
 
+/** Numbers the scripted completions and tool calls: their ids are unique, as a provider's are. */
+let scriptedCalls = 0;
+
 /** The chat-completions stream of one scripted answer, framed as OpenAI sends it (content or a tool call, then usage). */
 function openAiStream(answer: ScriptedAnswer): string {
+  // A completion's id becomes its message's id in the thread: unique, as a provider's are.
+  const id = `chatcmpl-script-${(scriptedCalls += 1)}`;
   const chunk = (delta: object, finish: string | null = null, usage: object | null = null): string =>
-    `data: ${JSON.stringify({ id: 'chatcmpl-script', object: 'chat.completion.chunk', created: 1731000000, model: 'gpt-4o-mini', choices: usage ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage })}\n\n`;
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1731000000, model: 'gpt-4o-mini', choices: usage ? [] : [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage })}\n\n`;
   const body =
     'toolCall' in answer
-      ? chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_script', type: 'function', function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) } }] }) +
+      ? chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: `call_script_${(scriptedCalls += 1)}`, type: 'function', function: { name: answer.toolCall.name, arguments: JSON.stringify(answer.toolCall.arguments) } }] }) +
         chunk({}, 'tool_calls')
       : chunk({ role: 'assistant', content: answer.text }) + chunk({}, 'stop');
   return `${body}${chunk({}, null, { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 })}data: [DONE]\n\n`;

@@ -17,6 +17,7 @@ import type { SecretBox } from './secretBox';
 import { checkedSshPrivateKey } from './sshPrivateKey';
 import { textRedactor } from '../../sandbox/redactor';
 import { sealSecrets } from '../../sandbox/sealedSecrets';
+import { resealProject } from './resealSecrets';
 
 /** One model call's tokens, as the credits meter takes them (`meter.record`); defined once, in the meter. */
 export type { ModelUsage };
@@ -438,6 +439,8 @@ export function createPlanningService(deps: PlanningDeps) {
         .update(planningSecrets)
         .set({ ciphertext: sealed.ciphertext, iv: sealed.iv, updatedAt: new Date() })
         .where(and(eq(planningSecrets.projectId, projectId), eq(planningSecrets.name, name)));
+      // A plan or step that already holds this value in clear gets it sealed now.
+      await resealProject(db, projectId, await sealableValues(projectId));
       return (await listSecrets(projectId)).map(({ name: n, description, required, provided }) => ({ name: n, description, required, provided }));
     },
 
