@@ -200,11 +200,15 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
 
   it('runs an approved step in the sandbox: in_progress at once, then completed with output, committed', async () => {
     expect((await call(alice, 'POST', `/api/sandbox/initialize/${projectId}`, {})).json().status).toBe('success');
+    const updatedAt = async (): Promise<number> => Date.parse((await call(alice, 'GET', `/api/projects/${projectId}`)).json<{ updated_at: string }>().updated_at);
+    const before = await updatedAt();
     const response = await approve(1);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ step_number: 1, status: 'in_progress' });
     const step = await settled(1);
     expect(step).toMatchObject({ status: 'completed', output: 'built 42\n', error_message: null });
+    // The step's outcome moved the project's Last Updated.
+    expect(await updatedAt()).toBeGreaterThan(before);
     const history = (await call(alice, 'GET', `/api/sandboxes/${projectId}/history`)).json();
     expect(history.commits[0].message).toMatch(/^Step 1: mkdir -p deploy/);
   });

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
+import { projects } from '../../db/schema';
 import type { StepTables } from '../../db/schema/stepTables';
 import { conflict, HttpError, notFound } from '../../errors';
 import { textRedactor } from '../../sandbox/redactor';
@@ -282,6 +283,8 @@ export function createStepRuns(deps: StepRunsDeps) {
           .set({ status, output: redact(output).slice(-MAX_OUTPUT), errorMessage: storedError, finishedAt: new Date(), updatedAt: new Date() })
           .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), eq(stepsTable.status, 'in_progress')))
           .returning({ stepNumber: stepsTable.stepNumber });
+        // A step's outcome changes the project: its card's 'Last Updated' says so.
+        if (stored) await tx.update(projects).set({ updatedAt: new Date() }).where(eq(projects.id, project.projectId));
         // The command is the plan's, its sealed secrets shown blanked like a secret typed into it literally.
         if (stored) await deps.onStepEnded(tx, project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError });
       });
