@@ -3,7 +3,7 @@ import { activities, planningDocuments } from '../../../src/server/db/schema';
 import { createActivityService, requirementsSummary } from '../../../src/server/services/activity/activityService';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
-import { backfillActivityDays } from '../helpers/activityBackfill';
+import { backfillActivityDays } from '../helpers/migrationFile';
 
 const STAGES = ['requirements', 'architecture', 'implementation', 'execution', 'validation'];
 const REQUIREMENTS = [

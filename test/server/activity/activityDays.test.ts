@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { createActivityService } from '../../../src/server/services/activity/activityService';
-import { backfillActivityDays } from '../helpers/activityBackfill';
+import { backfillActivityDays } from '../helpers/migrationFile';
 import { buildTestApp, installationRowId, signIn } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
