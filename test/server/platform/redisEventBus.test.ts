@@ -1,17 +1,12 @@
-import net from 'node:net';
 import { createRedisEventBus } from '../../../src/server/services/execution/redisEventBus';
+import { freePort } from '../helpers/freePort';
 
 const quiet = { warn: () => undefined, info: () => undefined };
 
 describe('Redis event bus', () => {
   it('fails the start with a message naming REDIS_URL when Redis does not answer', async () => {
     // A port that was free a moment ago: nothing listens there.
-    const port = await new Promise<number>((resolve) => {
-      const server = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = server.address() as net.AddressInfo;
-        server.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     await expect(createRedisEventBus({ url: `redis://127.0.0.1:${port}`, log: quiet, connectTimeoutMs: 500 })).rejects.toThrow(/REDIS_URL: could not connect to Redis/);
   });
 });

@@ -45,7 +45,8 @@ export async function createRedisEventBus(options: RedisEventBusOptions): Promis
   let closing = false;
   // No retry before the first connection (the start fails with a clear message); after it, back off up to 2 s.
   const retryStrategy = (times: number): number | null => (readyOnce && !closing ? Math.min(times * 100, 2_000) : null);
-  const publisher = new Redis(options.url, { lazyConnect: true, connectTimeout, maxRetriesPerRequest: null, retryStrategy });
+  // disconnectTimeout: a socket that never connected keeps ioredis' 2 s destroy timer alive after a failed start.
+  const publisher = new Redis(options.url, { lazyConnect: true, connectTimeout, maxRetriesPerRequest: null, retryStrategy, disconnectTimeout: 200 });
   const subscriber = publisher.duplicate();
   for (const [name, connection] of [['publisher', publisher], ['subscriber', subscriber]] as const) {
     // Without a listener an 'error' event would end the process; ioredis reconnects by itself.
