@@ -112,9 +112,12 @@ export const servicesPlugin = fp(
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log });
     const documentation = createDocumentationService({ db, sandbox, planning, execution, validation });
     const agents = createAgents({ db, models, meter, planning, sandbox, execution, validation, documentation, events });
-    // Start-up recovery, once: runs a previous process left running are marked interrupted.
+    // Start-up recovery: runs a stopped process left running are marked interrupted…
     await execution.recoverInterrupted();
     await validation.recoverInterrupted();
+    // …and from then on, steps left by a replica that stopped.
+    execution.startSweep();
+    validation.startSweep();
     app.decorate('config', opts.config);
     app.decorate('database', opts.database);
     app.decorate('services', {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { executionSteps, planningDocuments } from '../../../src/server/db/schema';
 import { INTERRUPTED_MESSAGE, NO_IMPLEMENTATION_PLAN, SANDBOX_NOT_READY } from '../../../src/server/services/execution/executionService';
 import { CANCELLED_MESSAGE } from '../../../src/server/services/shared/stepRuns';
@@ -367,11 +367,35 @@ describe.each(databaseKinds())('execution stage (%s)', (kind) => {
     }
   });
 
+  it('a replica starting beside a running step leaves it running; the step ends completed', async () => {
+    const n = await addStep('sleep 2; echo replica-safe');
+    expect((await approve(n)).statusCode).toBe(200);
+    const replica = await buildTestApp(database, { env: { DATA_DIR: dataDir } });
+    try {
+      const seen = (await replica.inject({ method: 'GET', url: '/api/execution/progress', headers: { ...alice.headers, 'project-id': String(projectId) } })).json<ExecutionProgress>();
+      expect(seen.steps.find((s) => s.step_number === n)!.status).toBe('in_progress');
+      expect(await replica.services.execution.recoverInterrupted()).toBe(0);
+    } finally {
+      await replica.close();
+    }
+    expect(await settled(n)).toMatchObject({ status: 'completed', output: 'replica-safe\n' });
+  });
+
+  it('fails a running step whose heartbeat stopped (its process is gone), when the sweep looks', async () => {
+    const n = await addStep('echo never-ran');
+    await database.db
+      .update(executionSteps)
+      .set({ status: 'in_progress', heartbeatAt: sql`now() - interval '1 minute'` })
+      .where(eq(executionSteps.stepNumber, n));
+    expect(await app.services.execution.recoverInterrupted()).toBe(1);
+    expect(await stepOf(n)).toMatchObject({ status: 'failed', error_message: INTERRUPTED_MESSAGE });
+  });
+
   it('turns steps left in_progress by a stopped server into failed, keeping everything else', async () => {
     const { id: planId, totalSteps } = await progress();
     await database.db
       .update(executionSteps)
-      .set({ status: 'in_progress', output: 'half way\n' })
+      .set({ status: 'in_progress', output: 'half way\n', heartbeatAt: sql`now() - interval '1 minute'` })
       .where(eq(executionSteps.stepNumber, 3));
     const restarted = await buildTestApp(database, { env: { DATA_DIR: dataDir } });
     try {

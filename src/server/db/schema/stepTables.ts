@@ -44,6 +44,11 @@ export function stepTables(prefix: string) {
       /** Why the step needs a human even with auto-approve on; null when the command is not dangerous. */
       dangerousReason: text('dangerous_reason'),
       startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
+      /**
+       * Written by the server process running the step, every few seconds while it runs: a step whose
+       * heartbeat stopped was left by a process that is gone (another replica's running steps are not).
+       */
+      heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }),
       finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
       createdAt: at('created_at'),
       updatedAt: at('updated_at'),

@@ -187,6 +187,7 @@ export function createExecutionService(deps: ExecutionDeps) {
 
     /** At start: steps left `in_progress` by a stopped server become `failed` (see stepRuns). */
     recoverInterrupted: runs.recoverInterrupted,
+    startSweep: runs.startSweep,
 
     /** Stops running steps (server shutdown) and waits until their results are stored. */
     close: runs.close,

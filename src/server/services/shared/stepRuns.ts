@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { projects } from '../../db/schema';
 import type { StepTables } from '../../db/schema/stepTables';
@@ -91,6 +91,12 @@ const TYPING_SPEED = 50;
 const TYPED_COMMAND_MAX = 160;
 /** A running step's output so far is written to the database at most this often (kept through a crash). */
 const OUTPUT_FLUSH_MS = 1_000;
+/** How often the process running a step says so (`heartbeat_at`). */
+const HEARTBEAT_MS = 5_000;
+/** A running step whose heartbeat is older than this was left by a process that is gone. */
+const STALE_HEARTBEAT_SECONDS = 30;
+/** How often every process looks for such steps (another replica's crash is found this way too). */
+const SWEEP_MS = 10_000;
 
 /** Statuses from which an approval runs the step: waiting, and re-execution of a finished one. */
 const RUNNABLE: StepStatus[] = ['pending', 'waiting_approval', 'completed', 'failed', 'rejected'];
@@ -231,6 +237,13 @@ export function createStepRuns(deps: StepRunsDeps) {
     let redactWith = textRedactor([]);
     const redact = (text: string): string => redactWith(text);
     const keeper = outputKeeper(planId, stepNumber, redact);
+    const heartbeat = setInterval(() => {
+      db.update(stepsTable)
+        .set({ heartbeatAt: sql`now()` })
+        .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), eq(stepsTable.status, 'in_progress')))
+        .catch((err: Error) => log.warn({ planId, stepNumber, err: err.message }, 'could not write the heartbeat of a running step'));
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     try {
       if (command === null) {
         status = 'completed';
@@ -271,6 +284,7 @@ export function createStepRuns(deps: StepRunsDeps) {
       status = 'failed';
       errorMessage = err instanceof HttpError ? err.message : `The step could not run: ${(err as Error).message}`;
     }
+    clearInterval(heartbeat);
     await keeper.stop();
     const storedError = errorMessage === null ? null : redact(errorMessage);
     if (command !== null) commands.publish(topic, { step_number: stepNumber, status, error_message: storedError });
@@ -294,6 +308,26 @@ export function createStepRuns(deps: StepRunsDeps) {
       liveOutput.delete(key);
       await refresh(project.projectId).catch(() => undefined);
     }
+  }
+
+  let sweep: NodeJS.Timeout | null = null;
+
+  async function recoverInterrupted(): Promise<number> {
+    const rows = await db
+      .update(stepsTable)
+      .set({ status: 'failed', errorMessage: INTERRUPTED_MESSAGE, finishedAt: new Date(), updatedAt: new Date() })
+      .where(
+        and(
+          eq(stepsTable.status, 'in_progress'),
+          or(isNull(stepsTable.heartbeatAt), lt(stepsTable.heartbeatAt, sql`now() - make_interval(secs => ${STALE_HEARTBEAT_SECONDS})`)),
+        ),
+      )
+      .returning({ planId: stepsTable.planId });
+    if (!rows.length) return 0;
+    const planIds = [...new Set(rows.map((r) => r.planId))];
+    const affected = await db.select({ projectId: plans.projectId }).from(plans).where(inArray(plans.id, planIds));
+    await Promise.all(affected.map((p) => refresh(p.projectId)));
+    return rows.length;
   }
 
   return {
@@ -348,7 +382,7 @@ export function createStepRuns(deps: StepRunsDeps) {
       if (container_status !== 'Running') throw conflict(SANDBOX_NOT_READY);
       const [claimed] = await db
         .update(stepsTable)
-        .set({ status: 'in_progress', output: null, errorMessage: null, startedAt: new Date(), finishedAt: null, updatedAt: new Date() })
+        .set({ status: 'in_progress', output: null, errorMessage: null, startedAt: new Date(), finishedAt: null, heartbeatAt: sql`now()`, updatedAt: new Date() })
         .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), inArray(stepsTable.status, RUNNABLE)))
         .returning({ command: stepsTable.command });
       if (!claimed) {
@@ -416,17 +450,20 @@ export function createStepRuns(deps: StepRunsDeps) {
     },
 
     /**
-     * At start: a step left `in_progress` by a server that stopped cannot be running any more, so it
-     * becomes `failed` with a message saying so; its command, output so far and every other step are kept.
+     * A step left `in_progress` by a server process that stopped cannot be running any more: it becomes
+     * `failed` with a message saying so; its command, output so far and every other step are kept. A
+     * step is left when its heartbeat stopped (STALE_HEARTBEAT_SECONDS, by the database's clock), so a
+     * replica starting beside another never fails the steps the other is running. Runs at start and
+     * then every SWEEP_MS (`startSweep`). Answers how many steps it failed.
      */
-    async recoverInterrupted(): Promise<number> {
-      const rows = await db
-        .update(stepsTable)
-        .set({ status: 'failed', errorMessage: INTERRUPTED_MESSAGE, finishedAt: new Date(), updatedAt: new Date() })
-        .where(eq(stepsTable.status, 'in_progress'))
-        .returning({ planId: stepsTable.planId });
-      snapshots.clear();
-      return rows.length;
+    recoverInterrupted,
+
+    /** Looks for steps left by a stopped process every SWEEP_MS, until `close`. */
+    startSweep(): void {
+      sweep ??= setInterval(() => {
+        recoverInterrupted().catch((err: Error) => log.warn({ err: err.message, stage }, 'could not look for interrupted steps'));
+      }, SWEEP_MS);
+      sweep.unref();
     },
 
     /**
@@ -446,6 +483,8 @@ export function createStepRuns(deps: StepRunsDeps) {
 
     /** Stops running steps (server shutdown) and waits until their results are stored. */
     async close(): Promise<void> {
+      if (sweep) clearInterval(sweep);
+      sweep = null;
       const pending = [...runs.values()];
       for (const r of pending) r.controller.abort('shutdown');
       await Promise.allSettled(pending.map((r) => r.done));

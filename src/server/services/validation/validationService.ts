@@ -153,6 +153,7 @@ export function createValidationService(deps: ValidationDeps) {
 
     steps: runs.steps,
     recoverInterrupted: runs.recoverInterrupted,
+    startSweep: runs.startSweep,
     close: runs.close,
   };
 }
