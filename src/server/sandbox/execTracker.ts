@@ -57,3 +57,15 @@ export function execTracker(
     },
   };
 }
+
+/**
+ * How an exec ended, in words after "The command …" (a step's error, the DevOps Helper's note); a
+ * timeout names its limit when given one.
+ *
+ * @example `The command ${execOutcome(result)}.`  // 'The command exited with code 2.'
+ */
+export function execOutcome(result: ExecResult, timeoutMs?: number): string {
+  if (result.timedOut) return `timed out${timeoutMs ? ` after ${Math.round(timeoutMs / 1000)} s` : ''} and was stopped`;
+  if (result.cancelled) return 'was cancelled';
+  return result.exitCode === null ? 'was killed by a signal' : `exited with code ${result.exitCode}`;
+}
