@@ -4,7 +4,7 @@ import type { RootState } from '../../app/store';
 import { logError } from '../../common/log';
 import { runEndpoint } from '../../api/runEndpoint';
 import { nextAutoApproval, type ViewStep } from './executionModel';
-import type { PendingStepActions, StepActionKind } from './stepActions';
+import type { PendingStepActions, StepActionPayload } from './stepActions';
 
 /**
  * The step-action sagas both step stages share (execution and validation), as stepActions.ts is their
@@ -18,12 +18,6 @@ export interface StepActionStage<R extends StepActionPayload = StepActionPayload
   request(action: R): unknown;
   answered(outcome: { stepNumber: number; id: string; status: string }): UnknownAction;
   failed(outcome: { stepNumber: number; id: string }): UnknownAction;
-}
-
-/** What every stage's requested step action names (the slices' `stepActionRequested` payload). */
-interface StepActionPayload {
-  stepNumber: number;
-  kind: StepActionKind;
 }
 
 /**
