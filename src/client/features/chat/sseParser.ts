@@ -87,3 +87,28 @@ export function createSseParser(onFrame: (frame: SseFrame) => void): SseParser {
     },
   };
 }
+
+/**
+ * Reads an event-stream body frame by frame until it ends or `onFrame` answers true (the stream said all
+ * it will); then it lets go of the connection instead of waiting for the server to close it. Answers
+ * true when `onFrame` stopped it, false when the body ended first.
+ */
+export async function readSseBody(body: ReadableStream<Uint8Array>, onFrame: (frame: SseFrame) => boolean | void): Promise<boolean> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let stop = false;
+  const parser = createSseParser((frame) => {
+    if (!stop && onFrame(frame) === true) stop = true;
+  });
+  while (!stop) {
+    const { done, value } = await reader.read();
+    if (done) {
+      parser.feed(decoder.decode());
+      parser.end();
+      return stop;
+    }
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  reader.cancel().catch(() => undefined);
+  return true;
+}

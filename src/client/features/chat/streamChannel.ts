@@ -2,14 +2,14 @@ import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
 import type { KnownStreamEventName, StreamEvent } from '../../../shared/events';
 import { CALL_ERRORS } from '../../../shared/constants';
 import { getInstallationId, projectIdFromPath } from '../../common/session';
-import { createSseParser } from './sseParser';
+import { readSseBody } from './sseParser';
 
 /**
  * The event names this reader acts on. Spelled here, checked against the contract's union by
  * `satisfies`: importing the values from src/shared/events.ts would pull the TypeBox runtime into
  * the main bundle (see INPUT_LIMITS in the constants).
  */
-const EVENTS = {
+export const AGENT_EVENTS = {
   stream: 'on_chat_model_stream',
   end: 'on_chat_model_end',
   error: 'error',
@@ -59,7 +59,8 @@ export async function httpErrorText(response: Response): Promise<string> {
   return CALL_ERRORS.http(response.status, response.statusText || body);
 }
 
-function parseEvent(data: string): StreamEvent | null {
+/** A `data:` frame's StreamEvent, or null when it is not one. */
+export function parseStreamEvent(data: string): StreamEvent | null {
   try {
     const value: unknown = JSON.parse(data);
     if (typeof value !== 'object' || value === null) return null;
@@ -78,7 +79,8 @@ function parseJson(data: string): unknown {
   }
 }
 
-function errorDetail(event: StreamEvent): string {
+/** The detail of an `error` event, or a general text when it has none. */
+export function errorDetail(event: StreamEvent): string {
   const data = event.data;
   if (typeof data === 'object' && data !== null && 'detail' in data && typeof data.detail === 'string') return data.detail;
   return 'The agent stopped with an error';
@@ -135,43 +137,31 @@ export function createAgentStreamChannel(
       opened = true;
       emit({ type: 'stream/opened' });
 
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      const parser = createSseParser((frame) => {
-        if (finished) return;
+      const stopped = await readSseBody(response.body, (frame) => {
+        if (finished) return true;
         // Named frames (the DevOps Helper's, events.ts): `error` carries `{detail}`, `id` names the thread.
-        if (frame.event === EVENTS.error) return fail('stream', null, errorDetail({ event: EVENTS.error, thread_id: '', data: parseJson(frame.data) }));
+        if (frame.event === AGENT_EVENTS.error) {
+          fail('stream', null, errorDetail({ event: AGENT_EVENTS.error, thread_id: '', data: parseJson(frame.data) }));
+          return true;
+        }
         if (frame.event === 'id') {
           const thread = parseJson(frame.data) as { thread_id?: unknown } | null;
           if (typeof thread?.thread_id === 'string') emit({ type: 'stream/chunk', threadId: thread.thread_id, content: '', model: null });
-          return;
+          return false;
         }
-        const event = parseEvent(frame.data);
-        if (!event) return;
+        const event = parseStreamEvent(frame.data);
+        if (!event) return false;
         const model = event.model ?? null;
-        if (event.event === EVENTS.stream) {
+        if (event.event === AGENT_EVENTS.stream) {
           emit({ type: 'stream/chunk', threadId: event.thread_id, content: event.chunk?.content ?? '', model });
-        } else if (event.event === EVENTS.end) {
+        } else if (event.event === AGENT_EVENTS.end) {
           finish({ type: 'stream/ended', threadId: event.thread_id ?? null, model });
-        } else if (event.event === EVENTS.error) {
+        } else if (event.event === AGENT_EVENTS.error) {
           fail('stream', null, errorDetail(event));
         }
+        return finished;
       });
-      while (!finished) {
-        const { done, value } = await reader.read();
-        if (done) {
-          parser.feed(decoder.decode());
-          parser.end();
-          break;
-        }
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-      if (finished) {
-        // The turn is over: let go of the connection instead of waiting for the server to close it.
-        reader.cancel().catch(() => undefined);
-      } else {
-        fail('stream', null, 'The stream closed before the reply finished');
-      }
+      if (!stopped) fail('stream', null, 'The stream closed before the reply finished');
     };
 
     // Started on the next microtask: an eventChannel must not emit before its subscriber returns.

@@ -1,20 +1,9 @@
 import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
-import type { KnownStreamEventName, StreamEvent } from '../../../shared/events';
 import { CALL_ERRORS } from '../../../shared/constants';
 import { browser } from '../../common/browser';
 import { clearSession, getInstallationId } from '../../common/session';
-import { createSseParser, type SseFrame } from '../chat/sseParser';
-import { httpErrorText } from '../chat/streamChannel';
-
-/**
- * Spelled here and checked against the contract's union: importing the values from
- * src/shared/events.ts would pull the TypeBox runtime into the main bundle (as in chat/streamChannel).
- */
-const EVENTS = {
-  stream: 'on_chat_model_stream',
-  end: 'on_chat_model_end',
-  error: 'error',
-} as const satisfies Record<string, KnownStreamEventName>;
+import { readSseBody, type SseFrame } from '../chat/sseParser';
+import { AGENT_EVENTS, errorDetail, httpErrorText, parseStreamEvent } from '../chat/streamChannel';
 
 /**
  * Opens a same-origin GET event stream with fetch (so that headers travel, ARCHITECTURE.md), with the
@@ -41,23 +30,7 @@ export async function readEventStream(
   }
   if (!response.ok) throw new Error(await httpErrorText(response));
   if (!response.body) throw new Error('The server sent no stream');
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let stop = false;
-  const parser = createSseParser((frame) => {
-    if (!stop && onFrame(frame) === true) stop = true;
-  });
-  while (!stop) {
-    const { done, value } = await reader.read();
-    if (done) {
-      parser.feed(decoder.decode());
-      parser.end();
-      return;
-    }
-    parser.feed(decoder.decode(value, { stream: true }));
-  }
-  // The stream said all it will: let go of the connection instead of waiting for the server to close it.
-  reader.cancel().catch(() => undefined);
+  await readSseBody(response.body, onFrame);
 }
 
 /** What an agent stream channel emits: action-shaped and serialisable, then END. */
@@ -65,22 +38,6 @@ export type AgentStreamMessage =
   | { type: 'agentStream/chunk'; content: string; threadId: string | null }
   | { type: 'agentStream/ended'; threadId: string | null }
   | { type: 'agentStream/failed'; message: string };
-
-function parseStreamEvent(data: string): StreamEvent | null {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (typeof parsed !== 'object' || parsed === null || typeof (parsed as { event?: unknown }).event !== 'string') return null;
-    return parsed as StreamEvent;
-  } catch {
-    return null;
-  }
-}
-
-function errorDetail(event: StreamEvent): string {
-  const data = event.data;
-  if (typeof data === 'object' && data !== null && 'detail' in data && typeof data.detail === 'string') return data.detail;
-  return 'The agent stopped with an error';
-}
 
 /**
  * The execution agent's stream, GET /api/execution/agent?message=&thread_id= (part 2 section 7), as an
@@ -123,12 +80,12 @@ export function createAgentQueryChannel(agentPath: string, projectId: number, me
           const event = parseStreamEvent(frame.data);
           if (!event) return false;
           if (event.thread_id) lastThreadId = event.thread_id;
-          if (event.event === EVENTS.stream && event.chunk?.content) {
+          if (event.event === AGENT_EVENTS.stream && event.chunk?.content) {
             emit({ type: 'agentStream/chunk', content: event.chunk.content, threadId: event.thread_id ?? null });
-          } else if (event.event === EVENTS.end) {
+          } else if (event.event === AGENT_EVENTS.end) {
             finish({ type: 'agentStream/ended', threadId: lastThreadId });
             return true;
-          } else if (event.event === EVENTS.error) {
+          } else if (event.event === AGENT_EVENTS.error) {
             finish({ type: 'agentStream/failed', message: errorDetail(event) });
             return true;
           }

@@ -1,16 +1,16 @@
-import type { PayloadAction, UnknownAction } from '@reduxjs/toolkit';
 import type { EventChannel } from 'redux-saga';
 import { call, cancelled, put, race, select, take, takeEvery, takeLeading } from 'redux-saga/effects';
-import type { ApproveStepResponse, ExecutionProgress } from '../../../shared/api/execution';
+import type { ExecutionProgress } from '../../../shared/api/execution';
 import type { StageId } from '../../../shared/api/stages';
 import { CHAT, EXECUTION, STAGE_INDEX, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
-import { runEndpoint } from '../../api/runEndpoint';
 import { completeStageAndMove } from '../stages/stageSagas';
 import { executionApi } from './executionApi';
 import { createExecutionAgentChannel, type AgentStreamMessage } from './executionChannel';
 import { createValidationPlan, triggerValidation } from '../validation/validationSaga';
-import { nextAutoApproval, nextAutoRetry, summarise, toViewSteps } from './executionModel';
+import { nextAutoRetry, summarise, toViewSteps } from './executionModel';
+import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from './stepActionSagas';
+import type { PendingStepActions } from './stepActions';
 import {
   autoApproveToggled,
   autoRetryToggled,
@@ -30,34 +30,21 @@ import {
   stepActionAnswered,
   stepActionFailed,
   stepActionRequested,
-  type PendingStepAction,
   type StepActionRequest,
 } from './executionSlice';
 import { incrementRetryCount, readRetryCounts } from './retryCounts';
 
-/**
- * Sends one step action (POST /api/execution/approve-step): approve and re-execute send
- * `approved: true`, reject `false`. The request's id (set by the reducer) makes a second click or an
- * automatic action on a step that is already pending a no-op.
- */
-export function* stepActionWorker(action: ReturnType<typeof stepActionRequested>): Generator {
-  const { projectId, planId, stepNumber, kind } = action.payload;
-  const pending = (yield select(selectPendingActions)) as Record<string, PendingStepAction>;
-  if (pending[String(stepNumber)]?.id !== action.meta.id) return;
-  try {
-    const answer = (yield call(
-      runEndpoint<ApproveStepResponse>,
-      kind === 'cancel'
-        ? executionApi.endpoints.cancelStep.initiate({ projectId, plan_id: planId, step_number: stepNumber })
-        : executionApi.endpoints.approveStep.initiate({ projectId, plan_id: planId, step_number: stepNumber, approved: kind !== 'reject' }),
-    )) as ApproveStepResponse;
-    yield put(stepActionAnswered({ stepNumber, id: action.meta.id, status: answer.status }));
-  } catch (error) {
-    // Part 2 section 8: approval and rejection failures are only logged.
-    yield call(logError, 'execution.approveStep', error);
-    yield put(stepActionFailed({ stepNumber, id: action.meta.id }));
-  }
-}
+/** The execution stage's step actions (POST /api/execution/approve-step and cancel-step). */
+export const executionStepActions: StepActionStage<StepActionRequest> = {
+  stage: 'execution',
+  selectPending: selectPendingActions,
+  request: ({ projectId, planId, stepNumber, kind }) =>
+    kind === 'cancel'
+      ? executionApi.endpoints.cancelStep.initiate({ projectId, plan_id: planId, step_number: stepNumber })
+      : executionApi.endpoints.approveStep.initiate({ projectId, plan_id: planId, step_number: stepNumber, approved: kind !== 'reject' }),
+  answered: stepActionAnswered,
+  failed: stepActionFailed,
+};
 
 /** Projects whose move to validation Auto-Approve has started in this page's life. */
 const autoProceeded = new Set<number>();
@@ -71,7 +58,6 @@ const autoProceeded = new Set<number>();
 export function* autoActions(projectId: number, progress: ExecutionProgress): Generator {
   if (progress.id === null || !Array.isArray(progress.steps)) return;
   const steps = toViewSteps(progress.steps);
-  const pending = (yield select(selectPendingActions)) as Record<string, PendingStepAction>;
   const request = (stepNumber: number, kind: StepActionRequest['kind'], source: StepActionRequest['source']) =>
     stepActionRequested({ projectId, planId: progress.id as number, stepNumber, kind, source });
 
@@ -82,13 +68,10 @@ export function* autoActions(projectId: number, progress: ExecutionProgress): Ge
       yield put(proceedToValidationRequested({ projectId }));
       return;
     }
-    const next = nextAutoApproval(steps);
-    if (next && !pending[String(next.number)]) {
-      yield put(request(next.number, 'approve', 'autoApprove'));
-      return;
-    }
+    if ((yield call(autoApproveNext, executionStepActions, steps, (stepNumber: number) => request(stepNumber, 'approve', 'autoApprove'))) as boolean) return;
   }
   if ((yield select(selectAutoRetry)) as boolean) {
+    const pending = (yield select(selectPendingActions)) as PendingStepActions;
     const failed = nextAutoRetry(steps, (yield call(readRetryCounts)) as Record<string, number>, EXECUTION.autoRetryMax, projectId);
     if (failed && !pending[String(failed.number)]) {
       yield call(incrementRetryCount, projectId, failed.number);
@@ -99,17 +82,7 @@ export function* autoActions(projectId: number, progress: ExecutionProgress): Ge
 
 /** Watches progress answers (from the stage's polling) and the two toggles. */
 export function* autoActionsWatcher(): Generator {
-  let last: { projectId: number; progress: ExecutionProgress } | null = null;
-  const progressFulfilled = executionApi.endpoints.getExecutionProgress.matchFulfilled;
-  for (;;) {
-    const action = (yield take([progressFulfilled, autoApproveToggled.type, autoRetryToggled.type])) as UnknownAction;
-    if (progressFulfilled(action)) {
-      last = { projectId: action.meta.arg.originalArgs, progress: action.payload };
-    } else if (!(action as PayloadAction<boolean>).payload) {
-      continue; // A toggle turned off needs nothing.
-    }
-    if (last) yield call(autoActions, last.projectId, last.progress);
-  }
+  yield call(watchProgress<ExecutionProgress>, executionApi.endpoints.getExecutionProgress.matchFulfilled, [autoApproveToggled.type, autoRetryToggled.type], autoActions);
 }
 
 /** One chat turn with the execution agent: stream until the end event, a failure, or Stop. */
@@ -172,7 +145,7 @@ export function* proceedToValidationWorker(action: ReturnType<typeof proceedToVa
 
 /** The execution stage's workflows (STYLE.md habit 2): step actions, auto-approve/retry, the agent chat. */
 export function* executionSaga(): Generator {
-  yield takeEvery(stepActionRequested.type, stepActionWorker);
+  yield takeEvery(stepActionRequested.type, stepActionWorker<StepActionRequest>, executionStepActions);
   yield takeLeading(chatMessageSent.type, chatTurnWorker);
   yield takeLeading(proceedToValidationRequested.type, proceedToValidationWorker);
   yield call(autoActionsWatcher);

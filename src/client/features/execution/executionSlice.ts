@@ -4,7 +4,7 @@ import { rootReducer } from '../../app/store';
 import { historyBefore } from '../chat/chatHistory';
 import { executionApi } from './executionApi';
 import { toViewSteps } from './executionModel';
-import { stepActions, type PendingStepAction, type StepActionKind } from './stepActions';
+import { stepActionReducers, stepActions, type PendingStepAction, type StepActionKind } from './stepActions';
 
 export type { PendingStepAction, StepActionKind } from './stepActions';
 
@@ -75,23 +75,7 @@ export const executionSlice = createSlice({
         return { payload: text, meta: { id: nanoid() } };
       },
     },
-    /** A step action was asked for; ignored while another action on that step is pending. */
-    stepActionRequested: {
-      reducer(state, action: PayloadAction<StepActionRequest, string, { id: string }>) {
-        stepActions.requested(state.pendingActions, action.payload.stepNumber, action.meta.id, action.payload.kind);
-      },
-      prepare(request: StepActionRequest) {
-        return { payload: request, meta: { id: nanoid() } };
-      },
-    },
-    /** The approve-step call failed (only logged, part 2 section 8): the card is usable again. */
-    stepActionFailed(state, action: PayloadAction<{ stepNumber: number; id: string }>) {
-      stepActions.failed(state.pendingActions, action.payload.stepNumber, action.payload.id);
-    },
-    /** The approve-step call answered with the step's new status. */
-    stepActionAnswered(state, action: PayloadAction<{ stepNumber: number; id: string; status: string }>) {
-      stepActions.answered(state.pendingActions, action.payload.stepNumber, action.payload.id, action.payload.status);
-    },
+    ...stepActionReducers<StepActionRequest>(),
 
     /** Ignored when blank or while a reply is in progress (part 2 section 5). */
     chatMessageSent(state, action: PayloadAction<{ projectId: number; message: string }>) {

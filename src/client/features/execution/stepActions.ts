@@ -1,3 +1,4 @@
+import { nanoid, type PayloadAction } from '@reduxjs/toolkit';
 import type { ViewStep } from './executionModel';
 
 export type StepActionKind = 'approve' | 'reject' | 'reexecute' | 'cancel';
@@ -45,3 +46,40 @@ export const stepActions = {
     }
   },
 };
+
+/** What every stage's requested step action names (the slices' `stepActionRequested` payload). */
+export interface StepActionPayload {
+  stepNumber: number;
+  kind: StepActionKind;
+}
+
+/** A step slice's state, as far as its step actions go. */
+interface StepActionState {
+  pendingActions: PendingStepActions;
+}
+
+/**
+ * The step-action case reducers both step slices spread into their `reducers`, so each slice has its
+ * own `stepActionRequested` (an id per request, from `prepare`), `stepActionFailed` and `stepActionAnswered`.
+ */
+export function stepActionReducers<R extends StepActionPayload>() {
+  return {
+    /** A step action was asked for; ignored while another action on that step is pending. */
+    stepActionRequested: {
+      reducer(state: StepActionState, action: PayloadAction<R, string, { id: string }>) {
+        stepActions.requested(state.pendingActions, action.payload.stepNumber, action.meta.id, action.payload.kind);
+      },
+      prepare(request: R) {
+        return { payload: request, meta: { id: nanoid() } };
+      },
+    },
+    /** The approve-step call failed (only logged, part 2 section 8): the card is usable again. */
+    stepActionFailed(state: StepActionState, action: PayloadAction<{ stepNumber: number; id: string }>) {
+      stepActions.failed(state.pendingActions, action.payload.stepNumber, action.payload.id);
+    },
+    /** The approve-step call answered with the step's new status. */
+    stepActionAnswered(state: StepActionState, action: PayloadAction<{ stepNumber: number; id: string; status: string }>) {
+      stepActions.answered(state.pendingActions, action.payload.stepNumber, action.payload.id, action.payload.status);
+    },
+  };
+}

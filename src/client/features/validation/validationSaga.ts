@@ -1,15 +1,15 @@
-import type { PayloadAction, UnknownAction } from '@reduxjs/toolkit';
 import type { EventChannel } from 'redux-saga';
 import { call, put, select, take, takeEvery, takeLatest } from 'redux-saga/effects';
 import type { DocumentationResponse } from '../../../shared/api/documentation';
-import type { ValidationApproveStepResponse, ValidationPlanResponse, ValidationProgress, ValidationTriggerResponse } from '../../../shared/api/validation';
+import type { ValidationPlanResponse, ValidationProgress, ValidationTriggerResponse } from '../../../shared/api/validation';
 import type { ProjectState, StageId } from '../../../shared/api/stages';
 import { DOCUMENTATION, DOCUMENTATION_ERRORS, isDocumentationMissing, isQuickstartMissing, VALIDATION, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
 import { createAgentStreamChannel, type AgentStreamEvent } from '../chat/streamChannel';
 import { documentationApi } from '../documentation/documentationApi';
 import { createAgentQueryChannel, type AgentStreamMessage } from '../execution/executionChannel';
-import { nextAutoApproval, summarise, toViewSteps } from '../execution/executionModel';
+import { summarise, toViewSteps } from '../execution/executionModel';
+import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../execution/stepActionSagas';
 import { runEndpoint } from '../../api/runEndpoint';
 import { stagesApi } from '../stages/stagesApi';
 import { validationApi } from './validationApi';
@@ -28,6 +28,7 @@ import {
   validationStartEnded,
   validationStartFailed,
   validationStartProgressed,
+  type ValidationStepActionRequest,
 } from './validationSlice';
 
 const VALIDATION_STAGE = 'validation' satisfies StageId;
@@ -58,24 +59,17 @@ export function* triggerValidation(projectId: number, message?: string): Generat
   return answer.status === VALIDATION.successStatus;
 }
 
-/** One step action (POST /api/validation/approve-step); failures are only logged (part 2 section 8). */
-export function* stepActionWorker(action: ReturnType<typeof stepActionRequested>): Generator {
-  const { projectId, stepNumber, kind } = action.payload;
-  const pending = (yield select(selectValidationPending)) as ReturnType<typeof selectValidationPending>;
-  if (pending[String(stepNumber)]?.id !== action.meta.id) return;
-  try {
-    const answer = (yield call(
-      runEndpoint<ValidationApproveStepResponse>,
-      kind === 'cancel'
-        ? validationApi.endpoints.cancelValidationStep.initiate({ projectId, step_number: stepNumber })
-        : validationApi.endpoints.approveValidationStep.initiate({ projectId, step_number: stepNumber, approved: kind !== 'reject' }),
-    )) as ValidationApproveStepResponse;
-    yield put(stepActionAnswered({ stepNumber, id: action.meta.id, status: answer.status }));
-  } catch (error) {
-    yield call(logError, 'validation.approveStep', error);
-    yield put(stepActionFailed({ stepNumber, id: action.meta.id }));
-  }
-}
+/** The validation stage's step actions (POST /api/validation/approve-step and cancel-step). */
+export const validationStepActions: StepActionStage<ValidationStepActionRequest> = {
+  stage: 'validation',
+  selectPending: selectValidationPending,
+  request: ({ projectId, stepNumber, kind }) =>
+    kind === 'cancel'
+      ? validationApi.endpoints.cancelValidationStep.initiate({ projectId, step_number: stepNumber })
+      : validationApi.endpoints.approveValidationStep.initiate({ projectId, step_number: stepNumber, approved: kind !== 'reject' }),
+  answered: stepActionAnswered,
+  failed: stepActionFailed,
+};
 
 /**
  * The stage opened: when the project has no validation steps yet, the plan is created (unless the
@@ -177,21 +171,13 @@ function* isValidationCompleted(projectId: number): Generator {
  * the documentation once every step completed.
  */
 export function* progressWatcher(): Generator {
-  let last: { projectId: number; progress: ValidationProgress } | null = null;
   const triggeredFor = new Set<string>();
   const documented = new Set<number>();
-  const fulfilled = validationApi.endpoints.getValidationProgress.matchFulfilled;
-  for (;;) {
-    const action = (yield take([fulfilled, autoApproveToggled.type])) as UnknownAction;
-    if (fulfilled(action)) last = { projectId: action.meta.arg.originalArgs, progress: action.payload };
-    else if (!(action as PayloadAction<boolean>).payload) continue;
-    if (!last || !Array.isArray(last.progress.steps)) continue;
-    const { projectId } = last;
-    const steps = toViewSteps(last.progress.steps);
-    const pending = (yield select(selectValidationPending)) as ReturnType<typeof selectValidationPending>;
+  function* onProgress(projectId: number, progress: ValidationProgress): Generator {
+    if (!Array.isArray(progress.steps)) return;
+    const steps = toViewSteps(progress.steps);
     if ((yield select(selectValidationAutoApprove)) as boolean) {
-      const next = nextAutoApproval(steps);
-      if (next && !pending[String(next.number)]) yield put(stepActionRequested({ projectId, stepNumber: next.number, kind: 'approve', source: 'autoApprove' }));
+      yield call(autoApproveNext, validationStepActions, steps, (stepNumber: number) => stepActionRequested({ projectId, stepNumber, kind: 'approve', source: 'autoApprove' }));
     }
     const failed = steps.filter((s) => s.status === 'failed').map((s) => s.number);
     const failedKey = `${projectId}:${failed.join(',')}`;
@@ -208,11 +194,12 @@ export function* progressWatcher(): Generator {
       yield put(documentationRequested({ projectId }));
     }
   }
+  yield call(watchProgress<ValidationProgress>, validationApi.endpoints.getValidationProgress.matchFulfilled, [autoApproveToggled.type], onProgress);
 }
 
 /** The validation stage's workflows (STYLE.md habit 2). */
 export function* validationSaga(): Generator {
-  yield takeEvery(stepActionRequested.type, stepActionWorker);
+  yield takeEvery(stepActionRequested.type, stepActionWorker<ValidationStepActionRequest>, validationStepActions);
   yield takeLatest(validationStageOpened.type, startValidationWorker);
   yield takeLatest(documentationRequested.type, documentationWorker);
   yield call(progressWatcher);

@@ -1,7 +1,7 @@
-import { createSlice, nanoid, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
+import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { rootReducer } from '../../app/store';
 import { toViewSteps } from '../execution/executionModel';
-import { stepActions, type PendingStepActions, type StepActionKind } from '../execution/stepActions';
+import { stepActionReducers, stepActions, type PendingStepActions, type StepActionKind } from '../execution/stepActions';
 import { validationApi } from './validationApi';
 
 export interface ValidationState {
@@ -46,20 +46,7 @@ export const validationSlice = createSlice({
     autoApproveToggled(state, action: PayloadAction<boolean>) {
       state.autoApprove = action.payload;
     },
-    stepActionRequested: {
-      reducer(state, action: PayloadAction<ValidationStepActionRequest, string, { id: string }>) {
-        stepActions.requested(state.pendingActions, action.payload.stepNumber, action.meta.id, action.payload.kind);
-      },
-      prepare(request: ValidationStepActionRequest) {
-        return { payload: request, meta: { id: nanoid() } };
-      },
-    },
-    stepActionFailed(state, action: PayloadAction<{ stepNumber: number; id: string }>) {
-      stepActions.failed(state.pendingActions, action.payload.stepNumber, action.payload.id);
-    },
-    stepActionAnswered(state, action: PayloadAction<{ stepNumber: number; id: string; status: string }>) {
-      stepActions.answered(state.pendingActions, action.payload.stepNumber, action.payload.id, action.payload.status);
-    },
+    ...stepActionReducers<ValidationStepActionRequest>(),
     validationStartProgressed(state, action: PayloadAction<'planning' | 'triggering'>) {
       state.start = { status: action.payload, error: null };
     },

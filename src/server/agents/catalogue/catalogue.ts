@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { Value } from 'typebox/value';
-import type { Component } from '../offline/components';
+import type { Component } from './component';
 import { ProductSchema, type ProductFile } from './schema';
 
 /**

@@ -1,88 +1,14 @@
 import { loadCatalogue } from '../catalogue/catalogue';
-import type { CATEGORIES } from '../catalogue/schema';
+import type { Component, SecretSpec } from '../catalogue/component';
+
+// The shapes live beside the catalogue that reads them (no import circle); the planner's modules take them from here.
+export type { Component, ComponentCategory, ConfigFile, Healthcheck, SecretSpec, ServiceSpec } from '../catalogue/component';
 
 /**
  * The offline planner's knowledge base: the building blocks of docker-compose stacks, each with an
  * image pinned to a tag, its ports, volumes, environment, healthcheck and the secrets it needs.
  * The composer (composer.ts) assembles them; facts.ts decides which ones a conversation asks for.
  */
-
-export type ComponentCategory = (typeof CATEGORIES)[number];
-
-export interface Healthcheck {
-  test: string[];
-  interval: string;
-  timeout: string;
-  retries: number;
-  start_period: string;
-}
-
-export interface SecretSpec {
-  name: string;
-  description: string;
-  required: boolean;
-  secret_type: 'password' | 'text' | 'ssh_private_key';
-}
-
-/** One container of a component. `${VAR}` values are filled from the `.env` file the plan writes. */
-export interface ServiceSpec {
-  name: string;
-  image: string;
-  command?: string[];
-  environment?: Record<string, string>;
-  /** `named:/path` for volumes, `./file:/path:ro` for config files the plan writes. */
-  volumes?: string[];
-  /** Port the service listens on inside the network (for the proxy and the diagram). */
-  internalPort?: number;
-  /** Published when no reverse proxy fronts the service (`host:container`). */
-  publish?: string[];
-  /** Always published, proxy or not (the proxy's own 80/443). */
-  alwaysPublish?: string[];
-  healthcheck?: Healthcheck;
-  /** Why there is no healthcheck, when the image offers no way to check itself. */
-  noHealthcheck?: string;
-  dependsOn?: string[];
-  /** `backend` for data services; `edge` when a proxy talks to it; both for apps. */
-  networks: Array<'edge' | 'backend'>;
-  /** Served to people through the reverse proxy (or published) as this sub-domain label; '' = the apex. */
-  webLabel?: string;
-  /** Rough resident memory, in MB, for sizing the machine. */
-  memoryMb: number;
-  /** Where an `image: build` service builds from, relative to the stack folder; `./<name>` when absent. */
-  build?: { context: string; dockerfile?: string };
-  ulimits?: Record<string, { soft: number; hard: number }>;
-}
-
-export interface ConfigFile {
-  path: string;
-  content: string;
-}
-
-export interface Component {
-  id: string;
-  label: string;
-  category: ComponentCategory;
-  /** What it is for, in the requirements document. */
-  purpose: string;
-  services: ServiceSpec[];
-  secrets: SecretSpec[];
-  /** Disk it needs, in GB, beyond the operating system. */
-  diskGb: number;
-  /** vCPUs it needs at least: the machine is sized up to them. */
-  minCpus: number;
-  /** Upstream documentation link. */
-  docs: string;
-  /** Names people use for it (regular expression sources, matched as whole words). */
-  aliases: string[];
-  /** Catalogued products that do a similar job: offered, never swapped in. */
-  similar: string[];
-  /** Products outside the catalogue it can stand in for, when the person agrees. */
-  alternativeTo: string[];
-  /** Catalogued products it needs in the same stack. */
-  requires: string[];
-  /** Whether it needs HTTPS to work ('required'), should have it, or serves no people. */
-  tls: 'required' | 'recommended' | 'none';
-}
 
 /** Certbot renews the certificates of the Nginx proxy; it is part of that proxy, not a product. */
 export const CERTBOT_IMAGE = 'certbot/certbot:v2.11.0';

@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ChatThreadResponse, ErrorResponse, ProjectIdParams } from '../../../shared/api/common';
 import { ApprovalBody, ApprovalResponse, DevopsHelperChatBody, DevopsHelperKillResponse } from '../../../shared/api/devopsHelper';
-import { ApprovalClientMessage, DEVOPS_HELPER_STREAM_EVENTS, STREAM_EVENTS, type ApprovalServerMessage, type StreamEvent } from '../../../shared/events';
+import { ApprovalClientMessage, DEVOPS_HELPER_STREAM_EVENTS, STREAM_EVENTS, type ApprovalServerMessage } from '../../../shared/events';
 import { HttpError } from '../../errors';
 import { projectOf } from '../../plugins/projectHeader';
 import { authOf } from '../../plugins/session';
-import { openEventStream, writeNamedEvent } from '../../plugins/sse';
+import { sendStream, type StreamFraming } from '../../plugins/sse';
 import type { ApprovalScope } from '../../services/devopsHelper/approvals';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
@@ -21,29 +21,15 @@ const MAX_CLIENT_FRAME = 1024;
 const clientMessage = Compile(ApprovalClientMessage);
 
 /**
- * Sends a helper turn as the stream framing of events.ts: `event: id` first, then `event: message` per
- * StreamEvent, an `event: error` for a failure; the stream ends after `on_chat_model_end` or the error.
+ * A helper turn's stream framing (events.ts): `event: id` first, then `event: message` per StreamEvent,
+ * an `event: error` for a failure; the stream ends after `on_chat_model_end` or the error.
  */
-async function sendHelperStream(request: FastifyRequest, reply: FastifyReply, turn: { threadId: string; events: AsyncIterable<StreamEvent> }, onGone: () => void): Promise<void> {
-  const raw = openEventStream(reply);
-  let finished = false;
-  raw.on('close', () => {
-    if (!finished) onGone();
-  });
-  try {
-    writeNamedEvent(raw, DEVOPS_HELPER_STREAM_EVENTS.id, { thread_id: turn.threadId });
-    for await (const event of turn.events) {
-      if (raw.destroyed) break;
-      if (event.event === STREAM_EVENTS.error) writeNamedEvent(raw, DEVOPS_HELPER_STREAM_EVENTS.error, event.data);
-      else writeNamedEvent(raw, DEVOPS_HELPER_STREAM_EVENTS.message, event);
-    }
-  } catch (err) {
-    request.log.error({ err }, 'devops helper turn failed');
-  } finally {
-    finished = true;
-    raw.end();
-  }
-}
+const helperFraming = (threadId: string): StreamFraming => ({
+  opening: { event: DEVOPS_HELPER_STREAM_EVENTS.id, data: { thread_id: threadId } },
+  frame: (event) =>
+    event.event === STREAM_EVENTS.error ? { event: DEVOPS_HELPER_STREAM_EVENTS.error, data: event.data } : { event: DEVOPS_HELPER_STREAM_EVENTS.message, data: event },
+  failure: 'devops helper turn failed',
+});
 
 /**
  * The DevOps Helper (part 2 sections 2, 4, 7): the chat stream and its kill, the approval decision and
@@ -69,7 +55,7 @@ export const devopsHelperRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, body: DevopsHelperChatBody, response: { 200: Type.Unknown({ description: 'text/event-stream of DevopsHelperStreamFrame' }), 402: ErrorResponse, ...errors } } },
     async (request, reply) => {
       const turn = await agent.startTurn(await scopeOf(request), request.body);
-      await sendHelperStream(request, reply, turn, () => agent.abortTurn(turn.threadId));
+      await sendStream(request, reply, turn, () => agent.abortTurn(turn.threadId), helperFraming(turn.threadId));
     },
   );
 

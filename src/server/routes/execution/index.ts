@@ -13,7 +13,7 @@ import {
 } from '../../../shared/api/execution';
 import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
 import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
-import { openEventStream, sendStream, writeEvent } from '../../plugins/sse';
+import { openEventStream, sendStream, writeComment, writeEvent } from '../../plugins/sse';
 import { terminalCommandsTopic } from '../../services/execution/executionService';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
@@ -94,11 +94,11 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/terminal/commands', { schema: { tags: ['terminal'], response: { 200: Type.Unknown({ description: 'text/event-stream of TerminalStreamEvent lines (display only)' }), ...errors } } }, async (request, reply) => {
     const { projectId } = await projectOf(request);
     const raw = openEventStream(reply);
-    raw.write(': connected\n\n');
+    writeComment(raw, 'connected');
     const unsubscribe = executionCommands.subscribe(terminalCommandsTopic(projectId), (event) => {
-      if (!raw.destroyed) writeEvent(raw, event);
+      if (!raw.destroyed) writeEvent(raw, { data: event });
     });
-    const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), SSE_KEEPALIVE_MS);
+    const keepAlive = setInterval(() => writeComment(raw, 'keep-alive'), SSE_KEEPALIVE_MS);
     streams.add(raw);
     raw.on('close', () => {
       clearInterval(keepAlive);

@@ -16,7 +16,7 @@ import {
   type SandboxRef,
   type ShellOptions,
 } from '../driver';
-import { createRedactor } from '../redactor';
+import { execTracker } from '../execTracker';
 import { createBackupStore } from '../backups';
 import { tarToZip, type EntryFilter } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
@@ -308,47 +308,22 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
 
     async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
       requireRunning(s);
-      const started = Date.now();
       const child = spawnInside(s, ['bash', '-c', command], { env: opts.env, network: true });
-      let output = '';
-      let timedOut = false;
-      let cancelled = false;
-      const redactors = { stdout: createRedactor(opts.secrets ?? []), stderr: createRedactor(opts.secrets ?? []) };
-      const emit = (text: string, stream: 'stdout' | 'stderr'): void => {
-        if (!text) return;
-        output += text;
-        if (output.length > maxOutput * 2) output = output.slice(-maxOutput);
-        opts.onOutput?.(text, stream);
-      };
+      const tracker = execTracker(opts, { timeoutMs: options.execTimeoutMs, maxOutput }, () => killChild(child));
       for (const stream of ['stdout', 'stderr'] as const) {
-        child[stream]!.setEncoding('utf8').on('data', (d: string) => emit(redactors[stream].push(d), stream));
+        child[stream]!.setEncoding('utf8').on('data', (d: string) => tracker.chunk(d, stream));
       }
-      const timer = setTimeout(() => {
-        timedOut = true;
-        killChild(child);
-      }, opts.timeoutMs ?? options.execTimeoutMs);
-      const onAbort = (): void => {
-        cancelled = true;
-        killChild(child);
-      };
-      if (opts.signal?.aborted) onAbort();
-      else opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const code = await new Promise<number | null>((resolve, reject) => {
-        child.once('error', reject);
-        child.once('close', (c) => resolve(c));
-      }).finally(() => {
-        clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
-      });
-      emit(redactors.stdout.flush(), 'stdout');
-      emit(redactors.stderr.flush(), 'stderr');
-      return {
-        exitCode: timedOut || cancelled ? null : code,
-        output: output.length > maxOutput ? output.slice(-maxOutput) : output,
-        timedOut,
-        cancelled,
-        durationMs: Date.now() - started,
-      };
+      let code: number | null;
+      try {
+        code = await new Promise<number | null>((resolve, reject) => {
+          child.once('error', reject);
+          child.once('close', (c) => resolve(c));
+        });
+      } catch (err) {
+        tracker.finish(null);
+        throw err;
+      }
+      return tracker.finish(code);
     },
 
     shell(s, opts: ShellOptions): SandboxPty {

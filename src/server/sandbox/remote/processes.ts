@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SandboxError, type ExecOptions, type ExecResult, type SandboxDriver, type SandboxPty, type SandboxRef, type ShellOptions } from '../driver';
-import { commitStep, execTracker, history, killableArgv, killArgv, stdinKillableArgv, type RunInside } from './workspace';
+import { execTracker } from '../execTracker';
+import { commitStep, history, killableArgv, killArgv, stdinKillableArgv, type RunInside } from './workspace';
 
 /**
  * The processes of the container drivers (docker, kubernetes): what runs to completion, the step

@@ -1,11 +1,9 @@
 import type { SandboxCommit } from '../../../shared/api/sandbox';
-import { SandboxError, type ExecOptions, type ExecResult, type SandboxRef } from '../driver';
-import { createRedactor } from '../redactor';
+import { SandboxError, type SandboxRef } from '../driver';
 import { baseEnv, GITIGNORE, HISTORY_FORMAT, homeOf, parseHistory, SECRET_FILE_RULES, SSH_KEYS_FOLDER, STEP_COMMIT_SCRIPT, stepCommitMessage, workspaceOf, WORKSPACE_FOLDERS } from '../workspaceLayout';
 
 /**
- * What the container drivers (docker, kubernetes) share: the workspace's layout, its git history and the
- * bookkeeping of one exec. Everything here runs inside the sandbox through the driver's `run`, exactly
+ * What the container drivers (docker, kubernetes) share: the workspace's layout and its git history. Everything here runs inside the sandbox through the driver's `run`, exactly
  * as the local driver does it, so both container drivers keep the local driver's behaviour.
  */
 
@@ -120,62 +118,6 @@ export async function resolveFolder(run: RunInside, s: SandboxRef, relativePath:
   if (check.code === 4) throw new SandboxError('outside_workspace', 'The path leads outside the workspace');
   if (check.code !== 0) throw new SandboxError('failed', check.stderr.trim());
   return check.stdout;
-}
-
-/**
- * The bookkeeping of one exec: redaction per stream (a secret split across chunks is still caught),
- * the output cap (the end is kept), the timeout and the cancel. The driver calls `chunk` for what
- * arrives and `finish` with the exit code; `kill` is the driver's way to end the command.
- */
-export function execTracker(
-  opts: ExecOptions,
-  defaults: { timeoutMs: number; maxOutput: number },
-  kill: () => void,
-): {
-  chunk(text: string, stream: 'stdout' | 'stderr'): void;
-  finish(code: number | null): ExecResult;
-  readonly stopped: boolean;
-} {
-  const started = Date.now();
-  let output = '';
-  let timedOut = false;
-  let cancelled = false;
-  const redactors = { stdout: createRedactor(opts.secrets ?? []), stderr: createRedactor(opts.secrets ?? []) };
-  const emit = (text: string, stream: 'stdout' | 'stderr'): void => {
-    if (!text) return;
-    output += text;
-    if (output.length > defaults.maxOutput * 2) output = output.slice(-defaults.maxOutput);
-    opts.onOutput?.(text, stream);
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, opts.timeoutMs ?? defaults.timeoutMs);
-  const onAbort = (): void => {
-    cancelled = true;
-    kill();
-  };
-  if (opts.signal?.aborted) queueMicrotask(onAbort);
-  else opts.signal?.addEventListener('abort', onAbort, { once: true });
-  return {
-    get stopped() {
-      return timedOut || cancelled;
-    },
-    chunk: (text, stream) => emit(redactors[stream].push(text), stream),
-    finish(code) {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      emit(redactors.stdout.flush(), 'stdout');
-      emit(redactors.stderr.flush(), 'stderr');
-      return {
-        exitCode: timedOut || cancelled ? null : code,
-        output: output.length > defaults.maxOutput ? output.slice(-defaults.maxOutput) : output,
-        timedOut,
-        cancelled,
-        durationMs: Date.now() - started,
-      };
-    },
-  };
 }
 
 /** Wraps a command so that it leads a process group of its own and leaves its id in `pidFile`, to be killed as a group. */

@@ -11,6 +11,7 @@ import { buildToolGraph, chatHistory, findThread, resolveThread, STOPPED_TOOL_AN
 import { messageText } from '../../agents/messageText';
 import type { ChatThreadResponse } from '../../../shared/api/common';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
+import { execOutcome } from '../../sandbox/execTracker';
 import { textRedactor } from '../../sandbox/redactor';
 import { dangerousReason } from '../execution/dangerous';
 import type { Meter } from '../credits/meter';
@@ -81,9 +82,6 @@ function noteOfResult(call: ToolCall | undefined, result: ToolMessage): string |
   return notRunNote(text.replace(/^Error: /, ''));
 }
 
-const outcomeOf = (r: ExecResult): string =>
-  r.timedOut ? 'timed out and was stopped' : r.cancelled ? 'was cancelled' : r.exitCode === null ? 'was killed by a signal' : `exited with code ${r.exitCode}`;
-
 /**
  * The DevOps Helper, on the one turn loop (turnLoop.ts): its one tool
  * runs a shell command in the project's sandbox, but only after the person approves that exact request:
@@ -134,8 +132,8 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
         ...(deps.commandTimeoutMs ? { timeoutMs: deps.commandTimeoutMs } : {}),
       });
       const output = turn.redact(result.output);
-      await dispatchCustomEvent(CHAT_NOTE, { text: ranNote(command, outcomeOf(result), output) }, config);
-      return `The command ${outcomeOf(result)}. Output:\n${output.slice(-MAX_TOOL_OUTPUT)}`;
+      await dispatchCustomEvent(CHAT_NOTE, { text: ranNote(command, execOutcome(result), output) }, config);
+      return `The command ${execOutcome(result)}. Output:\n${output.slice(-MAX_TOOL_OUTPUT)}`;
     } catch (err) {
       turn.controller.signal.throwIfAborted();
       const detail = turn.redact(err instanceof HttpError ? err.message : `The command could not run: ${(err as Error).message}`);

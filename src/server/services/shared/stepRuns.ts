@@ -6,6 +6,7 @@ import { conflict, HttpError, notFound } from '../../errors';
 import { textRedactor } from '../../sandbox/redactor';
 import { openSecrets, sealNullable } from '../../sandbox/sealedSecrets';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
+import { execOutcome } from '../../sandbox/execTracker';
 import type { Step, StepStatus } from '../../../shared/api/execution';
 import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
@@ -182,12 +183,10 @@ export function createStepRuns(deps: StepRunsDeps) {
     return row;
   }
 
+  /** A step's error: null for exit 0; a cancel says who stopped it (the person, or a shutdown). */
   function errorOf(result: ExecResult, timeoutMs: number | undefined, signal: AbortSignal): string | null {
-    if (result.timedOut) return `The command timed out${timeoutMs ? ` after ${Math.round(timeoutMs / 1000)} s` : ''} and was stopped.`;
-    if (result.cancelled) return signal.reason === 'shutdown' ? SHUTDOWN_MESSAGE : CANCELLED_MESSAGE;
-    if (result.exitCode === null) return 'The command was killed by a signal.';
-    if (result.exitCode !== 0) return `The command exited with code ${result.exitCode}.`;
-    return null;
+    if (result.cancelled && !result.timedOut) return signal.reason === 'shutdown' ? SHUTDOWN_MESSAGE : CANCELLED_MESSAGE;
+    return result.timedOut || result.exitCode !== 0 ? `The command ${execOutcome(result, timeoutMs)}.` : null;
   }
 
   /**
