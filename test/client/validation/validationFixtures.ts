@@ -3,6 +3,7 @@ import type { DocumentationResponse } from '../../../src/shared/api/documentatio
 import type { Step } from '../../../src/shared/api/execution';
 import type { ValidationApproveStepBody, ValidationApproveStepResponse, ValidationPlanResponse, ValidationProgress } from '../../../src/shared/api/validation';
 import { DOCUMENTATION } from '../../../src/shared/constants';
+import { makeStep } from '../execution/executionFixtures';
 import { api, server } from '../utils/server';
 
 /** An SSE answer of `frames` (JSON strings), 10 ms apart. */
@@ -33,6 +34,7 @@ export interface FakeValidation {
   agentUrls: string[];
   triggers: Array<{ body: unknown; projectId: string | null }>;
   approvals: ValidationApproveStepBody[];
+  cancels: unknown[];
   generations: unknown[];
   /** The trigger's answer status (200 unless set). */
   triggerStatus: number;
@@ -53,6 +55,7 @@ export function useFakeValidation(steps: Step[] = [], plan: ValidationPlanRespon
     agentUrls: [],
     triggers: [],
     approvals: [],
+    cancels: [],
     generations: [],
     triggerStatus: 200,
   };
@@ -75,6 +78,13 @@ export function useFakeValidation(steps: Step[] = [], plan: ValidationPlanRespon
       fake.approvals.push(body);
       fake.onApprove?.(body);
       return HttpResponse.json({ step_number: body.step_number, status: 'in_progress' } satisfies ValidationApproveStepResponse);
+    }),
+    http.post(api('/validation/cancel-step'), async ({ request }) => {
+      const body = (await request.json()) as { step_number: number };
+      fake.cancels.push(body);
+      const stopped = makeStep(body.step_number, { status: 'failed', error_message: 'Cancelled by you' });
+      fake.progress = { steps: [stopped] };
+      return HttpResponse.json(stopped);
     }),
     http.get(api('/documentation/current'), () => HttpResponse.json(fake.documentation)),
     http.post(api('/documentation/generate'), async ({ request }) => {

@@ -97,6 +97,17 @@ describe('validation stage', () => {
     ]);
   });
 
+  it('a running check shows Cancel, which stops it (POST /api/validation/cancel-step) and nothing else', async () => {
+    const fake = useFakeValidation([makeStep(1, { status: 'in_progress', output: 'curl -sf https://…\n' })], { status: 'ready', plan: '# Plan' });
+    const { user } = renderStage();
+    await screen.findByRole('listitem', { name: /^Step 1:/ });
+    await user.click(within(card(1)).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(fake.cancels).toEqual([{ step_number: 1 }]));
+    expect(fake.approvals).toEqual([]);
+    await waitFor(() => expect(within(card(1)).queryByRole('button', { name: 'Cancel' })).toBeNull());
+    expect(card(1)).toHaveTextContent('Cancelled by you');
+  });
+
   it('Auto-Approve approves the next waiting step, never a dangerous one', async () => {
     const fake = useFakeValidation(
       [makeStep(1, { status: 'completed' }), makeStep(2, { status: 'waiting_approval', dangerous_reason: 'Deletes a system path' }), makeStep(3, { status: 'waiting_approval' })],
