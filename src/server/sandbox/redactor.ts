@@ -147,6 +147,18 @@ export function textRedactor(secrets: readonly string[]): (text: string) => stri
   return pattern ? (text) => hideSealed(text.replace(pattern, REDACTED)) : hideSealed;
 }
 
+/**
+ * The redaction of a document people read as written (a requirements document, a plan): each whole
+ * secret value and each sealed reference blanked, but not the fragments and encodings `textRedactor`
+ * also blanks. Those guard command output (`printf "$S" | cut -c1-8`); in a plan, blanking every
+ * 8-character run of `e2e-postgres-password` would blank the word "postgres" and break its diagram.
+ */
+export function documentRedactor(secrets: readonly string[]): (text: string) => string {
+  const values = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+  const pattern = values.length ? new RegExp(values.map(escapeRegExp).join('|'), 'g') : null;
+  return (text) => (pattern ? text.replace(pattern, REDACTED) : text).replace(SEALED_REFERENCE, REDACTED);
+}
+
 /** Redacts a complete text in one go (a single use of `textRedactor`). */
 export function redactText(text: string, secrets: readonly string[]): string {
   return textRedactor(secrets)(text);

@@ -1,5 +1,5 @@
 import { HttpError } from '../../../src/server/errors';
-import { REDACTED, textRedactor } from '../../../src/server/sandbox/redactor';
+import { documentRedactor, REDACTED, textRedactor } from '../../../src/server/sandbox/redactor';
 import { openSecrets, sealedReference, sealSecrets } from '../../../src/server/sandbox/sealedSecrets';
 
 const values = { DB_PASSWORD: 'pg-Secret-42', DB_PASSWORD_LONG: 'pg-Secret-42-and-more', PIN: '123' };
@@ -36,5 +36,13 @@ describe('sealed secrets: what a stored command or plan holds instead of a value
     const sealed = sealSecrets('echo pg-Secret-42', values);
     expect(textRedactor([])(sealed)).toBe(`echo ${REDACTED}`);
     expect(textRedactor(['other-secret'])(`${sealed} other-secret`)).toBe(`echo ${REDACTED} ${REDACTED}`);
+  });
+});
+
+describe('documentRedactor: a plan as people read it', () => {
+  test('blanks whole values and sealed references, not the words a secret happens to contain', () => {
+    const redact = documentRedactor(['e2e-postgres-password']);
+    const plan = `flowchart LR\n  postgres[("PostgreSQL")]\npassword: e2e-postgres-password, sealed: ${sealSecrets('x e2e-postgres-password', { PG: 'e2e-postgres-password' })}`;
+    expect(redact(plan)).toBe(`flowchart LR\n  postgres[("PostgreSQL")]\npassword: ${REDACTED}, sealed: x ${REDACTED}`);
   });
 });

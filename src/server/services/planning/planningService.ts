@@ -15,7 +15,7 @@ import { toSecretType, type AnalysisResponse, type RepositoryAnalysis, type User
 import { isRequirementsComplete } from '../../../shared/requirementsDocument';
 import type { SecretBox } from './secretBox';
 import { checkedSshPrivateKey } from './sshPrivateKey';
-import { textRedactor } from '../../sandbox/redactor';
+import { documentRedactor } from '../../sandbox/redactor';
 import { sealSecrets } from '../../sandbox/sealedSecrets';
 import { resealProject } from './resealSecrets';
 
@@ -138,7 +138,7 @@ export function createPlanningService(deps: PlanningDeps) {
 
   /** A document as the person reads it: every form of a secret, and every sealed one, blanked. */
   async function shown(projectId: number, content: string): Promise<string> {
-    return content ? textRedactor(Object.values(await secretValues(projectId)))(content) : content;
+    return content ? documentRedactor(Object.values(await secretValues(projectId)))(content) : content;
   }
 
   async function secretRows(projectId: number) {

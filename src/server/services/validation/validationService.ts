@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { planningDocuments, validationPlans, validationSteps } from '../../db/schema';
 import { badRequest, conflict } from '../../errors';
-import { textRedactor } from '../../sandbox/redactor';
+import { documentRedactor } from '../../sandbox/redactor';
 import { sealSecrets } from '../../sandbox/sealedSecrets';
 import type { StatusResponse } from '../../../shared/api/common';
 import type { CancelStepBody, Step } from '../../../shared/api/execution';
@@ -86,7 +86,7 @@ export function createValidationService(deps: ValidationDeps) {
     async plan(projectId: number): Promise<ValidationPlanResponse> {
       const stored = await planDocument(projectId);
       // As the person (and the agent) read it: a secret in it, sealed or not, blanked.
-      const plan = stored === null ? null : textRedactor(Object.values(await deps.secrets.secretValues(projectId)))(stored);
+      const plan = stored === null ? null : documentRedactor(Object.values(await deps.secrets.secretValues(projectId)))(stored);
       if (planning.has(projectId)) return { status: 'planning', plan };
       if (plan !== null) return { status: 'ready', plan };
       return { status: failed.has(projectId) ? 'failed' : 'none', plan: null };
