@@ -39,7 +39,7 @@ async function clientsSection(clients: number): Promise<void> {
   for (const r of [app, bare]) {
     console.log(
       `${r.name.padEnd(30)} ${r.answers} answers (${r.notModified} 304)  errors ${r.errors}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  ` +
-        `CPU ${r.cpuMicrosPerAnswer.toFixed(0)} µs/answer  RSS ${(r.rssBytes / 2 ** 20).toFixed(0)} MiB (${(r.rssPerClientBytes / 1024).toFixed(1)} KiB/client; ` +
+        `CPU ${r.cpuMicrosPerAnswer.toFixed(0)} µs/answer (main thread ${r.mainThreadCpuMicrosPerAnswer.toFixed(0)})  RSS ${(r.rssBytes / 2 ** 20).toFixed(0)} MiB (${(r.rssPerClientBytes / 1024).toFixed(1)} KiB/client; ` +
         `${(r.rssStartedBytes / 2 ** 20).toFixed(0)} MiB as it started)`,
     );
   }
