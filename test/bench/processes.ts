@@ -20,11 +20,16 @@ process.on('exit', killChildren);
 
 /**
  * Starts `node --import tsx <script>` in its own process group, its output to `logFile`; `nodeArgs`
- * go before the script (`--cpu-prof`).
+ * go before the script (`--cpu-prof`). `tsx: false` starts built JavaScript as production does, with
+ * no TypeScript loader hooking every import.
  */
-export function startNode(script: string, options: { cwd: string; env: Record<string, string>; logFile: string; nodeArgs?: string[] }): ChildProcess {
+export function startNode(
+  script: string,
+  options: { cwd: string; env: Record<string, string>; logFile: string; nodeArgs?: string[]; tsx?: boolean },
+): ChildProcess {
   const out = fs.openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script], {
+  const loader = options.tsx === false ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', out, out],
