@@ -85,10 +85,11 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(docsPlugin);
   await app.register(agentRateLimitPlugin);
 
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, _payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'same-origin');
     reply.header('x-frame-options', 'SAMEORIGIN');
+    done();
   });
 
   const provider =

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { cpuMicros, rssBytes, startNode, stopChild, waitForUrl } from './processes';
+import { cpuMicros, mainThreadCpuMicros, rssBytes, startNode, stopChild, waitForUrl } from './processes';
 
 /** What a browser of the app polls, and how often (part 2: progress every 5 s, the rest every 10 s). */
 const POLLS = [
@@ -31,6 +31,8 @@ export interface ClientsResult {
   p99Ms: number;
   /** Server CPU per answer, from /proc/<pid>/stat of the server's process over the measured window. */
   cpuMicrosPerAnswer: number;
+  /** The part of it on the main thread (JavaScript); the rest ran on V8's and libuv's helper threads (GC, JIT). */
+  mainThreadCpuMicrosPerAnswer: number;
   rssBytes: number;
   /**
    * RSS at the end of the measured window ÷ clients: an upper bound of what one client costs (the
@@ -115,8 +117,10 @@ async function drive(name: string, server: ChildProcess, base: URL, clients: Cli
   await new Promise((resolve) => setTimeout(resolve, 2 * TICK_MS));
   measuring = true;
   const cpuBefore = cpuMicros(server.pid!);
+  const mainBefore = mainThreadCpuMicros(server.pid!);
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const cpuAfter = cpuMicros(server.pid!);
+  const mainAfter = mainThreadCpuMicros(server.pid!);
   measuring = false;
   const rss = rssBytes(server.pid!);
   for (const timer of timers) clearTimeout(timer);
@@ -132,6 +136,7 @@ async function drive(name: string, server: ChildProcess, base: URL, clients: Cli
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     cpuMicrosPerAnswer: answers ? (cpuAfter - cpuBefore) / answers : Infinity,
+    mainThreadCpuMicrosPerAnswer: answers ? (mainAfter - mainBefore) / answers : Infinity,
     rssBytes: rss,
     rssPerClientBytes: rss / clients.length,
     rssStartedBytes: rssStarted,
@@ -194,9 +199,12 @@ export async function benchClients(options: ClientsOptions): Promise<{ app: Clie
     LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
   };
-  const server = startNode('src/server/server.ts', { cwd: options.serverDir, env, logFile: log });
+  // BENCH_CPU_PROF_DIR: both servers write a V8 CPU profile there when they stop (open it in Chrome's DevTools).
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+  const server = startNode('src/server/server.ts', { cwd: options.serverDir, env, logFile: log, nodeArgs });
   const bareLog = path.join(dataDir, 'bare.log');
-  const bare = startNode(path.resolve('test/bench/bareServer.ts'), { cwd: process.cwd(), env: {}, logFile: bareLog });
+  const bare = startNode(path.resolve('test/bench/bareServer.ts'), { cwd: process.cwd(), env: {}, logFile: bareLog, nodeArgs });
   try {
     const base = new URL(`http://127.0.0.1:${port}`);
     await waitForUrl(new URL('/api/health', base).toString(), 120_000, server);

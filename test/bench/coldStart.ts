@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { build } from 'esbuild';
 import { rssBytes, startNode, stopChild, waitForUrl } from './processes';
 
 const BUILT_SERVER = 'dist/server/server.mjs';
@@ -13,14 +14,20 @@ export interface ColdStart {
   rssBytes: number;
 }
 
+/** How a script is started: through tsx (sources), or built JavaScript with plain node (`npm run serve`). */
+interface Start {
+  tsx: boolean;
+  nodeArgs: string[];
+}
+
 /** Starts `script` on a new DATA_DIR, stops it, starts it again on the same one; times both to a healthy answer. */
-async function coldStart(script: string, cwd: string, env: Record<string, string>): Promise<ColdStart> {
+async function coldStart(script: string, cwd: string, env: Record<string, string>, start: Start): Promise<ColdStart> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-cold-'));
   try {
     const once = async (): Promise<{ ms: number; rss: number }> => {
       const port = 20_000 + Math.floor(Math.random() * 20_000);
       const started = Date.now();
-      const child = startNode(script, { cwd, env: { ...env, PORT: String(port), DATA_DIR: dataDir }, logFile: path.join(dataDir, 'start.log') });
+      const child = startNode(script, { cwd, env: { ...env, PORT: String(port), DATA_DIR: dataDir }, logFile: path.join(dataDir, 'start.log'), ...start });
       try {
         await waitForUrl(`http://127.0.0.1:${port}/api/health`, 180_000, child);
         const ms = Date.now() - started;
@@ -38,14 +45,28 @@ async function coldStart(script: string, cwd: string, env: Record<string, string
 }
 
 /**
- * Cold start of the app's server (its built bundle when there is one, else `src/server/server.ts`; PGlite) against the minimal reference
- * (coldReference.ts: Fastify + PGlite + the same migrations), each on a new data directory and then on
- * the one it left, started the same way (`node --import tsx`), one after the other.
+ * The reference built the way `npm run build:server` builds the server (esbuild, one ESM file, packages
+ * left to node_modules), into `dist/bench` so that its imports resolve.
+ */
+async function buildReference(): Promise<string> {
+  const outfile = path.resolve('dist/bench/coldReference.mjs');
+  await build({ entryPoints: [path.resolve('test/bench/coldReference.ts')], bundle: true, platform: 'node', target: 'node20', format: 'esm', packages: 'external', outfile, logLevel: 'error' });
+  return outfile;
+}
+
+/**
+ * Cold start of the app's server against the minimal reference (coldReference.ts: Fastify + PGlite + the
+ * same migrations), each on a new data directory and then on the one it left, one after the other.
+ * When the server is built (`npm run build:server`), it starts as `npm run serve` starts it (plain node,
+ * `--enable-source-maps`) and the reference is built and started the same way; otherwise both start
+ * from their sources through tsx.
  */
 export async function benchColdStart(serverDir: string): Promise<{ app: ColdStart; reference: ColdStart; script: string }> {
-  // What `npm run serve` starts when the server is built (`npm run build:server`); the sources otherwise.
-  const script = fs.existsSync(path.join(serverDir, BUILT_SERVER)) ? BUILT_SERVER : 'src/server/server.ts';
-  const app = await coldStart(script, serverDir, { STATIC_DIR: '/nonexistent', LOG_LEVEL: 'warn' });
-  const reference = await coldStart(path.resolve('test/bench/coldReference.ts'), process.cwd(), { MIGRATIONS_DIR: path.join(serverDir, 'migrations') });
-  return { app, reference, script };
+  const built = fs.existsSync(path.join(serverDir, BUILT_SERVER));
+  const start: Start = built ? { tsx: false, nodeArgs: ['--enable-source-maps'] } : { tsx: true, nodeArgs: [] };
+  const script = built ? BUILT_SERVER : 'src/server/server.ts';
+  const app = await coldStart(script, serverDir, { STATIC_DIR: '/nonexistent', LOG_LEVEL: 'warn' }, start);
+  const referenceScript = built ? await buildReference() : path.resolve('test/bench/coldReference.ts');
+  const reference = await coldStart(referenceScript, process.cwd(), { MIGRATIONS_DIR: path.join(serverDir, 'migrations') }, start);
+  return { app, reference, script: built ? `${script}, plain node` : `${script}, tsx` };
 }

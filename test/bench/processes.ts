@@ -18,10 +18,18 @@ export function killChildren(): void {
 }
 process.on('exit', killChildren);
 
-/** Starts `node --import tsx <script>` in its own process group, its output to `logFile`. */
-export function startNode(script: string, options: { cwd: string; env: Record<string, string>; logFile: string }): ChildProcess {
+/**
+ * Starts `node --import tsx <script>` in its own process group, its output to `logFile`; `nodeArgs`
+ * go before the script (`--cpu-prof`). `tsx: false` starts built JavaScript as production does, with
+ * no TypeScript loader hooking every import.
+ */
+export function startNode(
+  script: string,
+  options: { cwd: string; env: Record<string, string>; logFile: string; nodeArgs?: string[]; tsx?: boolean },
+): ChildProcess {
   const out = fs.openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const loader = options.tsx === false ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, script], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', out, out],
@@ -44,12 +52,22 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** CPU time the process has used so far, in µs, from /proc/<pid>/stat (utime + stime). */
-export function cpuMicros(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU time (utime + stime) in µs from a stat(5) file: the process's, or one thread's under task/. */
+function statCpuMicros(file: string): number {
+  const stat = fs.readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]); // fields 14 and 15 of stat(5)
   return (ticks * 1_000_000) / TICKS_PER_SECOND;
+}
+
+/** CPU time the process has used so far, in µs, from /proc/<pid>/stat (every thread). */
+export function cpuMicros(pid: number): number {
+  return statCpuMicros(`/proc/${pid}/stat`);
+}
+
+/** CPU time of the process's main thread (JavaScript, the event loop) so far, in µs; the rest is GC, JIT and libuv's pool. */
+export function mainThreadCpuMicros(pid: number): number {
+  return statCpuMicros(`/proc/${pid}/task/${pid}/stat`);
 }
 
 /** Resident memory of the process in bytes, from /proc/<pid>/status. */

@@ -12,11 +12,13 @@ import { benchClients } from './clients';
 import { killChildren } from './processes';
 import { addRow, printSummary } from './summary';
 import { benchColdStart } from './coldStart';
+import { benchLighthouse } from './lighthouse';
 
 /** Budgets of ARCHITECTURE.md ("Performance budgets"). */
 const CPU_PER_ANSWER_BUDGET = 1.5;
 const P99_BUDGET_MS = 50;
 const COLD_START_BUDGET = 1.5;
+const LCP_BUDGET_MS = 2_500;
 
 /**
  * `npm run bench -- --clients=5000,10000`: the client counts of the browser-like section, one run each
@@ -39,7 +41,7 @@ async function clientsSection(clients: number): Promise<void> {
   for (const r of [app, bare]) {
     console.log(
       `${r.name.padEnd(30)} ${r.answers} answers (${r.notModified} 304)  errors ${r.errors}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  ` +
-        `CPU ${r.cpuMicrosPerAnswer.toFixed(0)} µs/answer  RSS ${(r.rssBytes / 2 ** 20).toFixed(0)} MiB (${(r.rssPerClientBytes / 1024).toFixed(1)} KiB/client; ` +
+        `CPU ${r.cpuMicrosPerAnswer.toFixed(0)} µs/answer (main thread ${r.mainThreadCpuMicrosPerAnswer.toFixed(0)})  RSS ${(r.rssBytes / 2 ** 20).toFixed(0)} MiB (${(r.rssPerClientBytes / 1024).toFixed(1)} KiB/client; ` +
         `${(r.rssStartedBytes / 2 ** 20).toFixed(0)} MiB as it started)`,
     );
   }
@@ -100,6 +102,21 @@ async function coldStartSection(): Promise<void> {
   });
 }
 
+/** Lighthouse mobile on the landing page of the built app, with Debian's chromium. */
+async function lighthouseSection(): Promise<void> {
+  const result = await benchLighthouse(process.env.BENCH_SERVER_DIR ?? process.cwd());
+  console.log(`\nLighthouse mobile (median of 3): LCP ${(result.lcpMs / 1000).toFixed(2)} s, FCP ${(result.fcpMs / 1000).toFixed(2)} s; largest element ${result.lcpElement}`);
+  addRow({
+    measure: 'Lighthouse mobile LCP, landing page',
+    project: `${(result.lcpMs / 1000).toFixed(2)} s`,
+    reference: '—',
+    ratio: null,
+    budget: `≤ ${LCP_BUDGET_MS / 1000} s`,
+    met: result.lcpMs <= LCP_BUDGET_MS,
+  });
+  addRow({ measure: 'Lighthouse mobile FCP, landing page', project: `${(result.fcpMs / 1000).toFixed(2)} s`, reference: '—', ratio: null, budget: 'reported', met: true });
+}
+
 /**
  * `npm run bench`: the real server's routes against a bare Fastify JSON route measured in the same
  * run on the same machine, printed as ratios (ARCHITECTURE.md, "Performance budgets").
@@ -119,12 +136,13 @@ async function main(): Promise<void> {
     });
   }
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  // BENCH_ONLY=terminal,stream runs some sections (clients, cold, projects, progress, terminal, stream); all by default.
+  // BENCH_ONLY=terminal,stream runs some sections (clients, cold, lighthouse, projects, progress, terminal, stream); all by default.
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
   const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
   if (wanted('clients')) for (const clients of clientCounts()) await clientsSection(clients);
   if (wanted('cold')) await coldStartSection();
-  if (only.length && only.every((section) => section === 'clients' || section === 'cold')) {
+  if (wanted('lighthouse')) await lighthouseSection();
+  if (only.length && only.every((section) => section === 'clients' || section === 'cold' || section === 'lighthouse')) {
     process.exitCode = printSummary() ? 0 : 1;
     return;
   }

@@ -1,6 +1,4 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { ChatAnthropic } from '@langchain/anthropic';
-import { ChatOpenAI } from '@langchain/openai';
 import { OfflineChatModel, OFFLINE_MODEL_NAME } from './offline/offlineChatModel';
 
 /** The planning agents, each of which may have its own model. */
@@ -42,7 +40,23 @@ function defaultProvider(config: ModelConfig): ProviderName {
   return 'offline';
 }
 
-export function createModelProvider(config: ModelConfig): ModelProvider {
+/** The provider and model name an agent answers with: the default, or its `provider:model` override. */
+function choiceOf(config: ModelConfig, agent: AgentName): { provider: ProviderName; modelName: string | undefined } {
+  const override = config.perAgent[agent];
+  if (!override) return { provider: defaultProvider(config), modelName: undefined };
+  const m = override.match(/^(openai|anthropic|offline):(.*)$/);
+  if (m) return { provider: m[1] as ProviderName, modelName: m[2] || undefined };
+  return { provider: defaultProvider(config), modelName: override };
+}
+
+/**
+ * Chooses the model of each agent once, from configuration. Only the client libraries of the providers
+ * the configuration can choose are loaded (each costs about half a second of start-up; offline, none is).
+ */
+export async function createModelProvider(config: ModelConfig): Promise<ModelProvider> {
+  const used = new Set(AGENTS.map((agent) => choiceOf(config, agent).provider));
+  const { ChatOpenAI } = used.has('openai') ? await import('@langchain/openai') : { ChatOpenAI: null };
+  const { ChatAnthropic } = used.has('anthropic') ? await import('@langchain/anthropic') : { ChatAnthropic: null };
   const cache = new Map<string, ModelChoice>();
   const build = (provider: ProviderName, modelName: string | undefined): ModelChoice => {
     switch (provider) {
@@ -51,7 +65,7 @@ export function createModelProvider(config: ModelConfig): ModelProvider {
         return {
           provider,
           name,
-          model: new ChatOpenAI({
+          model: new ChatOpenAI!({
             model: name,
             // OpenAI-compatible servers without auth (Ollama, vLLM) still need a non-empty key in the client.
             apiKey: config.openai.apiKey ?? 'not-needed',
@@ -67,7 +81,7 @@ export function createModelProvider(config: ModelConfig): ModelProvider {
         return {
           provider,
           name,
-          model: new ChatAnthropic({
+          model: new ChatAnthropic!({
             model: name,
             apiKey: config.anthropic.apiKey,
             anthropicApiUrl: config.anthropic.baseUrl,
@@ -83,16 +97,7 @@ export function createModelProvider(config: ModelConfig): ModelProvider {
   };
   return {
     forAgent(agent) {
-      const override = config.perAgent[agent];
-      let provider = defaultProvider(config);
-      let modelName: string | undefined;
-      if (override) {
-        const m = override.match(/^(openai|anthropic|offline):(.*)$/);
-        if (m) {
-          provider = m[1] as ProviderName;
-          modelName = m[2] || undefined;
-        } else modelName = override;
-      }
+      const { provider, modelName } = choiceOf(config, agent);
       const key = `${provider}:${modelName ?? ''}`;
       let choice = cache.get(key);
       if (!choice) {

@@ -16,6 +16,9 @@ export function urlForLog(url: string): string {
   return `${url.slice(0, at)}?${names.map((n) => `${encodeURIComponent(n)}=…`).join('&')}`;
 }
 
+/** Levels at which 'request completed' is written. */
+const DEBUG_LEVELS = new Set(['debug', 'trace']);
+
 /** The request in the shape Fastify's `req` serializer reads, with the URL as logged. */
 const requestForLog = (request: FastifyRequest) => ({ method: request.method, url: urlForLog(request.url), headers: request.headers, host: request.host, ip: request.ip, socket: request.socket });
 
@@ -29,11 +32,12 @@ export const requestLogPlugin = fp(
     app.addHook('onResponse', (request, reply, done) => {
       const status = reply.statusCode;
       const ms = reply.elapsedTime;
-      const req = requestForLog(request);
-      if (status >= 500) request.log.error({ req, res: reply, responseTime: ms }, 'request failed');
-      else if (ms >= SLOW_REQUEST_MS) request.log.warn({ req, res: reply, responseTime: ms }, 'slow request');
-      else if (status >= 400) request.log.info({ req, res: reply, responseTime: ms }, 'request refused');
-      else request.log.debug({ req, res: reply, responseTime: ms }, 'request completed');
+      const line = { res: reply, responseTime: ms };
+      if (status >= 500) request.log.error({ req: requestForLog(request), ...line }, 'request failed');
+      else if (ms >= SLOW_REQUEST_MS) request.log.warn({ req: requestForLog(request), ...line }, 'slow request');
+      else if (status >= 400) request.log.info({ req: requestForLog(request), ...line }, 'request refused');
+      // The request is described only when the line is written (a hot poll's 2xx/304 at the default level is not).
+      else if (DEBUG_LEVELS.has(request.log.level)) request.log.debug({ req: requestForLog(request), ...line }, 'request completed');
       done();
     });
   },

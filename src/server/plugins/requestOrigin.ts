@@ -61,16 +61,17 @@ export const requestOriginPlugin = fp(
     ].join('; ');
     const hsts = app.config.publicUrl.startsWith('https://');
 
-    app.addHook('onRequest', async (request) => {
-      if (!request.url.startsWith('/api/')) return;
-      const problem = crossOriginProblem(request, origins);
-      if (problem) throw forbidden(problem);
+    // Both hooks run on every request: plain callbacks, no promise each.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const problem = request.url.startsWith('/api/') ? crossOriginProblem(request, origins) : null;
+      done(problem ? forbidden(problem) : undefined);
     });
-    app.addHook('onSend', async (request, reply) => {
+    app.addHook('onSend', (request, reply, _payload, done) => {
       // The API reference page (swagger-ui) brings its own inline scripts and is not the app.
       // A page that sets a stricter policy of its own (the local test checkout: no script at all) keeps it.
       if (!request.url.startsWith('/api/docs') && !reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
       if (hsts) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+      done();
     });
   },
   { name: 'requestOrigin', dependencies: ['services'] },

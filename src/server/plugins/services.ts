@@ -88,11 +88,11 @@ export const servicesPlugin = fp(
     const activity = createActivityService({ db });
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd, events });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
-    const sandboxDriver = createSandboxDriver(opts.config.sandbox, app.log, await serverInstanceId(db));
+    const sandboxDriver = await createSandboxDriver(opts.config.sandbox, app.log, await serverInstanceId(db));
     const costs = createCostsService({ db, events });
     const meter = createMeter({ ledger: credits, pricing: opts.config.pricing, costs });
     // The one model provider every agent answers with.
-    const models = createModelProvider(opts.config.planning.models);
+    const models = await createModelProvider(opts.config.planning.models);
     const planning = createPlanningService({
       db,
       models,

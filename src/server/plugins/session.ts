@@ -63,11 +63,9 @@ export const sessionPlugin = fp(
       response?.once('close', release);
     });
 
-    app.addHook('onRequest', async (request: FastifyRequest) => {
-      if (!request.url.startsWith('/api/')) return;
-      if (request.routeOptions.config?.public || PUBLIC_PREFIXES.some((p) => request.url.startsWith(p))) return;
-      if (request.is404) return; // unknown route: the not-found handler answers 404
-      const session = await app.services.sessions.resolve(request.cookies[cookieName]);
+    const { sessions } = app.services;
+    /** Accepts the session as the caller, after the Installation-Id check; throws 401 otherwise. */
+    const admit = (request: FastifyRequest, session: SessionInfo | null): void => {
       if (!session) throw unauthorized();
       const header = request.headers['installation-id'];
       if (header !== undefined && String(header).trim() !== String(session.publicInstallationId)) {
@@ -76,6 +74,33 @@ export const sessionPlugin = fp(
       request.auth = session;
       // A terminal socket is this session's alone (unlike a keep-alive socket a proxy may share).
       if (request.ws) app.holdUntilSignOut(request);
+    };
+    /**
+     * A session held in memory (every hot poll's) is admitted at once, without a promise; one that is
+     * not is read from the database first.
+     */
+    const authenticate = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void => {
+      const token = request.cookies[cookieName];
+      const known = sessions.resolveFromMemory(token);
+      if (known) {
+        admit(request, known);
+        return done();
+      }
+      sessions.resolve(token).then((session) => {
+        try {
+          admit(request, session);
+        } catch (err) {
+          return done(err as Error);
+        }
+        done();
+      }, done);
+    };
+    // Decided once per route, not per request: every /api route that is not public authenticates.
+    // Unknown routes get no hook (the not-found handler answers 404), as do the app's pages.
+    app.addHook('onRoute', (route) => {
+      if (!route.url.startsWith('/api/') || route.config?.public || PUBLIC_PREFIXES.some((p) => route.url.startsWith(p))) return;
+      const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
+      route.onRequest = [authenticate, ...existing];
     });
 
     app.decorate('setSessionCookie', (reply: FastifyReply, token: string) => {

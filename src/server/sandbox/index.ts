@@ -1,6 +1,5 @@
 import type { SandboxConfig } from '../config';
 import type { SandboxDriver } from './driver';
-import Docker from 'dockerode';
 import { dockerConnection } from './docker/connection';
 import { createDockerDriver } from './docker/dockerDriver';
 import { connectKubernetes } from './kubernetes/connection';
@@ -12,9 +11,10 @@ export type { SandboxDriver, SandboxRef } from './driver';
 
 /**
  * The driver the configuration names, chosen once at start; `log` hears about the sandbox network. The
- * docker driver names its containers after `instanceId` (the server's id, kept in its database).
+ * docker driver names its containers after `instanceId` (the server's id, kept in its database). Its
+ * client library is loaded only when it is the one chosen (as the kubernetes driver's is, on connect).
  */
-export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog, instanceId = 'default'): SandboxDriver {
+export async function createSandboxDriver(config: SandboxConfig, log?: NetworkLog, instanceId = 'default'): Promise<SandboxDriver> {
   switch (config.driver) {
     case 'local':
       return createLocalDriver({
@@ -25,7 +25,8 @@ export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog, ins
         denyCidrs: config.denyCidrs,
         ...(log ? { log } : {}),
       });
-    case 'docker':
+    case 'docker': {
+      const { default: Docker } = await import('dockerode');
       return createDockerDriver({
         docker: new Docker(dockerConnection(config.docker!.host)),
         engine: config.docker!.host,
@@ -40,6 +41,7 @@ export function createSandboxDriver(config: SandboxConfig, log?: NetworkLog, ins
         execTimeoutMs: config.execTimeoutMs,
         denyCidrs: config.denyCidrs,
       });
+    }
     case 'kubernetes': {
       const k8s = config.kubernetes!;
       return createKubernetesDriver({

@@ -20,7 +20,7 @@ function config(overrides: Partial<ModelConfig>): ModelConfig {
   };
 }
 
-async function streamAll(model: ReturnType<ReturnType<typeof createModelProvider>['forAgent']>['model']): Promise<{ chunks: AIMessageChunk[]; full: AIMessageChunk }> {
+async function streamAll(model: ReturnType<Awaited<ReturnType<typeof createModelProvider>>['forAgent']>['model']): Promise<{ chunks: AIMessageChunk[]; full: AIMessageChunk }> {
   const bound = model.bindTools!([tool]);
   const chunks: AIMessageChunk[] = [];
   for await (const c of await bound.stream([new SystemMessage('Role: requirements'), new HumanMessage('I need n8n')])) chunks.push(c as AIMessageChunk);
@@ -34,14 +34,14 @@ describe('model providers against a local server speaking their wire protocols',
   });
   afterAll(() => wire.close());
 
-  test('no configuration: the offline planner answers', () => {
-    const choice = createModelProvider(config({})).forAgent('requirements');
+  test('no configuration: the offline planner answers', async () => {
+    const choice = (await createModelProvider(config({}))).forAgent('requirements');
     expect(choice.provider).toBe('offline');
     expect(choice.name).toBe(OFFLINE_MODEL_NAME);
   });
 
   test('OpenAI-compatible endpoint: streamed text, tool call and usage', async () => {
-    const provider = createModelProvider(config({ openai: { apiKey: 'sk-test', baseUrl: `${wire.url}/v1`, model: 'gpt-4o-mini' } }));
+    const provider = await createModelProvider(config({ openai: { apiKey: 'sk-test', baseUrl: `${wire.url}/v1`, model: 'gpt-4o-mini' } }));
     const choice = provider.forAgent('requirements');
     expect(choice).toMatchObject({ provider: 'openai', name: 'gpt-4o-mini' });
     const { chunks, full } = await streamAll(choice.model);
@@ -56,14 +56,14 @@ describe('model providers against a local server speaking their wire protocols',
   });
 
   test('OpenAI-compatible endpoint without a key (Ollama, vLLM)', async () => {
-    const choice = createModelProvider(config({ openai: { apiKey: undefined, baseUrl: `${wire.url}/v1`, model: 'llama3.1' } })).forAgent('architect');
+    const choice = (await createModelProvider(config({ openai: { apiKey: undefined, baseUrl: `${wire.url}/v1`, model: 'llama3.1' } }))).forAgent('architect');
     expect(choice).toMatchObject({ provider: 'openai', name: 'llama3.1' });
     const { full } = await streamAll(choice.model);
     expect(full.usage_metadata?.output_tokens).toBe(23);
   });
 
   test('Anthropic: streamed text, tool_use and usage', async () => {
-    const provider = createModelProvider(config({ anthropic: { apiKey: 'sk-ant-test', baseUrl: wire.url, model: 'claude-sonnet-4-5' } }));
+    const provider = await createModelProvider(config({ anthropic: { apiKey: 'sk-ant-test', baseUrl: wire.url, model: 'claude-sonnet-4-5' } }));
     const choice = provider.forAgent('implementation');
     expect(choice).toMatchObject({ provider: 'anthropic', name: 'claude-sonnet-4-5' });
     const { chunks, full } = await streamAll(choice.model);
@@ -78,8 +78,8 @@ describe('model providers against a local server speaking their wire protocols',
     expect(request.body).toMatchObject({ model: 'claude-sonnet-4-5', stream: true, system: 'Role: requirements' });
   });
 
-  test('per-agent choice: provider:model overrides the default', () => {
-    const provider = createModelProvider(
+  test('per-agent choice: provider:model overrides the default', async () => {
+    const provider = await createModelProvider(
       config({
         openai: { apiKey: 'sk-test', baseUrl: `${wire.url}/v1`, model: 'gpt-4o-mini' },
         anthropic: { apiKey: 'sk-ant', baseUrl: wire.url, model: 'claude-sonnet-4-5' },

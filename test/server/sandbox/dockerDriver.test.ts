@@ -279,11 +279,11 @@ describe('docker driver configuration', () => {
     expect(dockerConnection('https://docker.internal:2376')).toEqual({ host: 'docker.internal', port: 2376, protocol: 'https' });
   });
 
-  it('is chosen by SANDBOX_DRIVER=docker, with the toolbox image by default', () => {
+  it('is chosen by SANDBOX_DRIVER=docker, with the toolbox image by default', async () => {
     const config = loadConfig({ DATA_DIR: '/srv/da', SANDBOX_DRIVER: 'docker', SANDBOX_DOCKER_RUNTIME: 'runsc', SANDBOX_DOCKER_CPUS: '0.5', DOCKER_HOST: 'tcp://10.0.0.5:2375' });
     expect(config.sandbox.docker).toEqual({ host: 'tcp://10.0.0.5:2375', image: TOOLBOX_IMAGE, runtime: 'runsc', cpus: 0.5 });
     expect(loadConfig({ SANDBOX_DRIVER: 'kubernetes' }).sandbox.kubernetes?.image).toBe(TOOLBOX_IMAGE);
-    expect(createSandboxDriver(config.sandbox, undefined, 'abc').kind).toBe('docker');
+    expect((await createSandboxDriver(config.sandbox, undefined, 'abc')).kind).toBe('docker');
     expect(loadConfig({}).sandbox.docker).toBeUndefined();
     expect(() => loadConfig({ SANDBOX_DRIVER: 'docker', SANDBOX_DOCKER_RUNTIME: 'runsc; rm -rf /' })).toThrow('SANDBOX_DOCKER_RUNTIME');
   });

@@ -368,7 +368,7 @@ describe('kubernetes sandbox driver (against a replay of the Kubernetes API, exe
     expect(api.calls('POST', PODS)).toHaveLength(2);
   });
 
-  it('is chosen by SANDBOX_DRIVER=kubernetes with its settings from the environment, without loading the client', () => {
+  it('is chosen by SANDBOX_DRIVER=kubernetes with its settings from the environment, without loading the client', async () => {
     const config = loadConfig({
       DATA_DIR: '/srv/da',
       SANDBOX_DRIVER: 'kubernetes',
@@ -385,7 +385,7 @@ describe('kubernetes sandbox driver (against a replay of the Kubernetes API, exe
       storageSize: '20Gi',
       cpus: 2,
     });
-    expect(createSandboxDriver(config.sandbox).kind).toBe('kubernetes');
+    expect((await createSandboxDriver(config.sandbox)).kind).toBe('kubernetes');
     expect(loadConfig({}).sandbox.kubernetes).toBeUndefined();
     for (const [name, value] of [
       ['SANDBOX_KUBERNETES_NAMESPACE', 'Bad_Namespace'],

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash as digest, randomBytes } from 'node:crypto';
 import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { installations, sessions } from '../../db/schema';
@@ -40,7 +40,8 @@ export interface SessionEvents {
   subscribe(topic: string, listener: (sessionId: string) => void): () => void;
 }
 
-const hash = (token: string): string => createHash('sha256').update(token).digest('hex');
+/** One-shot sha256 (no Hash object per call: every authenticated request hashes its cookie). */
+const hash = (token: string): string => digest('sha256', token, 'hex');
 
 /**
  * Server-side sessions: the cookie holds a random 256-bit token, the database holds its sha256 with
@@ -96,6 +97,12 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
         expiresAt: new Date(t + options.absoluteMs),
       });
       return token;
+    },
+
+    /** The session of `token` when this process holds it and it is still valid, without a query; else null (ask `resolve`). */
+    resolveFromMemory(token: string | undefined): SessionInfo | null {
+      if (!token || token.length > 100) return null;
+      return fromMemory(hash(token), now());
     },
 
     async resolve(token: string | undefined): Promise<SessionInfo | null> {
