@@ -150,11 +150,7 @@ export function createPlanningService(deps: PlanningDeps) {
    * redaction). Never send them to a client, a log or a model.
    */
   async function secretValues(projectId: number): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    for (const r of await secretRows(projectId)) {
-      if (r.ciphertext && r.iv) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
-    }
-    return out;
+    return openedValues(projectId, () => true);
   }
 
   /**
@@ -163,9 +159,14 @@ export function createPlanningService(deps: PlanningDeps) {
    * still redacted wherever text is shown.
    */
   async function sealableValues(projectId: number): Promise<Record<string, string>> {
+    return openedValues(projectId, (type) => type !== 'text');
+  }
+
+  /** The decrypted values of the project's provided secrets whose type `wanted` accepts, by name. */
+  async function openedValues(projectId: number, wanted: (type: ReturnType<typeof toSecretType>) => boolean): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const r of await secretRows(projectId)) {
-      if (r.ciphertext && r.iv && toSecretType(r.secretType) !== 'text') out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
+      if (r.ciphertext && r.iv && wanted(toSecretType(r.secretType))) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
     }
     return out;
   }
