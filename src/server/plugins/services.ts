@@ -100,6 +100,7 @@ export const servicesPlugin = fp(
       // Every model call is priced and charged; a turn is refused with 402 when the balance is spent.
       onUsage: (usage) => meter.record(usage),
       beforeTurn: (ctx) => meter.assertCanSpend(ctx),
+      events,
     });
     const repositorySource = opts.config.github
       ? createGithubRepositories(opts.config.github)

@@ -188,6 +188,8 @@ describeWithPostgres('two replicas on one PostgreSQL and one Redis (REDIS_URL)',
     expect(((await first.json()) as { container_status: string }).container_status).toBe('NotRunning');
     const etag = first.headers.get('etag')!;
     expect((await status(b, etag)).status).toBe(304);
+    // The tag names the state, not the replica: a browser sent to A next still gets 304.
+    expect((await status(a, etag)).status).toBe(304);
 
     const init = await call(a, alice, 'POST', `/api/sandbox/initialize/${projectId}`, { body: {} });
     expect(await init.json()).toEqual(expect.objectContaining({ status: 'success' }));

@@ -102,4 +102,35 @@ describe.each(databaseKinds())('project list paging and ETag (%s)', (kind) => {
     expect(afterCreate.json<Project[]>()[0]!.name).toBe('newest');
     expect(afterCreate.headers['x-total-count']).toBe('8');
   });
+
+  it("moves a project whose document the planner wrote to the top, with a new ETag (the write is another service's)", async () => {
+    const before = await list(alice, '?limit=3');
+    const oldest = (await list(alice)).json<Project[]>().at(-1)!;
+    const gather = await app.inject({
+      method: 'POST',
+      url: '/api/planning/requirements-gatherer',
+      headers: { ...alice.headers, 'project-id': String(oldest.id) },
+      payload: { message: 'A small web app with PostgreSQL' },
+    });
+    expect(gather.statusCode).toBe(200);
+    const after = await list(alice, '?limit=3', { 'if-none-match': String(before.headers.etag) });
+    expect(after.statusCode).toBe(200);
+    expect(after.json<Project[]>()[0]!.id).toBe(oldest.id);
+  });
+
+  it('answers 304 on another replica for the ETag one replica gave (same state, same tag), and 200 once the state moves', async () => {
+    const other = await buildTestApp(database, { env: { LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    try {
+      const fromA = await list(alice, '?limit=3');
+      const onB = (headers: Record<string, string>) => other.inject({ method: 'GET', url: '/api/projects?limit=3', headers: { ...alice.headers, ...headers } });
+      const fromB = await onB({ 'if-none-match': String(fromA.headers.etag) });
+      expect(fromB.statusCode).toBe(304);
+      expect(fromB.headers.etag).toBe(fromA.headers.etag);
+      // Written through B: A's copy is dropped through the event bus only when one is shared, so B is the one asked.
+      await other.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'through b' } });
+      expect((await onB({ 'if-none-match': String(fromA.headers.etag) })).statusCode).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -17,7 +17,7 @@ describe('versioned snapshots', () => {
     expect(a).toBe(b);
     expect(loads).toBe(1);
     expect(await store.get(1)).toBe(a);
-    expect(a.etag).toMatch(/^W\/"[0-9a-f]{8}\.1\.[0-9]+"$/);
+    expect(a.etag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
     expect(a.body()).toBe('{"key":1,"n":1}');
   });
 
@@ -44,6 +44,17 @@ describe('versioned snapshots', () => {
     expect(third.value).toEqual({ n: 20 });
     expect(third.etag).not.toBe(second.etag);
     expect(n).toBe(2);
+  });
+
+  it('names the state, not the copy: two copies (replicas) holding the same state give the same ETag, another key or body another', async () => {
+    const state = { status: 'Running' };
+    const copy = () => createVersionedSnapshots({ load: async (_key: number) => ({ ...state }) });
+    const [a, b] = [copy(), copy()];
+    expect((await b.get(1)).etag).toBe((await a.get(1)).etag);
+    expect((await a.get(2)).etag).not.toBe((await a.get(1)).etag);
+    state.status = 'Stopped';
+    expect((await b.refresh(1)).etag).not.toBe((await a.get(1)).etag);
+    expect((await a.refresh(1)).etag).toBe((await b.get(1)).etag);
   });
 
   it('never keeps a load that started before an invalidation (it may have read the old state)', async () => {

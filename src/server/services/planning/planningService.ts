@@ -2,7 +2,7 @@ import type { ModelUsage } from '../credits/meter';
 import type { BaseMessage } from '@langchain/core/messages';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { planningDocuments, planningSecrets, projects, tokenUsage } from '../../db/schema';
+import { planningDocuments, planningSecrets, tokenUsage } from '../../db/schema';
 import { badRequest, conflict, notFound } from '../../errors';
 import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
 import { buildAgentGraph, type AgentGraph, type AgentRunContext, type AgentWorkspace } from '../../agents/graphs';
@@ -18,6 +18,8 @@ import { checkedSshPrivateKey } from './sshPrivateKey';
 import { documentRedactor } from '../../sandbox/redactor';
 import { sealSecrets } from '../../sandbox/sealedSecrets';
 import { resealProject } from './resealSecrets';
+import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
+import type { EventBus } from '../execution/eventBus';
 
 /** One model call's tokens, as the credits meter takes them (`meter.record`); defined once, in the meter. */
 export type { ModelUsage };
@@ -76,6 +78,8 @@ export interface PlanningDeps {
    * answers 402 when the balance is at or below zero). A turn already running always finishes.
    */
   beforeTurn?: (ctx: AgentRunContext) => Promise<void>;
+  /** The app's event bus: a changed document moves its project in the list (PROJECT_TOUCHED_TOPIC). */
+  events?: EventBus<unknown>;
 }
 
 /**
@@ -109,8 +113,9 @@ export function createPlanningService(deps: PlanningDeps) {
       .insert(planningDocuments)
       .values({ projectId, kind, content, ready })
       .onConflictDoUpdate({ target: [planningDocuments.projectId, planningDocuments.kind], set: { content, ready, updatedAt: new Date() } });
-    // A changed document changes the project: its card's 'Last Updated' says so.
-    await db.update(projects).set({ updatedAt: new Date() }).where(eq(projects.id, projectId));
+    // A changed document changes the project: its card's 'Last Updated' (and its place in the list) says so.
+    const installationId = await touchProject(db, projectId);
+    if (installationId !== undefined) deps.events?.publish(PROJECT_TOUCHED_TOPIC, installationId);
   }
 
   /**

@@ -8,6 +8,7 @@ import { DEFAULT_STAGES } from '../stages/defaultStages';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import { requirementsSummary, type ActivityService } from '../activity/activityService';
 import type { EventBus } from '../execution/eventBus';
+import { PROJECT_TOUCHED_TOPIC } from './touchProject';
 import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
 
 type ProjectRow = typeof projects.$inferSelect;
@@ -38,10 +39,16 @@ export interface ProjectPage {
   next: string | null;
 }
 
-/** What the list's ETag versions: the installation's project count (X-Total-Count), dropped by every project write. */
+/**
+ * What the list's ETag names: the installation's project count (X-Total-Count) and its projects'
+ * updated_at (every write to a project moves it). Read once per change, on every replica alike.
+ */
 export interface ProjectListVersion {
   total: number;
+  /** The latest and the sum of the projects' updated_at, in seconds since the epoch. */
+  stamp: string;
 }
+
 
 export const BAD_CURSOR = 'cursor is not one this server gave: take it from the Link header of the previous page';
 
@@ -80,11 +87,17 @@ export function createProjectsService({ db, activity, events }: { db: Db; activi
   /** Per installation: the list's version (its ETag), dropped after every write that changes the list or its order. */
   const versions = createVersionedSnapshots<number, ProjectListVersion>({
     load: async (installationId) => {
-      const [row] = await db.select({ total: count() }).from(projects).where(eq(projects.installationId, installationId));
-      return { total: row?.total ?? 0 };
+      // Exact numerics (a bigint sum of microseconds would overflow at a few thousand projects).
+      const seconds = sql`extract(epoch from ${projects.updatedAt})`;
+      const [row] = await db
+        .select({ total: count(), stamp: sql<string>`coalesce(max(${seconds}), 0)::text || '/' || coalesce(sum(${seconds}), 0)::text` })
+        .from(projects)
+        .where(eq(projects.installationId, installationId));
+      return { total: row?.total ?? 0, stamp: row?.stamp ?? '0/0' };
     },
     ...sharedOn(events, 'snapshots.project-list'),
   });
+  events?.subscribe(PROJECT_TOUCHED_TOPIC, (installationId) => versions.invalidate(installationId as number));
 
   async function stagesOf(projectId: number): Promise<StageRow[]> {
     return db.select().from(projectStages).where(eq(projectStages.projectId, projectId)).orderBy(asc(projectStages.order));

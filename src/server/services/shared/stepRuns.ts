@@ -1,6 +1,5 @@
 import { and, asc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
-import { projects } from '../../db/schema';
 import type { StepTables } from '../../db/schema/stepTables';
 import { conflict, HttpError, notFound } from '../../errors';
 import { textRedactor } from '../../sandbox/redactor';
@@ -13,6 +12,7 @@ import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import { dangerousReason } from '../execution/dangerous';
 import type { EventBus } from '../execution/eventBus';
 import type { PlannedStep } from '../execution/planSteps';
+import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
 import { createVersionedSnapshots, sharedOn, type Snapshot } from './versionedSnapshots';
 
 /** A project already resolved within the caller's installation (`projectOf`). */
@@ -288,7 +288,7 @@ export function createStepRuns(deps: StepRunsDeps) {
     const storedError = errorMessage === null ? null : redact(errorMessage);
     if (command !== null) commands.publish(topic, { step_number: stepNumber, status, error_message: storedError });
     try {
-      await db.transaction(async (tx) => {
+      const touched = await db.transaction(async (tx) => {
         // One ending step of a plan at a time: the hook's all-completed check must see the others' outcomes.
         await tx.select({ id: plans.id }).from(plans).where(eq(plans.id, planId)).for('update');
         const [stored] = await tx
@@ -296,11 +296,14 @@ export function createStepRuns(deps: StepRunsDeps) {
           .set({ status, output: redact(output).slice(-MAX_OUTPUT), errorMessage: storedError, finishedAt: new Date(), updatedAt: new Date() })
           .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), eq(stepsTable.status, 'in_progress')))
           .returning({ stepNumber: stepsTable.stepNumber });
+        if (!stored) return false;
         // A step's outcome changes the project: its card's 'Last Updated' says so.
-        if (stored) await tx.update(projects).set({ updatedAt: new Date() }).where(eq(projects.id, project.projectId));
+        await touchProject(tx, project.projectId);
         // The command is the plan's, its sealed secrets shown blanked like a secret typed into it literally.
-        if (stored) await deps.onStepEnded(tx, project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError });
+        await deps.onStepEnded(tx, project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError });
+        return true;
       });
+      if (touched) deps.events?.publish(PROJECT_TOUCHED_TOPIC, project.installationId);
     } catch (err) {
       log.error({ projectId: project.projectId, stepNumber, err: redact((err as Error).message) }, 'could not store a step result');
     } finally {

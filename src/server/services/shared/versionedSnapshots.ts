@@ -1,10 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { BUS_RESYNC_TOPIC, type EventBus } from '../execution/eventBus';
 
 /** One version of a key's state: its weak ETag always, its JSON body only when a caller needs it. */
 export interface Snapshot<V> {
   readonly value: V;
-  /** `W/"{epoch}.{key}.{version}"`: unique per server start, key and version. */
+  /**
+   * `W/"{digest of key and body}"`: the same on every replica that holds the same state (a load
+   * balancer may send a browser's next poll to another one), and new whenever the body changes.
+   * Built with the body, on first use.
+   */
   readonly etag: string;
   /** The value as JSON, serialised on the first call and kept for this version. */
   body(): string;
@@ -63,16 +67,27 @@ interface Entry<V> {
   loading?: Promise<Snapshot<V>>;
 }
 
+/** A weak ETag naming a key's body: 128 bits of SHA-1, so two different bodies never share one in practice. */
+export function contentEtag(key: string | number, body: string): string {
+  return `W/"${createHash('sha1').update(`${key}\n${body}`).digest('base64url').slice(0, 22)}"`;
+}
+
 class VersionedSnapshot<V> implements Snapshot<V> {
   private json: string | null;
+  private tag: string | null = null;
 
   constructor(
     readonly value: V,
-    readonly etag: string,
+    private readonly key: string | number,
     private readonly serialize: (value: V) => string,
     json: string | null = null,
   ) {
     this.json = json;
+  }
+
+  get etag(): string {
+    if (this.tag === null) this.tag = contentEtag(this.key, this.body());
+    return this.tag;
   }
 
   body(): string {
@@ -85,14 +100,14 @@ const DEFAULT_MAX_KEYS = 10_000;
 
 /**
  * Answers a hot poll from memory: one snapshot per key (a project, an installation), each version with
- * a weak ETag from a per-start epoch and a counter, and its JSON built once, on the first poll that
- * needs a body. A poll whose If-None-Match is current thus costs no query and no serialisation.
+ * its JSON and a weak ETag naming it, both built once, on the first poll of that version. A poll whose
+ * If-None-Match is current thus costs no query and no serialisation, on whichever replica it lands.
  *
  * Writers call `invalidate(key)` after they commit. Each load belongs to the key's entry at the time
  * it started; `invalidate` replaces that entry, so a load that began before the change (and may have
  * read the old state) is never kept — the generation is the entry itself. With `shared`, the other
- * replicas drop the key too, through the event bus (an ETag names its replica's epoch, so a copy of
- * another replica never matches).
+ * replicas drop the key too, through the event bus; they load it again, and the same state gives them
+ * the same ETag.
  *
  * @example
  * ```ts
@@ -105,15 +120,11 @@ export function createVersionedSnapshots<K extends string | number, V>(options: 
   const serialize = options.serialize ?? ((value: V) => JSON.stringify(value));
   const now = options.now ?? Date.now;
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
+  /** Names this copy on the bus. */
   const epoch = randomBytes(4).toString('hex');
   const entries = new Map<K, Entry<V>>();
-  /** One counter for every key: a version is never given twice, even to a load that is not kept. */
-  let version = 0;
 
-  const make = (key: K, value: V, json: string | null = null): VersionedSnapshot<V> => {
-    version += 1;
-    return new VersionedSnapshot(value, `W/"${epoch}.${key}.${version}"`, serialize, json);
-  };
+  const make = (key: K, value: V, json: string | null = null): VersionedSnapshot<V> => new VersionedSnapshot(value, key, serialize, json);
 
   const fresh = (entry: Entry<V>): boolean => options.maxAgeMs === undefined || now() - entry.loadedAt < options.maxAgeMs;
 
