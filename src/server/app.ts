@@ -69,7 +69,15 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(cookie);
   // JSON and HTML answers above 1 KiB compressed (gzip first: cheaper per answer than brotli); a 304 has
   // no body, streams (SSE, sockets) are hijacked, and built assets are precompressed (staticFilesPlugin).
-  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'br', 'deflate'], customTypes: COMPRESSED_TYPES });
+  // Requests are never decompressed: browsers send plain bodies, and the two hooks it adds to every route
+  // would run on each hot poll for nothing (a gzip body is then refused as JSON that does not parse).
+  await app.register(compress, {
+    global: true,
+    globalDecompression: false,
+    threshold: 1024,
+    encodings: ['gzip', 'br', 'deflate'],
+    customTypes: COMPRESSED_TYPES,
+  });
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_req, ctx) => ({ statusCode: 429, message: `Too many requests: try again in ${ctx.after}` }),
@@ -84,13 +92,6 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(sessionPlugin);
   await app.register(docsPlugin);
   await app.register(agentRateLimitPlugin);
-
-  app.addHook('onSend', (_request, reply, _payload, done) => {
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'same-origin');
-    reply.header('x-frame-options', 'SAMEORIGIN');
-    done();
-  });
 
   const provider =
     options.identityProvider ??

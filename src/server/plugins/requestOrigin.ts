@@ -34,7 +34,8 @@ export function crossOriginProblem(request: Pick<FastifyRequest, 'method' | 'hea
 
 /**
  * The browser side of the API's safety: state-changing /api requests only from the app's own
- * origin (403 otherwise), and the response headers that keep a page to its own origin.
+ * origin (403 otherwise), and the response headers that keep a page to its own origin (nosniff,
+ * same-origin referrers, no framing by others, the CSP below).
  *
  * Content-Security-Policy: scripts, connections, fonts and images from this origin only (images also
  * `data:`, which the app's own inline images use); no plugins, no framing by others, forms post only
@@ -66,7 +67,11 @@ export const requestOriginPlugin = fp(
       const problem = request.url.startsWith('/api/') ? crossOriginProblem(request, origins) : null;
       done(problem ? forbidden(problem) : undefined);
     });
+    // Every answer's security headers, in one hook.
     app.addHook('onSend', (request, reply, _payload, done) => {
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'same-origin');
+      reply.header('x-frame-options', 'SAMEORIGIN');
       // The API reference page (swagger-ui) brings its own inline scripts and is not the app.
       // A page that sets a stricter policy of its own (the local test checkout: no script at all) keeps it.
       if (!request.url.startsWith('/api/docs') && !reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);

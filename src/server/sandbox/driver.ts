@@ -71,6 +71,12 @@ export interface BackupResult {
  */
 export interface SandboxDriver {
   readonly kind: 'local' | 'docker' | 'kubernetes';
+  /**
+   * Whether a sandbox's status can change without a call of this driver (a container that dies, a node
+   * that goes away): the status poll then asks again every few seconds. A local workspace only changes
+   * through the driver, so its status is asked once per change.
+   */
+  readonly statusChangesOutside: boolean;
   status(sandbox: SandboxRef): Promise<ContainerStatusName>;
   /** Creates the workspace (or restores the latest backup) and leaves the sandbox Running. Idempotent. */
   initialise(sandbox: SandboxRef): Promise<void>;

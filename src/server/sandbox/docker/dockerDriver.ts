@@ -379,6 +379,7 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
 
   return {
     kind: 'docker',
+    statusChangesOutside: true,
 
     async status(s): Promise<ContainerStatusName> {
       if (pending.has(s.projectId)) return 'Pending';

@@ -346,6 +346,7 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
 
   return {
     kind: 'kubernetes',
+    statusChangesOutside: true,
 
     async status(s): Promise<ContainerStatusName> {
       if (pending.has(s.projectId)) return 'Pending';

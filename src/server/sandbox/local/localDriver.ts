@@ -271,6 +271,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
 
   return {
     kind: 'local',
+    statusChangesOutside: false,
 
     async status(s): Promise<ContainerStatusName> {
       if (pending.has(s.projectId)) return 'Pending';

@@ -32,7 +32,8 @@ export const NOT_RUNNING = 'The sandbox is not running';
 
 /**
  * A container can stop without us (it crashes, a node goes away): the status poll's snapshot is asked
- * again after this long, keeping its ETag when nothing changed. Our own start/stop/backup drop it at once.
+ * again after this long, keeping its ETag when nothing changed (drivers whose `statusChangesOutside`).
+ * Our own start/stop/backup drop it at once.
  */
 export const CONTAINER_STATUS_MAX_AGE_MS = 5_000;
 /** Projects whose last backup time is kept in memory at most. */
@@ -159,7 +160,7 @@ export function createSandboxService({
       const [installationId, id] = key.split('.').map(Number) as [number, number];
       return containerStatus({ id, installationId });
     },
-    maxAgeMs: CONTAINER_STATUS_MAX_AGE_MS,
+    ...(driver.statusChangesOutside ? { maxAgeMs: CONTAINER_STATUS_MAX_AGE_MS } : {}),
     ...sharedOn(events, 'snapshots.container-status'),
   });
 
