@@ -57,13 +57,12 @@ async function buildReference(): Promise<string> {
 /**
  * Cold start of the app's server against the minimal reference (coldReference.ts: Fastify + PGlite + the
  * same migrations), each on a new data directory and then on the one it left, one after the other.
- * When the server is built (`npm run build:server`), it starts as `npm run serve` starts it (plain node,
- * `--enable-source-maps`) and the reference is built and started the same way; otherwise both start
- * from their sources through tsx.
+ * When the server is built (`npm run build:server`), it starts as `npm run serve` starts it (plain node)
+ * and the reference is built and started the same way; otherwise both start from their sources through tsx.
  */
 export async function benchColdStart(serverDir: string): Promise<{ app: ColdStart; reference: ColdStart; script: string }> {
   const built = fs.existsSync(path.join(serverDir, BUILT_SERVER));
-  const start: Start = built ? { tsx: false, nodeArgs: ['--enable-source-maps'] } : { tsx: true, nodeArgs: [] };
+  const start: Start = built ? { tsx: false, nodeArgs: [] } : { tsx: true, nodeArgs: [] };
   const script = built ? BUILT_SERVER : 'src/server/server.ts';
   const app = await coldStart(script, serverDir, { STATIC_DIR: '/nonexistent', LOG_LEVEL: 'warn' }, start);
   const referenceScript = built ? await buildReference() : path.resolve('test/bench/coldReference.ts');

@@ -89,8 +89,16 @@ export function toApiError(error: FetchBaseQueryError, meta?: FetchBaseQueryMeta
 }
 
 /**
+ * Sign Out has begun (the auth slice's state; read structurally: that slice is a lazy chunk's). From
+ * then on no call but `/github…` goes out: a poll or a panel mounting while the session is being ended
+ * would only be answered 401 by the server.
+ */
+const signingOut = (state: unknown): boolean => (state as { auth?: { signOutStatus?: string } }).auth?.signOutStatus === 'pending';
+
+/**
  * fetchBaseQuery with the call conventions of part 1 section 7: every call but `/github…` needs the
- * stored installation id, a 401 ends the session (session storage cleared, browser sent to /).
+ * stored installation id (and none goes out once Sign Out has begun), a 401 ends the session (session
+ * storage cleared, browser sent to /).
  */
 export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiError, object, FetchBaseQueryMeta> = async (
   args,
@@ -98,7 +106,7 @@ export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiError, objec
   extraOptions,
 ) => {
   const url = typeof args === 'string' ? args : args.url;
-  if (!getInstallationId() && !url.startsWith('/github')) {
+  if ((!getInstallationId() || signingOut(api.getState())) && !url.startsWith('/github')) {
     return { error: { status: 'CUSTOM_ERROR', message: CALL_ERRORS.noInstallationId } };
   }
   const result = await rawBaseQuery(args, api, extraOptions);

@@ -2,6 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { apiSlice } from '../../../src/client/api/apiSlice';
 import { makeStore } from '../../../src/client/app/store';
 import { authApi } from '../../../src/client/features/auth/authApi';
+import { signOutRequested } from '../../../src/client/features/auth/authSlice';
 import { projectsApi } from '../../../src/client/features/projects/projectsApi';
 import { stagesApi } from '../../../src/client/features/stages/stagesApi';
 import { INSTALLATION_ID_KEY } from '../../../src/shared/constants';
@@ -49,6 +50,18 @@ describe('apiSlice call conventions', () => {
     const result = await store.dispatch(projectsApi.endpoints.getProjects.initiate());
     expect(result.error).toEqual({ status: 'CUSTOM_ERROR', message: 'No installation ID found' });
     expect(headers).toHaveLength(0);
+  });
+
+  it('sends nothing but /github calls once Sign Out has begun (no call is answered 401 by the ending session)', async () => {
+    sessionStorage.setItem(INSTALLATION_ID_KEY, '42');
+    const headers = recordHeaders();
+    const store = makeStore();
+    store.dispatch(signOutRequested());
+    const result = await store.dispatch(projectsApi.endpoints.getProjects.initiate());
+    expect(result.error).toEqual({ status: 'CUSTOM_ERROR', message: 'No installation ID found' });
+    expect(headers).toHaveLength(0);
+    await store.dispatch(authApi.endpoints.logout.initiate());
+    expect(headers).toHaveLength(1);
   });
 
   it('lets /github calls through without an installation id', async () => {

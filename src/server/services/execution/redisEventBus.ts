@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { BUS_RESYNC_TOPIC, createInProcessEventBus, type EventBus } from './eventBus';
 
 /** The one Redis channel every replica's events travel on (a topic is a field of the message). */
@@ -46,6 +45,8 @@ export async function createRedisEventBus(options: RedisEventBusOptions): Promis
   // No retry before the first connection (the start fails with a clear message); after it, back off up to 2 s.
   const retryStrategy = (times: number): number | null => (readyOnce && !closing ? Math.min(times * 100, 2_000) : null);
   // disconnectTimeout: a socket that never connected keeps ioredis' 2 s destroy timer alive after a failed start.
+  // Loaded only here: an installation without REDIS_URL never loads the client (part of a cold start).
+  const { Redis } = await import('ioredis');
   const publisher = new Redis(options.url, { lazyConnect: true, connectTimeout, maxRetriesPerRequest: null, retryStrategy, disconnectTimeout: 200 });
   const subscriber = publisher.duplicate();
   for (const [name, connection] of [['publisher', publisher], ['subscriber', subscriber]] as const) {
