@@ -9,6 +9,7 @@ import type { Database } from './db/client';
 import { agentRateLimitPlugin } from './plugins/agentRateLimit';
 import { docsPlugin } from './plugins/docs';
 import { errorsPlugin, frameworkErrors } from './plugins/errors';
+import { lazySchemaCompilers } from './plugins/lazySchemas';
 import { requestInputPlugin } from './plugins/requestInput';
 import { requestOriginPlugin } from './plugins/requestOrigin';
 import { servicesPlugin } from './plugins/services';
@@ -61,6 +62,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false } },
+    schemaController: lazySchemaCompilers(),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,

@@ -7,8 +7,9 @@ import { rssBytes, startNode, stopChild, waitForUrl } from './processes';
 const BUILT_SERVER = 'dist/server/server.mjs';
 
 export interface ColdStart {
-  /** From spawn to the first 200 of /api/health, in ms. */
+  /** From spawn to the first 200 of /api/health, in ms: the median of the starts on a new data dir. */
   newDirMs: number;
+  /** The same, on the data dir a start left (the median of BENCH_COLD_STARTS starts). */
   existingDirMs: number;
   /** Resident memory right after the first start. */
   rssBytes: number;
@@ -20,28 +21,56 @@ interface Start {
   nodeArgs: string[];
 }
 
-/** Starts `script` on a new DATA_DIR, stops it, starts it again on the same one; times both to a healthy answer. */
-async function coldStart(script: string, cwd: string, env: Record<string, string>, start: Start): Promise<ColdStart> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-cold-'));
+interface Server {
+  script: string;
+  cwd: string;
+  env: Record<string, string>;
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Starts `server` on `dataDir` and times it to its first healthy answer; then stops it. */
+async function timedStart(server: Server, dataDir: string, start: Start): Promise<{ ms: number; rss: number }> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const started = Date.now();
+  const child = startNode(server.script, { cwd: server.cwd, env: { ...server.env, PORT: String(port), DATA_DIR: dataDir }, logFile: path.join(dataDir, 'start.log'), ...start });
   try {
-    const once = async (): Promise<{ ms: number; rss: number }> => {
-      const port = 20_000 + Math.floor(Math.random() * 20_000);
-      const started = Date.now();
-      const child = startNode(script, { cwd, env: { ...env, PORT: String(port), DATA_DIR: dataDir }, logFile: path.join(dataDir, 'start.log'), ...start });
-      try {
-        await waitForUrl(`http://127.0.0.1:${port}/api/health`, 180_000, child);
-        const ms = Date.now() - started;
-        return { ms, rss: rssBytes(child.pid!) };
-      } finally {
-        await stopChild(child);
-      }
-    };
-    const first = await once();
-    const second = await once();
-    return { newDirMs: first.ms, existingDirMs: second.ms, rssBytes: first.rss };
+    await waitForUrl(`http://127.0.0.1:${port}/api/health`, 180_000, child);
+    return { ms: Date.now() - started, rss: rssBytes(child.pid!) };
   } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await stopChild(child);
   }
+}
+
+/**
+ * Both servers, turn about, so that a noisy moment of the machine falls on both: each starts on new data
+ * dirs and then on the one it left, `starts` times each (medians).
+ */
+async function coldStarts(servers: [Server, Server], start: Start, starts: number): Promise<[ColdStart, ColdStart]> {
+  const kept = servers.map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-cold-')));
+  const fresh: number[][] = [[], []];
+  const existing: number[][] = [[], []];
+  const rss = [0, 0];
+  try {
+    for (let round = 0; round < starts; round += 1) {
+      for (const [i, server] of servers.entries()) {
+        // The first round's new dir is the one the later rounds start on again.
+        const dir = round === 0 ? kept[i]! : fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-cold-'));
+        try {
+          const first = await timedStart(server, dir, start);
+          fresh[i]!.push(first.ms);
+          if (round === 0) rss[i] = first.rss;
+        } finally {
+          if (round !== 0) fs.rmSync(dir, { recursive: true, force: true });
+        }
+        existing[i]!.push((await timedStart(server, kept[i]!, start)).ms);
+      }
+    }
+  } finally {
+    for (const dir of kept) fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const result = (i: number): ColdStart => ({ newDirMs: median(fresh[i]!), existingDirMs: median(existing[i]!), rssBytes: rss[i]! });
+  return [result(0), result(1)];
 }
 
 /**
@@ -56,16 +85,24 @@ async function buildReference(): Promise<string> {
 
 /**
  * Cold start of the app's server against the minimal reference (coldReference.ts: Fastify + PGlite + the
- * same migrations), each on a new data directory and then on the one it left, one after the other.
+ * same migrations), each on new data directories and on the one it left, turn about, medians of
+ * BENCH_COLD_STARTS (3) starts of each kind.
  * When the server is built (`npm run build:server`), it starts as `npm run serve` starts it (plain node)
  * and the reference is built and started the same way; otherwise both start from their sources through tsx.
  */
-export async function benchColdStart(serverDir: string): Promise<{ app: ColdStart; reference: ColdStart; script: string }> {
+export async function benchColdStart(serverDir: string): Promise<{ app: ColdStart; reference: ColdStart; script: string; starts: number }> {
   const built = fs.existsSync(path.join(serverDir, BUILT_SERVER));
-  const start: Start = built ? { tsx: false, nodeArgs: [] } : { tsx: true, nodeArgs: [] };
+  const start: Start = { tsx: !built, nodeArgs: [] };
   const script = built ? BUILT_SERVER : 'src/server/server.ts';
-  const app = await coldStart(script, serverDir, { STATIC_DIR: '/nonexistent', LOG_LEVEL: 'warn' }, start);
   const referenceScript = built ? await buildReference() : path.resolve('test/bench/coldReference.ts');
-  const reference = await coldStart(referenceScript, process.cwd(), { MIGRATIONS_DIR: path.join(serverDir, 'migrations') }, start);
-  return { app, reference, script: built ? `${script}, plain node` : `${script}, tsx` };
+  const starts = Number(process.env.BENCH_COLD_STARTS ?? 3);
+  const [app, reference] = await coldStarts(
+    [
+      { script, cwd: serverDir, env: { STATIC_DIR: '/nonexistent', LOG_LEVEL: 'warn' } },
+      { script: referenceScript, cwd: process.cwd(), env: { MIGRATIONS_DIR: path.join(serverDir, 'migrations') } },
+    ],
+    start,
+    starts,
+  );
+  return { app, reference, script: built ? `${script}, plain node` : `${script}, tsx`, starts };
 }

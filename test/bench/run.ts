@@ -74,9 +74,9 @@ async function clientsSection(clients: number): Promise<void> {
 
 /** Cold start on PGlite, on a new data directory and on an existing one, against the minimal reference. */
 async function coldStartSection(): Promise<void> {
-  const { app, reference, script } = await benchColdStart(process.env.BENCH_SERVER_DIR ?? process.cwd());
+  const { app, reference, script, starts } = await benchColdStart(process.env.BENCH_SERVER_DIR ?? process.cwd());
   console.log(
-    `\nCold start (PGlite, ${script}): this project ${app.newDirMs} ms new / ${app.existingDirMs} ms existing, RSS ${(app.rssBytes / 2 ** 20).toFixed(0)} MiB; ` +
+    `\nCold start (PGlite, ${script}, medians of ${starts} starts each): this project ${app.newDirMs} ms new / ${app.existingDirMs} ms existing, RSS ${(app.rssBytes / 2 ** 20).toFixed(0)} MiB; ` +
       `reference ${reference.newDirMs} ms / ${reference.existingDirMs} ms, RSS ${(reference.rssBytes / 2 ** 20).toFixed(0)} MiB`,
   );
   for (const [label, ours, theirs] of [

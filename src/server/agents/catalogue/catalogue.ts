@@ -15,7 +15,7 @@ import { ProductSchema, type ProductFile } from './schema';
  * and checking 75 YAML files took about a tenth of a cold start.
  */
 
-/** The catalogue as the build checked it (`writeCatalogue.ts`): components by id, as JSON. */
+/** The catalogue as the build checked it (`writeCheckedCatalogue`): components by id, as JSON. */
 export const CHECKED_CATALOGUE = 'components.json';
 
 export class CatalogueError extends Error {}
@@ -92,4 +92,17 @@ export function readProducts(dir: string): Record<string, Component> {
     }
   }
   return out;
+}
+
+/**
+ * For the build (`npm run build:server`): reads and checks the product files of the source tree (a bad
+ * one fails the build, naming the file and the field) and writes `<out>/components.json`, the catalogue
+ * the bundled server reads at start. Answers how many products it holds.
+ */
+export function writeCheckedCatalogue(out: string, dir = path.resolve('src/server/agents/catalogue/products')): number {
+  const components = readProducts(dir);
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, CHECKED_CATALOGUE), JSON.stringify(components));
+  return Object.keys(components).length;
 }

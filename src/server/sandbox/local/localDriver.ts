@@ -20,7 +20,7 @@ import { execTracker } from '../execTracker';
 import { createBackupStore } from '../backups';
 import { tarToZip, type EntryFilter } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
-import { probeMemoryCgroups } from './memoryCgroup';
+import { probeMemoryCgroups, type CgroupProbe } from './memoryCgroup';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
 import { commitStep, createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
 import { HISTORY_FORMAT, parseHistory, projectFolderFilter, secretFilter } from '../workspaceLayout';
@@ -83,22 +83,31 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const etcDir = (s: SandboxRef): string => path.join(dirOf(s), 'etc');
   const hostUid = (s: SandboxRef): number | null => (asRoot ? options.uidBase + s.projectId : null);
   const log: NetworkLog = options.log ?? { warn: (message) => process.emitWarning(message, 'SandboxNetwork') };
-  /** The network of commands and shells: the sandbox's own when slirp4netns is installed. */
-  const networkMode: NetworkMode = !options.limits.network ? 'none' : slirpAvailable() ? 'slirp' : 'host';
-  if (networkMode === 'host') {
-    log.warn('slirp4netns is not installed: sandboxes share the host network (and reach its loopback services). Install it (apt-get install slirp4netns) to give each sandbox its own.');
-  }
-  const memory = probeMemoryCgroups(options.limits.memoryMb);
-  if (!memory.cgroups && options.limits.memoryMb > 0) {
-    log.warn(
-      `No memory cgroup for sandboxes (${memory.reason}): SANDBOX_MEMORY_MB=${options.limits.memoryMb} limits each process's address space (RLIMIT_AS), so several processes of one sandbox together can use more. Run the server where it may create cgroups (root, or a systemd unit with Delegate=yes) to limit each sandbox as a whole.`,
-    );
-  }
   const resolvConf = path.join(root, 'resolv.conf');
-  if (networkMode === 'slirp') {
-    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(resolvConf, SLIRP_RESOLV_CONF, { mode: 0o600 });
-  }
+  /**
+   * What the host allows, found when a sandbox first needs it rather than at the server's start (the
+   * probes run programs: about a tenth of a cold start): the network of commands and shells (the
+   * sandbox's own when slirp4netns is installed) and a memory cgroup.
+   */
+  let host: { networkMode: NetworkMode; memory: CgroupProbe } | null = null;
+  const hostSupport = (): { networkMode: NetworkMode; memory: CgroupProbe } => {
+    if (host) return host;
+    const networkMode: NetworkMode = !options.limits.network ? 'none' : slirpAvailable() ? 'slirp' : 'host';
+    if (networkMode === 'host') {
+      log.warn('slirp4netns is not installed: sandboxes share the host network (and reach its loopback services). Install it (apt-get install slirp4netns) to give each sandbox its own.');
+    }
+    const memory = probeMemoryCgroups(options.limits.memoryMb);
+    if (!memory.cgroups && options.limits.memoryMb > 0) {
+      log.warn(
+        `No memory cgroup for sandboxes (${memory.reason}): SANDBOX_MEMORY_MB=${options.limits.memoryMb} limits each process's address space (RLIMIT_AS), so several processes of one sandbox together can use more. Run the server where it may create cgroups (root, or a systemd unit with Delegate=yes) to limit each sandbox as a whole.`,
+      );
+    }
+    if (networkMode === 'slirp') {
+      fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+      fs.writeFileSync(resolvConf, SLIRP_RESOLV_CONF, { mode: 0o600 });
+    }
+    return (host = { networkMode, memory });
+  };
 
   const processesOf = (projectId: number): Running => {
     let entry = running.get(projectId);
@@ -112,7 +121,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   /** The sandbox's argv; `network` for user commands and shells (the driver's own git and tar have none). */
   const argv = (s: SandboxRef, opts: { readOnly?: boolean; newSession?: boolean; network?: boolean } = {}) =>
     bwrapArgv({
-      network: opts.network ? networkMode : 'none',
+      network: opts.network ? hostSupport().networkMode : 'none',
       resolvConf,
       username: s.username,
       workspace: workspaceDir(s),
@@ -122,7 +131,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       hostUid: hostUid(s),
       newSession: opts.newSession ?? true,
       limits: options.limits,
-      cgroupProcs: memory.cgroups?.procsFile(s.projectId) ?? null,
+      cgroupProcs: hostSupport().memory.cgroups?.procsFile(s.projectId) ?? null,
     });
 
   const isRunning = (s: SandboxRef): boolean => fs.existsSync(workspaceDir(s));
@@ -138,7 +147,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   ): ChildProcess => {
     refuseWhileClosing();
     const { file, args } = argv(s, { readOnly: opts.readOnly, network: opts.network });
-    const slirp = opts.network && networkMode === 'slirp';
+    const slirp = opts.network && hostSupport().networkMode === 'slirp';
     const child = spawn(file, [...args, ...program], {
       env: baseEnv(s.username, opts.env),
       cwd: '/',
@@ -285,7 +294,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       pending.add(s.projectId);
       try {
         await endProcesses(s.projectId);
-        memory.cgroups?.remove(s.projectId);
+        host?.memory.cgroups?.remove(s.projectId);
         fs.rmSync(workspaceDir(s), { recursive: true, force: true });
       } finally {
         pending.delete(s.projectId);
@@ -334,7 +343,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       // The terminal is the sandbox's own, so TIOCSTI on it injects into nothing but itself.
       const inside = argv(s, { newSession: false, network: true });
       // node-pty cannot pass fds 3 and 4: with slirp the sandbox's sync fds are FIFOs opened by a wrapper.
-      const wrapped = networkMode === 'slirp' ? fifoWrapper(path.join(dirOf(s), 'run'), [inside.file, ...inside.args, 'bash', '-l']) : null;
+      const wrapped = hostSupport().networkMode === 'slirp' ? fifoWrapper(path.join(dirOf(s), 'run'), [inside.file, ...inside.args, 'bash', '-l']) : null;
       const { file, args } = wrapped ?? { file: inside.file, args: [...inside.args, 'bash', '-l'] };
       const term = pty.spawn(file, args, {
         name: 'xterm-256color',
@@ -410,7 +419,7 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
       closing = true;
       await Promise.all([...running.keys()].map(endProcesses));
       await Promise.all([...endingNetworks]);
-      memory.cgroups?.removeAll();
+      host?.memory.cgroups?.removeAll();
     },
 
     killAll(): void {
