@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { BUILT_SERVER } from './coldStart';
 import { cpuMicros, mainThreadCpuMicros, rssBytes, startNode, stopChild, waitForUrl } from './processes';
 
 /** What a browser of the app polls, and how often (part 2: progress every 5 s, the rest every 10 s). */
@@ -185,7 +186,8 @@ export interface ClientsOptions {
 }
 
 /**
- * The browser-like section: the app's server (`src/server/server.ts`, default LOG_LEVEL) and a bare
+ * The browser-like section: the app's server (built, as `npm run serve` starts it, else its sources
+ * through tsx; default LOG_LEVEL) and a bare
  * Fastify server, each in its own process, polled by the same number of clients the same way.
  */
 export async function benchClients(options: ClientsOptions): Promise<{ app: ClientsResult; bare: ClientsResult }> {
@@ -202,7 +204,9 @@ export async function benchClients(options: ClientsOptions): Promise<{ app: Clie
   // BENCH_CPU_PROF_DIR: both servers write a V8 CPU profile there when they stop (open it in Chrome's DevTools).
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
-  const server = startNode('src/server/server.ts', { cwd: options.serverDir, env, logFile: log, nodeArgs });
+  // The built server when there is one (`npm run build:server`), started as `npm run serve` starts it.
+  const built = fs.existsSync(path.join(options.serverDir, BUILT_SERVER));
+  const server = startNode(built ? BUILT_SERVER : 'src/server/server.ts', { cwd: options.serverDir, env, logFile: log, nodeArgs, tsx: !built });
   const bareLog = path.join(dataDir, 'bare.log');
   const bare = startNode(path.resolve('test/bench/bareServer.ts'), { cwd: process.cwd(), env: {}, logFile: bareLog, nodeArgs });
   try {

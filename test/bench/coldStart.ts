@@ -4,7 +4,8 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { rssBytes, startNode, stopChild, waitForUrl } from './processes';
 
-const BUILT_SERVER = 'dist/server/server.mjs';
+/** What `npm run build:server` writes and `npm run serve` starts. */
+export const BUILT_SERVER = 'dist/server/server.mjs';
 
 export interface ColdStart {
   /** From spawn to the first 200 of /api/health, in ms: the median of the starts on a new data dir. */

@@ -3,6 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import { forbidden } from '../errors';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The policy of every /api answer: JSON, event streams and downloads run nothing and show nothing. */
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 /** Sec-Fetch-Site values a browser sends for a request this app's own pages (or the person, typing) made. */
 const OWN_FETCH_SITES = new Set(['same-origin', 'none']);
 
@@ -35,7 +37,7 @@ export function crossOriginProblem(request: Pick<FastifyRequest, 'method' | 'hea
 /**
  * The browser side of the API's safety: state-changing /api requests only from the app's own
  * origin (403 otherwise), and the response headers that keep a page to its own origin (nosniff,
- * same-origin referrers, no framing by others, the CSP below).
+ * same-origin referrers, no framing by others, the CSP below; API answers get API_CSP).
  *
  * Content-Security-Policy: scripts, connections, fonts and images from this origin only (images also
  * `data:`, which the app's own inline images use); no plugins, no framing by others, forms post only
@@ -71,11 +73,22 @@ export const requestOriginPlugin = fp(
     app.addHook('onSend', (request, reply, _payload, done) => {
       reply.header('x-content-type-options', 'nosniff');
       reply.header('referrer-policy', 'same-origin');
-      reply.header('x-frame-options', 'SAMEORIGIN');
-      // The API reference page (swagger-ui) brings its own inline scripts and is not the app.
-      // A page that sets a stricter policy of its own (the local test checkout: no script at all) keeps it.
-      if (!request.url.startsWith('/api/docs') && !reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
       if (hsts) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+      // A page that sets a policy of its own (the local test checkout: no script at all) keeps it.
+      if (reply.hasHeader('content-security-policy')) return done();
+      if (request.url.startsWith('/api/docs')) {
+        // The API reference page (swagger-ui) brings its own inline scripts and is not the app.
+        reply.header('x-frame-options', 'SAMEORIGIN');
+      } else if (!request.url.startsWith('/api/') || String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+        // A page: the app's, or one of the API's own (the provider's sign-out page, loaded in a frame of ours).
+        reply.header('x-frame-options', 'SAMEORIGIN');
+        reply.header('content-security-policy', csp);
+      } else {
+        // An API answer is data, never a page: it may load nothing and be framed by no one (OWASP's REST
+        // headers). Short, as every hot poll carries it.
+        reply.header('x-frame-options', 'DENY');
+        reply.header('content-security-policy', API_CSP);
+      }
       done();
     });
   },

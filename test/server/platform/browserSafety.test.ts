@@ -49,17 +49,25 @@ describe('requests from browsers: origin, headers, proxies', () => {
     }
   });
 
-  it('sends a Content-Security-Policy limited to its own origin, and no HSTS over http', async () => {
-    for (const url of ['/', '/api/health']) {
-      const response = await app.inject(url);
-      const csp = String(response.headers['content-security-policy']);
-      expect(csp).toContain("script-src 'self'");
-      expect(csp).toContain("style-src 'self' 'unsafe-inline'");
-      expect(csp).toContain("img-src 'self' data:");
-      expect(csp).toContain("connect-src 'self'");
-      expect(csp).toContain("default-src 'self'");
-      expect(response.headers['strict-transport-security']).toBeUndefined();
+  it('sends pages a Content-Security-Policy limited to its own origin, API answers one that allows nothing, and no HSTS over http', async () => {
+    const page = await app.inject('/');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self' 'unsafe-inline'");
+    expect(csp).toContain("img-src 'self' data:");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("default-src 'self'");
+    expect(page.headers['x-frame-options']).toBe('SAMEORIGIN');
+    for (const url of ['/api/health', '/api/projects', '/api/no-such-route']) {
+      const answer = await app.inject({ url, headers: { cookie: alice.cookie } });
+      expect({ url, csp: answer.headers['content-security-policy'], frames: answer.headers['x-frame-options'] }).toEqual({ url, csp: "default-src 'none'; frame-ancestors 'none'", frames: 'DENY' });
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
     }
+    // The API's own page (the provider's sign-out, loaded in a frame of the app) is a page.
+    const signOutPage = await app.inject('/api/github/provider-logout');
+    expect(signOutPage.headers['content-type']).toMatch(/^text\/html/);
+    expect({ csp: signOutPage.headers['content-security-policy'], frames: signOutPage.headers['x-frame-options'] }).toEqual({ csp, frames: 'SAMEORIGIN' });
+    for (const response of [page, await app.inject('/api/health')]) expect(response.headers['strict-transport-security']).toBeUndefined();
   });
 
   it('sends HSTS behind an https PUBLIC_URL', async () => {
