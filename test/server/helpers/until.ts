@@ -9,3 +9,12 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** `promise`, or a failure naming `what` once `timeoutMs` has passed: a hang says where it hung. */
+export function settledWithin<T>(promise: Promise<T>, what: string, timeoutMs = 20_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -6,7 +6,7 @@ import type { SandboxDriver, SandboxRef } from '../../../src/server/sandbox/driv
 import { createLocalDriver } from '../../../src/server/sandbox/local/localDriver';
 import { slirpAvailable } from '../../../src/server/sandbox/local/userNetwork';
 import { processesWith } from '../helpers/processes';
-import { until } from '../helpers/until';
+import { settledWithin, until } from '../helpers/until';
 import { probeMemoryCgroups } from '../../../src/server/sandbox/local/memoryCgroup';
 import { asOtherUser, asRoot, modesUnder } from '../helpers/fileAccess';
 import { waitFor } from './ptyHelpers';
@@ -270,19 +270,20 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
       await waitFor(shell, /\$ $/);
       const shellExit = new Promise((resolve) => shell.onExit(resolve));
       own.killAll!();
-      expect(await running).toMatchObject({ exitCode: null });
-      await shellExit;
+      // Each wait is named: a hang (one run beside another suite timed out here once) says which it was.
+      expect(await settledWithin(running, 'the command to end after killAll')).toMatchObject({ exitCode: null });
+      await settledWithin(shellExit, 'the shell to exit after killAll');
       expect(() => own.shell(ref, { cols: 80, rows: 24 })).toThrow('shutting down');
       await expect(own.exec(ref, 'true')).rejects.toThrow('shutting down');
-      await own.close();
+      await settledWithin(own.close(), 'close after killAll');
 
       const again = createLocalDriver({ root: path.join(dataDir, 'sandboxes'), limits, uidBase: 200_000, execTimeoutMs: 60_000 });
       const step = again.exec(ref, 'sleep 300');
       const pty = again.shell(ref, { cols: 80, rows: 24 });
       await waitFor(pty, /\$ $/);
       const closed = again.close();
-      expect(await step).toMatchObject({ exitCode: null });
-      await closed;
+      expect(await settledWithin(step, 'the command to end on close')).toMatchObject({ exitCode: null });
+      await settledWithin(closed, 'close to end every process');
       // No slirp4netns of this driver's left: every one the test process started has been reaped.
       const slirps = fs.readdirSync('/proc').filter((pid) => {
         try {
