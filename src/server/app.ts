@@ -9,11 +9,12 @@ import type { Database } from './db/client';
 import { agentRateLimitPlugin } from './plugins/agentRateLimit';
 import { docsPlugin } from './plugins/docs';
 import { errorsPlugin, frameworkErrors } from './plugins/errors';
+import { hotPollPlugin } from './plugins/hotPoll';
 import { lazySchemaCompilers } from './plugins/lazySchemas';
 import { requestInputPlugin } from './plugins/requestInput';
 import { requestOriginPlugin } from './plugins/requestOrigin';
 import { servicesPlugin } from './plugins/services';
-import { requestLogPlugin } from './plugins/requestLog';
+import { lazyRequestLogger, requestLogPlugin } from './plugins/requestLog';
 import { sessionPlugin } from './plugins/session';
 import { staticFilesPlugin } from './plugins/staticFiles';
 import { activityRoutes } from './routes/activity';
@@ -59,6 +60,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     },
     // requestLogPlugin logs what matters (errors, slow requests) instead of two lines per request.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: true, allErrors: false } },
@@ -92,6 +94,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
   await app.register(requestOriginPlugin);
   await app.register(requestLogPlugin);
   await app.register(sessionPlugin);
+  await app.register(hotPollPlugin);
   await app.register(docsPlugin);
   await app.register(agentRateLimitPlugin);
 

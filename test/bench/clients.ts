@@ -58,47 +58,78 @@ function get(agent: http.Agent, base: URL, pathname: string, headers: Record<str
   });
 }
 
-/**
- * Runs `clients` browser-like clients against one server process for a warm-up tick pair (every client
- * gets its ETags), then `seconds` measured: latencies of every answer, and the server's CPU and RSS.
- */
-async function drive(name: string, server: ChildProcess, base: URL, clients: Client[], seconds: number, rssStarted: number): Promise<ClientsResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: clients.length + 10 });
-  const latencies: number[] = [];
-  let measuring = false;
-  let answers = 0;
-  let notModified = 0;
-  let errors = 0;
-  const timers: NodeJS.Timeout[] = [];
-  const statuses = new Map<string, number>();
+/** One server polled by the browser-like clients: its process, its URL and its clients' paths and sessions. */
+interface Target {
+  name: string;
+  server: ChildProcess;
+  base: URL;
+  clients: Client[];
+  rssStarted: number;
+}
 
-  const pollOnce = async (client: Client, poll: PollName): Promise<void> => {
+/** What one target's polls gathered. */
+class Tally {
+  readonly agent: http.Agent;
+  readonly latencies: number[] = [];
+  answers = 0;
+  notModified = 0;
+  errors = 0;
+  readonly statuses = new Map<string, number>();
+  cpuBefore = 0;
+  mainBefore = 0;
+
+  constructor(readonly target: Target) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: target.clients.length + 10 });
+  }
+
+  count(key: string): void {
+    this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
+  }
+}
+
+/**
+ * Runs the browser-like clients against every target at once: each client's polls go to each server
+ * at the same moment, for a warm-up (every client gets its ETags), then `seconds` measured: latencies
+ * of every answer, and each server's CPU and RSS over the same window. Measured side by side, the
+ * servers share whatever else the machine is doing, so their ratio holds on a noisy machine (one after
+ * the other, it moved by ±0.3 between runs).
+ */
+async function drive(targets: Target[], seconds: number): Promise<ClientsResult[]> {
+  const tallies = targets.map((target) => new Tally(target));
+  let measuring = false;
+  const timers: NodeJS.Timeout[] = [];
+
+  const pollOnce = async (tally: Tally, client: Client, poll: PollName): Promise<void> => {
     const etag = client.etags.get(poll);
     const started = process.hrtime.bigint();
     try {
-      const answer = await get(agent, base, client.paths[poll], etag ? { ...client.headers, 'if-none-match': etag } : client.headers);
+      const answer = await get(tally.agent, tally.target.base, client.paths[poll], etag ? { ...client.headers, 'if-none-match': etag } : client.headers);
       if (answer.etag) client.etags.set(poll, answer.etag);
       if (!measuring) return;
       if (answer.status !== 200 && answer.status !== 304) {
-        errors += 1;
-        statuses.set(`${poll} ${answer.status}`, (statuses.get(`${poll} ${answer.status}`) ?? 0) + 1);
+        tally.errors += 1;
+        tally.count(`${poll} ${answer.status}`);
       }
-      if (answer.status === 200) statuses.set(`${poll} 200`, (statuses.get(`${poll} 200`) ?? 0) + 1);
-      answers += 1;
-      if (answer.status === 304) notModified += 1;
-      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+      if (answer.status === 200) tally.count(`${poll} 200`);
+      tally.answers += 1;
+      if (answer.status === 304) tally.notModified += 1;
+      tally.latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
     } catch (err) {
       if (measuring) {
-        errors += 1;
-        statuses.set(`${poll} ${(err as Error).message}`, (statuses.get(`${poll} ${(err as Error).message}`) ?? 0) + 1);
+        tally.errors += 1;
+        tally.count(`${poll} ${(err as Error).message}`);
       }
     }
   };
 
-  for (const client of clients) {
+  const clientCount = Math.min(...targets.map((target) => target.clients.length));
+  for (let i = 0; i < clientCount; i += 1) {
     let tick = 0;
     const run = (): void => {
-      for (const poll of POLLS) if (tick % poll.everyTicks === 0) void pollOnce(client, poll.name);
+      for (const poll of POLLS) {
+        if (tick % poll.everyTicks !== 0) continue;
+        for (const tally of tallies) void pollOnce(tally, tally.target.clients[i]!, poll.name);
+      }
       tick += 1;
     };
     // Browsers opened at random moments: their polls are spread over the tick.
@@ -112,36 +143,45 @@ async function drive(name: string, server: ChildProcess, base: URL, clients: Cli
   // Steady state: every client holds the ETag of each of its polls (or the warm-up has taken too long).
   const warmUntil = Date.now() + Number(process.env.BENCH_WARMUP_SECONDS ?? 120) * 1000;
   await new Promise((resolve) => setTimeout(resolve, 2 * TICK_MS + 500));
-  while (Date.now() < warmUntil && clients.some((client) => client.etags.size < POLLS.length)) {
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
+  const warm = (): boolean => targets.every((target) => target.clients.every((client) => client.etags.size >= POLLS.length));
+  while (Date.now() < warmUntil && !warm()) await new Promise((resolve) => setTimeout(resolve, 1_000));
   await new Promise((resolve) => setTimeout(resolve, 2 * TICK_MS));
   measuring = true;
-  const cpuBefore = cpuMicros(server.pid!);
-  const mainBefore = mainThreadCpuMicros(server.pid!);
+  for (const tally of tallies) {
+    tally.cpuBefore = cpuMicros(tally.target.server.pid!);
+    tally.mainBefore = mainThreadCpuMicros(tally.target.server.pid!);
+  }
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  const cpuAfter = cpuMicros(server.pid!);
-  const mainAfter = mainThreadCpuMicros(server.pid!);
+  const results = tallies.map((tally): ClientsResult => {
+    const { name, server, clients, rssStarted } = tally.target;
+    const cpu = cpuMicros(server.pid!) - tally.cpuBefore;
+    const main = mainThreadCpuMicros(server.pid!) - tally.mainBefore;
+    const rss = rssBytes(server.pid!);
+    return {
+      name,
+      clients: clients.length,
+      answers: tally.answers,
+      notModified: tally.notModified,
+      errors: tally.errors,
+      p50Ms: 0,
+      p99Ms: 0,
+      cpuMicrosPerAnswer: tally.answers ? cpu / tally.answers : Infinity,
+      mainThreadCpuMicrosPerAnswer: tally.answers ? main / tally.answers : Infinity,
+      rssBytes: rss,
+      rssPerClientBytes: rss / clients.length,
+      rssStartedBytes: rssStarted,
+    };
+  });
   measuring = false;
-  const rss = rssBytes(server.pid!);
   for (const timer of timers) clearTimeout(timer);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  if (statuses.size) console.log(`${name}: answers other than 304: ${[...statuses].map(([k, v]) => `${k} ×${v}`).join(', ')}`);
-  return {
-    name,
-    clients: clients.length,
-    answers,
-    notModified,
-    errors,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    cpuMicrosPerAnswer: answers ? (cpuAfter - cpuBefore) / answers : Infinity,
-    mainThreadCpuMicrosPerAnswer: answers ? (mainAfter - mainBefore) / answers : Infinity,
-    rssBytes: rss,
-    rssPerClientBytes: rss / clients.length,
-    rssStartedBytes: rssStarted,
-  };
+  for (const [i, tally] of tallies.entries()) {
+    tally.agent.destroy();
+    tally.latencies.sort((a, b) => a - b);
+    results[i]!.p50Ms = percentile(tally.latencies, 50);
+    results[i]!.p99Ms = percentile(tally.latencies, 99);
+    if (tally.statuses.size) console.log(`${tally.target.name}: answers other than 304: ${[...tally.statuses].map(([k, v]) => `${k} ×${v}`).join(', ')}`);
+  }
+  return results;
 }
 
 /** Signs `count` users in (each its own installation and session) and gives each a project. */
@@ -188,7 +228,7 @@ export interface ClientsOptions {
 /**
  * The browser-like section: the app's server (built, as `npm run serve` starts it, else its sources
  * through tsx; default LOG_LEVEL) and a bare
- * Fastify server, each in its own process, polled by the same number of clients the same way.
+ * Fastify server, each in its own process, polled by the same clients the same way at the same time.
  */
 export async function benchClients(options: ClientsOptions): Promise<{ app: ClientsResult; bare: ClientsResult }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-clients-'));
@@ -221,14 +261,19 @@ export async function benchClients(options: ClientsOptions): Promise<{ app: Clie
     }
     const bareStarted = rssBytes(bare.pid!);
     const clients = await signInClients(base, options.clients);
-    const app = await drive('this project (own process)', server, base, clients, options.seconds, appStarted);
     const bareClients = clients.map((client, i) => ({
       headers: client.headers,
       paths: { progress: `/bare/progress/${i}`, credits: `/bare/credits/${i}`, costs: `/bare/costs/${i}`, status: `/bare/status/${i}` },
       etags: new Map<PollName, string>(),
     }));
-    const reference = await drive('bare Fastify (own process)', bare, new URL(bareUrl), bareClients, options.seconds, bareStarted);
-    return { app, bare: reference };
+    const [app, reference] = await drive(
+      [
+        { name: 'this project (own process)', server, base, clients, rssStarted: appStarted },
+        { name: 'bare Fastify (own process)', server: bare, base: new URL(bareUrl), clients: bareClients, rssStarted: bareStarted },
+      ],
+      options.seconds,
+    );
+    return { app: app!, bare: reference! };
   } finally {
     await Promise.all([stopChild(server), stopChild(bare)]);
     fs.rmSync(dataDir, { recursive: true, force: true });

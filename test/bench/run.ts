@@ -31,13 +31,13 @@ function clientCounts(): number[] {
   return counts;
 }
 
-/** The browser-like section: the app and a bare Fastify, each in its own process, polled by the same clients. */
+/** The browser-like section: the app and a bare Fastify, each in its own process, polled by the same clients side by side. */
 async function clientsSection(clients: number): Promise<void> {
   const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? 30);
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const { app, bare } = await benchClients({ clients, seconds, databaseUrl, serverDir: process.env.BENCH_SERVER_DIR ?? process.cwd() });
   const database = databaseUrl ? 'PostgreSQL' : 'PGlite';
-  console.log(`\nBrowser-like clients — ${clients} sessions on ${database}, default LOG_LEVEL, ${seconds} s measured`);
+  console.log(`\nBrowser-like clients — ${clients} sessions on ${database}, default LOG_LEVEL, ${seconds} s measured, both servers at once`);
   for (const r of [app, bare]) {
     console.log(
       `${r.name.padEnd(30)} ${r.answers} answers (${r.notModified} 304)  errors ${r.errors}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  ` +

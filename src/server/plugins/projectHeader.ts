@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { DB_INT_MAX, ID_PATTERN } from '../../shared/api/common';
 import { badRequest } from '../errors';
+import type { SessionInfo } from '../services/auth/sessionStore';
+import { authOf } from './session';
 
 const PROJECT_ID = new RegExp(ID_PATTERN);
-import { authOf } from './session';
 
 /** The project a call names by its Project-Id header, scoped to the caller. */
 export interface ScopedProject {
@@ -30,10 +31,25 @@ export async function recentProjectOf(request: FastifyRequest): Promise<ScopedPr
   return { projectId, installationId };
 }
 
-function projectIdHeader(request: FastifyRequest): number {
+/**
+ * For a hot poll's `snapshotInMemory`: the project that `raw` (a path parameter, or the Project-Id
+ * header when absent) names, when memory knows it to be the caller's; undefined when it is not a
+ * project id or memory cannot tell (the route's own checks then answer).
+ */
+export function ownedProjectInMemory(request: FastifyRequest, auth: SessionInfo, raw: unknown = headerValue(request)): number | undefined {
+  if (typeof raw !== 'string' || !PROJECT_ID.test(raw)) return undefined;
+  const projectId = Number(raw);
+  return request.server.services.projects.ownedInMemory(auth.installationId, projectId) ? projectId : undefined;
+}
+
+function headerValue(request: FastifyRequest): string | undefined {
   const header = request.headers['project-id'];
-  const raw = Array.isArray(header) ? header[0] : header;
-  if (raw === undefined || raw.trim() === '') throw badRequest('Project-Id header is required');
-  if (!PROJECT_ID.test(raw.trim())) throw badRequest(`Project-Id header must be a project id (digits, at most ${DB_INT_MAX})`);
-  return Number(raw.trim());
+  return (Array.isArray(header) ? header[0] : header)?.trim();
+}
+
+function projectIdHeader(request: FastifyRequest): number {
+  const raw = headerValue(request);
+  if (raw === undefined || raw === '') throw badRequest('Project-Id header is required');
+  if (!PROJECT_ID.test(raw)) throw badRequest(`Project-Id header must be a project id (digits, at most ${DB_INT_MAX})`);
+  return Number(raw);
 }

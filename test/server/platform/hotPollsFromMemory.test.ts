@@ -68,6 +68,61 @@ describe.each(databaseKinds())('hot polls from memory (%s)', (kind) => {
     }
   });
 
+  it('answers a current ETag before the route runs, with the headers the route would send', async () => {
+    const url = `/api/projects/${projectId}/costs`;
+    const etag = (await poll(alice, url, {})).headers.etag as string;
+    const costs = app.services.costs.snapshots;
+    const get = costs.get;
+    let loads = 0;
+    costs.get = (key) => {
+      loads += 1;
+      return get(key);
+    };
+    try {
+      const short = await poll(alice, url, {}, etag);
+      expect(short.statusCode).toBe(304);
+      expect(loads).toBe(0);
+      // A query string takes the route's way: the same 304, through the handler.
+      const routed = await poll(alice, `${url}?from=route`, {}, etag);
+      expect(routed.statusCode).toBe(304);
+      expect(loads).toBe(1);
+      const headersOf = (answer: typeof short) => Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name !== 'date'));
+      expect(headersOf(short)).toEqual(headersOf(routed));
+      expect(short.body).toBe('');
+      // No If-None-Match, or one that is not current: the route answers the body.
+      expect((await poll(alice, url, {})).statusCode).toBe(200);
+      expect((await poll(alice, url, {}, 'W/"not-current"')).statusCode).toBe(200);
+      expect(loads).toBe(3);
+    } finally {
+      costs.get = get;
+    }
+  });
+
+  it('refuses with a current ETag whatever the route refuses', async () => {
+    const costs = `/api/projects/${projectId}/costs`;
+    const etags = new Map<string, string>();
+    for (const { url, headers } of polls()) etags.set(url, (await poll(alice, url, headers)).headers.etag as string);
+    // Another installation named by the caller's Installation-Id.
+    for (const { url, headers } of polls()) {
+      const answer = await poll(alice, url, { ...headers, 'installation-id': String(mallory.installationId) }, etags.get(url));
+      expect({ url, status: answer.statusCode }).toEqual({ url, status: 401 });
+    }
+    // No session at all.
+    const anonymous = await app.inject({ method: 'GET', url: costs, headers: { 'if-none-match': etags.get(costs)! } });
+    expect(anonymous.statusCode).toBe(401);
+    // Ids that are not ids, in the path and in the Project-Id header.
+    expect((await poll(alice, `/api/projects/${projectId}x/costs`, {}, etags.get(costs))).statusCode).toBe(400);
+    expect((await poll(alice, '/api/projects/99999999999/costs', {}, etags.get(costs))).statusCode).toBe(400);
+    const progress = '/api/execution/progress';
+    for (const id of [`${projectId} 1`, `${projectId}.0`, '', '-1']) {
+      expect((await poll(alice, progress, { 'project-id': id }, etags.get(progress))).statusCode).toBe(400);
+    }
+    // What a query string carries is checked, as on every route.
+    const nul = await poll(alice, `${costs}?x=%00`, {}, etags.get(costs));
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json().detail).toContain('NUL');
+  });
+
   it('writes last_seen_at in one batch off the request path, not per poll', async () => {
     let t = Date.now();
     const store = createSessionStore(database.db, { idleMs: 3_600_000, absoluteMs: 86_400_000, now: () => t });
@@ -83,6 +138,24 @@ describe.each(databaseKinds())('hot polls from memory (%s)', (kind) => {
     const rows = await database.db.select({ lastSeenAt: sessions.lastSeenAt }).from(sessions).where(inArray(sessions.id, ids));
     expect(rows.map((r) => r.lastSeenAt.getTime())).toEqual([t, t]);
     expect(await store.flushLastSeen()).toBe(0);
+    store.close();
+  });
+
+  it('resolves a token from memory only while its session is held there', async () => {
+    const store = createSessionStore(database.db, { idleMs: 3_600_000, absoluteMs: 86_400_000, maxCached: 1 });
+    const [user] = await database.db.select({ userId: sessions.userId, installationId: sessions.installationId }).from(sessions).limit(1);
+    const first = await store.create(user!.userId, user!.installationId);
+    const second = await store.create(user!.userId, user!.installationId);
+    expect(store.resolveFromMemory(first)).toBeNull(); // never read yet
+    expect(await store.resolve(first)).not.toBeNull();
+    expect(store.resolveFromMemory(first)?.sessionId).toBe(createHash('sha256').update(first).digest('hex'));
+    expect(await store.resolve(second)).not.toBeNull(); // the first is dropped from memory (maxCached 1)
+    expect(store.resolveFromMemory(first)).toBeNull();
+    expect(store.resolveFromMemory(second)).not.toBeNull();
+    await store.destroy(second);
+    expect(store.resolveFromMemory(second)).toBeNull();
+    expect(await store.resolve(second)).toBeNull();
+    expect(await store.resolve(first)).not.toBeNull(); // read again from the database
     store.close();
   });
 

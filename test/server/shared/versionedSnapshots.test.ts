@@ -105,6 +105,25 @@ describe('versioned snapshots', () => {
     expect(changed.value).toEqual({ status: 'Stopped' });
   });
 
+  it('peeks only at a current snapshot held in memory: never loaded, being loaded, invalidated or too old is undefined', async () => {
+    let time = 0;
+    const load = deferred<string>();
+    const store = createVersionedSnapshots({ load: () => load.promise, maxAgeMs: 1000, now: () => time });
+    expect(store.peek(1)).toBeUndefined();
+    const loading = store.get(1);
+    expect(store.peek(1)).toBeUndefined();
+    load.resolve('v1');
+    const first = await loading;
+    expect(store.peek(1)).toBe(first);
+    time = 999;
+    expect(store.peek(1)).toBe(first);
+    time = 1000; // as old as maxAgeMs: `get` would load it again
+    expect(store.peek(1)).toBeUndefined();
+    time = 0;
+    store.invalidate(1);
+    expect(store.peek(1)).toBeUndefined();
+  });
+
   it('drops the oldest key beyond maxKeys', async () => {
     let loads = 0;
     const store = createVersionedSnapshots({ load: async (k: number) => (loads++, k), maxKeys: 2 });

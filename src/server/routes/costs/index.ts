@@ -2,10 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorResponse } from '../../../shared/api/common';
 import { ProjectCostsResponse, TokenUsageResponse } from '../../../shared/api/costs';
 import { ProjectParams } from '../../../shared/api/projects';
-import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
+import { NotModified, peekOwned, sendSnapshot } from '../../plugins/hotPoll';
+import { ownedProjectInMemory } from '../../plugins/projectHeader';
 import { authOf } from '../../plugins/session';
 
 export const costRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { costs, projects } = app.services;
   app.get(
     '/projects/:id/costs',
     {
@@ -15,10 +17,11 @@ export const costRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: ProjectParams,
         response: { 200: ProjectCostsResponse, 304: NotModified, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse },
       },
+      config: { snapshotInMemory: (request, auth) => peekOwned(costs.snapshots, ownedProjectInMemory(request, auth, (request.params as ProjectParams).id)) },
     },
     async (request, reply) => {
-      const project = await app.services.projects.requireRecent(authOf(request).installationId, Number(request.params.id));
-      return sendSnapshot(request, reply, await app.services.costs.costsSnapshot(project.id));
+      const project = await projects.requireRecent(authOf(request).installationId, Number(request.params.id));
+      return sendSnapshot(request, reply, await costs.snapshots.get(project.id));
     },
   );
 
@@ -26,8 +29,8 @@ export const costRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/projects/:id/token-usage',
     { schema: { tags: ['costs'], params: ProjectParams, response: { 200: TokenUsageResponse, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse } } },
     async (request) => {
-      const project = await app.services.projects.require(authOf(request).installationId, Number(request.params.id));
-      return { ...(await app.services.costs.tokenUsage(project.id)), rates: app.services.meter.rates() };
+      const project = await projects.require(authOf(request).installationId, Number(request.params.id));
+      return { ...(await costs.tokenUsage(project.id)), rates: app.services.meter.rates() };
     },
   );
 };

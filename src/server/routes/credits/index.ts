@@ -24,8 +24,9 @@ export const creditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Polled by every open tab: answered from memory with a weak ETag; 304 when If-None-Match matches.',
         response: { 200: CreditsResponse, 304: NotModified, 401: ErrorResponse },
       },
+      config: { snapshotInMemory: (_request, auth) => credits.balances.peek(auth.installationId) },
     },
-    async (request, reply) => sendSnapshot(request, reply, await credits.balanceSnapshot(authOf(request).installationId)),
+    async (request, reply) => sendSnapshot(request, reply, await credits.balances.get(authOf(request).installationId)),
   );
 
   app.get('/user/transactions', { schema: { tags: ['credits'], response: { 200: TransactionList, 401: ErrorResponse } } }, async (request) =>

@@ -11,8 +11,8 @@ import {
   ExecutionTriggerResponse,
   Step,
 } from '../../../shared/api/execution';
-import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
-import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
+import { NotModified, peekOwned, sendSnapshot } from '../../plugins/hotPoll';
+import { ownedProjectInMemory, projectOf, recentProjectOf } from '../../plugins/projectHeader';
 import { openEventStream, sendStream, writeComment, writeEvent } from '../../plugins/sse';
 import { terminalCommandsTopic } from '../../services/execution/executionService';
 
@@ -61,10 +61,11 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Answered from memory with a weak ETag; 304 when If-None-Match matches.',
         response: { 200: ExecutionProgress, 304: NotModified, ...errors },
       },
+      config: { snapshotInMemory: (request, auth) => peekOwned(execution.progress, ownedProjectInMemory(request, auth)) },
     },
     async (request, reply) => {
       const { projectId } = await recentProjectOf(request);
-      return sendSnapshot(request, reply, await execution.progress(projectId));
+      return sendSnapshot(request, reply, await execution.progress.get(projectId));
     },
   );
 

@@ -19,6 +19,7 @@ import {
 } from '../../../shared/api/sandbox';
 import { projectFolderZipName, workspaceZipName } from '../../../shared/constants/sandbox';
 import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
+import { ownedProjectInMemory } from '../../plugins/projectHeader';
 import { authOf } from '../../plugins/session';
 import { terminalRoutes } from './terminal';
 
@@ -60,10 +61,16 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: ProjectIdParams,
         response: { 200: ContainerStatusResponse, 304: NotModified, ...errors },
       },
+      config: {
+        snapshotInMemory: (request, auth) => {
+          const id = ownedProjectInMemory(request, auth, (request.params as ProjectIdParams).projectId);
+          return id === undefined ? undefined : sandbox.containerStatuses.peek({ id, installationId: auth.installationId });
+        },
+      },
     },
     async (request, reply) => {
       const project = await projects.requireRecent(authOf(request).installationId, Number(request.params.projectId));
-      return sendSnapshot(request, reply, await sandbox.containerStatusSnapshot(project));
+      return sendSnapshot(request, reply, await sandbox.containerStatuses.get(project));
     },
   );
 

@@ -11,8 +11,8 @@ import {
   ValidationTriggerResponse,
 } from '../../../shared/api/validation';
 import { CancelStepBody, Step } from '../../../shared/api/execution';
-import { NotModified, sendSnapshot } from '../../plugins/hotPoll';
-import { projectOf, recentProjectOf } from '../../plugins/projectHeader';
+import { NotModified, peekOwned, sendSnapshot } from '../../plugins/hotPoll';
+import { ownedProjectInMemory, projectOf, recentProjectOf } from '../../plugins/projectHeader';
 import { sendStream } from '../../plugins/sse';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
@@ -44,10 +44,11 @@ export const validationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Answered from memory with a weak ETag; 304 when If-None-Match matches.',
         response: { 200: ValidationProgress, 304: NotModified, ...errors },
       },
+      config: { snapshotInMemory: (request, auth) => peekOwned(validation.progress, ownedProjectInMemory(request, auth)) },
     },
     async (request, reply) => {
       const { projectId } = await recentProjectOf(request);
-      return sendSnapshot(request, reply, await validation.progress(projectId));
+      return sendSnapshot(request, reply, await validation.progress.get(projectId));
     },
   );
 

@@ -29,6 +29,8 @@ interface Cached {
   /** The `last_seen_at` the database holds (or will once the pending flush is written). */
   storedLastSeenAt: number;
   expiresAt: number;
+  /** The cookie's token, once a request has presented it: `idOfToken` holds it while the entry lives. */
+  token?: string;
 }
 
 /** Signs out of a session everywhere: sent on the event bus so every replica drops it and closes its sockets. */
@@ -55,32 +57,50 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
   const maxCached = options.maxCached ?? 100_000;
   /** Map order is the order of use: the first entry is the least recently used. */
   const cache = new Map<string, Cached>();
+  /**
+   * The id of each cached session's token, so that a hot poll hashes nothing. A token is kept exactly
+   * as long as its session's entry (it is already in this process's memory on every request); a token
+   * that names no session is never kept.
+   */
+  const idOfToken = new Map<string, string>();
   const touchEveryMs = Math.min(60_000, options.idleMs / 10);
   const destroyedListeners = new Set<(sessionId: string) => void>();
 
+  const drop = (id: string): void => {
+    const entry = cache.get(id);
+    if (entry?.token !== undefined) idOfToken.delete(entry.token);
+    cache.delete(id);
+  };
   const forget = (sessionId: string): void => {
-    cache.delete(sessionId);
+    drop(sessionId);
     for (const listener of destroyedListeners) listener(sessionId);
   };
   const unsubscribe = options.events?.subscribe(SESSION_DESTROYED_TOPIC, forget);
   // Sign-outs of other replicas may have been missed while the bus was away: every session is read again.
-  const unsubscribeResync = options.events?.subscribe(BUS_RESYNC_TOPIC, () => cache.clear());
+  const unsubscribeResync = options.events?.subscribe(BUS_RESYNC_TOPIC, () => {
+    cache.clear();
+    idOfToken.clear();
+  });
 
   const remember = (id: string, entry: Cached): void => {
     cache.set(id, entry);
-    if (cache.size > maxCached) cache.delete(cache.keys().next().value as string);
+    if (cache.size > maxCached) drop(cache.keys().next().value as string);
   };
 
-  const fromMemory = (id: string, t: number): SessionInfo | null => {
+  const fromMemory = (id: string, t: number, token: string): SessionInfo | null => {
     const hit = cache.get(id);
     if (!hit) return null;
     if (hit.expiresAt <= t || t - hit.lastSeenAt >= options.idleMs) {
-      cache.delete(id); // maybe used on another replica meanwhile: the database decides
+      drop(id); // maybe used on another replica meanwhile: the database decides
       return null;
     }
     hit.lastSeenAt = t;
     cache.delete(id);
     cache.set(id, hit);
+    if (hit.token === undefined) {
+      hit.token = token;
+      idOfToken.set(token, id);
+    }
     return hit.info;
   };
 
@@ -102,14 +122,14 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
     /** The session of `token` when this process holds it and it is still valid, without a query; else null (ask `resolve`). */
     resolveFromMemory(token: string | undefined): SessionInfo | null {
       if (!token || token.length > 100) return null;
-      return fromMemory(hash(token), now());
+      return fromMemory(idOfToken.get(token) ?? hash(token), now(), token);
     },
 
     async resolve(token: string | undefined): Promise<SessionInfo | null> {
       if (!token || token.length > 100) return null;
       const id = hash(token);
       const t = now();
-      const known = fromMemory(id, t);
+      const known = fromMemory(id, t, token);
       if (known) return known;
       const [row] = await db
         .select({
@@ -124,7 +144,8 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
         .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date(t))));
       if (!row || t - row.lastSeenAt.getTime() >= options.idleMs) return null;
       const info = { userId: row.userId, installationId: row.installationId, publicInstallationId: row.publicInstallationId, sessionId: id };
-      remember(id, { info, lastSeenAt: t, storedLastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime() });
+      remember(id, { info, lastSeenAt: t, storedLastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime(), token });
+      idOfToken.set(token, id);
       return info;
     },
 

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { tokenUsage } from '../../db/schema';
 import type { TokenUsageResponse } from '../../../shared/api/costs';
 import type { EventBus } from '../execution/eventBus';
-import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
 
 export interface ProjectCosts {
   total_cost: string;
@@ -32,10 +32,8 @@ export function createCostsService({ db, events }: { db: Db; events?: EventBus<u
   return {
     projectCosts,
 
-    /** The cost poll's snapshot, from memory until the project's next metered call. */
-    costsSnapshot(projectId: number): Promise<Snapshot<ProjectCosts>> {
-      return snapshots.get(projectId);
-    },
+    /** The cost poll's snapshots by project, from memory until the project's next metered call. */
+    snapshots: { get: snapshots.get, peek: snapshots.peek } satisfies SnapshotSource<number, ProjectCosts>,
 
     /** A model call of the project was recorded (after its commit): the next poll reads the sum again. */
     invalidate(projectId: number): void {

@@ -4,7 +4,7 @@ import { creditAccounts, creditTransactions } from '../../db/schema';
 import type { CreditsResponse, Transaction } from '../../../shared/api/credits';
 import type { TransactionStatusName, TransactionTypeName } from '../../../shared/constants/credits';
 import type { EventBus } from '../execution/eventBus';
-import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
 import { toUnits, unitsToDecimal, unitsToNumber } from './money';
 
 /** 'signup' (the starting credit), 'local' (test checkout), 'dodo', 'usage' (model calls). */
@@ -182,10 +182,8 @@ export function createCreditsLedger({ db, signupCreditUsd, events }: { db: Db; s
       }
     },
 
-    /** The balance poll's snapshot, `{ credits_balance }`, from memory until a ledger write moves it. */
-    balanceSnapshot(installationId: number): Promise<Snapshot<CreditsResponse>> {
-      return balances.get(installationId);
-    },
+    /** The balance poll's snapshots by installation, `{ credits_balance }`, from memory until a ledger write moves one. */
+    balances: { get: balances.get, peek: balances.peek } satisfies SnapshotSource<number, CreditsResponse>,
 
     /** The balance in dollars, creating the account (with its sign-up credit) on first call. */
     async balance(installationId: number): Promise<number> {

@@ -10,7 +10,6 @@ import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from './eventBus';
 import { parsePlanSteps } from './planSteps';
-import type { Snapshot } from '../shared/versionedSnapshots';
 import { createStepRuns, type EndedStep, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
 
 export { INTERRUPTED_MESSAGE, SANDBOX_NOT_READY, terminalCommandsTopic, type ProgressState } from '../shared/stepRuns';
@@ -167,10 +166,8 @@ export function createExecutionService(deps: ExecutionDeps) {
       return runs.cancelStep(project, await requirePlan(project.projectId, body.plan_id), body.step_number);
     },
 
-    /** The progress poll's snapshot (`sendSnapshot` answers it): compare its ETag before building its body. */
-    progress(projectId: number): Promise<Snapshot<ProgressState>> {
-      return runs.progress(projectId);
-    },
+    /** The progress poll's snapshots by project (`sendSnapshot` answers one): compare its ETag before building its body. */
+    progress: runs.progress,
 
     /** The steps as the database has them, with live output of running steps (the execution agent's context). */
     steps: runs.steps,

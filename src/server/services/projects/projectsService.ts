@@ -49,7 +49,6 @@ export interface ProjectListVersion {
   stamp: string;
 }
 
-
 export const BAD_CURSOR = 'cursor is not one this server gave: take it from the Link header of the previous page';
 
 /** A page's position: the last project's updated_at in whole microseconds (PostgreSQL's precision) and its id. */
@@ -191,6 +190,14 @@ export function createProjectsService({ db, activity, events }: { db: Db; activi
         if (owners.size > MAX_OWNERS) owners.delete(owners.values().next().value as string);
       }
       return { id: projectId, installationId };
+    },
+
+    /**
+     * Whether `requireRecent` has found the project to be the installation's (a hot poll answered before
+     * any promise): false means "not known here", never "not the caller's" — ask `requireRecent`.
+     */
+    ownedInMemory(installationId: number, projectId: number): boolean {
+      return owners.has(`${installationId}:${projectId}`);
     },
 
     async state(installationId: number, projectId: number): Promise<ProjectState> {

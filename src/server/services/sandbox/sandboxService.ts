@@ -18,7 +18,7 @@ import { missingProgramsCommand, missingTools, plannedPrograms } from './preflig
 import { writeWorkspaceFile } from './workspaceFiles';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import type { EventBus } from '../execution/eventBus';
-import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
 import { textRedactor } from '../../sandbox/redactor';
 import { isDiskFull, type DiskSpace } from '../health/diskSpace';
 
@@ -227,9 +227,10 @@ export function createSandboxService({
     containerStatus,
 
     /** The status poll's snapshot: from memory, asked again after our own lifecycle calls or CONTAINER_STATUS_MAX_AGE_MS. */
-    containerStatusSnapshot(project: ScopedProject): Promise<Snapshot<ContainerStatusResponse>> {
-      return statuses.get(statusKey(project));
-    },
+    containerStatuses: {
+      get: (project) => statuses.get(statusKey(project)),
+      peek: (project) => statuses.peek(statusKey(project)),
+    } satisfies SnapshotSource<ScopedProject, ContainerStatusResponse>,
 
     async start(project: ScopedProject): Promise<ContainerActionResponse> {
       return serial(project, async () => {

@@ -13,7 +13,7 @@ import { dangerousReason } from '../execution/dangerous';
 import type { EventBus } from '../execution/eventBus';
 import type { PlannedStep } from '../execution/planSteps';
 import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
-import { createVersionedSnapshots, sharedOn, type Snapshot } from './versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type Snapshot, type SnapshotSource } from './versionedSnapshots';
 
 /** A project already resolved within the caller's installation (`projectOf`). */
 export interface StepProject {
@@ -401,10 +401,8 @@ export function createStepRuns(deps: StepRunsDeps) {
       return { step_number: stepNumber, status: 'in_progress' };
     },
 
-    /** The progress poll's snapshot (`sendSnapshot` answers it): compare its ETag before building its body. */
-    progress(projectId: number): Promise<Snapshot<ProgressState>> {
-      return snapshots.get(projectId);
-    },
+    /** The progress poll's snapshots by project (`sendSnapshot` answers one): compare its ETag before building its body. */
+    progress: { get: snapshots.get, peek: snapshots.peek } satisfies SnapshotSource<number, ProgressState>,
 
     /** The steps as the database has them, with live output of running steps (an agent's context). */
     steps: loadProgress,

@@ -44,6 +44,11 @@ export interface VersionedSnapshots<K, V> {
   /** The key's current snapshot, loaded on first use; concurrent first uses share one load. */
   get(key: K): Promise<Snapshot<V>>;
   /**
+   * The key's current snapshot when memory holds it (loaded, not being loaded again, not older than
+   * `maxAgeMs`), without loading: what a hot poll answers before any promise. Undefined: ask `get`.
+   */
+  peek(key: K): Snapshot<V> | undefined;
+  /**
    * The key's state changed: the next `get` loads it again. Call it after the change is committed; a
    * load already under way still answers its callers but is never kept, so it cannot hide the change.
    */
@@ -55,6 +60,9 @@ export interface VersionedSnapshots<K, V> {
   /** Forgets every key. */
   clear(): void;
 }
+
+/** What a hot poll reads: a key's snapshot from memory when it is there (`peek`), else loaded (`get`). */
+export type SnapshotSource<K, V> = Pick<VersionedSnapshots<K, V>, 'get' | 'peek'>;
 
 /** `shared` for `topic` when the app's event bus is given (spread into the options). */
 export function sharedOn(bus: EventBus<unknown> | undefined, topic: string): Pick<VersionedSnapshotsOptions<never, never>, 'shared'> {
@@ -172,6 +180,11 @@ export function createVersionedSnapshots<K extends string | number, V>(options: 
     announce(key);
   };
 
+  const peek = (key: K): Snapshot<V> | undefined => {
+    const entry = entries.get(key);
+    return entry?.snapshot && !entry.loading && fresh(entry) ? entry.snapshot : undefined;
+  };
+
   const get = (key: K): Promise<Snapshot<V>> => {
     const entry = entries.get(key);
     if (entry?.loading) return entry.loading;
@@ -181,6 +194,7 @@ export function createVersionedSnapshots<K extends string | number, V>(options: 
 
   return {
     get,
+    peek,
     invalidate,
     refresh(key) {
       invalidate(key);

@@ -14,7 +14,6 @@ import type { EventBus } from '../execution/eventBus';
 import { createStepActivityRecorder } from '../execution/executionService';
 import { parsePlanSteps } from '../execution/planSteps';
 import { createStepRuns, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
-import type { Snapshot } from '../shared/versionedSnapshots';
 
 export interface ValidationDeps {
   db: Db;
@@ -146,10 +145,8 @@ export function createValidationService(deps: ValidationDeps) {
       return runs.cancelStep(project, planId, body.step_number);
     },
 
-    /** The progress poll's snapshot (`sendSnapshot` answers it). */
-    progress(projectId: number): Promise<Snapshot<ProgressState>> {
-      return runs.progress(projectId);
-    },
+    /** The progress poll's snapshots by project (`sendSnapshot` answers one). */
+    progress: runs.progress,
 
     steps: runs.steps,
     recoverInterrupted: runs.recoverInterrupted,
