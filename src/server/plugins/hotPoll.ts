@@ -20,6 +20,9 @@ export function peekOwned(source: SnapshotSource<number, unknown>, projectId: nu
   return projectId === undefined ? undefined : source.peek(projectId);
 }
 
+/** How a hot poll's answer may be cached: by the browser, revalidated on every use. */
+const CACHE_CONTROL = 'private, no-cache';
+
 /** The 304 of a hot poll's response schema. */
 export const NotModified = Type.Null({ description: 'Not modified: the If-None-Match ETag is current' });
 
@@ -50,7 +53,7 @@ export function sendSnapshot(request: FastifyRequest, reply: FastifyReply, snaps
  * true then, and the handler answers nothing more. Check the caller's access first.
  */
 export function answeredNotModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
-  reply.header('etag', etag).header('cache-control', 'private, no-cache');
+  reply.header('etag', etag).header('cache-control', CACHE_CONTROL);
   if (!etagMatches(request.headers['if-none-match'], etag)) return false;
   // No payload at all: `null` would be serialised and announced as 4 bytes a 304 never carries.
   reply.code(304).send();
@@ -58,31 +61,35 @@ export function answeredNotModified(request: FastifyRequest, reply: FastifyReply
 }
 
 /**
- * The hot polls' short way: a poll whose If-None-Match is current is answered 304 as soon as its
- * session is admitted, from the route's `snapshotInMemory` — before its input is parsed or validated,
- * with no promise and no handler. It is what nearly every poll of an open tab is. Anything memory
- * cannot tell (a snapshot or an ownership not held here, no If-None-Match, a stale ETag, a query
- * string) goes on to the route, whose answer is the same one, and whose checks answer errors. The
- * inputs it reads are checked as strictly as the route checks them (the session and Installation-Id
- * by `authenticate`, a project id by its pattern), so it never answers what the route would refuse.
+ * The hot polls' short way: a poll whose If-None-Match is current is answered 304 by the first hook of
+ * its route, from memory — the session (`sessionFromMemory`) and the route's `snapshotInMemory` —
+ * with the headers the route's own 304 carries (its ETag and Cache-Control), before the rest of the chain: no authentication hook,
+ * no validation, no handler, no promise, no onSend hooks. It is what nearly every poll of an open tab
+ * is. Anything memory cannot tell (a session, an ownership or a snapshot not held here, no
+ * If-None-Match, a stale ETag, a query string) goes on to the route, whose answer is the same one and
+ * whose checks answer errors. The inputs it reads are checked as strictly as the route checks them
+ * (the session and Installation-Id as `authenticate` does, a project id by its pattern), so it never
+ * answers what the route would refuse.
  */
 export const hotPollPlugin = fp(
   async (app) => {
-    // Added after the session plugin's `authenticate`, which this route's onRequest runs first.
+    // Runs after the session plugin's onRoute, so this hook comes before `authenticate`.
     app.addHook('onRoute', (route) => {
       const snapshotInMemory = route.config?.snapshotInMemory;
       if (!snapshotInMemory) return;
       const answerFromMemory: onRequestHookHandler = (request, reply, done) => {
         const ifNoneMatch = request.headers['if-none-match'];
-        const { auth } = request;
         // A query string (no poll sends one) takes the route's way, where every input is checked.
-        if (ifNoneMatch === undefined || auth === null || request.url.includes('?')) return done();
-        const snapshot = snapshotInMemory(request, auth);
+        if (ifNoneMatch === undefined || request.url.includes('?')) return done();
+        const auth = app.sessionFromMemory(request);
+        const snapshot = auth === null ? undefined : snapshotInMemory(request, auth);
         if (snapshot === undefined || !etagMatches(ifNoneMatch, snapshot.etag)) return done();
-        answeredNotModified(request, reply, snapshot.etag); // answered: the rest of the chain is skipped
+        // Answered here: the hooks after this one, and Fastify's sending, are skipped (onResponse still runs).
+        reply.hijack();
+        reply.raw.writeHead(304, ['etag', snapshot.etag, 'cache-control', CACHE_CONTROL]).end();
       };
       const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
-      route.onRequest = [...existing, answerFromMemory];
+      route.onRequest = [answerFromMemory, ...existing];
     });
   },
   { name: 'hot-poll', dependencies: ['session'] },

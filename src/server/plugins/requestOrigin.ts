@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
+import type { AppConfig } from '../config';
 import { forbidden } from '../errors';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -34,10 +35,46 @@ export function crossOriginProblem(request: Pick<FastifyRequest, 'method' | 'hea
   return null;
 }
 
+/** Each kind of answer's security headers (see requestOriginPlugin). */
+export interface SecurityHeaders {
+  /** Every answer's. */
+  common: Record<string, string>;
+  /** An API answer is data, never a page: it may load nothing and be framed by no one (OWASP's REST headers). Short, as every hot poll carries it. */
+  api: Record<string, string>;
+  /** The app's pages and the API's own HTML pages. */
+  page: Record<string, string>;
+  /** The API reference (swagger-ui), which brings its own inline scripts. */
+  docs: Record<string, string>;
+}
+
+export function securityHeaders(config: Pick<AppConfig, 'publicUrl' | 'github'>): SecurityHeaders {
+  const csp = [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    // GitHub sign-in shows the person's GitHub avatar.
+    `img-src 'self' data:${config.github ? ' https://avatars.githubusercontent.com' : ''}`,
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+  const common: Record<string, string> = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };
+  if (config.publicUrl.startsWith('https://')) common['strict-transport-security'] = 'max-age=31536000; includeSubDomains';
+  return {
+    common,
+    api: { ...common, 'x-frame-options': 'DENY', 'content-security-policy': API_CSP },
+    page: { ...common, 'x-frame-options': 'SAMEORIGIN', 'content-security-policy': csp },
+    docs: { ...common, 'x-frame-options': 'SAMEORIGIN' },
+  };
+}
+
 /**
  * The browser side of the API's safety: state-changing /api requests only from the app's own
  * origin (403 otherwise), and the response headers that keep a page to its own origin (nosniff,
- * same-origin referrers, no framing by others, the CSP below; API answers get API_CSP).
+ * same-origin referrers, no framing by others, the CSP built by `securityHeaders`; API answers get API_CSP).
  *
  * Content-Security-Policy: scripts, connections, fonts and images from this origin only (images also
  * `data:`, which the app's own inline images use); no plugins, no framing by others, forms post only
@@ -49,46 +86,26 @@ export function crossOriginProblem(request: Pick<FastifyRequest, 'method' | 'hea
 export const requestOriginPlugin = fp(
   async (app) => {
     const origins = appOrigins(app.config.publicUrl, app.config.allowedOrigins);
-    const csp = [
-      "default-src 'self'",
-      "script-src 'self'",
-      "style-src 'self' 'unsafe-inline'",
-      // GitHub sign-in shows the person's GitHub avatar.
-      `img-src 'self' data:${app.config.github ? ' https://avatars.githubusercontent.com' : ''}`,
-      "font-src 'self' data:",
-      "connect-src 'self'",
-      "object-src 'none'",
-      "base-uri 'self'",
-      "form-action 'self'",
-      "frame-ancestors 'self'",
-    ].join('; ');
-    const hsts = app.config.publicUrl.startsWith('https://');
+    const headers = securityHeaders(app.config);
 
     // Both hooks run on every request: plain callbacks, no promise each.
     app.addHook('onRequest', (request, _reply, done) => {
       const problem = request.url.startsWith('/api/') ? crossOriginProblem(request, origins) : null;
       done(problem ? forbidden(problem) : undefined);
     });
-    // Every answer's security headers, in one hook.
+
     app.addHook('onSend', (request, reply, _payload, done) => {
-      reply.header('x-content-type-options', 'nosniff');
-      reply.header('referrer-policy', 'same-origin');
-      if (hsts) reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+      // A 304 only updates the answer the browser holds, whose security headers stay as they were
+      // (RFC 9110 §15.4.5: it carries what guides that update, its ETag and Cache-Control). Every hot
+      // poll is one, so it carries nothing more.
+      if (reply.statusCode === 304) return done();
       // A page that sets a policy of its own (the local test checkout: no script at all) keeps it.
-      if (reply.hasHeader('content-security-policy')) return done();
-      if (request.url.startsWith('/api/docs')) {
-        // The API reference page (swagger-ui) brings its own inline scripts and is not the app.
-        reply.header('x-frame-options', 'SAMEORIGIN');
-      } else if (!request.url.startsWith('/api/') || String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-        // A page: the app's, or one of the API's own (the provider's sign-out page, loaded in a frame of ours).
-        reply.header('x-frame-options', 'SAMEORIGIN');
-        reply.header('content-security-policy', csp);
-      } else {
-        // An API answer is data, never a page: it may load nothing and be framed by no one (OWASP's REST
-        // headers). Short, as every hot poll carries it.
-        reply.header('x-frame-options', 'DENY');
-        reply.header('content-security-policy', API_CSP);
-      }
+      if (reply.hasHeader('content-security-policy')) reply.headers(headers.common);
+      // The API reference page (swagger-ui) brings its own inline scripts and is not the app.
+      else if (request.url.startsWith('/api/docs')) reply.headers(headers.docs);
+      // A page: the app's, or one of the API's own (the provider's sign-out page, loaded in a frame of ours).
+      else if (!request.url.startsWith('/api/') || String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.headers(headers.page);
+      else reply.headers(headers.api);
       done();
     });
   },

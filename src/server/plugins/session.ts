@@ -30,6 +30,12 @@ export function authOf(request: FastifyRequest): SessionInfo {
   return request.auth;
 }
 
+/** Whether the request's Installation-Id header (optional) names the session's installation. */
+function installationMatches(request: FastifyRequest, session: SessionInfo): boolean {
+  const header = request.headers['installation-id'];
+  return header === undefined || String(header).trim() === String(session.publicInstallationId);
+}
+
 /**
  * Authenticates every /api request from the session cookie. The Installation-Id header only
  * selects among the caller's installations: one that is not the session's answers 401.
@@ -67,10 +73,7 @@ export const sessionPlugin = fp(
     /** Accepts the session as the caller, after the Installation-Id check; throws 401 otherwise. */
     const admit = (request: FastifyRequest, session: SessionInfo | null): void => {
       if (!session) throw unauthorized();
-      const header = request.headers['installation-id'];
-      if (header !== undefined && String(header).trim() !== String(session.publicInstallationId)) {
-        throw unauthorized('Installation-Id does not match the signed-in session');
-      }
+      if (!installationMatches(request, session)) throw unauthorized('Installation-Id does not match the signed-in session');
       request.auth = session;
       // A terminal socket is this session's alone (unlike a keep-alive socket a proxy may share).
       if (request.ws) app.holdUntilSignOut(request);
@@ -116,6 +119,10 @@ export const sessionPlugin = fp(
       reply.clearCookie(cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies });
     });
     app.decorate('sessionToken', (request: FastifyRequest) => request.cookies[cookieName]);
+    app.decorate('sessionFromMemory', (request: FastifyRequest) => {
+      const session = sessions.resolveFromMemory(request.cookies[cookieName]);
+      return session && installationMatches(request, session) ? session : null;
+    });
   },
   { name: 'session', dependencies: ['services'] },
 );
@@ -125,6 +132,11 @@ declare module 'fastify' {
     setSessionCookie(reply: FastifyReply, token: string): void;
     clearSessionCookie(reply: FastifyReply): void;
     sessionToken(request: FastifyRequest): string | undefined;
+    /**
+     * The caller when memory can admit them at once (their session held here, their Installation-Id
+     * its installation's), else null: then `authenticate` decides, querying if need be.
+     */
+    sessionFromMemory(request: FastifyRequest): SessionInfo | null;
     /** Closes the request's connection when its session is signed out on any replica (sockets, event streams). */
     holdUntilSignOut(request: FastifyRequest, response?: ServerResponse): void;
   }

@@ -70,6 +70,18 @@ describe('requests from browsers: origin, headers, proxies', () => {
     for (const response of [page, await app.inject('/api/health')]) expect(response.headers['strict-transport-security']).toBeUndefined();
   });
 
+  it('sends a 304 its ETag and Cache-Control only: the answer it revalidates keeps its security headers', async () => {
+    for (const route of [{ url: '/api/user/credits' }, { url: '/api/user/credits?by=route' }]) {
+      const full = await app.inject({ ...route, headers: { cookie: alice.cookie } });
+      expect(full.statusCode).toBe(200);
+      expect(full.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      const revalidated = await app.inject({ ...route, headers: { cookie: alice.cookie, 'if-none-match': String(full.headers.etag) } });
+      expect(revalidated.statusCode).toBe(304);
+      const { date: _date, connection: _connection, ...headers } = revalidated.headers;
+      expect(headers).toEqual({ etag: full.headers.etag, 'cache-control': 'private, no-cache' });
+    }
+  });
+
   it('sends HSTS behind an https PUBLIC_URL', async () => {
     const secure = await buildTestApp(database, { env: { PUBLIC_URL: 'https://ops.example.com' } });
     try {

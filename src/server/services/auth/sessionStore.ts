@@ -17,7 +17,7 @@ export interface SessionInfo {
 export interface SessionStoreOptions {
   idleMs: number;
   absoluteMs: number;
-  /** Sessions kept in memory at most; the least recently used is dropped beyond (and read again when used). */
+  /** Sessions kept in memory at most; the least recently used (to within a touch interval) is dropped beyond, and read again when used. */
   maxCached?: number;
   now?: () => number;
 }
@@ -26,6 +26,8 @@ interface Cached {
   info: SessionInfo;
   /** When this server last saw the session used (every request moves it). */
   lastSeenAt: number;
+  /** When the entry last moved to the end of the cache's order of use. */
+  orderedAt: number;
   /** The `last_seen_at` the database holds (or will once the pending flush is written). */
   storedLastSeenAt: number;
   expiresAt: number;
@@ -94,9 +96,14 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
       drop(id); // maybe used on another replica meanwhile: the database decides
       return null;
     }
+    // The order of use moves once per touch interval, not on every poll: eviction beyond maxCached
+    // drops a session unused for longest, to within that interval.
+    if (t - hit.orderedAt >= touchEveryMs) {
+      cache.delete(id);
+      cache.set(id, hit);
+      hit.orderedAt = t;
+    }
     hit.lastSeenAt = t;
-    cache.delete(id);
-    cache.set(id, hit);
     if (hit.token === undefined) {
       hit.token = token;
       idOfToken.set(token, id);
@@ -144,7 +151,7 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
         .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date(t))));
       if (!row || t - row.lastSeenAt.getTime() >= options.idleMs) return null;
       const info = { userId: row.userId, installationId: row.installationId, publicInstallationId: row.publicInstallationId, sessionId: id };
-      remember(id, { info, lastSeenAt: t, storedLastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime(), token });
+      remember(id, { info, lastSeenAt: t, orderedAt: t, storedLastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime(), token });
       idOfToken.set(token, id);
       return info;
     },
