@@ -35,9 +35,10 @@ function clientCounts(): number[] {
 async function clientsSection(clients: number): Promise<void> {
   const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? 30);
   const databaseUrl = process.env.BENCH_DATABASE_URL;
-  const { app, bare } = await benchClients({ clients, seconds, databaseUrl, serverDir: process.env.BENCH_SERVER_DIR ?? process.cwd() });
+  const apart = process.env.BENCH_CLIENTS_APART === '1';
+  const { app, bare } = await benchClients({ clients, seconds, databaseUrl, serverDir: process.env.BENCH_SERVER_DIR ?? process.cwd(), apart });
   const database = databaseUrl ? 'PostgreSQL' : 'PGlite';
-  console.log(`\nBrowser-like clients — ${clients} sessions on ${database}, default LOG_LEVEL, ${seconds} s measured, both servers at once`);
+  console.log(`\nBrowser-like clients — ${clients} sessions on ${database}, default LOG_LEVEL, ${seconds} s measured, ${apart ? 'one server after the other' : 'both servers at once'}`);
   for (const r of [app, bare]) {
     console.log(
       `${r.name.padEnd(30)} ${r.answers} answers (${r.notModified} 304)  errors ${r.errors}  p50 ${r.p50Ms.toFixed(1)} ms  p99 ${r.p99Ms.toFixed(1)} ms  ` +
