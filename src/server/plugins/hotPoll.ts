@@ -63,9 +63,9 @@ export function answeredNotModified(request: FastifyRequest, reply: FastifyReply
 /**
  * The hot polls' short way: a poll whose If-None-Match is current is answered 304 by the first hook of
  * its route, from memory — the session (`sessionFromMemory`) and the route's `snapshotInMemory` —
- * with the headers the route's own 304 carries (its ETag and Cache-Control), before the rest of the chain: no authentication hook,
- * no validation, no handler, no promise, no onSend hooks. It is what nearly every poll of an open tab
- * is. Anything memory cannot tell (a session, an ownership or a snapshot not held here, no
+ * with the headers the route's own 304 carries (its ETag and Cache-Control), before the rest of the
+ * chain: no authentication hook, no validation, no handler, no promise, no onSend hooks. It is what
+ * nearly every poll of an open tab is. Anything memory cannot tell (a session, an ownership or a snapshot not held here, no
  * If-None-Match, a stale ETag, a query string) goes on to the route, whose answer is the same one and
  * whose checks answer errors. The inputs it reads are checked as strictly as the route checks them
  * (the session and Installation-Id as `authenticate` does, a project id by its pattern), so it never
