@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest, RouteOptions } from 'fastify';
+import { hookList } from './routeHooks';
 
 /** Every route that runs an agent turn (a model call paid from the person's credits). */
 export const AGENT_ROUTES = new Set([
@@ -35,8 +36,7 @@ export const agentRateLimitPlugin = fp(
     });
     app.addHook('onRoute', (route) => {
       if (!routeKeys(route).some((key) => AGENT_ROUTES.has(key))) return;
-      const existing = route.preHandler ? (Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]) : [];
-      route.preHandler = [limit, ...existing];
+      route.preHandler = [limit, ...hookList(route.preHandler)];
     });
   },
   { name: 'agentRateLimit', dependencies: ['services'] },

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import { Type } from 'typebox';
 import type { SessionInfo } from '../services/auth/sessionStore';
 import type { Snapshot, SnapshotSource } from '../services/shared/versionedSnapshots';
+import { hookList } from './routeHooks';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -88,8 +89,7 @@ export const hotPollPlugin = fp(
         reply.hijack();
         reply.raw.writeHead(304, ['etag', snapshot.etag, 'cache-control', CACHE_CONTROL]).end();
       };
-      const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
-      route.onRequest = [answerFromMemory, ...existing];
+      route.onRequest = [answerFromMemory, ...hookList(route.onRequest)];
     });
   },
   { name: 'hot-poll', dependencies: ['session'] },

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../errors';
 import type { SessionInfo } from '../services/auth/sessionStore';
+import { hookList } from './routeHooks';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -102,8 +103,7 @@ export const sessionPlugin = fp(
     // Unknown routes get no hook (the not-found handler answers 404), as do the app's pages.
     app.addHook('onRoute', (route) => {
       if (!route.url.startsWith('/api/') || route.config?.public || PUBLIC_PREFIXES.some((p) => route.url.startsWith(p))) return;
-      const existing = route.onRequest ? (Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]) : [];
-      route.onRequest = [authenticate, ...existing];
+      route.onRequest = [authenticate, ...hookList(route.onRequest)];
     });
 
     app.decorate('setSessionCookie', (reply: FastifyReply, token: string) => {
