@@ -95,10 +95,11 @@ export const requestOriginPlugin = fp(
     });
 
     app.addHook('onSend', (request, reply, _payload, done) => {
-      // A 304 only updates the answer the browser holds, whose security headers stay as they were
+      // An API 304 only updates the answer the browser holds, whose security headers stay as they were
       // (RFC 9110 §15.4.5: it carries what guides that update, its ETag and Cache-Control). Every hot
-      // poll is one, so it carries nothing more.
-      if (reply.statusCode === 304) return done();
+      // poll is one, so it carries nothing more. A page's 304 carries them all: a policy changed by the
+      // configuration (GitHub's avatars) reaches a page whose bytes did not change.
+      if (reply.statusCode === 304 && request.url.startsWith('/api/')) return done();
       // A page that sets a policy of its own (the local test checkout: no script at all) keeps it.
       if (reply.hasHeader('content-security-policy')) reply.headers(headers.common);
       // The API reference page (swagger-ui) brings its own inline scripts and is not the app.

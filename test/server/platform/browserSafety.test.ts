@@ -70,7 +70,7 @@ describe('requests from browsers: origin, headers, proxies', () => {
     for (const response of [page, await app.inject('/api/health')]) expect(response.headers['strict-transport-security']).toBeUndefined();
   });
 
-  it('sends a 304 its ETag and Cache-Control only: the answer it revalidates keeps its security headers', async () => {
+  it('sends an API 304 its ETag and Cache-Control only: the answer it revalidates keeps its security headers', async () => {
     for (const route of [{ url: '/api/user/credits' }, { url: '/api/user/credits?by=route' }]) {
       const full = await app.inject({ ...route, headers: { cookie: alice.cookie } });
       expect(full.statusCode).toBe(200);

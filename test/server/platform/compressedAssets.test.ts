@@ -58,6 +58,12 @@ describe('compressed, cached assets', () => {
     const page = await app.inject({ method: 'GET', url: '/projects' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['cache-control']).toBe('no-cache');
+    // Revalidated, a page keeps its policy: one the configuration changed reaches a page whose bytes did not.
+    const file = await app.inject({ method: 'GET', url: '/index.html' });
+    const again = await app.inject({ method: 'GET', url: '/index.html', headers: { 'if-none-match': String(file.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    expect(again.headers['content-security-policy']).toBe(page.headers['content-security-policy']);
+    expect(again.headers['x-frame-options']).toBe('SAMEORIGIN');
   });
 
   it('never serves a source map', async () => {
