@@ -31,8 +31,8 @@ interface Cached {
   /** The `last_seen_at` the database holds (or will once the pending flush is written). */
   storedLastSeenAt: number;
   expiresAt: number;
-  /** The cookie's token, once a request has presented it: `idOfToken` holds it while the entry lives. */
-  token?: string;
+  /** The cookie's token: `idOfToken` holds it while the entry lives. */
+  token: string;
 }
 
 /** Signs out of a session everywhere: sent on the event bus so every replica drops it and closes its sockets. */
@@ -70,7 +70,7 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
 
   const drop = (id: string): void => {
     const entry = cache.get(id);
-    if (entry?.token !== undefined) idOfToken.delete(entry.token);
+    if (entry) idOfToken.delete(entry.token);
     cache.delete(id);
   };
   const forget = (sessionId: string): void => {
@@ -86,10 +86,11 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
 
   const remember = (id: string, entry: Cached): void => {
     cache.set(id, entry);
+    idOfToken.set(entry.token, id);
     if (cache.size > maxCached) drop(cache.keys().next().value as string);
   };
 
-  const fromMemory = (id: string, t: number, token: string): SessionInfo | null => {
+  const fromMemory = (id: string, t: number): SessionInfo | null => {
     const hit = cache.get(id);
     if (!hit) return null;
     if (hit.expiresAt <= t || t - hit.lastSeenAt >= options.idleMs) {
@@ -104,10 +105,6 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
       hit.orderedAt = t;
     }
     hit.lastSeenAt = t;
-    if (hit.token === undefined) {
-      hit.token = token;
-      idOfToken.set(token, id);
-    }
     return hit.info;
   };
 
@@ -129,14 +126,14 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
     /** The session of `token` when this process holds it and it is still valid, without a query; else null (ask `resolve`). */
     resolveFromMemory(token: string | undefined): SessionInfo | null {
       if (!token || token.length > 100) return null;
-      return fromMemory(idOfToken.get(token) ?? hash(token), now(), token);
+      return fromMemory(idOfToken.get(token) ?? hash(token), now());
     },
 
     async resolve(token: string | undefined): Promise<SessionInfo | null> {
       if (!token || token.length > 100) return null;
       const id = hash(token);
       const t = now();
-      const known = fromMemory(id, t, token);
+      const known = fromMemory(id, t);
       if (known) return known;
       const [row] = await db
         .select({
@@ -152,7 +149,6 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
       if (!row || t - row.lastSeenAt.getTime() >= options.idleMs) return null;
       const info = { userId: row.userId, installationId: row.installationId, publicInstallationId: row.publicInstallationId, sessionId: id };
       remember(id, { info, lastSeenAt: t, orderedAt: t, storedLastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime(), token });
-      idOfToken.set(token, id);
       return info;
     },
 
