@@ -1,26 +1,16 @@
-import http from 'node:http';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { ChildProcess } from 'node:child_process';
 import { BUILT_SERVER } from './coldStart';
 import { cpuMicros, mainThreadCpuMicros, rssBytes, startNode, stopChild, waitForUrl } from './processes';
+import { POLLS, type PollingClient, type PollersCommand, type PollersData, type PollersReport, type PollTally } from './pollers';
 
-/** What a browser of the app polls, and how often (part 2: progress every 5 s, the rest every 10 s). */
-const POLLS = [
-  { name: 'progress', everyTicks: 1 },
-  { name: 'credits', everyTicks: 2 },
-  { name: 'costs', everyTicks: 2 },
-  { name: 'status', everyTicks: 2 },
-] as const;
-type PollName = (typeof POLLS)[number]['name'];
-const TICK_MS = 5_000;
-
-interface Client {
-  headers: Record<string, string>;
-  paths: Record<PollName, string>;
-  etags: Map<PollName, string>;
-}
+/** Browsers are opened at random moments within this span: their polls are spread over it. */
+const SPREAD_MS = 5_000;
+/** Clients per load generator (a worker thread) when BENCH_GENERATORS does not say how many generators. */
+const CLIENTS_PER_GENERATOR = 2_500;
 
 export interface ClientsResult {
   name: string;
@@ -43,19 +33,19 @@ export interface ClientsResult {
   rssPerClientBytes: number;
   /** RSS as the process answered its first request, before any client. */
   rssStartedBytes: number;
+  /**
+   * The load generator's own event-loop delay over the measured window (p99, ms): when it is near the
+   * answers' p99, the latencies are the generator's, not the server's.
+   */
+  generatorDelayP99Ms: number;
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+const percentile = (sorted: Float64Array, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
-function get(agent: http.Agent, base: URL, pathname: string, headers: Record<string, string>): Promise<{ status: number; etag?: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ agent, host: base.hostname, port: base.port, path: pathname, headers, timeout: 10_000 }, (response) => {
-      response.resume();
-      response.once('end', () => resolve({ status: response.statusCode ?? 0, etag: response.headers.etag }));
-    });
-    request.once('timeout', () => request.destroy(new Error('timeout')));
-    request.once('error', reject);
-  });
+/** This process's soft limit of open files (`ulimit -n`), from /proc/self/limits. */
+function openFilesLimit(): number {
+  const match = /^Max open files\s+(\d+|unlimited)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+  return !match || match[1] === 'unlimited' ? Infinity : Number(match[1]);
 }
 
 /** One server polled by the browser-like clients: its process, its URL and its clients' paths and sessions. */
@@ -63,131 +53,126 @@ interface Target {
   name: string;
   server: ChildProcess;
   base: URL;
-  clients: Client[];
+  clients: PollingClient[];
   rssStarted: number;
 }
 
-/** What one target's polls gathered. */
-class Tally {
-  readonly agent: http.Agent;
-  readonly latencies: number[] = [];
-  answers = 0;
-  notModified = 0;
-  errors = 0;
-  readonly statuses = new Map<string, number>();
-  cpuBefore = 0;
-  mainBefore = 0;
+/** A worker thread does not inherit tsx's loader (the bench runs through tsx): it registers it, then loads `pollers.ts`. */
+const GENERATOR_SOURCE = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL('./pollers.ts', import.meta.url).href)}); });`;
 
-  constructor(readonly target: Target) {
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: target.clients.length + 10 });
+/** How many load generators drive `clients` clients: BENCH_GENERATORS, else one per 2,500 clients. */
+function generatorCount(clients: number): number {
+  const wanted = Number(process.env.BENCH_GENERATORS ?? Math.ceil(clients / CLIENTS_PER_GENERATOR));
+  return Math.max(1, Math.min(clients, Number.isInteger(wanted) ? wanted : 1));
+}
+
+/** A load generator in a worker thread, and the reports it has sent. */
+class Generator {
+  readonly worker: Worker;
+  readonly warm: Promise<void>;
+  readonly result: Promise<Extract<PollersReport, { type: 'result' }>>;
+
+  constructor(data: PollersData) {
+    this.worker = new Worker(GENERATOR_SOURCE, { eval: true, workerData: data });
+    const reports = (type: PollersReport['type']): Promise<PollersReport> =>
+      new Promise((resolve, reject) => {
+        const onMessage = (report: PollersReport): void => {
+          if (report.type !== type) return;
+          this.worker.off('message', onMessage);
+          resolve(report);
+        };
+        this.worker.on('message', onMessage);
+        this.worker.once('error', reject);
+        this.worker.once('exit', (code) => reject(new Error(`a load generator exited with ${code} before it reported ${type}`)));
+      });
+    this.warm = reports('warm').then(() => undefined);
+    this.result = reports('result') as Promise<Extract<PollersReport, { type: 'result' }>>;
+    // Not every run waits for warmth: an unanswered rejection must not end the bench.
+    this.warm.catch(() => undefined);
   }
 
-  count(key: string): void {
-    this.statuses.set(key, (this.statuses.get(key) ?? 0) + 1);
+  send(command: PollersCommand): void {
+    this.worker.postMessage(command);
   }
+}
+
+/** Every generator's tally of one server, as one. */
+function merge(tallies: PollTally[]): { latencies: Float64Array; answers: number; notModified: number; errors: number; statuses: Map<string, number> } {
+  const latencies = new Float64Array(tallies.reduce((n, tally) => n + tally.latencies.length, 0));
+  let offset = 0;
+  const statuses = new Map<string, number>();
+  for (const tally of tallies) {
+    latencies.set(tally.latencies, offset);
+    offset += tally.latencies.length;
+    for (const [key, count] of tally.statuses) statuses.set(key, (statuses.get(key) ?? 0) + count);
+  }
+  latencies.sort();
+  const sum = (field: 'answers' | 'notModified' | 'errors'): number => tallies.reduce((n, tally) => n + tally[field], 0);
+  return { latencies, answers: sum('answers'), notModified: sum('notModified'), errors: sum('errors'), statuses };
 }
 
 /**
  * Runs the browser-like clients against every target at once: each client's polls go to each server
- * at the same moment, for a warm-up (every client gets its ETags), then `seconds` measured: latencies
- * of every answer, and each server's CPU and RSS over the same window. Measured side by side, the
- * servers share whatever else the machine is doing, so their ratio holds on a noisy machine (one after
- * the other, it moved by ±0.3 between runs).
+ * at nearly the same moment (each server's answer starts that server's next interval), for a warm-up
+ * (every client gets its ETags), then `seconds` measured: latencies of every answer, and each server's
+ * CPU and RSS over the same window. Measured side by side, the servers share whatever else the machine
+ * is doing, so their ratio holds on a noisy machine (one after the other, it moved by ±0.3 between runs).
+ * The clients are shared out among load generators, each a worker thread (`pollers.ts`).
  */
 async function drive(targets: Target[], seconds: number): Promise<ClientsResult[]> {
-  const tallies = targets.map((target) => new Tally(target));
-  let measuring = false;
-  const timers: NodeJS.Timeout[] = [];
-
-  const pollOnce = async (tally: Tally, client: Client, poll: PollName): Promise<void> => {
-    const etag = client.etags.get(poll);
-    const started = process.hrtime.bigint();
-    try {
-      const answer = await get(tally.agent, tally.target.base, client.paths[poll], etag ? { ...client.headers, 'if-none-match': etag } : client.headers);
-      if (answer.etag) client.etags.set(poll, answer.etag);
-      if (!measuring) return;
-      if (answer.status !== 200 && answer.status !== 304) {
-        tally.errors += 1;
-        tally.count(`${poll} ${answer.status}`);
-      }
-      if (answer.status === 200) tally.count(`${poll} 200`);
-      tally.answers += 1;
-      if (answer.status === 304) tally.notModified += 1;
-      tally.latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-    } catch (err) {
-      if (measuring) {
-        tally.errors += 1;
-        tally.count(`${poll} ${(err as Error).message}`);
-      }
-    }
-  };
-
   const clientCount = Math.min(...targets.map((target) => target.clients.length));
-  for (let i = 0; i < clientCount; i += 1) {
-    let tick = 0;
-    const run = (): void => {
-      for (const poll of POLLS) {
-        if (tick % poll.everyTicks !== 0) continue;
-        for (const tally of tallies) void pollOnce(tally, tally.target.clients[i]!, poll.name);
-      }
-      tick += 1;
-    };
-    // Browsers opened at random moments: their polls are spread over the tick.
-    timers.push(
-      setTimeout(() => {
-        run();
-        timers.push(setInterval(run, TICK_MS));
-      }, Math.random() * TICK_MS),
-    );
+  const count = generatorCount(clientCount);
+  const generators = Array.from(
+    { length: count },
+    (_, g) =>
+      new Generator({
+        targets: targets.map((target) => ({ base: target.base.toString(), clients: target.clients.slice(0, clientCount).filter((_, i) => i % count === g) })),
+        spreadMs: SPREAD_MS,
+      }),
+  );
+  try {
+    // Steady state: every client holds the ETag of each of its polls (or the warm-up has taken too long),
+    // then one more of the longest interval, so that what the first polls loaded has settled.
+    const longest = Math.max(...POLLS.map((poll) => poll.everyMs));
+    const warmUpMs = Number(process.env.BENCH_WARMUP_SECONDS ?? 120) * 1000;
+    await Promise.race([Promise.all(generators.map((generator) => generator.warm)), new Promise((resolve) => setTimeout(resolve, warmUpMs))]);
+    await new Promise((resolve) => setTimeout(resolve, longest));
+    for (const generator of generators) generator.send({ type: 'measure' });
+    const before = targets.map((target) => ({ cpu: cpuMicros(target.server.pid!), main: mainThreadCpuMicros(target.server.pid!) }));
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const after = targets.map((target) => ({ cpu: cpuMicros(target.server.pid!), main: mainThreadCpuMicros(target.server.pid!), rss: rssBytes(target.server.pid!) }));
+    for (const generator of generators) generator.send({ type: 'stop' });
+    const reports = await Promise.all(generators.map((generator) => generator.result));
+    const generatorDelayP99Ms = Math.max(...reports.map((report) => report.delayP99Ms));
+    return targets.map((target, t): ClientsResult => {
+      const tally = merge(reports.map((report) => report.tallies[t]!));
+      if (tally.statuses.size) console.log(`${target.name}: answers other than 304: ${[...tally.statuses].map(([k, v]) => `${k} ×${v}`).join(', ')}`);
+      const { cpu, main, rss } = after[t]!;
+      return {
+        name: target.name,
+        clients: target.clients.length,
+        answers: tally.answers,
+        notModified: tally.notModified,
+        errors: tally.errors,
+        p50Ms: percentile(tally.latencies, 50),
+        p99Ms: percentile(tally.latencies, 99),
+        cpuMicrosPerAnswer: tally.answers ? (cpu - before[t]!.cpu) / tally.answers : Infinity,
+        mainThreadCpuMicrosPerAnswer: tally.answers ? (main - before[t]!.main) / tally.answers : Infinity,
+        rssBytes: rss,
+        rssPerClientBytes: rss / target.clients.length,
+        rssStartedBytes: target.rssStarted,
+        generatorDelayP99Ms,
+      };
+    });
+  } finally {
+    await Promise.all(generators.map((generator) => generator.worker.terminate()));
   }
-  // Steady state: every client holds the ETag of each of its polls (or the warm-up has taken too long).
-  const warmUntil = Date.now() + Number(process.env.BENCH_WARMUP_SECONDS ?? 120) * 1000;
-  await new Promise((resolve) => setTimeout(resolve, 2 * TICK_MS + 500));
-  const warm = (): boolean => targets.every((target) => target.clients.every((client) => client.etags.size >= POLLS.length));
-  while (Date.now() < warmUntil && !warm()) await new Promise((resolve) => setTimeout(resolve, 1_000));
-  await new Promise((resolve) => setTimeout(resolve, 2 * TICK_MS));
-  measuring = true;
-  for (const tally of tallies) {
-    tally.cpuBefore = cpuMicros(tally.target.server.pid!);
-    tally.mainBefore = mainThreadCpuMicros(tally.target.server.pid!);
-  }
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  const results = tallies.map((tally): ClientsResult => {
-    const { name, server, clients, rssStarted } = tally.target;
-    const cpu = cpuMicros(server.pid!) - tally.cpuBefore;
-    const main = mainThreadCpuMicros(server.pid!) - tally.mainBefore;
-    const rss = rssBytes(server.pid!);
-    return {
-      name,
-      clients: clients.length,
-      answers: tally.answers,
-      notModified: tally.notModified,
-      errors: tally.errors,
-      p50Ms: 0,
-      p99Ms: 0,
-      cpuMicrosPerAnswer: tally.answers ? cpu / tally.answers : Infinity,
-      mainThreadCpuMicrosPerAnswer: tally.answers ? main / tally.answers : Infinity,
-      rssBytes: rss,
-      rssPerClientBytes: rss / clients.length,
-      rssStartedBytes: rssStarted,
-    };
-  });
-  measuring = false;
-  for (const timer of timers) clearTimeout(timer);
-  for (const [i, tally] of tallies.entries()) {
-    tally.agent.destroy();
-    tally.latencies.sort((a, b) => a - b);
-    results[i]!.p50Ms = percentile(tally.latencies, 50);
-    results[i]!.p99Ms = percentile(tally.latencies, 99);
-    if (tally.statuses.size) console.log(`${tally.target.name}: answers other than 304: ${[...tally.statuses].map(([k, v]) => `${k} ×${v}`).join(', ')}`);
-  }
-  return results;
 }
 
 /** Signs `count` users in (each its own installation and session) and gives each a project. */
-async function signInClients(base: URL, count: number): Promise<Client[]> {
-  const clients: Client[] = [];
-  const one = async (i: number): Promise<Client> => {
+async function signInClients(base: URL, count: number): Promise<PollingClient[]> {
+  const clients: PollingClient[] = [];
+  const one = async (i: number): Promise<PollingClient> => {
     const login = await fetch(new URL('/api/github/local-login', base), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -207,7 +192,6 @@ async function signInClients(base: URL, count: number): Promise<Client[]> {
     return {
       headers: { ...headers, 'project-id': String(id) },
       paths: { progress: '/api/execution/progress', credits: '/api/user/credits', costs: `/api/projects/${id}/costs`, status: `/api/sandboxes/${id}/status` },
-      etags: new Map(),
     };
   };
   for (let i = 0; i < count; i += 16) {
@@ -233,6 +217,14 @@ export interface ClientsOptions {
  * Fastify server, each in its own process, polled by the same clients the same way at the same time.
  */
 export async function benchClients(options: ClientsOptions): Promise<{ app: ClientsResult; bare: ClientsResult }> {
+  // Each client holds a connection to each server it polls at once, and each is a descriptor here.
+  const connections = options.clients * (options.apart ? 1 : 2);
+  const limit = openFilesLimit();
+  if (connections + 500 > limit) {
+    throw new Error(
+      `${options.clients} clients need ${connections} connections and this process may open ${limit} files: raise \`ulimit -n\`${options.apart ? '' : ' or poll one server after the other (BENCH_CLIENTS_APART=1)'}`,
+    );
+  }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-clients-'));
   const log = path.join(dataDir, 'server.log');
   const port = 20_000 + Math.floor(Math.random() * 20_000);
@@ -266,7 +258,6 @@ export async function benchClients(options: ClientsOptions): Promise<{ app: Clie
     const bareClients = clients.map((client, i) => ({
       headers: client.headers,
       paths: { progress: `/bare/progress/${i}`, credits: `/bare/credits/${i}`, costs: `/bare/costs/${i}`, status: `/bare/status/${i}` },
-      etags: new Map<PollName, string>(),
     }));
     const targets: Target[] = [
       { name: 'this project (own process)', server, base, clients, rssStarted: appStarted },
