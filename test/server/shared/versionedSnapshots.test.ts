@@ -161,6 +161,22 @@ describe('versioned snapshots', () => {
     await Promise.all([a.get(1), b.get(1)]);
     expect(loads).toEqual({ a: before.a + 1, b: before.b + 2 });
   });
+
+  it('forget drops a key on its copy only, announcing nothing (for a change every replica has already heard of)', async () => {
+    const bus = createInProcessEventBus<unknown>();
+    const announced: unknown[] = [];
+    bus.subscribe('snapshots.test', (event) => announced.push(event));
+    const loads = { a: 0, b: 0 };
+    const copy = (name: 'a' | 'b') => createVersionedSnapshots({ load: async (_key: number) => (loads[name]++, { value: 1 }), shared: { bus, topic: 'snapshots.test' } });
+    const [a, b] = [copy('a'), copy('b')];
+    await Promise.all([a.get(1), b.get(1)]);
+    a.forget(1);
+    expect(a.peek(1)).toBeUndefined();
+    expect(b.peek(1)).toBeDefined();
+    await a.get(1);
+    expect(loads).toEqual({ a: 2, b: 1 });
+    expect(announced).toEqual([]);
+  });
 });
 
 describe('If-None-Match', () => {

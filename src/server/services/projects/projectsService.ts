@@ -96,7 +96,8 @@ export function createProjectsService({ db, activity, events }: { db: Db; activi
     },
     ...sharedOn(events, 'snapshots.project-list'),
   });
-  events?.subscribe(PROJECT_TOUCHED_TOPIC, (installationId) => versions.invalidate(installationId as number));
+  // The event reaches every replica: each drops its own copy, and none announces it again.
+  events?.subscribe(PROJECT_TOUCHED_TOPIC, (installationId) => versions.forget(installationId as number));
 
   async function stagesOf(projectId: number): Promise<StageRow[]> {
     return db.select().from(projectStages).where(eq(projectStages.projectId, projectId)).orderBy(asc(projectStages.order));

@@ -53,6 +53,11 @@ export interface VersionedSnapshots<K, V> {
    * load already under way still answers its callers but is never kept, so it cannot hide the change.
    */
   invalidate(key: K): void;
+  /**
+   * `invalidate` on this copy only: for a change every replica has already heard of (an event on the
+   * bus reached each of them), so announcing it again would only send it around once more per replica.
+   */
+  forget(key: K): void;
   /** `invalidate`, then `get`. */
   refresh(key: K): Promise<Snapshot<V>>;
   /** A new version of a key in memory without loading (nothing happens when the key is not loaded). */
@@ -175,8 +180,11 @@ export function createVersionedSnapshots<K extends string | number, V>(options: 
   });
   shared?.bus.subscribe(BUS_RESYNC_TOPIC, () => entries.clear());
 
-  const invalidate = (key: K): void => {
+  const forget = (key: K): void => {
     entries.delete(key);
+  };
+  const invalidate = (key: K): void => {
+    forget(key);
     announce(key);
   };
 
@@ -196,6 +204,7 @@ export function createVersionedSnapshots<K extends string | number, V>(options: 
     get,
     peek,
     invalidate,
+    forget,
     refresh(key) {
       invalidate(key);
       return get(key);
