@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ChildProcess } from 'node:child_process';
 import { BUILT_SERVER } from './coldStart';
-import { cpuMicros, mainThreadCpuMicros, rssBytes, startNode, stopChild, waitForUrl } from './processes';
+import { cpuMicros, mainThreadCpuMicros, rssBytes, startNode, stopChild, waitForUrl, freePort } from './processes';
 import { POLLS, type PollingClient, type PollersCommand, type PollersData, type PollersReport, type PollTally } from './pollers';
 
 /** Browsers are opened at random moments within this span: their polls are spread over it. */
@@ -211,66 +211,117 @@ export interface ClientsOptions {
   apart?: boolean;
 }
 
+/** An app server started for the section, on its own data directory (and log). */
+interface AppServer {
+  server: ChildProcess;
+  base: URL;
+  dataDir: string;
+  /** RSS as it answered its first request, before any client. */
+  rssStarted: number;
+}
+
+/**
+ * Starts the app's server as `npm run serve` does when there is a build (`npm run build:server`), else
+ * from its sources through tsx; `env` adds to the section's (LOG_LEVEL, DATABASE_URL).
+ */
+async function startApp(serverDir: string, env: Record<string, string>, nodeArgs: string[]): Promise<AppServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-clients-'));
+  const port = await freePort();
+  const built = fs.existsSync(path.join(serverDir, BUILT_SERVER));
+  const server = startNode(built ? BUILT_SERVER : 'src/server/server.ts', {
+    cwd: serverDir,
+    env: { PORT: String(port), DATA_DIR: dataDir, STATIC_DIR: path.join(dataDir, 'no-client'), LOGIN_RATE_LIMIT_PER_MINUTE: '100000', ...env },
+    logFile: path.join(dataDir, 'server.log'),
+    nodeArgs,
+    tsx: !built,
+  });
+  const base = new URL(`http://127.0.0.1:${port}`);
+  try {
+    await waitForUrl(new URL('/api/health', base).toString(), 120_000, server);
+  } catch (err) {
+    await stopApp({ server, base, dataDir, rssStarted: 0 });
+    throw err;
+  }
+  return { server, base, dataDir, rssStarted: rssBytes(server.pid!) };
+}
+
+async function stopApp(app: AppServer): Promise<void> {
+  await stopChild(app.server);
+  fs.rmSync(app.dataDir, { recursive: true, force: true });
+}
+
+/** Fails at once, naming the fix, when the clients' connections would not fit this process's descriptors. */
+function checkOpenFiles(connections: number, hint: string): void {
+  const limit = openFilesLimit();
+  if (connections + 500 > limit) throw new Error(`${connections} connections and this process may open ${limit} files: raise \`ulimit -n\`${hint}`);
+}
+
+/** BENCH_CPU_PROF_DIR: every server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools). */
+function profileArgs(): string[] {
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  return profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+}
+
 /**
  * The browser-like section: the app's server (built, as `npm run serve` starts it, else its sources
- * through tsx; default LOG_LEVEL) and a bare
- * Fastify server, each in its own process, polled by the same clients the same way at the same time.
+ * through tsx; default LOG_LEVEL) and a bare Fastify server, each in its own process, polled by the
+ * same clients the same way at the same time.
  */
 export async function benchClients(options: ClientsOptions): Promise<{ app: ClientsResult; bare: ClientsResult }> {
   // Each client holds a connection to each server it polls at once, and each is a descriptor here.
-  const connections = options.clients * (options.apart ? 1 : 2);
-  const limit = openFilesLimit();
-  if (connections + 500 > limit) {
-    throw new Error(
-      `${options.clients} clients need ${connections} connections and this process may open ${limit} files: raise \`ulimit -n\`${options.apart ? '' : ' or poll one server after the other (BENCH_CLIENTS_APART=1)'}`,
-    );
-  }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-clients-'));
-  const log = path.join(dataDir, 'server.log');
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const env: Record<string, string> = {
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    STATIC_DIR: path.join(dataDir, 'no-client'),
-    LOGIN_RATE_LIMIT_PER_MINUTE: '100000',
-    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-  };
-  // BENCH_CPU_PROF_DIR: both servers write a V8 CPU profile there when they stop (open it in Chrome's DevTools).
-  const profileDir = process.env.BENCH_CPU_PROF_DIR;
-  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
-  // The built server when there is one (`npm run build:server`), started as `npm run serve` starts it.
-  const built = fs.existsSync(path.join(options.serverDir, BUILT_SERVER));
-  const server = startNode(built ? BUILT_SERVER : 'src/server/server.ts', { cwd: options.serverDir, env, logFile: log, nodeArgs, tsx: !built });
-  const bareLog = path.join(dataDir, 'bare.log');
+  checkOpenFiles(options.clients * (options.apart ? 1 : 2), options.apart ? '' : ' or poll one server after the other (BENCH_CLIENTS_APART=1)');
+  const nodeArgs = profileArgs();
+  const app = await startApp(options.serverDir, options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}, nodeArgs);
+  const bareLog = path.join(app.dataDir, 'bare.log');
   const bare = startNode(path.resolve('test/bench/bareServer.ts'), { cwd: process.cwd(), env: {}, logFile: bareLog, nodeArgs });
   try {
-    const base = new URL(`http://127.0.0.1:${port}`);
-    await waitForUrl(new URL('/api/health', base).toString(), 120_000, server);
-    // Memory before any client: what the clients add is measured against it (sessions, snapshots, sockets).
-    const appStarted = rssBytes(server.pid!);
     let bareUrl = '';
     for (let i = 0; i < 600 && !bareUrl; i += 1) {
       bareUrl = fs.readFileSync(bareLog, 'utf8').trim().split('\n')[0] ?? '';
       if (!bareUrl) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const bareStarted = rssBytes(bare.pid!);
-    const clients = await signInClients(base, options.clients);
+    const clients = await signInClients(app.base, options.clients);
     const bareClients = clients.map((client, i) => ({
       headers: client.headers,
       paths: { progress: `/bare/progress/${i}`, credits: `/bare/credits/${i}`, costs: `/bare/costs/${i}`, status: `/bare/status/${i}` },
     }));
     const targets: Target[] = [
-      { name: 'this project (own process)', server, base, clients, rssStarted: appStarted },
+      { name: 'this project (own process)', server: app.server, base: app.base, clients, rssStarted: app.rssStarted },
       { name: 'bare Fastify (own process)', server: bare, base: new URL(bareUrl), clients: bareClients, rssStarted: bareStarted },
     ];
     // Side by side by default. Apart (one server, then the other) when the clients alone would fill
-    // the load generator: at 5,000 side by side, both servers answered with the same p99, its own.
-    const [app, reference] = options.apart
+    // the machine: at 5,000 side by side, both servers answered with the same p99, the generator's.
+    const [measured, reference] = options.apart
       ? [...(await drive([targets[0]!], options.seconds)), ...(await drive([targets[1]!], options.seconds))]
       : await drive(targets, options.seconds);
-    return { app: app!, bare: reference! };
+    return { app: measured!, bare: reference! };
   } finally {
-    await Promise.all([stopChild(server), stopChild(bare)]);
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await Promise.all([stopApp(app), stopChild(bare)]);
+  }
+}
+
+/**
+ * What per-request logging costs: the same build twice, at the default LOG_LEVEL and with logging off
+ * (LOG_LEVEL=silent), each on its own PGlite, polled side by side by the same browser-like clients.
+ */
+export async function benchLogging(options: Pick<ClientsOptions, 'clients' | 'seconds' | 'serverDir'>): Promise<{ logging: ClientsResult; silent: ClientsResult }> {
+  checkOpenFiles(options.clients * 2, '');
+  const nodeArgs = profileArgs();
+  const apps = await Promise.all([startApp(options.serverDir, {}, nodeArgs), startApp(options.serverDir, { LOG_LEVEL: 'silent' }, nodeArgs)]);
+  try {
+    const targets = await Promise.all(
+      apps.map(async (app, i): Promise<Target> => ({
+        name: i === 0 ? 'default LOG_LEVEL (own process)' : 'LOG_LEVEL=silent (own process)',
+        server: app.server,
+        base: app.base,
+        clients: await signInClients(app.base, options.clients),
+        rssStarted: app.rssStarted,
+      })),
+    );
+    const [logging, silent] = await drive(targets, options.seconds);
+    return { logging: logging!, silent: silent! };
+  } finally {
+    await Promise.all(apps.map(stopApp));
   }
 }

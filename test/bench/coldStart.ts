@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { rssBytes, startNode, stopChild, waitForUrl } from './processes';
+import { rssBytes, startNode, stopChild, waitForUrl, freePort } from './processes';
 
 /** What `npm run build:server` writes and `npm run serve` starts. */
 export const BUILT_SERVER = 'dist/server/server.mjs';
@@ -32,7 +32,7 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[M
 
 /** Starts `server` on `dataDir` and times it to its first healthy answer; then stops it. */
 async function timedStart(server: Server, dataDir: string, start: Start): Promise<{ ms: number; rss: number }> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await freePort();
   const started = Date.now();
   const child = startNode(server.script, { cwd: server.cwd, env: { ...server.env, PORT: String(port), DATA_DIR: dataDir }, logFile: path.join(dataDir, 'start.log'), ...start });
   try {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startNode, stopChild, waitForUrl } from './processes';
+import { startNode, stopChild, waitForUrl, freePort } from './processes';
 
 /** Debian's chromium: what Lighthouse drives (headless, no sandbox as root). CHROME_PATH overrides it. */
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
@@ -26,7 +26,7 @@ export async function benchLighthouse(serverDir: string, runs = 3): Promise<Ligh
   // Built every time: a build left from older sources would be measured instead.
   execFileSync('npm', ['run', 'build'], { cwd: serverDir, stdio: 'ignore' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-lighthouse-'));
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await freePort();
   const server = startNode('dist/server/server.mjs', {
     cwd: serverDir,
     env: { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },

@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 
 /** Every child the bench started: killed (with its process group) when the bench exits, however it exits. */
 const children = new Set<ChildProcess>();
+/** Where each child writes its output: quoted when it fails to start. */
+const logFiles = new WeakMap<ChildProcess, string>();
 
 export function killChildren(): void {
   for (const child of children) {
@@ -37,6 +40,7 @@ export function startNode(
   });
   fs.closeSync(out);
   children.add(child);
+  logFiles.set(child, options.logFile);
   child.once('exit', () => children.delete(child));
   return child;
 }
@@ -76,11 +80,21 @@ export function rssBytes(pid: number): number {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
+/** The end of a child's output, to quote in an error. */
+function lastLines(child: ChildProcess): string {
+  const file = logFiles.get(child);
+  try {
+    return file ? `; its last output:\n${fs.readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n')}` : '';
+  } catch {
+    return '';
+  }
+}
+
 /** Waits until `url` answers 2xx, or fails after `ms`. */
 export async function waitForUrl(url: string, ms: number, child?: ChildProcess): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
-    if (child && child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}`);
+    if (child && child.exitCode !== null) throw new Error(`${url}: the server exited with ${child.exitCode}${lastLines(child)}`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -89,4 +103,20 @@ export async function waitForUrl(url: string, ms: number, child?: ChildProcess):
     if (Date.now() > until) throw new Error(`${url} did not answer within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * A port nothing listens on now, for a server started as a child: the kernel picks it. A random port
+ * could be one the previous section's clients still held (10,000 connections use a third of the
+ * ephemeral range), and the server then failed to listen.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

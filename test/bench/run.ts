@@ -8,7 +8,7 @@ import { measure, report, startBareFastify } from './harness';
 import { benchTerminal } from './terminal';
 import { benchStream } from './stream';
 import { benchProgress } from './progress';
-import { benchClients } from './clients';
+import { benchClients, benchLogging } from './clients';
 import { killChildren } from './processes';
 import { addRow, printSummary } from './summary';
 import { benchColdStart } from './coldStart';
@@ -19,6 +19,8 @@ const CPU_PER_ANSWER_BUDGET = 1.5;
 const P99_BUDGET_MS = 50;
 const COLD_START_BUDGET = 1.5;
 const LCP_BUDGET_MS = 2_500;
+/** Per-request logging at the default level: CPU per answer at most 5% above the same server's with logging off. */
+const LOGGING_BUDGET = 1.05;
 /** Beyond it, part of the browser-like section's latencies are the load generators' own (they cannot keep up). */
 const GENERATOR_DELAY_WARNING_MS = 10;
 
@@ -87,6 +89,26 @@ async function clientsSection(clients: number): Promise<void> {
   });
 }
 
+/** What per-request logging costs at the default level: the same server with logging off beside it. */
+async function loggingSection(): Promise<void> {
+  const clients = Number(process.env.BENCH_LOGGING_CLIENTS ?? 1000);
+  const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? 30);
+  const { logging, silent } = await benchLogging({ clients, seconds, serverDir: process.env.BENCH_SERVER_DIR ?? process.cwd() });
+  console.log(`\nPer-request logging — ${clients} browser-like clients on PGlite, ${seconds} s measured, both servers at once`);
+  for (const r of [logging, silent]) {
+    console.log(`${r.name.padEnd(32)} ${r.answers} answers (${r.notModified} 304)  errors ${r.errors}  p99 ${r.p99Ms.toFixed(1)} ms  CPU ${r.cpuMicrosPerAnswer.toFixed(0)} µs/answer`);
+  }
+  const ratio = logging.cpuMicrosPerAnswer / silent.cpuMicrosPerAnswer;
+  addRow({
+    measure: `server CPU per answer, default LOG_LEVEL against silent (${clients} clients)`,
+    project: `${logging.cpuMicrosPerAnswer.toFixed(0)} µs`,
+    reference: `${silent.cpuMicrosPerAnswer.toFixed(0)} µs`,
+    ratio,
+    budget: `≤ ${LOGGING_BUDGET}`,
+    met: ratio <= LOGGING_BUDGET && logging.errors === 0 && silent.errors === 0,
+  });
+}
+
 /** Cold start on PGlite, on a new data directory and on an existing one, against the minimal reference. */
 async function coldStartSection(): Promise<void> {
   const { app, reference, script, starts } = await benchColdStart(process.env.BENCH_SERVER_DIR ?? process.cwd());
@@ -151,13 +173,14 @@ async function main(): Promise<void> {
     });
   }
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  // BENCH_ONLY=terminal,stream runs some sections (clients, cold, lighthouse, projects, progress, terminal, stream); all by default.
+  // BENCH_ONLY=terminal,stream runs some sections (clients, logging, cold, lighthouse, projects, progress, terminal, stream); all by default.
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
   const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
   if (wanted('clients')) for (const clients of clientCounts()) await clientsSection(clients);
+  if (wanted('logging')) await loggingSection();
   if (wanted('cold')) await coldStartSection();
   if (wanted('lighthouse')) await lighthouseSection();
-  if (only.length && only.every((section) => section === 'clients' || section === 'cold' || section === 'lighthouse')) {
+  if (only.length && only.every((section) => ['clients', 'logging', 'cold', 'lighthouse'].includes(section))) {
     process.exitCode = printSummary() ? 0 : 1;
     return;
   }
