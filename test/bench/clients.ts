@@ -9,7 +9,7 @@ import { POLLS, type PollingClient, type PollersCommand, type PollersData, type 
 
 /** Browsers are opened at random moments within this span: their polls are spread over it. */
 const SPREAD_MS = 5_000;
-/** Clients per load generator (a worker thread) when BENCH_GENERATORS does not say how many generators. */
+/** Clients per load generator (a worker thread) and server polled, when BENCH_GENERATORS does not say how many generators. */
 const CLIENTS_PER_GENERATOR = 2_500;
 
 export interface ClientsResult {
@@ -60,9 +60,12 @@ interface Target {
 /** A worker thread does not inherit tsx's loader (the bench runs through tsx): it registers it, then loads `pollers.ts`. */
 const GENERATOR_SOURCE = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL('./pollers.ts', import.meta.url).href)}); });`;
 
-/** How many load generators drive `clients` clients: BENCH_GENERATORS, else one per 2,500 clients. */
-function generatorCount(clients: number): number {
-  const wanted = Number(process.env.BENCH_GENERATORS ?? Math.ceil(clients / CLIENTS_PER_GENERATOR));
+/**
+ * How many load generators drive `clients` clients polling `servers` servers: BENCH_GENERATORS, else
+ * one per 2,500 clients per server (at 5,000 side by side, two left their timers 16 ms late at p99).
+ */
+function generatorCount(clients: number, servers: number): number {
+  const wanted = Number(process.env.BENCH_GENERATORS ?? Math.ceil((clients * servers) / CLIENTS_PER_GENERATOR));
   return Math.max(1, Math.min(clients, Number.isInteger(wanted) ? wanted : 1));
 }
 
@@ -121,7 +124,7 @@ function merge(tallies: PollTally[]): { latencies: Float64Array; answers: number
  */
 async function drive(targets: Target[], seconds: number): Promise<ClientsResult[]> {
   const clientCount = Math.min(...targets.map((target) => target.clients.length));
-  const count = generatorCount(clientCount);
+  const count = generatorCount(clientCount, targets.length);
   const generators = Array.from(
     { length: count },
     (_, g) =>
