@@ -19,6 +19,8 @@ const CPU_PER_ANSWER_BUDGET = 1.5;
 const P99_BUDGET_MS = 50;
 const COLD_START_BUDGET = 1.5;
 const LCP_BUDGET_MS = 2_500;
+/** The browser-like section polls both servers at once up to this many clients, one after the other above. */
+const SIDE_BY_SIDE_CLIENTS = 2_500;
 /** Per-request logging at the default level: CPU per answer at most 5% above the same server's with logging off. */
 const LOGGING_BUDGET = 1.05;
 /** Beyond it, part of the browser-like section's latencies are the load generators' own (they cannot keep up). */
@@ -39,7 +41,10 @@ function clientCounts(): number[] {
 async function clientsSection(clients: number): Promise<void> {
   const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? 30);
   const databaseUrl = process.env.BENCH_DATABASE_URL;
-  const apart = process.env.BENCH_CLIENTS_APART === '1';
+  // Side by side up to SIDE_BY_SIDE_CLIENTS: above, two servers and their load generators do not fit on
+  // this machine's two cores together (at 5,000 the app's CPU per answer read 1.63–1.67× the bare
+  // route's side by side and 1.24–1.30× apart). BENCH_CLIENTS_APART=0 or 1 decides.
+  const apart = process.env.BENCH_CLIENTS_APART ? process.env.BENCH_CLIENTS_APART === '1' : clients > SIDE_BY_SIDE_CLIENTS;
   const { app, bare } = await benchClients({ clients, seconds, databaseUrl, serverDir: process.env.BENCH_SERVER_DIR ?? process.cwd(), apart });
   const database = databaseUrl ? 'PostgreSQL' : 'PGlite';
   console.log(`\nBrowser-like clients — ${clients} sessions on ${database}, default LOG_LEVEL, ${seconds} s measured, ${apart ? 'one server after the other' : 'both servers at once'}`);
