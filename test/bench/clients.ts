@@ -4,7 +4,9 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ChildProcess } from 'node:child_process';
 import { BUILT_SERVER } from './coldStart';
-import { cpuMicros, mainThreadCpuMicros, rssBytes, startNode, stopChild, waitForUrl, freePort } from './processes';
+import { cpuMicros, mainThreadCpuMicros, rssBytes, startNode, stopChild, waitForUrl } from './processes';
+// A port the kernel picked: a random one could be held by the previous section's 10,000 client connections.
+import { freePort } from '../server/helpers/freePort';
 import { POLLS, type PollingClient, type PollersCommand, type PollersData, type PollersReport, type PollTally } from './pollers';
 
 /** Browsers are opened at random moments within this span: their polls are spread over it. */

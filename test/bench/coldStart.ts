@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { rssBytes, startNode, stopChild, waitForUrl, freePort } from './processes';
+import { rssBytes, startNode, stopChild, waitForUrl } from './processes';
+import { freePort } from '../server/helpers/freePort';
 
 /** What `npm run build:server` writes and `npm run serve` starts. */
 export const BUILT_SERVER = 'dist/server/server.mjs';

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startNode, stopChild, waitForUrl, freePort } from './processes';
+import { startNode, stopChild, waitForUrl } from './processes';
+import { freePort } from '../server/helpers/freePort';
 
 /** Debian's chromium: what Lighthouse drives (headless, no sandbox as root). CHROME_PATH overrides it. */
 const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 
 /** Every child the bench started: killed (with its process group) when the bench exits, however it exits. */
 const children = new Set<ChildProcess>();
@@ -103,20 +102,4 @@ export async function waitForUrl(url: string, ms: number, child?: ChildProcess):
     if (Date.now() > until) throw new Error(`${url} did not answer within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/**
- * A port nothing listens on now, for a server started as a child: the kernel picks it. A random port
- * could be one the previous section's clients still held (10,000 connections use a third of the
- * ephemeral range), and the server then failed to listen.
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
