@@ -42,6 +42,28 @@ test('the landing page loads clean: no console errors, its trailer and images lo
   expect(errors).toEqual([]);
 });
 
+test('the landing page is prerendered, and a click made before the app takes it over is not lost', async ({ page }) => {
+  const errors = watchForErrors(page);
+  // The landing page's chunk is held back: the app's bundle runs, but what shows is the page the server
+  // prerendered, until the app replaces it with its own.
+  let release = (): void => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/\/assets\/landing\.[0-9a-f]{8}\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  // Not 'load': the held chunk keeps the load event waiting.
+  await page.goto('/', { waitUntil: 'domcontentloaded' });
+  await expect(page.getByText('Not so autonomous AI to assist you in creating and running your production infra')).toBeVisible();
+  await expect(page.locator('video[poster]')).toBeVisible();
+  await page.getByRole('button', { name: 'Get Started' }).first().click();
+  await expect(page).toHaveURL(/\/$/);
+  release();
+  // The app replaces the page with the same one, and the held click reaches its Get Started.
+  await expect(page).toHaveURL(/\/signin$/);
+  expect(errors).toEqual([]);
+});
+
 test('pricing and the legal pages are reachable from the landing page and back', async ({ page }) => {
   await page.goto('/');
   await page.getByRole('button', { name: 'Pricing' }).first().click();

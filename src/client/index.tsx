@@ -1,8 +1,10 @@
 import { setupListeners } from '@reduxjs/toolkit/query';
 import { StrictMode } from 'react';
+import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
-import { createAppRouter } from './app/router';
+import { holdEarlyClicks } from './app/earlyClicks';
+import { createAppRouter, LandingPage } from './app/router';
 import { makeStore } from './app/store';
 
 declare global {
@@ -23,8 +25,22 @@ setupListeners(store.dispatch);
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
 
-createRoot(container).render(
+const root = createRoot(container);
+const app = (
   <StrictMode>
     <App store={store} router={createAppRouter()} />
-  </StrictMode>,
+  </StrictMode>
 );
+// The server sent the landing page prerendered (landing.html). The browser paints it first (the next
+// frame), then its chunk loads, so that the first render replaces the page with the same one rather
+// than with the loading spinner; clicks made meanwhile reach the same place of the app's page.
+if (container.hasChildNodes() && window.location.pathname === '/') {
+  const replayClicks = holdEarlyClicks(container);
+  const takeOver = (): void => {
+    flushSync(() => root.render(app));
+    replayClicks();
+  };
+  requestAnimationFrame(() => setTimeout(() => void LandingPage.preload().then(takeOver, takeOver)));
+} else {
+  root.render(app);
+}

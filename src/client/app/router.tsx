@@ -1,15 +1,26 @@
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { createElement, lazy, type ComponentType, type ReactElement } from 'react';
 import { createBrowserRouter, type RouteObject } from 'react-router-dom';
 import { NotFoundPage, RouteErrorPage } from '../common/components/ErrorPages';
 import { RedirectIfSignedIn, RequireInstallation } from './guards';
 import { RootLayout } from './RootLayout';
 
+/** A page in its own chunk: rendered at once when `preload` has loaded it, else through `lazy()` (Suspense). */
+type LazyPage = ComponentType & { preload(): Promise<void> };
+
 /** `lazy()` for a named export; each call site names its chunk. */
-function lazyNamed<M, K extends keyof M>(load: () => Promise<M>, name: K): LazyExoticComponent<ComponentType> {
-  return lazy(() => load().then((module) => ({ default: module[name] as ComponentType })));
+function lazyNamed<M, K extends keyof M>(load: () => Promise<M>, name: K): LazyPage {
+  let loaded: ComponentType | null = null;
+  const take = (module: M): ComponentType => (loaded = module[name] as ComponentType);
+  const Lazy = lazy(() => load().then((module) => ({ default: take(module) })));
+  const Page = (): ReactElement => createElement(loaded ?? Lazy);
+  return Object.assign(Page, { preload: () => load().then(take).then(() => undefined) });
 }
 
-const LandingPage = lazyNamed(() => import(/* webpackChunkName: "landing" */ '../features/marketing/LandingPage'), 'LandingPage');
+/**
+ * The landing page: its own chunk, which client/index.tsx loads before the first render when the
+ * server sent the page prerendered (so React replaces it with the same page, never with a spinner).
+ */
+export const LandingPage = lazyNamed(() => import(/* webpackChunkName: "landing" */ '../features/marketing/LandingPage'), 'LandingPage');
 const publicPages = () => import(/* webpackChunkName: "public" */ '../features/marketing/PublicPages');
 const PricingPage = lazyNamed(publicPages, 'PricingPage');
 const TermsPage = lazyNamed(publicPages, 'TermsPage');

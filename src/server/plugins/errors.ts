@@ -5,6 +5,10 @@ import { DB_INT_MAX, ID_PATTERN } from '../../shared/api/common';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors';
 import { isDiskFull } from '../services/health/diskSpace';
+import { sessionCookieName } from './session';
+
+/** The landing page prerendered by the client's build (src/client/prerenderLanding.tsx), beside index.html. */
+const LANDING_HTML = 'landing.html';
 
 interface AjvIssue {
   instancePath?: string;
@@ -107,9 +111,16 @@ export const errorsPlugin = fp(
     });
 
     const indexHtml = path.join(app.config.staticDir, 'index.html');
+    const landingHtml = path.join(app.config.staticDir, LANDING_HTML);
+    const sessionCookie = sessionCookieName(app.config.secureCookies);
     app.setNotFoundHandler((request, reply) => {
       if (request.url.startsWith('/api/') || request.url === '/api' || request.method !== 'GET') {
         return reply.status(404).send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
+      }
+      // The landing page prerendered at build, for a browser without a session: a signed-in one is sent
+      // on to its projects by the app, and must not see the landing page first.
+      if (request.url.split('?')[0] === '/' && !request.cookies[sessionCookie] && fs.existsSync(landingHtml)) {
+        return reply.header('cache-control', 'no-cache').sendFile(LANDING_HTML);
       }
       if (fs.existsSync(indexHtml)) {
         return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(fs.createReadStream(indexHtml));

@@ -12,10 +12,14 @@ describe('compressed, cached assets', () => {
   let app: FastifyInstance;
   let staticDir: string;
   const script = `console.log(${JSON.stringify('x'.repeat(4_000))});`;
+  const LANDING = '<!doctype html><div id="root"><main><video poster="/images/requirements.png"></video></main></div>';
 
   beforeAll(async () => {
     staticDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-static-'));
     fs.writeFileSync(path.join(staticDir, 'index.html'), '<!doctype html><div id="root"></div>');
+    // What the client's build prerenders (src/client/prerenderLanding.tsx), with its brotli copy.
+    fs.writeFileSync(path.join(staticDir, 'landing.html'), LANDING);
+    fs.writeFileSync(path.join(staticDir, 'landing.html.br'), zlib.brotliCompressSync(LANDING));
     fs.mkdirSync(path.join(staticDir, 'assets'));
     const file = path.join(staticDir, 'assets', 'main.0123abcd.js');
     // What the build writes (compression-webpack-plugin): the file, its .br and its .gz.
@@ -64,6 +68,23 @@ describe('compressed, cached assets', () => {
     expect(again.statusCode).toBe(304);
     expect(again.headers['content-security-policy']).toBe(page.headers['content-security-policy']);
     expect(again.headers['x-frame-options']).toBe('SAMEORIGIN');
+  });
+
+  it('sends the prerendered landing page at / to a browser without a session, and index.html to a signed-in one and at every other path', async () => {
+    for (const url of ['/', '/?utm_source=x']) {
+      const landing = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'br' } });
+      expect(landing.statusCode).toBe(200);
+      expect(landing.headers['content-type']).toMatch(/^text\/html/);
+      expect(landing.headers['cache-control']).toBe('no-cache');
+      expect(landing.headers['content-encoding']).toBe('br');
+      expect(landing.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(zlib.brotliDecompressSync(landing.rawPayload).toString()).toBe(LANDING);
+    }
+    // Signed in, the app sends the browser on to its projects: it must not see the landing page first.
+    const alice = await signIn(app, 'alice');
+    const signedIn = await app.inject({ method: 'GET', url: '/', headers: { cookie: alice.headers.cookie } });
+    expect(signedIn.body).toBe('<!doctype html><div id="root"></div>');
+    expect((await app.inject({ method: 'GET', url: '/pricing' })).body).toBe('<!doctype html><div id="root"></div>');
   });
 
   it('never serves a source map', async () => {
