@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
-import { holdEarlyClicks } from './app/earlyClicks';
+import { holdEarlyClicks, posterPainted } from './app/earlyClicks';
 import { createAppRouter, LandingPage } from './app/router';
 import { makeStore } from './app/store';
 
@@ -31,16 +31,17 @@ const app = (
     <App store={store} router={createAppRouter()} />
   </StrictMode>
 );
-// The server sent the landing page prerendered (landing.html). The browser paints it first (the next
-// frame), then its chunk loads, so that the first render replaces the page with the same one rather
-// than with the loading spinner; clicks made meanwhile reach the same place of the app's page.
+// The server sent the landing page prerendered (landing.html). The app replaces it with the same page
+// once the page's chunk is loaded (so never with the loading spinner) and its trailer poster has been
+// painted (replaced before, the poster would paint again only after the app's script, in a new element);
+// clicks made meanwhile reach the same place of the app's page.
 if (container.hasChildNodes() && window.location.pathname === '/') {
   const replayClicks = holdEarlyClicks(container);
   const takeOver = (): void => {
     flushSync(() => root.render(app));
     replayClicks();
   };
-  requestAnimationFrame(() => setTimeout(() => void LandingPage.preload().then(takeOver, takeOver)));
+  void Promise.all([LandingPage.preload(), posterPainted(container)]).then(takeOver, takeOver);
 } else {
   root.render(app);
 }

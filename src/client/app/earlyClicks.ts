@@ -1,3 +1,5 @@
+/** What the app does with the landing page the server prerendered (landing.html) before taking it over. */
+
 /** Where `node` sits under `root`: the index of each ancestor among its parent's children, from the root down. */
 function pathOf(node: Node | null, root: Node): number[] | null {
   const path: number[] = [];
@@ -37,4 +39,21 @@ export function holdEarlyClicks(container: HTMLElement): () => void {
       if (target instanceof HTMLElement) target.click();
     }
   };
+}
+
+/** How long the takeover waits at most for the poster (a failed or slow picture must not hold the app back). */
+const POSTER_WAIT_MS = 3_000;
+
+/**
+ * Resolves once the prerendered page's trailer poster is decoded and a frame has been painted with it
+ * (or after POSTER_WAIT_MS, or at once when there is none).
+ */
+export function posterPainted(container: HTMLElement): Promise<void> {
+  const poster = container.querySelector('video[poster]')?.getAttribute('poster');
+  if (!poster) return Promise.resolve();
+  const image = new Image();
+  image.src = poster;
+  const decoded = image.decode().catch(() => undefined);
+  const capped = new Promise<void>((resolve) => setTimeout(resolve, POSTER_WAIT_MS));
+  return Promise.race([decoded, capped]).then(() => new Promise<void>((resolve) => requestAnimationFrame(() => setTimeout(resolve))));
 }
