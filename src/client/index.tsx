@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
-import { holdEarlyClicks, posterPainted } from './app/earlyClicks';
+import { holdEarlyClicks, posterPainted } from './app/prerenderedPage';
 import { createAppRouter, LandingPage } from './app/router';
 import { makeStore } from './app/store';
 

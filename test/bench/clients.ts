@@ -244,13 +244,13 @@ async function startApp(serverDir: string, env: Record<string, string>, nodeArgs
   try {
     await waitForUrl(new URL('/api/health', base).toString(), 120_000, server);
   } catch (err) {
-    await stopApp({ server, base, dataDir, rssStarted: 0 });
+    await stopApp({ server, dataDir });
     throw err;
   }
   return { server, base, dataDir, rssStarted: rssBytes(server.pid!) };
 }
 
-async function stopApp(app: AppServer): Promise<void> {
+async function stopApp(app: Pick<AppServer, 'server' | 'dataDir'>): Promise<void> {
   await stopChild(app.server);
   fs.rmSync(app.dataDir, { recursive: true, force: true });
 }

@@ -176,7 +176,7 @@ export function createVersionedSnapshots<K extends string | number, V>(options: 
   const announce = (key: K): void => shared?.bus.publish(shared.topic, { from: epoch, key } satisfies SnapshotChanged<K>);
   shared?.bus.subscribe(shared.topic, (event) => {
     const changed = event as SnapshotChanged<K>;
-    if (changed.from !== epoch) entries.delete(changed.key);
+    if (changed.from !== epoch) forget(changed.key);
   });
   shared?.bus.subscribe(BUS_RESYNC_TOPIC, () => entries.clear());
 

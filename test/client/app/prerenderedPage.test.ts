@@ -1,4 +1,4 @@
-import { holdEarlyClicks } from '../../../src/client/app/earlyClicks';
+import { holdEarlyClicks } from '../../../src/client/app/prerenderedPage';
 
 const PAGE = '<header><a href="/pricing">Pricing</a><button type="button">Get Started</button></header><main><p>text</p></main>';
 
