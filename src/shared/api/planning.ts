@@ -37,11 +37,15 @@ export const EnvironmentConfig = Type.Object(
 );
 export type EnvironmentConfig = Static<typeof EnvironmentConfig>;
 
-/** POST /api/planning/analyzer (SSE): analyse a repository on a branch, with optional environment blocks. */
+/**
+ * POST /api/planning/analyzer (SSE): analyse a repository on a branch, with optional environment blocks.
+ * None at all is fine: the app drops blank blocks (part 1 section 5), and a repository needs no
+ * environment data to be analysed.
+ */
 export const AnalyzerBody = Type.Object(
   {
     repository_data: Repository,
-    environment_configs: Type.Array(EnvironmentConfig, { minItems: 1, maxItems: ENVIRONMENT_DIALOG.maxBlocks }),
+    environment_configs: Type.Array(EnvironmentConfig, { maxItems: ENVIRONMENT_DIALOG.maxBlocks }),
     branch: Type.String({ minLength: 1, maxLength: 255 }),
   },
   { additionalProperties: false },

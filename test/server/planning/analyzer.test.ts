@@ -220,9 +220,9 @@ describe('analyzer with the local provider', () => {
     expect(fs.existsSync(path.join(repo, 'Dockerfile'))).toBe(false);
   });
 
-  test('each branch is read as it is: main has no Dockerfile and the analysis says so', async () => {
+  test('each branch is read as it is: main has no Dockerfile and the analysis says so (with no environment blocks at all)', async () => {
     const projectId = await newProject(alice, 'shop-main');
-    const res = await call(alice, projectId, 'POST', '/api/planning/analyzer', analyzerBody({ full_name: 'local/shop' }, 'main'));
+    const res = await call(alice, projectId, 'POST', '/api/planning/analyzer', analyzerBody({ full_name: 'local/shop' }, 'main', []));
     expect(res.statusCode).toBe(200);
     expect(textOf(framesOf(res.body))).toContain('no Dockerfile');
     const analysis = (await call(alice, projectId, 'GET', '/api/planning/analysis')).json<RepositoryAnalysis>();
@@ -250,7 +250,7 @@ describe('analyzer with the local provider', () => {
     const res = await call(bob, projectId, 'POST', '/api/planning/analyzer', analyzerBody({ full_name: 'local/shop' }, 'main'));
     expect(res.statusCode).toBe(404);
     expect((await call(bob, projectId, 'GET', '/api/planning/analysis')).statusCode).toBe(404);
-    expect((await call(alice, projectId, 'POST', '/api/planning/analyzer', { ...analyzerBody({ full_name: 'local/shop' }, 'main'), environment_configs: [] })).statusCode).toBe(400);
+    expect((await call(alice, projectId, 'POST', '/api/planning/analyzer', { ...analyzerBody({ full_name: 'local/shop' }, 'main'), environment_configs: 'A=1' })).statusCode).toBe(400);
     expect(
       (await call(alice, projectId, 'POST', '/api/planning/analyzer', analyzerBody({ full_name: 'local/shop' }, 'main', [{ name: 'prod', description: '', content: '' }]))).statusCode,
     ).toBe(400);

@@ -158,7 +158,7 @@ describe('planning', () => {
       branch: 'main',
     };
     expect(ok(planning.AnalyzerBody, body)).toBe(true);
-    expect(ok(planning.AnalyzerBody, { ...body, environment_configs: [] })).toBe(false);
+    expect(ok(planning.AnalyzerBody, { ...body, environment_configs: [] })).toBe(true);
     expect(ok(planning.AnalyzerBody, { ...body, environment_configs: [{ name: 'prod', description: '', content: '' }] })).toBe(false);
     expect(ok(planning.AnalyzerBody, { ...body, repository_data: { ...repository, full_name: '../etc' } })).toBe(false);
   });
