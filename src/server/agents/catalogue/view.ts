@@ -1,0 +1,29 @@
+import type { CatalogueView } from '../../../shared/stackOps';
+import type { Component } from './component';
+
+/**
+ * What the stack operations (src/shared/stackOps.ts) need to know of the catalogue, built from its
+ * files: the app receives the same view to apply the operations from its controls.
+ */
+export function catalogueView(components: Record<string, Component>): CatalogueView {
+  return Object.fromEntries(
+    Object.values(components).map((c) => {
+      const hostPorts = c.services.flatMap((s) => (s.alwaysPublish ?? []).map((p) => Number(p.split(':')[0])));
+      const ports = c.services.flatMap((s) => (s.internalPort ? [s.internalPort] : []));
+      const web = c.services.filter((s) => s.webLabel !== undefined);
+      return [
+        c.id,
+        {
+          id: c.id,
+          label: c.label,
+          category: c.category,
+          ports,
+          needs: c.requires.map((r) => [r]),
+          proxy: c.category === 'proxy',
+          hostPorts: [...new Set(hostPorts)],
+          upstreams: web.map((s) => s.webLabel || s.name),
+        },
+      ];
+    }),
+  );
+}
