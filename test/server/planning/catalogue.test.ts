@@ -60,6 +60,12 @@ describe('product catalogue', () => {
       expect(() => loadCatalogue(dir)).toThrow(/gotify-two\.yaml: \/services\/0\/image/);
 
       extra.services[0]!.image = 'gotify/server:2.6.1';
+      const healthcheck = extra.services[0]!.healthcheck;
+      extra.services[0]!.healthcheck = { test: ['CMD', 'wget', '-q', '--spider', 'http://127.0.0.1/health'] };
+      fs.writeFileSync(path.join(dir, 'gotify-two.yaml'), YAML.stringify(extra));
+      expect(() => loadCatalogue(dir)).toThrow(/gotify-two\.yaml: service gotify-two's healthcheck sends HEAD/);
+
+      extra.services[0]!.healthcheck = healthcheck;
       extra.requires = ['nothing-like-this'];
       fs.writeFileSync(path.join(dir, 'gotify-two.yaml'), YAML.stringify(extra));
       expect(() => loadCatalogue(dir)).toThrow(/gotify-two\.yaml: refers to nothing-like-this/);

@@ -31,6 +31,9 @@ export function catalogueDir(): string {
   return found;
 }
 
+/** Options that make wget or curl send HEAD instead of GET. */
+const HEAD_REQUEST = /(^|\s)(--spider|-I|--head)(\s|$)/;
+
 const HEALTHCHECK_DEFAULTS = { interval: '15s', timeout: '5s', retries: 5, start_period: '20s' };
 
 function toComponent(p: ProductFile): Component {
@@ -80,6 +83,8 @@ export function readProducts(dir: string): Record<string, Component> {
     if (`${product.id}.yaml` !== file) throw new CatalogueError(`${file}: id ${product.id} does not match the file name`);
     for (const s of product.services) {
       if (!s.healthcheck && !s.noHealthcheck) throw new CatalogueError(`${file}: service ${s.name} needs a healthcheck or a noHealthcheck reason`);
+      // A HEAD is not a GET: Caddy's admin API answers it 405, and the start step waited 10 minutes on it.
+      if (s.healthcheck && HEAD_REQUEST.test(s.healthcheck.test.join(' '))) throw new CatalogueError(`${file}: service ${s.name}'s healthcheck sends HEAD (wget --spider, curl -I): use a GET (wget -q -O /dev/null, curl -fsS)`);
       const owner = serviceOwners.get(s.name);
       if (owner && owner !== product.id) throw new CatalogueError(`${file}: service name ${s.name} is already used by ${owner}`);
       serviceOwners.set(s.name, product.id);

@@ -350,13 +350,13 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (proxy === 'caddy') {
     const caddy = byName.get('caddy')!;
     if (tls) caddy.environment = { ACME_EMAIL: '${ACME_EMAIL}' };
-    files.push({ path: 'Caddyfile', content: caddyfile(routes, tls) });
+    files.push({ path: 'Caddyfile', content: caddyfile(routes, tls, aboutStack(name, components)) });
     caddy.dependsOn = routes.map((r) => r.service);
   }
   if (proxy === 'nginxProxy') {
     const nginx = byName.get('proxy')!;
     nginx.dependsOn = routes.map((r) => r.service);
-    files.push({ path: 'nginx/conf.d/default.conf', content: nginxConf(routes, tls, domain) });
+    files.push({ path: 'nginx/conf.d/default.conf', content: nginxConf(routes, tls, domain, aboutStack(name, components)) });
     if (tls) {
       services.push({
         name: 'certbot',
@@ -701,13 +701,25 @@ function secretsFor(components: Component[], facts: Facts, tls: boolean, hasApp:
   return list;
 }
 
-function caddyfile(routes: Route[], tls: boolean): string {
+/**
+ * What a proxy with nothing behind it answers: a line saying what the stack is, never an empty config
+ * (an empty Caddyfile serves nothing at all, and people took the blank answer for a broken server).
+ * Quotes, braces, `$` and backslashes are left out: the line goes inside a Caddyfile or nginx string.
+ */
+function aboutStack(name: string, components: Component[]): string {
+  const running = components.filter((c) => c.category !== 'proxy').map((c) => c.label);
+  const text = `${name}: ${running.length ? `this server runs ${running.join(', ')}` : 'nothing runs here yet'}; none of it is served on the web, so the proxy has nothing to forward to.`;
+  return text.replace(/["{}$\\;]/g, '');
+}
+
+function caddyfile(routes: Route[], tls: boolean, about: string): string {
+  if (!routes.length) return `:80 {\n\trespond "${about}" 200\n}\n`;
   const head = tls ? '{\n\temail {$ACME_EMAIL}\n}\n\n' : '';
   const sites = routes.map((r) => `${tls ? r.host : r.host === ':80' ? ':80' : `http://${r.host}`} {\n\tencode gzip\n\treverse_proxy ${r.service}:${r.port}\n}\n`);
   return head + sites.join('\n');
 }
 
-function nginxConf(routes: Route[], tls: boolean, domain: string | undefined): string {
+function nginxConf(routes: Route[], tls: boolean, domain: string | undefined, about: string): string {
   const proxyBlock = (r: Route): string =>
     [
       '    location / {',
@@ -721,13 +733,13 @@ function nginxConf(routes: Route[], tls: boolean, domain: string | undefined): s
       '        proxy_set_header Connection "upgrade";',
       '    }',
     ].join('\n');
-  if (!tls) {
+  if (!tls || !routes.length) {
     const r = routes[0];
     return [
       'server {',
       '    listen 80 default_server;',
       '    location = /healthz { access_log off; return 200 "ok"; }',
-      r ? proxyBlock(r) : '    location / { return 404; }',
+      r ? proxyBlock(r) : `    location / { default_type text/plain; return 200 "${about}"; }`,
       '}',
       '',
     ].join('\n');
