@@ -166,10 +166,32 @@ export const SaveUserSecretResponse = Type.Object({ secrets_status: Type.Array(U
 export type SaveUserSecretResponse = Static<typeof SaveUserSecretResponse>;
 
 /**
+ * One thing the plan verifier found in a plan (agents/verifier): an `error` blocks the plan's confirm
+ * (the server answers 409 naming it), a `warning` is shown beside the plan. `where` names the file,
+ * service or step it is in.
+ */
+export const PlanFinding = Type.Object({
+  severity: Type.Enum(['error', 'warning']),
+  code: Type.String(),
+  message: Type.String(),
+  where: Type.String(),
+});
+export type PlanFinding = Static<typeof PlanFinding>;
+
+/** The reason a plan with errors cannot be confirmed, naming the first of them. */
+export function blockingReason(findings: readonly PlanFinding[] | undefined): string | undefined {
+  const errors = (findings ?? []).filter((f) => f.severity === 'error');
+  if (!errors.length) return undefined;
+  const first = errors[0]!;
+  return `The plan has ${errors.length === 1 ? 'an error' : `${errors.length} errors`} to fix before it can be confirmed (ask the assistant to fix ${errors.length === 1 ? 'it' : 'them'}): ${first.where ? `${first.where}: ` : ''}${first.message}`;
+}
+
+/**
  * GET /api/planning/architecture-plan and GET /api/planning/implementation-plan: JSON `{ "plan": "..." }`
  * where `plan` is the plan as markdown text, '' while no plan exists yet (never 404, since it is polled).
+ * Ours: `findings`, what the verifier found when the plan was saved (absent for a plan saved before it ran).
  */
-export const PlanResponse = Type.Object({ plan: Type.String() });
+export const PlanResponse = Type.Object({ plan: Type.String(), findings: Type.Optional(Type.Array(PlanFinding)) });
 export type PlanResponse = Static<typeof PlanResponse>;
 
 /** GET /api/planning/architecture-plan */
@@ -180,7 +202,7 @@ export type ArchitecturePlanResponse = PlanResponse;
  * GET /api/planning/implementation-plan. Ours: `outdated` is true when the architecture plan was saved
  * after this plan, which then has to be generated again before it can be confirmed.
  */
-export const ImplementationPlanResponse = Type.Object({ plan: Type.String(), outdated: Type.Optional(Type.Boolean()) });
+export const ImplementationPlanResponse = Type.Object({ plan: Type.String(), outdated: Type.Optional(Type.Boolean()), findings: Type.Optional(Type.Array(PlanFinding)) });
 export type ImplementationPlanResponse = Static<typeof ImplementationPlanResponse>;
 
 /** The planning agents whose conversation can be read back: GET /api/planning/threads/{agent}. */

@@ -7,11 +7,11 @@ import YAML from 'yaml';
 
 /**
  * Checks a compose file the way real tools do: against the Compose Specification's JSON schema
- * (vendored in test/support/compose-spec) and with Debian's `docker-compose config`, which also
+ * (vendored beside the plan verifier, src/server/agents/verifier/schema) and with Debian's `docker-compose config`, which also
  * interpolates `${VAR}` and rejects a bare `$`.
  */
 
-const schema = JSON.parse(fs.readFileSync(path.resolve('test/support/compose-spec/compose-spec.json'), 'utf8')) as object;
+const schema = JSON.parse(fs.readFileSync(path.resolve('src/server/agents/verifier/schema/compose-spec.json'), 'utf8')) as object;
 // The schema names draft-07 by an https URL ajv does not hold under that key; it is draft-07, which ajv speaks.
 const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
 const validate = ajv.compile(schema);

@@ -1,0 +1,130 @@
+import { caddySites, nginxServers, parseCaddyfile, parseNginx } from './blockConfig';
+import type { Finding, PlanArtifacts } from './types';
+
+/**
+ * Claims: what the documents say about the server (SSH hardening, firewall, TLS, operating system and
+ * Compose versions, sizes) is backed by a step that does it or by a fact read from the server; a claim
+ * nothing backs is a finding. Claims are read from the prose (code blocks left out); each kind says which
+ * sentences make it and what backs it.
+ */
+
+interface Evidence {
+  steps: string;
+  artifacts: PlanArtifacts;
+}
+
+interface Claim {
+  code: string;
+  severity: 'error' | 'warning';
+  /** Sentences that make the claim; the first match is quoted in the finding. */
+  says: RegExp;
+  backed(match: RegExpMatchArray, e: Evidence): boolean;
+  /** What would back it, for the message. */
+  needs: string;
+}
+
+const tlsConfigured = (e: Evidence): boolean => {
+  for (const f of e.artifacts.files) {
+    const name = f.path.split('/').pop()!;
+    if (name === 'Caddyfile' && caddySites(parseCaddyfile(f.content)).some((s) => s.addresses.some((a) => /^(https:\/\/)?[a-z0-9-]+(\.[a-z0-9-]+)+(:443)?$/i.test(a) && !/^\d+(\.\d+){3}/.test(a)))) return true;
+    if (name.endsWith('.conf') && nginxServers(parseNginx(f.content)).some((s) => s.ssl) && /\bcertbot\b|\bacme\.sh\b/.test(e.steps)) return true;
+  }
+  return /certresolver|acme/i.test(e.artifacts.composeYaml ?? '');
+};
+
+/** A step that creates the server (a provider's CLI creating an instance). */
+const createsServer = (e: Evidence): boolean =>
+  /\b(hcloud server create|doctl compute droplet create|aws ec2 run-instances|gcloud compute instances create|az vm create)\b/.test(e.steps);
+
+const CLAIMS: Claim[] = [
+  {
+    code: 'claim-ssh-password-auth',
+    severity: 'error',
+    says: /password authentication (over|for) SSH is (disabled|off|turned off)|SSH password log ?ins? (are|is) (disabled|turned off)|only (SSH )?keys (can )?log in/i,
+    backed: (_m, e) => /PasswordAuthentication\s+no/.test(e.steps) || e.artifacts.target?.sshPasswordAuthentication === false,
+    needs: 'a step that sets PasswordAuthentication no and reloads sshd, or the server inspection reading it',
+  },
+  {
+    code: 'claim-firewall',
+    severity: 'error',
+    says: /everything else (is )?closed|(ufw|the firewall) denies incoming|(default|deny) incoming|firewall (blocks|closes) /i,
+    backed: (_m, e) =>
+      /\bufw\b[^\n]*\b(enable|default deny)\b|firewall-cmd\b|hcloud firewall\b|doctl compute firewall\b|authorize-security-group-ingress|gcloud compute firewall-rules\b|az network nsg\b/.test(e.steps) ||
+      e.artifacts.target?.firewallActive === true,
+    needs: 'a step that turns the firewall on (ufw, firewalld or the provider\'s firewall)',
+  },
+  {
+    code: 'claim-tls',
+    severity: 'error',
+    says: /Let's Encrypt|served over HTTPS|https:\/\/(?!<)[a-z0-9-]+(\.[a-z0-9-]+)+/i,
+    backed: (_m, e) => tlsConfigured(e),
+    needs: 'a proxy configuration that serves the domain with a certificate (a Caddy site named by its domain, nginx with ssl and a certbot step, or Traefik with a certificate resolver)',
+  },
+  {
+    code: 'claim-os-version',
+    severity: 'warning',
+    says: /Ubuntu (\d\d)\.(\d\d)/,
+    backed: (m, e) => {
+      const version = `${m[1]}.${m[2]}`;
+      if (e.artifacts.target?.os) return e.artifacts.target.os.includes(version);
+      return createsServer(e) && new RegExp(`ubuntu[-/_ ]?(server/)?${m[1]}[.-]?${m[2]}`, 'i').test(e.steps);
+    },
+    needs: 'a step that creates the server with that image, or the server inspection reading /etc/os-release',
+  },
+  {
+    code: 'claim-compose-version',
+    severity: 'warning',
+    says: /Compose v2( plugin)?/,
+    backed: (_m, e) => (e.artifacts.target?.composeVersion ? /^v?2\./.test(e.artifacts.target.composeVersion) : /docker-compose-plugin|docker-compose-v2|docker-cli-compose/.test(e.steps)),
+    needs: 'a step that installs the Compose v2 plugin when it is missing, or the server inspection reading `docker compose version`',
+  },
+  {
+    code: 'claim-size',
+    severity: 'warning',
+    says: /\(([\w.-]+), (\d+) vCPU, (\d+) GB RAM/,
+    backed: (m, e) => {
+      if (createsServer(e)) return e.steps.includes(m[1]!);
+      return e.artifacts.target?.freeDiskGb !== undefined || /\bdf\b/.test(e.steps);
+    },
+    needs: 'a step that creates a machine of that type, or a check of the existing server\'s size',
+  },
+];
+
+/**
+ * Prose of a markdown document: fenced blocks, tables (a product's purpose, not what this plan does) and
+ * the stack definition left out.
+ */
+function prose(text: string): string {
+  return text
+    .replace(/^```[\s\S]*?^```/gm, '')
+    .replace(/^## Stack definition[\s\S]*?(?=^#|$(?![\s\S]))/m, '')
+    .replace(/^\|.*$/gm, '');
+}
+
+export function claimFindings(artifacts: PlanArtifacts): Finding[] {
+  if (!artifacts.steps.length) return [];
+  const evidence: Evidence = { steps: artifacts.steps.map((s) => s.script).join('\n'), artifacts };
+  const findings: Finding[] = [];
+  for (const claim of CLAIMS) {
+    for (const doc of artifacts.documents) {
+      const match = prose(doc.text).match(claim.says);
+      if (!match || claim.backed(match, evidence)) continue;
+      const sentence = sentenceAround(prose(doc.text), match.index ?? 0);
+      findings.push({
+        severity: claim.severity,
+        code: claim.code,
+        message: `The ${doc.name} says "${sentence}", but nothing backs it: it needs ${claim.needs}. Do it in a step or leave the sentence out`,
+        where: doc.name,
+      });
+      break;
+    }
+  }
+  return findings;
+}
+
+function sentenceAround(text: string, at: number): string {
+  const start = Math.max(text.lastIndexOf('\n', at), text.lastIndexOf('. ', at) + 1, 0);
+  const endNl = text.indexOf('\n', at);
+  const end = endNl < 0 ? text.length : endNl;
+  return text.slice(start, end).replace(/^[\s\-*]+/, '').trim().slice(0, 160);
+}

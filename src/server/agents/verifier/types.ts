@@ -1,0 +1,59 @@
+import type { PlanFinding } from '../../../shared/api/planning';
+
+/**
+ * What the verifier reads: the rendered artifacts of a plan (never the composer's internals), so the
+ * offline planner's plans and a real model's plans pass the same checks.
+ */
+
+export type Finding = PlanFinding;
+
+export interface PlanFile {
+  path: string;
+  content: string;
+}
+
+export interface PlanStepScript {
+  /** 1-based, as the plan numbers it. */
+  number: number;
+  title: string;
+  /** The step's shell, as the execution stage runs it (its ```bash blocks joined). */
+  script: string;
+}
+
+/** What an inspection of the target server found; every field is optional (not inspected yet). */
+export interface TargetFacts {
+  /** TCP ports something on the server already listens on. */
+  portsInUse?: number[];
+  os?: string;
+  dockerVersion?: string;
+  composeVersion?: string;
+  freeDiskGb?: number;
+  /** `sshd -T`'s passwordauthentication, when read. */
+  sshPasswordAuthentication?: boolean;
+  firewallActive?: boolean;
+}
+
+/** What the person said in words that the checks must respect. */
+export interface PersonIntent {
+  /** Services (compose names) the person said must stay private. */
+  keepPrivate?: string[];
+  /** The person asked for plain HTTP in words (no domain, no TLS), so a sensitive app may be served that way. */
+  plainHttpAllowed?: boolean;
+}
+
+export interface PlanArtifacts {
+  /** The docker-compose.yml text; undefined for a host-only plan. */
+  composeYaml?: string;
+  /** Configuration files by path relative to the stack folder (Caddyfile, nginx/nginx.conf, prometheus.yml…). */
+  files: PlanFile[];
+  /** The implementation steps; empty while only the architecture exists. */
+  steps: PlanStepScript[];
+  /** Names of the User Secrets the plan declares (they are environment variables in the workspace and `.env`). */
+  secrets: string[];
+  /** The documents' prose, where claims are read (architecture overview, networking and security…). */
+  documents: Array<{ name: string; text: string }>;
+  /** Whether the plan deploys to a server it creates (true) or the person's existing one (false); unknown when absent. */
+  newServer?: boolean;
+  target?: TargetFacts;
+  intent?: PersonIntent;
+}
