@@ -10,6 +10,7 @@ import { createCreditsLedger, type CreditsLedger } from '../services/credits/led
 import { createMeter, type Meter } from '../services/credits/meter';
 import { createPaymentsService, type PaymentsService } from '../services/credits/paymentsService';
 import { createProjectsService, type ProjectsService } from '../services/projects/projectsService';
+import { createStageGates } from '../services/stages/stageGates';
 import { createPlanningService, type PlanningService } from '../services/planning/planningService';
 import { createSecretBox, loadSecretKey } from '../services/planning/secretBox';
 import { createModelProvider } from '../agents/models';
@@ -125,7 +126,7 @@ export const servicesPlugin = fp(
       auth: createAuthService({ db }),
       sessions,
       activity,
-      projects: createProjectsService({ db, activity, events }),
+      projects: createProjectsService({ db, activity, events, completionRefusal: createStageGates({ execution, validation }) }),
       costs,
       sandbox,
       terminals: createTerminalSessions(sandboxDriver, {

@@ -235,6 +235,20 @@ describe('validation stage', () => {
     expect(validationStageCompleted()).toBe(true);
   });
 
+  it("stays on the checks with the server's reason when the server refuses to complete validation", async () => {
+    const fake = useFakeValidation([makeStep(1, { status: 'completed' })], { status: 'ready', plan: '# Plan' });
+    fake.documentation = { status: 'ready', documentation: '# Docs', quickstart: '# Start', key_value_data: {} };
+    const detail = 'Validation is not complete: 1 of 1 checks did not complete (check 1 is waiting for approval).';
+    server.use(http.put(api('/project-states/:projectId/stages/:stageId'), () => HttpResponse.json({ detail }, { status: 409 })));
+    const logged = await loggedErrors(async () => {
+      renderStage();
+      expect(await screen.findByText(detail)).toBeInTheDocument();
+    });
+    expect(logged).toEqual(['[validation.completeStage]']);
+    await act(() => new Promise((r) => setTimeout(r, HOME_AFTER_MS + 200)));
+    expect(screen.queryByRole('heading', { name: 'Project home' })).not.toBeInTheDocument();
+  });
+
   it('shows the create-plan error when the agent fails', async () => {
     const fake = useFakeValidation();
     server.use(http.get(api('/validation/agent'), () => HttpResponse.json({ detail: 'Out of credits' }, { status: 402 })));

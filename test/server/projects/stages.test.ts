@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { recordSteps } from '../helpers/stepRecords';
 
 describe.each(databaseKinds())('project states (%s)', (kind) => {
   let database: TestDatabase;
@@ -59,9 +60,43 @@ describe.each(databaseKinds())('project states (%s)', (kind) => {
 
   it('completing the last stage keeps the index on it', async () => {
     const id = await newProject();
+    await recordSteps(database.db, 'validation', id, ['completed', 'completed']);
     await app.inject({ method: 'PUT', url: `/api/project-states/${id}/current-stage/validation`, headers: alice.headers });
-    await app.inject({ method: 'PUT', url: `/api/project-states/${id}/stages/validation`, headers: alice.headers, payload: { is_completed: true } });
+    const completed = await app.inject({ method: 'PUT', url: `/api/project-states/${id}/stages/validation`, headers: alice.headers, payload: { is_completed: true } });
+    expect(completed.statusCode).toBe(200);
     expect((await state(id)).json().current_stage_index).toBe(4);
+  });
+
+  describe('the server decides when execution and validation are done, from its own record of their steps', () => {
+    const complete = (id: number, stage: string) =>
+      app.inject({ method: 'PUT', url: `/api/project-states/${id}/stages/${stage}`, headers: alice.headers, payload: { is_completed: true } });
+
+    it.each([
+      ['execution', [], /Execution has no steps yet/],
+      ['execution', ['completed', 'waiting_approval', 'completed'], /1 of 3 steps did not complete \(step 2 \(execution step 2\) is waiting for approval\)/],
+      ['validation', [], /Validation has not run yet/],
+      // What a faked progress poll once completed: no check had run on the server.
+      ['validation', Array(6).fill('waiting_approval'), /6 of 6 checks did not complete .*, and 3 more\)/],
+      ['validation', ['completed', 'failed', 'rejected', 'in_progress'], /check 2 \(validation step 2\) failed; check 3 \(validation step 3\) was rejected; check 4 \(validation step 4\) is still running/],
+    ])('%s with steps %j answers 409 and changes nothing', async (stage, statuses, detail) => {
+      const id = await newProject();
+      if (statuses.length) await recordSteps(database.db, stage as 'execution' | 'validation', id, statuses);
+      await app.inject({ method: 'PUT', url: `/api/project-states/${id}/current-stage/${stage}`, headers: alice.headers });
+      const response = await complete(id, stage);
+      expect(response.statusCode).toBe(409);
+      expect(response.json().detail).toMatch(detail);
+      const body = (await state(id)).json();
+      expect(body.stages.find((s: { stage_id: string }) => s.stage_id === stage).is_completed).toBe(false);
+    });
+
+    it('completes execution once every step completed, and un-completing is never refused', async () => {
+      const id = await newProject();
+      await recordSteps(database.db, 'execution', id, ['completed', 'completed']);
+      expect((await complete(id, 'execution')).statusCode).toBe(200);
+      expect((await state(id)).json().current_stage_index).toBe(4);
+      const undone = await app.inject({ method: 'PUT', url: `/api/project-states/${id}/stages/validation`, headers: alice.headers, payload: { is_completed: false } });
+      expect(undone.statusCode).toBe(200);
+    });
   });
 
   it('sets the current stage and marks it active', async () => {

@@ -11,6 +11,7 @@ import type { ValidationPlanResponse, ValidationProgress } from '../../../src/sh
 import { CREDIT_ERRORS, DOCUMENTATION, VALIDATION } from '../../../src/shared/constants';
 import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { recordSteps } from '../helpers/stepRecords';
 
 const CANARY = 'canary-Vx7q2Pz9-do-not-leak';
 
@@ -108,6 +109,10 @@ describe.each(databaseKinds())('validation stage and documentation (%s)', (kind)
       quickstart: DOCUMENTATION.quickstartPlaceholders[0],
       key_value_data: {},
     });
+    // Nothing verified, nothing to document: the server's record decides, not the browser's progress.
+    const docs = await call(alice, 'POST', '/api/documentation/generate', { message: DOCUMENTATION.generatePrompt });
+    expect(docs.statusCode).toBe(409);
+    expect(docs.json().detail).toMatch(/Validation has not run yet/);
   });
 
   it('answers 400 naming the field to bad input, 401 without a session', async () => {
@@ -193,6 +198,13 @@ describe.each(databaseKinds())('validation stage and documentation (%s)', (kind)
     expect(p.steps.length).toBeGreaterThanOrEqual(3);
     expect(p.steps.every((s) => s.status === 'waiting_approval' && !s.dangerous_reason)).toBe(true);
     expect(p.steps.map((s) => s.step_number)).toEqual(p.steps.map((_, i) => i + 1));
+    // Waiting checks are not passed ones: no documentation, no completed stage, whatever a browser says.
+    const docs = await call(alice, 'POST', '/api/documentation/generate', { message: DOCUMENTATION.generatePrompt });
+    expect(docs.statusCode).toBe(409);
+    expect(docs.json().detail).toMatch(new RegExp(`${p.steps.length} of ${p.steps.length} checks have no result yet`));
+    const completed = await app.inject({ method: 'PUT', url: `/api/project-states/${projectId}/stages/validation`, headers: alice.headers, payload: { is_completed: true } });
+    expect(completed.statusCode).toBe(409);
+    expect(completed.json().detail).toMatch(/^Validation is not complete: /);
 
     const first = await call(alice, 'GET', '/api/validation/progress');
     const etag = first.headers.etag as string;
@@ -268,6 +280,7 @@ describe.each(databaseKinds())('validation stage and documentation (%s)', (kind)
     const agent = await call(broke, 'GET', `/api/validation/agent?message=${encodeURIComponent(VALIDATION.planPrompt)}`, undefined, project.id);
     expect(agent.statusCode).toBe(402);
     expect(agent.json()).toEqual({ detail: CREDIT_ERRORS.outOfCredits });
+    await recordSteps(database.db, 'validation', project.id, ['completed']);
     const docs = await call(broke, 'POST', '/api/documentation/generate', { message: DOCUMENTATION.generatePrompt }, project.id);
     expect(docs.statusCode).toBe(402);
   });

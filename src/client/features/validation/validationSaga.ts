@@ -11,6 +11,7 @@ import { createAgentQueryChannel, type AgentStreamMessage } from '../execution/e
 import { summarise, toViewSteps } from '../execution/executionModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../execution/stepActionSagas';
 import { runEndpoint } from '../../api/runEndpoint';
+import { errorMessage, errorStatus } from '../../api/apiSlice';
 import { stagesApi } from '../stages/stagesApi';
 import { validationApi } from './validationApi';
 import {
@@ -110,7 +111,8 @@ function* generateDocumentation(): Generator {
     for (;;) {
       const event = (yield take(channel)) as AgentStreamEvent;
       if (event.type === 'stream/ended') return;
-      if (event.type === 'stream/failed') throw new Error(event.message);
+      // Its status travels with it: a 409 says why the server will not document yet.
+      if (event.type === 'stream/failed') throw Object.assign(new Error(event.message), { status: event.status });
     }
   } finally {
     channel.close();
@@ -136,7 +138,8 @@ export function* documentationWorker(action: ReturnType<typeof documentationRequ
     }
   } catch (error) {
     yield call(logError, 'validation.documentation', error);
-    yield put(documentationFailed(DOCUMENTATION_ERRORS.loadOrGenerate));
+    // A refusal of the server's says why (a check without a result); anything else, the spec's text.
+    yield put(documentationFailed(errorStatus(error) === 409 ? errorMessage(error) : DOCUMENTATION_ERRORS.loadOrGenerate));
     return;
   }
   if (alreadyValidated) {
@@ -146,7 +149,10 @@ export function* documentationWorker(action: ReturnType<typeof documentationRequ
   try {
     yield call(runEndpoint, stagesApi.endpoints.updateStage.initiate({ projectId, stageId: VALIDATION_STAGE, changes: { is_completed: true } }));
   } catch (error) {
+    // The server decides from its own record of the checks (409 with why): the page stays on the checks.
     yield call(logError, 'validation.completeStage', error);
+    yield put(documentationFailed(errorMessage(error, DOCUMENTATION_ERRORS.loadOrGenerate)));
+    return;
   }
   yield put(documentationDone({ moveHome: true }));
 }

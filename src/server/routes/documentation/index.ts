@@ -10,7 +10,8 @@ const tags = ['documentation'];
 
 /**
  * The project's documentation (part 2 sections 2, 4, 7): the current documentation, and its generation
- * after validation (a stream, like the agents'; the documents leave its path open).
+ * after validation (a stream, like the agents'; the documents leave its path open), which answers 409
+ * while a validation check has no result.
  */
 export const documentationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { documentation } = app.services;
@@ -25,6 +26,7 @@ export const documentationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, body: DocumentationGenerateBody, response: { 200: Type.Unknown({ description: 'text/event-stream of StreamEvent lines' }), 402: ErrorResponse, ...errors } } },
     async (request, reply) => {
       const project = await projectOf(request);
+      await documentation.assertDocumentable(project.projectId);
       const turn = await agent.startTurn(project, { message: request.body.message });
       await sendStream(request, reply, turn, () => agent.abortTurn(turn.threadId));
     },

@@ -3,7 +3,7 @@ import { ErrorResponse, ProjectIdParams } from '../../../shared/api/common';
 import { ProjectState, SetCurrentStageResponse, Stage, StageParams, StageUpdateBody } from '../../../shared/api/stages';
 import { authOf } from '../../plugins/session';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
 
 export const stageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { projects } = app.services;

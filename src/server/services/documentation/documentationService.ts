@@ -7,6 +7,8 @@ import { DOCUMENTATION } from '../../../shared/constants/documentation';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import type { Step } from '../../../shared/api/execution';
 import type { StepProject } from '../shared/stepRuns';
+import { conflict } from '../../errors';
+import { undocumentedReason } from '../stages/stageGates';
 
 export interface DocumentationDeps {
   db: Db;
@@ -70,6 +72,12 @@ export function createDocumentationService(deps: DocumentationDeps) {
   }
 
   return {
+    /** 409 while validation has a check without a result (the server's record): nothing verified to state. */
+    async assertDocumentable(projectId: number): Promise<void> {
+      const refusal = undocumentedReason((await deps.validation.steps(projectId)).steps);
+      if (refusal) throw conflict(refusal);
+    },
+
     async current(projectId: number): Promise<DocumentationResponse> {
       const [row] = await db.select().from(projectDocumentation).where(eq(projectDocumentation.projectId, projectId));
       const documentation = row?.documentation.trim() ? row.documentation : PLACEHOLDER_DOCUMENTATION;

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { planningDocuments, projects, projectStages } from '../../db/schema';
-import { badRequest, notFound } from '../../errors';
+import { badRequest, conflict, notFound } from '../../errors';
 import { PROJECT_DESCRIPTION_MAX, PROJECT_NAME_MAX, type CreateProjectBody, type Project } from '../../../shared/api/projects';
 import type { ProjectState, Stage, StageUpdateBody } from '../../../shared/api/stages';
 import { DEFAULT_STAGES } from '../stages/defaultStages';
@@ -10,6 +10,7 @@ import { requirementsSummary, type ActivityService } from '../activity/activityS
 import type { EventBus } from '../execution/eventBus';
 import { PROJECT_TOUCHED_TOPIC } from './touchProject';
 import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
+import type { CompletionRefusal } from '../stages/stageGates';
 
 type ProjectRow = typeof projects.$inferSelect;
 type StageRow = typeof projectStages.$inferSelect;
@@ -66,7 +67,18 @@ const MAX_OWNERS = 100_000;
  * Projects and their staged workflow. Every method takes the caller's installation id and looks
  * the project up within it, so another tenant's project answers 404 exactly like a missing one.
  */
-export function createProjectsService({ db, activity, events }: { db: Db; activity: Pick<ActivityService, 'record'>; events?: EventBus<unknown> }) {
+export function createProjectsService({
+  db,
+  activity,
+  events,
+  completionRefusal,
+}: {
+  db: Db;
+  activity: Pick<ActivityService, 'record'>;
+  events?: EventBus<unknown>;
+  /** Why a stage may not be marked completed (the server's record of its steps), or null (stages/stageGates.ts). */
+  completionRefusal?: CompletionRefusal;
+}) {
   /**
    * `${installationId}:${projectId}` of projects known to be that installation's. A project never moves
    * to another installation and is never deleted, so no write can make an entry wrong: it is kept until
@@ -227,9 +239,16 @@ export function createProjectsService({ db, activity, events }: { db: Db; activi
     /**
      * Merges the given fields into a stage and answers the merged stage. Completing a stage moves the
      * project to the next stage (if any) and marks that one active.
+     *
+     * @throws HttpError 409 when the stage is execution or validation and the server's record of its
+     * steps does not say every one completed (whatever the browser believes).
      */
     async updateStage(installationId: number, projectId: number, stageId: string, patch: StageUpdateBody): Promise<Stage> {
       const project = await findRow(installationId, projectId);
+      if (patch.is_completed === true && completionRefusal) {
+        const refusal = await completionRefusal(projectId, stageId);
+        if (refusal) throw conflict(refusal);
+      }
       const stage = await db.transaction(async (tx) => {
         const where = and(eq(projectStages.projectId, projectId), eq(projectStages.stageId, stageId));
         const [before] = await tx.select({ isCompleted: projectStages.isCompleted }).from(projectStages).where(where);
