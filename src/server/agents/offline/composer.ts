@@ -544,7 +544,7 @@ function splitByDockerfile(services: ServiceSpec[], app: ServiceSpec, layout: Re
  */
 function repositoryComposeStack(facts: Facts, repository: Repository, slug: string | undefined): Stack {
   const layout = repository.layout!;
-  const adopted = adoptRepositoryCompose(layout.compose!);
+  const adopted = adoptRepositoryCompose(layout.compose!, layout.envFiles);
   const notes = [
     `Deployed with the repository's own ${layout.compose!.path} from ${repository.fullName} (branch ${repository.branch}), as it is: ${adopted.services.map((s) => s.name).join(', ')}${adopted.builds.length ? `; ${adopted.builds.join(', ')} built from the checkout` : '; nothing is built, every service runs a published image'}.`,
     ...adopted.notes,
@@ -555,8 +555,9 @@ function repositoryComposeStack(facts: Facts, repository: Repository, slug: stri
   const component: Component = { ...COMPONENTS.app!, id: REPOSITORY_COMPONENT, label: `${repository.fullName}'s compose file`, purpose: `from ${layout.compose!.path} of ${repository.fullName}`, services: adopted.services, secrets: [] };
   // The checkout is always fetched: the compose file builds from it or mounts its files.
   const secrets = secretsFor([], facts, false, true, repository);
-  for (const v of adopted.variables) {
-    if (!secrets.some((x) => x.name === v.name)) secrets.push({ name: v.name, description: `Used by ${layout.compose!.path}${v.required ? '' : ' (it has a default)'}`, required: v.required, secret_type: /PASSWORD|SECRET|KEY|TOKEN/.test(v.name) ? 'password' : 'text' });
+  // A variable with a default is optional: the default applies unless the person adds a secret of that name.
+  for (const v of adopted.variables.filter((x) => x.required)) {
+    if (!secrets.some((x) => x.name === v.name)) secrets.push({ name: v.name, description: `Used by ${layout.compose!.path}`, required: true, secret_type: /PASSWORD|PASSWD|SECRET|KEY|TOKEN/.test(v.name) ? 'password' : 'text' });
   }
   for (const n of repository.envNames ?? []) if (!secrets.some((x) => x.name === n)) secrets.push(environmentSecret(n));
   const published = adopted.services.flatMap((s) => (s.publish ?? []).map((port) => ({ service: s.name, port })));

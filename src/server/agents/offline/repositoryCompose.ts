@@ -1,5 +1,6 @@
 import YAML from 'yaml';
-import type { RepositoryLayout } from '../../services/repositories/repositoryLayout';
+import type { RepositoryLayout } from '../../../shared/repositoryLayout';
+import { sealLiterals } from './composeLiterals';
 import { COMPONENTS, type Healthcheck, type ServiceSpec } from './components';
 
 /**
@@ -29,9 +30,13 @@ const CHECKOUT = './app';
 export const REPOSITORY_COMPONENT = 'repository';
 const ONE_SHOT_NAME = /(^|[-_])(init|import|pull|seed|migrat\w*|setup|bootstrap)([-_]|$)/;
 
-/** A path relative to the compose file, as seen from the stack folder (where the checkout is `app/`). */
-function rebase(dir: string, p: string): string {
-  if (!p.startsWith('.') || p === '.env') return p;
+/**
+ * A path relative to the compose file, as seen from the stack folder (where the checkout is `app/`).
+ * `file` says the value is always a path (env_file, build context), so `plausible-conf.env` is one too;
+ * for volumes only `./x` and `../x` are paths (`data` is a named volume).
+ */
+function rebase(dir: string, p: string, file = false): string {
+  if (p === '.env' || p.startsWith('/') || (!file && !p.startsWith('.'))) return p;
   const parts = `${dir}/${p}`.split('/');
   const out: string[] = [];
   for (const part of parts) {
@@ -86,11 +91,18 @@ const healthcheckOf = (h: Record<string, unknown>): Healthcheck => ({
   start_period: String(h.start_period ?? '0s'),
 });
 
-export function adoptRepositoryCompose(layout: Required<Pick<RepositoryLayout, 'compose'>>['compose']): AdoptedCompose {
-  const doc = YAML.parse(layout.text, { merge: true, maxAliasCount: 200 }) as Record<string, unknown> | null;
+/**
+ * `envFiles` are the texts of the env files the compose reads (RepositoryLayout.envFiles): their
+ * variables join each service's environment, so they work where compose runs, with literal passwords and
+ * placeholders sealed as User Secrets like the compose file's own.
+ */
+export function adoptRepositoryCompose(layout: Required<Pick<RepositoryLayout, 'compose'>>['compose'], envFiles: Record<string, string> = {}): AdoptedCompose {
+  const parsed = YAML.parse(layout.text, { merge: true, maxAliasCount: 200 }) as Record<string, unknown> | null;
+  const dir = layout.dir ?? (layout.path.includes('/') ? layout.path.slice(0, layout.path.lastIndexOf('/')) : '.');
+  const sealed = sealLiterals(parsed, dir, envFiles);
+  const doc = sealed.doc;
   const all = (doc?.services ?? {}) as Record<string, Service>;
-  const dir = layout.path.includes('/') ? layout.path.slice(0, layout.path.lastIndexOf('/')) : '.';
-  const notes: string[] = [];
+  const notes: string[] = [...(layout.reasons ?? []), ...sealed.notes];
   const kept = Object.entries(all).filter(([, s]) => !Array.isArray(s.profiles) || (s.profiles as string[]).includes('cpu'));
   const left = Object.keys(all).filter((n) => !kept.some(([k]) => k === n));
   if (left.length) notes.push(`From the repository's ${layout.path}, these services of optional profiles are left out: ${left.join(', ')}.`);
@@ -109,7 +121,7 @@ export function adoptRepositoryCompose(layout: Required<Pick<RepositoryLayout, '
     delete s.profiles;
     if (s.build !== undefined) {
       const build = typeof s.build === 'string' ? { context: s.build } : { ...(s.build as Record<string, unknown>) };
-      build.context = rebase(dir, String(build.context ?? '.'));
+      build.context = rebase(dir, String(build.context ?? '.'), true);
       s.build = build;
       builds.push(name);
     }
@@ -135,7 +147,7 @@ export function adoptRepositoryCompose(layout: Required<Pick<RepositoryLayout, '
     if (s.env_file !== undefined) {
       // Compose v1 reads only paths: `{path, required}` becomes its path.
       const files = (Array.isArray(s.env_file) ? s.env_file : [s.env_file]) as Array<string | { path: string }>;
-      s.env_file = files.map((f) => rebase(dir, typeof f === 'string' ? f : f.path));
+      s.env_file = files.map((f) => rebase(dir, typeof f === 'string' ? f : f.path, true));
     }
     if (s.depends_on && !Array.isArray(s.depends_on)) {
       s.depends_on = Object.fromEntries(

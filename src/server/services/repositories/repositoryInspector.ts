@@ -120,7 +120,7 @@ function addDependencies(c: Collected, names: Iterable<string>): void {
   }
 }
 
-function addImage(c: Collected, image: string): void {
+function addImage(c: Pick<Collected, 'databases' | 'services'>, image: string): void {
   const repo = image.trim().toLowerCase().replace(/^docker\.io\//, '').replace(/^library\//, '').split('@')[0]!.replace(/:[^/]*$/, '');
   for (const [pattern, key, value] of IMAGE_FACTS) if (pattern.test(repo)) c[key].add(value);
 }
@@ -272,7 +272,7 @@ function inspectDockerfile(c: Collected, text: string): void {
   }
 }
 
-function inspectCompose(c: Collected, text: string): void {
+function inspectCompose(c: Pick<Collected, 'composeServices' | 'databases' | 'services' | 'ports'>, text: string): void {
   let doc: unknown;
   try {
     doc = parseYaml(text, { maxAliasCount: 100 });
@@ -314,7 +314,11 @@ export function variableNames(text: string): string[] {
 
 const sorted = (s: Set<string>): string[] => [...s].sort((a, b) => a.localeCompare(b));
 
-export async function inspectRepository(snapshot: RepositorySnapshot, language: string | null): Promise<Inspection> {
+/**
+ * `options.branch` pins the application's published image to the branch's release; `options.name` (the
+ * repository's name) recognises its image in a documented compose.
+ */
+export async function inspectRepository(snapshot: RepositorySnapshot, language: string | null, options: { branch?: string; name?: string } = {}): Promise<Inspection> {
   const relevant = snapshot.files
     .map((p) => ({ path: p, kind: kindOf(p) }))
     .filter((f): f is { path: string; kind: Kind } => f.kind !== undefined)
@@ -352,6 +356,19 @@ export async function inspectRepository(snapshot: RepositorySnapshot, language: 
   }
   // An ORM's schema names the database even when no driver package does (Prisma brings its own engines).
   for (const db of await ormDatabases(snapshot)) c.databases.add(db);
+  const layout = await readLayout(snapshot, options);
+  // With a compose file to deploy, what runs is what it runs: a client library in a manifest (uptime-kuma's
+  // drivers for the databases it can monitor) is not a service the application needs.
+  let clientLibraries: string[] = [];
+  if (layout.compose) {
+    const deployed = { composeServices: new Set<string>(), databases: new Set<string>(), services: new Set<string>(), ports: new Set<number>() };
+    inspectCompose(deployed, layout.compose.text);
+    clientLibraries = sorted(new Set([...c.databases, ...c.services].filter((x) => !deployed.databases.has(x) && !deployed.services.has(x))));
+    c.databases = deployed.databases;
+    c.services = deployed.services;
+    c.composeServices = deployed.composeServices;
+    if (deployed.ports.size) c.ports = deployed.ports;
+  }
   const main = language ?? [...c.languages][0] ?? null;
   const stack: Record<string, unknown> = {};
   if (main) stack.language = main;
@@ -361,6 +378,7 @@ export async function inspectRepository(snapshot: RepositorySnapshot, language: 
   if (c.frameworks.size) stack.frameworks = sorted(c.frameworks);
   if (c.databases.size) stack.databases = sorted(c.databases);
   if (c.services.size) stack.services = sorted(c.services);
+  if (clientLibraries.length) stack.client_libraries = clientLibraries;
   if (c.packageManagers.size) stack.package_managers = sorted(c.packageManagers);
   const hasDockerfile = read.some((p) => kindOf(p) === 'dockerfile');
   const hasCompose = read.some((p) => kindOf(p) === 'compose');
@@ -371,5 +389,6 @@ export async function inspectRepository(snapshot: RepositorySnapshot, language: 
   if (c.ci.size) stack.ci = sorted(c.ci);
   if (c.buildCommands.size) stack.build_command = sorted(c.buildCommands)[0];
   if (c.startCommands.size) stack.start_command = sorted(c.startCommands)[0];
-  return { technology_stack: stack, files: read, env_example_names: envExample, layout: await readLayout(snapshot) };
+  if (layout.compose) stack.deployment = layout.compose.reasons?.join(' ') ?? layout.compose.path;
+  return { technology_stack: stack, files: read, env_example_names: envExample, layout };
 }

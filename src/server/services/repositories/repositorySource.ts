@@ -66,25 +66,27 @@ const LANGUAGE_BY_EXTENSION: Record<string, string> = {
   vue: 'Vue', svelte: 'Svelte', html: 'HTML', css: 'CSS', scss: 'SCSS', hcl: 'HCL', tf: 'HCL',
 };
 
-/** Paths never counted for the language: vendored and generated code. */
-const VENDORED = /(^|\/)(node_modules|vendor|dist|build|target|\.git|third_party|__pycache__)\//;
+/**
+ * Paths never counted for the language: vendored and generated code, documentation sites and test data
+ * (a recipe app's 2 MB of saved HTML pages under tests/data is not what it is written in).
+ */
+const NOT_SOURCE = /(^|\/)(node_modules|vendor|dist|build|target|\.git|third_party|__pycache__|docs?|site|fixtures|testdata|__fixtures__|__snapshots__)\/|(^|\/)tests?\/(data|fixtures|resources)\//;
 
-/** Guesses the main language from file sizes by extension (linguist's approach, without its heuristics). */
+/** Languages that describe a page or its style rather than run: the main language only when nothing else is there. */
+const MARKUP = new Set(['HTML', 'CSS', 'SCSS']);
+
+/**
+ * Guesses the main language from the weight of the source: bytes per language by extension
+ * (linguist's approach, without its heuristics), programming languages before markup and style.
+ */
 export function guessLanguage(files: Array<{ path: string; size: number }>): string | null {
   const bytes = new Map<string, number>();
   for (const f of files) {
-    if (VENDORED.test(f.path) || /\.min\.(js|css)$/.test(f.path)) continue;
+    if (NOT_SOURCE.test(f.path) || /\.min\.(js|css)$/.test(f.path)) continue;
     const ext = f.path.slice(f.path.lastIndexOf('.') + 1).toLowerCase();
     const language = f.path.includes('.') ? LANGUAGE_BY_EXTENSION[ext] : undefined;
     if (language) bytes.set(language, (bytes.get(language) ?? 0) + Math.max(1, f.size));
   }
-  let best: string | null = null;
-  let most = 0;
-  for (const [language, n] of bytes) {
-    if (n > most) {
-      best = language;
-      most = n;
-    }
-  }
-  return best;
+  const ranked = [...bytes].sort(([a, x], [b, y]) => Number(MARKUP.has(a)) - Number(MARKUP.has(b)) || y - x);
+  return ranked[0]?.[0] ?? null;
 }
