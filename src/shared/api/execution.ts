@@ -8,6 +8,37 @@ import { DbInteger, MessageBody, StatusResponse } from './common';
 export const StepStatus = Type.Enum(STEP_STATUSES);
 export type StepStatus = Static<typeof StepStatus>;
 
+/**
+ * Ours: what a revised plan changed in a step compared with what ran. `added`: new in the revision;
+ * `changed`: its command differs (`previous_command` holds the one that ran); `rerun`: unchanged, but it
+ * comes after a changed or added step and works on what that step produces, so it runs again.
+ */
+export const STEP_CHANGES = ['added', 'changed', 'rerun'] as const;
+export const StepChange = Type.Enum(STEP_CHANGES);
+export type StepChange = Static<typeof StepChange>;
+
+/** Ours: a step that ran in an earlier version of the plan and is not in the revised one. */
+export const RemovedStep = Type.Object({
+  step_number: Type.Integer({ minimum: 1 }),
+  description: Type.String(),
+  /** Its status when it was removed ('completed': what it did stays on the server). */
+  status: StepStatus,
+});
+export type RemovedStep = Static<typeof RemovedStep>;
+
+/**
+ * Ours: a change to a step the execution agent proposed and the person has not saved yet. The card shows
+ * the difference from the step as it is; saving applies exactly this, discarding drops it.
+ */
+export const StepProposal = Type.Object({
+  command: Type.Union([Type.String(), Type.Null()]),
+  description: Type.String(),
+  prompt: Type.String(),
+  /** What the person asked, in their words (shown beside the difference). */
+  request: Type.String(),
+});
+export type StepProposal = Static<typeof StepProposal>;
+
 /** An execution or validation step. Steps arrive sorted by `step_number` (1-based). */
 export const Step = Type.Object({
   step_number: Type.Integer({ minimum: 1 }),
@@ -26,8 +57,21 @@ export const Step = Type.Object({
   started_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   /** When that run ended; null while it runs or before it ran. */
   finished_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** Ours: set on a revised plan's steps that differ from what ran. */
+  change: Type.Optional(StepChange),
+  /** Ours: for a `changed` step, the command that ran before the revision. */
+  previous_command: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** Ours: a change the agent proposed, waiting for the person to save or discard it. */
+  proposal: Type.Optional(StepProposal),
 });
 export type Step = Static<typeof Step>;
+
+/** Ours: the latest revision of a plan that had run: its number and the steps it removed. */
+export const PlanRevision = Type.Object({
+  number: Type.Integer({ minimum: 1 }),
+  removed: Type.Array(RemovedStep),
+});
+export type PlanRevision = Static<typeof PlanRevision>;
 
 /**
  * GET /api/execution/progress, polled every 5 s. Before a plan exists: `{ id: null, currentStep: 0,
@@ -38,6 +82,8 @@ export const ExecutionProgress = Type.Object({
   currentStep: Type.Integer({ minimum: 0 }),
   totalSteps: Type.Integer({ minimum: 0 }),
   steps: Type.Array(Step),
+  /** Ours: present once the plan was revised after steps had run. */
+  revision: Type.Optional(PlanRevision),
 });
 export type ExecutionProgress = Static<typeof ExecutionProgress>;
 
@@ -68,6 +114,21 @@ export const CancelStepBody = Type.Object(
   { additionalProperties: false },
 );
 export type CancelStepBody = Static<typeof CancelStepBody>;
+
+/**
+ * Ours: POST /api/execution/resolve-change: `save: true` applies the change the agent proposed for a step
+ * (it then waits for approval), `false` discards it. Answers the step; a stale `plan_id` answers 409, as
+ * does a step with no proposed change.
+ */
+export const ResolveProposalBody = Type.Object(
+  {
+    plan_id: DbInteger({ minimum: 1 }),
+    step_number: DbInteger({ minimum: 1 }),
+    save: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+export type ResolveProposalBody = Static<typeof ResolveProposalBody>;
 
 /** Answer of POST /api/execution/approve-step and POST /api/validation/approve-step: the step's new status. */
 export const ApproveStepResponse = Type.Object({

@@ -49,6 +49,15 @@ export const EXECUTION_TEXT = {
   reExecute: 'Re-execute',
   allCompleted: 'All execution steps completed successfully!',
   proceedToValidation: 'Proceed to Validation Stage',
+  // Ours: a plan revised after a deploy, and changes the agent proposes.
+  changeLabels: { added: 'New in this revision', changed: 'Changed since it ran', rerun: 'Runs again after a changed step' } as Record<string, string>,
+  previousCommandLabel: 'What changed since it ran',
+  revisionTitle: (n: number): string => `Revised plan (revision ${n}): only what differs from what ran waits for approval`,
+  removedSteps: 'Removed from the plan (what they did stays on the server unless a step undoes it):',
+  proposalLabel: 'Proposed change: review it before it is saved',
+  proposalRequest: 'You asked:',
+  saveChange: 'Save change',
+  discardChange: 'Discard',
   comingSoon: 'Coming Soon',
   comingSoonDescription: 'An interactive terminal and file editor.',
 } as const;

@@ -214,6 +214,51 @@ describe('step cards', () => {
     await waitFor(() => expect(fake.approvals).toMatchObject([{ step_number: 2, approved: true }]));
   });
 
+  it('a proposed change shows the difference from the command; Save sends it, nothing changes before', async () => {
+    const command = ['cd /opt/stack', 'docker-compose pull', 'docker-compose up -d', 'docker ps'].join('\n');
+    useFakeExecution(
+      makeProgress([
+        makeStep(3, { status: 'failed', command, proposal: { command: command.replace('docker-compose up -d', 'docker compose up -d --wait'), description: '', prompt: 'Do step 3', request: 'use --wait' } }),
+      ]),
+    );
+    const resolved: unknown[] = [];
+    server.use(
+      http.post(api('/execution/resolve-change'), async ({ request }) => {
+        resolved.push(await request.json());
+        return HttpResponse.json(makeStep(3, { status: 'waiting_approval' }));
+      }),
+    );
+    const { user } = renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(3));
+    const diff = within(card(3)).getByTestId('line-diff');
+    expect(diff).toHaveTextContent('- docker-compose up -d');
+    expect(diff).toHaveTextContent('+ docker compose up -d --wait');
+    expect(diff).not.toHaveTextContent('- docker ps');
+    await user.click(within(card(3)).getByRole('button', { name: EXECUTION_TEXT.saveChange }));
+    await waitFor(() => expect(resolved).toEqual([{ plan_id: 11, step_number: 3, save: true }]));
+  });
+
+  it('a revised plan marks what differs from what ran and lists the removed steps', async () => {
+    useFakeExecution(
+      makeProgress(
+        [
+          makeStep(1, { status: 'completed', description: 'Reach the server' }),
+          makeStep(2, { status: 'waiting_approval', description: 'Write the stack files', change: 'changed', previous_command: 'echo old', command: 'echo new' }),
+          makeStep(3, { status: 'waiting_approval', description: 'Start the stack', change: 'rerun' }),
+        ],
+        { revision: { number: 1, removed: [{ step_number: 4, description: 'Obtain the certificate', status: 'completed' }] } },
+      ),
+    );
+    renderPanel();
+    await screen.findByText('Write the stack files');
+    expect(screen.getByText(EXECUTION_TEXT.revisionTitle(1))).toBeInTheDocument();
+    expect(screen.getByText(/Obtain the certificate/)).toBeInTheDocument();
+    expect(screen.queryByText(EXECUTION_TEXT.allCompleted)).toBeNull();
+    expect(within(card(2)).getByTestId('step-2-change')).toHaveTextContent(EXECUTION_TEXT.changeLabels.changed!);
+    expect(within(card(2)).getByTestId('line-diff')).toHaveTextContent('- echo old');
+    expect(within(card(3)).getByTestId('step-3-change')).toHaveTextContent(EXECUTION_TEXT.changeLabels.rerun!);
+  });
+
   it('says why a dangerous step needs an explicit approval', async () => {
     useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval', dangerous_reason: 'Drops the production database' })]));
     renderPanel();

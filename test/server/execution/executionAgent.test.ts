@@ -54,12 +54,34 @@ describe.each(databaseKinds())('execution agent stream (%s)', (kind) => {
     expect(usage.length).toBeGreaterThan(0);
   });
 
-  it('changes a step, which waits for approval again with its new command', async () => {
+  it('proposes a change to a step, shown as a proposal until the person saves it; then it waits for approval', async () => {
     await database.db.update(executionSteps).set({ status: 'failed', errorMessage: 'boom' }).where(eq(executionSteps.stepNumber, 2));
     const { events } = await ask('Please change step 2 command to `docker compose up -d --wait`');
-    expect(text(events)).toContain('I changed step 2');
+    expect(text(events)).toContain('I prepared a change to step 2');
+    const proposed = (await progress()).steps[1];
+    expect(proposed).toMatchObject({ status: 'failed', command: 'docker compose up -d', proposal: { command: 'docker compose up -d --wait' } });
+    const resolve = (save: boolean, planId: number) =>
+      app.inject({ method: 'POST', url: '/api/execution/resolve-change', headers: { ...alice.headers, 'project-id': String(projectId) }, payload: { plan_id: planId, step_number: 2, save } });
+    const p = await progress();
+    expect((await resolve(true, p.id + 1)).statusCode).toBe(409);
+    const saved = await resolve(true, p.id);
+    expect(saved.statusCode).toBe(200);
     const step = (await progress()).steps[1];
     expect(step).toMatchObject({ status: 'waiting_approval', command: 'docker compose up -d --wait', error_message: null });
+    expect(step.proposal).toBeUndefined();
+    expect((await resolve(false, p.id)).statusCode).toBe(409);
+  });
+
+  it('changes only the line asked about in a long step, and discards on request', async () => {
+    const long = ['set -x', 'cd /opt/stack', 'docker-compose pull', 'docker-compose up -d', 'docker ps', 'echo done'].join('\n');
+    await database.db.update(executionSteps).set({ command: long, status: 'failed' }).where(eq(executionSteps.stepNumber, 1));
+    await ask('Change step 1: use `docker compose up -d --wait` instead');
+    const proposed = (await progress()).steps[0];
+    expect(proposed.proposal.command).toBe(long.replace('docker-compose up -d', 'docker compose up -d --wait'));
+    await app.inject({ method: 'POST', url: '/api/execution/resolve-change', headers: { ...alice.headers, 'project-id': String(projectId) }, payload: { plan_id: (await progress()).id, step_number: 1, save: false } });
+    const after = (await progress()).steps[0];
+    expect(after).toMatchObject({ command: long, status: 'failed' });
+    expect(after.proposal).toBeUndefined();
   });
 
   it('adds a step, flagged when dangerous', async () => {

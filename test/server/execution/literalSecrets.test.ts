@@ -171,6 +171,10 @@ describe('a secret typed literally into a command', () => {
     const chat = await app.inject({ method: 'GET', url: `/api/execution/agent?message=${encodeURIComponent(message)}`, headers: headers() });
     expect(chat.statusCode).toBe(200);
     const planId = (await progress()).id;
+    // The change is a proposal until the person saves it; the proposal shows the value redacted too.
+    const proposed = (await progress()).steps[0];
+    expect(proposed.proposal.command).toBe('echo "agent saw [REDACTED]" > agent.txt');
+    expect((await call('POST', '/api/execution/resolve-change', { plan_id: planId, step_number: 1, save: true })).statusCode).toBe(200);
     expect((await call('POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true })).statusCode).toBe(200);
     const step = await settled(1);
 
@@ -240,12 +244,13 @@ describe('a secret typed literally into a command', () => {
     const command = `echo "token ${later}" > token.txt`;
     wire.script.push({ toolCall: { name: 'update_step', arguments: { step_number: 1, command } } }, { text: 'Changed step 1.' });
     expect((await app.inject({ method: 'GET', url: `/api/execution/agent?message=${encodeURIComponent('change step 1')}`, headers: headers() })).statusCode).toBe(200);
-    const commandOf = async (): Promise<string[]> => stored(`select command as v from execution_steps where step_number = 1`);
+    const commandOf = async (): Promise<string[]> => stored(`select proposal->>'command' as v from execution_steps where step_number = 1`);
     expect(await commandOf()).toEqual([command]);
 
     expect((await call('POST', '/api/planning/requirements/user-secrets', { name: 'API_TOKEN', value: later })).statusCode).toBe(200);
     expect(await commandOf()).toEqual([`echo "token ${sealedReference('API_TOKEN')}" > token.txt`]);
     const planId = (await progress()).id;
+    expect((await call('POST', '/api/execution/resolve-change', { plan_id: planId, step_number: 1, save: true })).statusCode).toBe(200);
     expect((await call('POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true })).statusCode).toBe(200);
     expect(await settled(1)).toMatchObject({ status: 'completed', command: 'echo "token [REDACTED]" > token.txt' });
     expect(fs.readFileSync(workspaceFile('token.txt'), 'utf8')).toBe(`token ${later}\n`);

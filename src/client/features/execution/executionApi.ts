@@ -5,6 +5,7 @@ import type {
   ExecutionProgress,
   ExecutionTriggerBody,
   ExecutionTriggerResponse,
+  ResolveProposalBody,
   Step,
 } from '../../../shared/api/execution';
 import type { ChatThreadResponse } from '../../../shared/api/common';
@@ -15,6 +16,10 @@ import { apiSlice } from '../../api/apiSlice';
 const projectHeader = (projectId: number): Record<string, string> => ({ 'Project-Id': String(projectId) });
 
 export interface ApproveStepArgs extends ExecutionApproveStepBody {
+  projectId: number;
+}
+
+export interface ResolveChangeArgs extends ResolveProposalBody {
   projectId: number;
 }
 
@@ -64,7 +69,17 @@ export const executionApi = apiSlice.enhanceEndpoints({ addTagTypes: ['Execution
       }),
       invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ExecutionProgress', id: projectId }],
     }),
+    /** Ours: saves or discards the change the agent proposed for a step; answers the step. */
+    resolveChange: build.mutation<Step, ResolveChangeArgs>({
+      query: ({ projectId, ...body }) => ({
+        url: '/execution/resolve-change',
+        method: 'POST',
+        headers: projectHeader(projectId),
+        body: body satisfies ResolveProposalBody,
+      }),
+      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ExecutionProgress', id: projectId }],
+    }),
   }),
 });
 
-export const { useGetExecutionProgressQuery, useGetExecutionThreadQuery } = executionApi;
+export const { useGetExecutionProgressQuery, useGetExecutionThreadQuery, useResolveChangeMutation } = executionApi;

@@ -1,5 +1,5 @@
 import { retryKey } from './retryCounts';
-import type { Step } from '../../../shared/api/execution';
+import type { Step, StepChange, StepProposal } from '../../../shared/api/execution';
 
 /** A step as the cards show it (part 2 section 3): number, status, texts, and why it needs a human. */
 export interface ViewStep {
@@ -14,6 +14,12 @@ export interface ViewStep {
   /** When the step last started, and when that run ended (ISO 8601); null when unknown. */
   startedAt: string | null;
   finishedAt: string | null;
+  /** What a revised plan changed in this step compared with what ran; null when nothing. */
+  change: StepChange | null;
+  /** For a changed step, the command that ran before. */
+  previousCommand: string | null;
+  /** A change the agent proposed, not saved yet. */
+  proposal: StepProposal | null;
 }
 
 /** What a progress answer may hold: the contract's `Step`, or the older `number` field the spec mentions. */
@@ -36,6 +42,9 @@ export function toViewSteps(steps: readonly RawStep[]): ViewStep[] {
       dangerousReason: step.dangerous_reason ? step.dangerous_reason : null,
       startedAt: step.started_at ?? null,
       finishedAt: step.finished_at ?? null,
+      change: step.change ?? null,
+      previousCommand: step.previous_command ?? null,
+      proposal: step.proposal ?? null,
     }))
     .sort((a, b) => a.number - b.number);
 }

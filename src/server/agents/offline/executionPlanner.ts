@@ -1,4 +1,5 @@
 import type { PlannerReply, Turn } from './plannerTypes';
+import { stepChange } from './stepChange';
 
 /** The execution agent's tools (see services/execution/executionAgent.ts). */
 import { EXECUTION_TOOLS } from '../toolNames';
@@ -18,22 +19,26 @@ const tail = (text: string, lines: number): string => text.trimEnd().split('\n')
 
 /**
  * The offline execution agent: answers questions about the run from the `<execution_steps>` block of its
- * system prompt (status, a failed step's error and output), and changes or adds steps when asked with
- * the command in backticks, e.g. "change step 2 command to `docker compose up -d`" or "add a step to
- * check the disk: `df -h`".
+ * system prompt (status, a failed step's error and output), proposes changes to a step when asked with
+ * the parts in backticks ("change step 2: use `docker compose up -d --wait`", "step 3: replace `a` with
+ * `b`"; see stepChange.ts), and adds steps ("add a step to check the disk: `df -h`").
  */
 export function executionReply(steps: StepView[], turns: Turn[]): PlannerReply {
   const message = [...turns].reverse().find((t) => t.role === 'user')?.content ?? '';
   if (!steps.length) return { text: 'There is no execution plan yet: confirm the implementation plan to start execution.', toolCalls: [] };
 
-  const change = message.match(/\b(?:change|set|update|replace|fix)\b[^`]*?\bstep\s+(\d+)[^`]*`([^`]+)`/i);
-  if (change) {
-    const n = Number(change[1]);
-    const command = change[2]!;
-    if (!steps.some((s) => s.step_number === n)) return { text: `There is no step ${n}; the plan has ${steps.length} steps.`, toolCalls: [] };
+  const target = /\b(?:change|set|update|replace|fix|edit|use|modify)\b[^`]*?\bstep\s+(\d+)/i.exec(message) ?? /^\s*step\s+(\d+)\b/i.exec(message);
+  if (target && message.includes('`')) {
+    const n = Number(target[1]);
+    const step = steps.find((s) => s.step_number === n);
+    if (!step) return { text: `There is no step ${n}; the plan has ${steps.length} steps.`, toolCalls: [] };
+    const change = stepChange(step.command ?? '', message.slice(target.index + target[0].length));
+    if ('question' in change) return { text: change.question, toolCalls: [] };
+    const args = 'edits' in change ? { step_number: n, edits: change.edits, reason: message } : { step_number: n, command: change.command, reason: message };
+    const what = 'edits' in change ? `${change.edits.length} part${change.edits.length === 1 ? '' : 's'} of its command (the rest stays as it is)` : 'its whole command';
     return {
-      text: `I changed step ${n} to run \`${command}\`. It waits for your approval again.`,
-      toolCalls: [{ name: EXECUTION_TOOLS.updateStep, args: { step_number: n, command } }],
+      text: `I prepared a change to step ${n}: ${what}. Review the difference on the step card, then save or discard it; a saved step waits for your approval again.`,
+      toolCalls: [{ name: EXECUTION_TOOLS.updateStep, args }],
     };
   }
   const add = message.match(/\badd\b(?:\s+a)?\s+step\b\s*(?:to\s+)?([^`:]*)[:\s]*`([^`]+)`/i);

@@ -1,4 +1,5 @@
-import { index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import type { RemovedStep, StepChange, StepProposal } from '../../../shared/api/execution';
 import { projects } from './core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -18,6 +19,10 @@ export function stepTables(prefix: string) {
         .references(() => projects.id, { onDelete: 'cascade' }),
       /** running | completed (informational; the steps' statuses are the truth). */
       status: text('status').notNull().default('running'),
+      /** How many times the plan was revised from a changed implementation plan after steps had run (0: never). */
+      revision: integer('revision').notNull().default(0),
+      /** Steps of the plan that ran before, which the latest revision no longer has. */
+      removedSteps: jsonb('removed_steps').$type<RemovedStep[]>().notNull().default([]),
       createdAt: at('created_at'),
       updatedAt: at('updated_at'),
     },
@@ -43,6 +48,12 @@ export function stepTables(prefix: string) {
       errorMessage: text('error_message'),
       /** Why the step needs a human even with auto-approve on; null when the command is not dangerous. */
       dangerousReason: text('dangerous_reason'),
+      /** Set by a revision: what differs from what ran ('added', 'changed', 'rerun'); null for an original or unchanged step. */
+      change: text('change').$type<StepChange>(),
+      /** For a changed step: the command as it was before the revision (sealed like `command`). */
+      previousCommand: text('previous_command'),
+      /** A change the agent proposed, shown as a difference until the person saves or discards it (commands sealed). */
+      proposal: jsonb('proposal').$type<StepProposal>(),
       startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }),
       /**
        * Written by the server process running the step, every few seconds while it runs: a step whose

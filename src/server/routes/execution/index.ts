@@ -9,6 +9,7 @@ import {
   ExecutionProgress,
   ExecutionTriggerBody,
   ExecutionTriggerResponse,
+  ResolveProposalBody,
   Step,
 } from '../../../shared/api/execution';
 import { NotModified, peekOwned, sendSnapshot } from '../../plugins/hotPoll';
@@ -51,6 +52,12 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/execution/cancel-step',
     { schema: { tags, body: CancelStepBody, response: { 200: Step, ...errors } } },
     async (request) => execution.cancelStep(await projectOf(request), request.body),
+  );
+
+  app.post(
+    '/execution/resolve-change',
+    { schema: { tags, body: ResolveProposalBody, response: { 200: Step, ...errors } } },
+    async (request) => execution.resolveProposal(await projectOf(request), request.body),
   );
 
   app.get(

@@ -3,14 +3,14 @@ import type { Db, Tx } from '../../db/client';
 import { executionPlans, executionSteps, projects } from '../../db/schema';
 import type { StepTables } from '../../db/schema/stepTables';
 import { conflict } from '../../errors';
-import type { ApproveStepResponse, CancelStepBody, ExecutionApproveStepBody, ExecutionProgress, Step } from '../../../shared/api/execution';
+import type { ApproveStepResponse, CancelStepBody, ExecutionApproveStepBody, ExecutionProgress, ResolveProposalBody, Step } from '../../../shared/api/execution';
 import type { StatusResponse } from '../../../shared/api/common';
 import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from './eventBus';
 import { parsePlanSteps } from './planSteps';
-import { createStepRuns, type EndedStep, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
+import { createStepRuns, type EndedStep, type PlanReplacement, type ProgressState, type StepChangeRequest, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
 
 export { INTERRUPTED_MESSAGE, SANDBOX_NOT_READY, terminalCommandsTopic, type ProgressState } from '../shared/stepRuns';
 
@@ -53,7 +53,18 @@ const progressOf = (state: ProgressState): ExecutionProgress => ({
   currentStep: state.steps.find((s) => s.status === 'in_progress')?.step_number ?? 0,
   totalSteps: state.steps.length,
   steps: state.steps,
+  ...(state.revision ? { revision: state.revision } : {}),
 });
+
+/** What the trigger answers after replacing a plan with a new version of it. */
+export function revisionSummary(r: PlanReplacement): string {
+  const n = (count: number, what: string): string => `${count} ${what}`;
+  const parts = [n(r.added, 'added'), n(r.changedSteps, 'changed'), n(r.removed, 'removed')];
+  const rerun = r.rerun ? `; ${r.rerun} later step${r.rerun === 1 ? '' : 's'} run${r.rerun === 1 ? 's' : ''} again after a changed one` : '';
+  const kept = r.kept ? `; ${r.kept} unchanged step${r.kept === 1 ? ' keeps its' : 's keep their'} result` : '';
+  const waiting = r.added + r.changedSteps + r.rerun;
+  return `Execution plan ${r.id} revised from the changed implementation plan: ${parts.join(', ')}${rerun}${kept}. ${waiting} step${waiting === 1 ? '' : 's'} wait${waiting === 1 ? 's' : ''} for approval.`;
+}
 
 /** The activity types of a step stage: one for a failed step, one for the transition into all-completed. */
 export interface StepActivityTypes {
@@ -136,20 +147,25 @@ export function createExecutionService(deps: ExecutionDeps) {
   return {
     /**
      * Turns the project's implementation plan into steps, each `waiting_approval`, with the plan's
-     * commands byte for byte. While a plan exists this answers it and changes nothing.
+     * commands byte for byte. While a plan exists, a changed implementation plan (a change after a deploy)
+     * replaces it as a revision marking what differs from what ran; an unchanged one changes nothing.
+     * A step still running answers 409.
      *
      * @throws 409 when there is no implementation plan, or it has no steps.
      */
     async trigger(project: ExecutionProject): Promise<StatusResponse> {
-      const existing = await runs.planOf(project.projectId);
-      if (existing) return { status: 'success', detail: `Execution plan ${existing.id} is already under way` };
       const { plan } = await planning.plan(project.projectId, 'implementation');
       if (!plan.trim()) throw conflict(NO_IMPLEMENTATION_PLAN);
       const planned = parsePlanSteps(plan);
       if (!planned.length) throw conflict(NO_PLANNED_STEPS);
-      const created = await runs.createPlan(project.projectId, planned);
-      if (!created) return { status: 'success', detail: 'Execution is already under way' };
-      return { status: 'success', detail: `Execution plan ${created.id} created with ${planned.length} steps waiting for approval` };
+      if (!(await runs.planOf(project.projectId))) {
+        const created = await runs.createPlan(project.projectId, planned);
+        if (created) return { status: 'success', detail: `Execution plan ${created.id} created with ${planned.length} steps waiting for approval` };
+      }
+      // A plan exists: the implementation plan may have changed since (a change after a deploy).
+      const revised = await runs.replacePlan(project.projectId, planned);
+      if (!revised.changed) return { status: 'success', detail: `Execution plan ${revised.id} is already under way; the implementation plan has not changed since it was made` };
+      return { status: 'success', detail: revisionSummary(revised) };
     },
 
     /**
@@ -175,6 +191,16 @@ export function createExecutionService(deps: ExecutionDeps) {
     /** Changes a step's command, description or prompt (the execution agent's tool); it waits for approval again. */
     async updateStep(projectId: number, stepNumber: number, change: { command?: string | null; description?: string; prompt?: string }): Promise<Step> {
       return runs.updateStep(projectId, await requirePlan(projectId), stepNumber, change);
+    },
+
+    /** Keeps a change to a step for the person to review before it is saved (the execution agent's tool). */
+    async proposeChange(projectId: number, stepNumber: number, change: StepChangeRequest): Promise<Step> {
+      return runs.proposeChange(projectId, await requirePlan(projectId), stepNumber, change);
+    },
+
+    /** The person saves or discards a proposed change; a stale `plan_id` answers 409. */
+    async resolveProposal(project: ExecutionProject, body: ResolveProposalBody): Promise<Step> {
+      return runs.resolveProposal(project.projectId, await requirePlan(project.projectId, body.plan_id), body.step_number, body.save);
     },
 
     /** Appends a step, waiting for approval (the execution agent's tool). */

@@ -4,7 +4,7 @@ import { executionPlans, executionSteps, planningDocuments, validationPlans, val
 import { sealSecrets } from '../../sandbox/sealedSecrets';
 
 /**
- * Seals a project's stored plans and step commands again with its secret values as they are now. A
+ * Seals a project's stored plans and step commands (and their earlier and proposed versions) again with its secret values as they are now. A
  * value typed into a plan before it was saved as a User Secret was stored in clear; once it is a
  * secret, it is replaced by its reference here (sealedSecrets.ts). Rows that do not change are not
  * written. Answers how many rows changed.
@@ -28,15 +28,20 @@ export async function resealProject(db: Db, projectId: number, values: Readonly<
       [validationPlans, validationSteps],
     ] as const) {
       const rows = await tx
-        .select({ planId: steps.planId, stepNumber: steps.stepNumber, command: steps.command })
+        .select({ planId: steps.planId, stepNumber: steps.stepNumber, command: steps.command, previousCommand: steps.previousCommand, proposal: steps.proposal })
         .from(steps)
         .innerJoin(plans, eq(plans.id, steps.planId))
         .where(eq(plans.projectId, projectId));
       for (const row of rows) {
-        if (row.command === null) continue;
-        const sealed = sealSecrets(row.command, values);
-        if (sealed === row.command) continue;
-        await tx.update(steps).set({ command: sealed }).where(and(eq(steps.planId, row.planId), eq(steps.stepNumber, row.stepNumber)));
+        // The command, the one a revision replaced, and a proposed change not saved yet: all run or may run.
+        const command = row.command === null ? null : sealSecrets(row.command, values);
+        const previousCommand = row.previousCommand === null ? null : sealSecrets(row.previousCommand, values);
+        const proposalCommand = row.proposal?.command == null ? null : sealSecrets(row.proposal.command, values);
+        if (command === row.command && previousCommand === row.previousCommand && proposalCommand === (row.proposal?.command ?? null)) continue;
+        await tx
+          .update(steps)
+          .set({ command, previousCommand, ...(row.proposal ? { proposal: { ...row.proposal, command: proposalCommand } } : {}) })
+          .where(and(eq(steps.planId, row.planId), eq(steps.stepNumber, row.stepNumber)));
         changed += 1;
       }
     }

@@ -6,7 +6,7 @@ import { textRedactor } from '../../sandbox/redactor';
 import { openSecrets, sealNullable } from '../../sandbox/sealedSecrets';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
 import { execOutcome } from '../../sandbox/execTracker';
-import type { Step, StepStatus } from '../../../shared/api/execution';
+import type { PlanRevision, Step, StepStatus } from '../../../shared/api/execution';
 import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import { dangerousReason } from '../execution/dangerous';
@@ -14,6 +14,8 @@ import type { EventBus } from '../execution/eventBus';
 import type { PlannedStep } from '../execution/planSteps';
 import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
 import { createVersionedSnapshots, sharedOn, type Snapshot, type SnapshotSource } from './versionedSnapshots';
+import { revisePlan } from './planRevision';
+import { applyEdits, type CommandEdit } from './commandEdits';
 
 /** A project already resolved within the caller's installation (`projectOf`). */
 export interface StepProject {
@@ -68,6 +70,31 @@ export interface StepRunsDeps {
 export interface ProgressState {
   planId: number | null;
   steps: Step[];
+  /** Present once the plan was revised after steps had run. */
+  revision?: PlanRevision;
+}
+
+/** A change to a step: a whole new command, or edits of parts of it (commandEdits.ts), and/or new texts. */
+export interface StepChangeRequest {
+  command?: string | null;
+  edits?: CommandEdit[];
+  description?: string;
+  prompt?: string;
+  /** What the person asked, in their words. */
+  request: string;
+}
+
+/** What a new version of the plan did to the stored one (`replacePlan`). */
+export interface PlanReplacement {
+  id: number;
+  /** False when the new version is the plan as stored: nothing was changed. */
+  changed: boolean;
+  added: number;
+  changedSteps: number;
+  rerun: number;
+  removed: number;
+  /** Steps kept with what they did (unchanged, before the first difference). */
+  kept: number;
 }
 
 /** The topic of a project's terminal commands on the event bus. */
@@ -144,6 +171,9 @@ export function createStepRuns(deps: StepRunsDeps) {
       ...(row.dangerousReason ? { dangerous_reason: row.dangerousReason } : {}),
       started_at: row.startedAt?.toISOString() ?? null,
       finished_at: row.finishedAt?.toISOString() ?? null,
+      ...(row.change ? { change: row.change } : {}),
+      ...(row.change === 'changed' ? { previous_command: row.previousCommand === null ? null : redact(row.previousCommand) } : {}),
+      ...(row.proposal ? { proposal: { ...row.proposal, command: row.proposal.command === null ? null : redact(row.proposal.command) } } : {}),
     };
   };
 
@@ -153,10 +183,14 @@ export function createStepRuns(deps: StepRunsDeps) {
   }
 
   async function loadProgress(projectId: number): Promise<ProgressState> {
-    const plan = await planOf(projectId);
+    const [plan] = await db.select({ id: plans.id, revision: plans.revision, removed: plans.removedSteps }).from(plans).where(eq(plans.projectId, projectId));
     const rows = plan ? await db.select().from(stepsTable).where(eq(stepsTable.planId, plan.id)).orderBy(asc(stepsTable.stepNumber)) : [];
     const redact = rows.length ? await redactorOf(projectId) : (text: string) => text;
-    return { planId: plan?.id ?? null, steps: rows.map((r) => toStep(projectId, r, redact)) };
+    return {
+      planId: plan?.id ?? null,
+      steps: rows.map((r) => toStep(projectId, r, redact)),
+      ...(plan && plan.revision > 0 ? { revision: { number: plan.revision, removed: plan.removed } } : {}),
+    };
   }
 
   const snapshots = createVersionedSnapshots<number, ProgressState>({
@@ -312,6 +346,31 @@ export function createStepRuns(deps: StepRunsDeps) {
     }
   }
 
+  /** Changes a step that is not running; it waits for approval again, its dangerous reason recomputed. */
+  async function updateStep(projectId: number, planId: number, stepNumber: number, change: { command?: string | null; description?: string; prompt?: string }): Promise<Step> {
+    const row = await requireStep(planId, stepNumber);
+    if (row.status === 'in_progress') throw conflict(`Step ${stepNumber} is running and cannot change now`);
+    const command = change.command !== undefined ? sealNullable(change.command, await secrets.sealableValues(projectId)) : row.command;
+    const [updated] = await db
+      .update(stepsTable)
+      .set({
+        command,
+        description: change.description ?? row.description,
+        prompt: change.prompt ?? row.prompt,
+        status: 'waiting_approval',
+        output: null,
+        errorMessage: null,
+        dangerousReason: dangerousReason(command, await secretNames(projectId)) ?? null,
+        proposal: null,
+        updatedAt: new Date(),
+      })
+      .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), ne(stepsTable.status, 'in_progress')))
+      .returning();
+    if (!updated) throw conflict(`Step ${stepNumber} is running and cannot change now`);
+    await refresh(projectId);
+    return toStep(projectId, updated, await redactorOf(projectId));
+  }
+
   let sweep: NodeJS.Timeout | null = null;
 
   async function recoverInterrupted(): Promise<number> {
@@ -363,6 +422,61 @@ export function createStepRuns(deps: StepRunsDeps) {
     },
 
     /**
+     * Replaces the project's plan with a new version of it (the implementation plan changed after the
+     * plan was made), as a new plan id so an approval of the old version answers 409. What differs from
+     * what ran is marked (planRevision.ts): added and changed steps, and later steps that must run again,
+     * wait for approval; unchanged steps before the first difference keep their status and output; the
+     * removed ones are listed on the plan. Refused (409) while a step runs.
+     */
+    async replacePlan(projectId: number, planned: PlannedStep[]): Promise<PlanReplacement> {
+      const [names, values] = await Promise.all([secretNames(projectId), secrets.sealableValues(projectId)]);
+      const next = planned.map((s) => ({ description: s.description, prompt: s.prompt, command: sealNullable(s.command, values) }));
+      const result = await db.transaction(async (tx) => {
+        const [plan] = await tx.select().from(plans).where(eq(plans.projectId, projectId)).for('update');
+        if (!plan) throw conflict(`There is no ${stage} plan to revise`);
+        const rows = await tx.select().from(stepsTable).where(eq(stepsTable.planId, plan.id)).orderBy(asc(stepsTable.stepNumber));
+        const running = rows.find((r) => r.status === 'in_progress');
+        if (running) throw conflict(`Step ${running.stepNumber} is running: the revised plan can replace this one once it has ended`);
+        const revision = revisePlan(
+          rows.map((r) => ({ stepNumber: r.stepNumber, description: r.description, prompt: r.prompt, command: r.command, status: r.status as StepStatus })),
+          next,
+        );
+        const counts = { added: 0, changedSteps: 0, rerun: 0, removed: revision.removed.length, kept: 0 };
+        if (!revision.differs) return { id: plan.id, changed: false, ...counts };
+        await tx.delete(plans).where(eq(plans.id, plan.id));
+        const [created] = await tx
+          .insert(plans)
+          .values({ projectId, revision: revision.ran ? plan.revision + 1 : plan.revision, removedSteps: revision.removed })
+          .returning({ id: plans.id });
+        const id = created!.id;
+        await tx.insert(stepsTable).values(
+          revision.steps.map((s, i) => {
+            const base = {
+              planId: id,
+              stepNumber: i + 1,
+              description: s.step.description,
+              prompt: s.step.prompt,
+              command: s.step.command,
+              dangerousReason: dangerousReason(s.step.command, names) ?? null,
+            };
+            if (s.kind === 'kept') {
+              counts.kept += 1;
+              const f = rows.find((r) => r.stepNumber === s.from.stepNumber)!;
+              return { ...base, status: f.status, output: f.output, errorMessage: f.errorMessage, startedAt: f.startedAt, finishedAt: f.finishedAt };
+            }
+            if (s.change === 'added') counts.added += 1;
+            if (s.change === 'changed') counts.changedSteps += 1;
+            if (s.change === 'rerun') counts.rerun += 1;
+            return { ...base, status: 'waiting_approval', change: s.change, previousCommand: s.previousCommand };
+          }),
+        );
+        return { id, changed: true, ...counts };
+      });
+      await refresh(projectId);
+      return result;
+    },
+
+    /**
      * Approves (runs, or runs again) or rejects a step of the plan. It answers `in_progress` at once; the
      * run continues in the background.
      */
@@ -407,28 +521,46 @@ export function createStepRuns(deps: StepRunsDeps) {
     /** The steps as the database has them, with live output of running steps (an agent's context). */
     steps: loadProgress,
 
-    /** Changes a step that is not running; it waits for approval again, its dangerous reason recomputed. */
-    async updateStep(projectId: number, planId: number, stepNumber: number, change: { command?: string | null; description?: string; prompt?: string }): Promise<Step> {
+    updateStep,
+
+    /**
+     * Keeps a change to a step for the person to review (the card shows the difference); nothing about
+     * the step changes until they save it (`resolveProposal`). A new proposal replaces an unsaved one.
+     */
+    async proposeChange(projectId: number, planId: number, stepNumber: number, change: StepChangeRequest): Promise<Step> {
       const row = await requireStep(planId, stepNumber);
       if (row.status === 'in_progress') throw conflict(`Step ${stepNumber} is running and cannot change now`);
-      const command = change.command !== undefined ? sealNullable(change.command, await secrets.sealableValues(projectId)) : row.command;
+      const values = await secrets.sealableValues(projectId);
+      // Edits apply to the stored command, so the lines nobody asked about stay byte for byte (sealed secrets too).
+      const command = change.edits?.length ? applyEdits(row.command ?? '', change.edits) : change.command;
+      const proposal = {
+        command: command !== undefined ? sealNullable(command, values) : row.command,
+        description: change.description ?? row.description,
+        prompt: change.prompt ?? row.prompt,
+        request: change.request.slice(0, 2_000),
+      };
       const [updated] = await db
         .update(stepsTable)
-        .set({
-          command,
-          description: change.description ?? row.description,
-          prompt: change.prompt ?? row.prompt,
-          status: 'waiting_approval',
-          output: null,
-          errorMessage: null,
-          dangerousReason: dangerousReason(command, await secretNames(projectId)) ?? null,
-          updatedAt: new Date(),
-        })
+        .set({ proposal, updatedAt: new Date() })
         .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber), ne(stepsTable.status, 'in_progress')))
         .returning();
       if (!updated) throw conflict(`Step ${stepNumber} is running and cannot change now`);
       await refresh(projectId);
       return toStep(projectId, updated, await redactorOf(projectId));
+    },
+
+    /** Saves (the step takes the proposed command and texts and waits for approval) or discards a proposed change. */
+    async resolveProposal(projectId: number, planId: number, stepNumber: number, save: boolean): Promise<Step> {
+      const row = await requireStep(planId, stepNumber);
+      if (!row.proposal) throw conflict(`Step ${stepNumber} has no proposed change to ${save ? 'save' : 'discard'}`);
+      if (save) return updateStep(projectId, planId, stepNumber, { command: row.proposal.command, description: row.proposal.description, prompt: row.proposal.prompt });
+      const [updated] = await db
+        .update(stepsTable)
+        .set({ proposal: null, updatedAt: new Date() })
+        .where(and(eq(stepsTable.planId, planId), eq(stepsTable.stepNumber, stepNumber)))
+        .returning();
+      await refresh(projectId);
+      return toStep(projectId, updated!, await redactorOf(projectId));
     },
 
     /** Appends a step, waiting for approval. */

@@ -8,7 +8,7 @@ import { Card } from '../../../common/components/Card';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
-import { executionApi, useGetExecutionProgressQuery } from '../executionApi';
+import { executionApi, useGetExecutionProgressQuery, useResolveChangeMutation } from '../executionApi';
 import { summarise, toViewSteps, type ViewStep } from '../executionModel';
 import {
   autoApproveToggled,
@@ -51,6 +51,13 @@ export function ExecutionProgressPanel({ projectId }: { projectId: number }): Re
     [dispatch, projectId, planId],
   );
   const onChange = useCallback((step: ViewStep) => dispatch(chatDraftOffered(EXECUTION_TEXT.changeDraft(step.number))), [dispatch]);
+  const [resolveChange, resolving] = useResolveChangeMutation();
+  const onResolveProposal = useCallback(
+    (step: ViewStep, save: boolean) => {
+      if (planId !== null) void resolveChange({ projectId, plan_id: planId, step_number: step.number, save });
+    },
+    [resolveChange, projectId, planId],
+  );
 
   let content: ReactNode;
   if (isLoading) {
@@ -86,13 +93,31 @@ export function ExecutionProgressPanel({ projectId }: { projectId: number }): Re
           </Facts>
         </Overview>
         <Toggles />
+        {data.revision && (
+          <Revision role="note">
+            <strong>{EXECUTION_TEXT.revisionTitle(data.revision.number)}</strong>
+            {data.revision.removed.length > 0 && (
+              <>
+                <span>{EXECUTION_TEXT.removedSteps}</span>
+                <ul>
+                  {data.revision.removed.map((r) => (
+                    <li key={r.step_number}>
+                      {r.description || EXECUTION_TEXT.stepDefault(r.step_number)} ({formatStepStatus(r.status)})
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+          </Revision>
+        )}
+        {resolving.error && <ErrorText>{errorMessage(resolving.error)}</ErrorText>}
         {summary.allCompleted && <CompletionBanner projectId={projectId} />}
         {steps.length === 0 ? (
           <MutedText>{EXECUTION_TEXT.noSteps}</MutedText>
         ) : (
           <StepList aria-label="Execution steps">
             {steps.map((step) => (
-              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} onChange={onChange} />
+              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} onChange={onChange} onResolveProposal={onResolveProposal} />
             ))}
           </StepList>
         )}
@@ -218,6 +243,17 @@ export const Banner = styled.div`
   border-radius: ${({ theme }) => theme.radii.md};
   border: 1px solid ${({ theme }) => theme.colors.success};
   background: ${({ theme }) => theme.colors.successSurface};
+`;
+
+const Revision = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(1)};
+  padding: ${({ theme }) => theme.space(3)};
+  border-radius: ${({ theme }) => theme.radii.md};
+  border: 1px solid ${({ theme }) => theme.colors.warning};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  ul { margin: 0; padding-left: ${({ theme }) => theme.space(5)}; }
 `;
 
 export const StepList = styled.ol`

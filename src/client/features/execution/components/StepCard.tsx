@@ -7,6 +7,7 @@ import type { ViewStep } from '../executionModel';
 import { formatDuration, previewLines } from '../executionModel';
 import type { PendingStepAction, StepActionKind } from '../executionSlice';
 import { FullOutputModal } from './FullOutputModal';
+import { LineDiff } from './LineDiff';
 
 /** Ours, not the spec's: the card of a step the server holds for a human says why. */
 const DANGEROUS_LABEL = 'Needs your explicit approval (never auto-approved)';
@@ -20,6 +21,8 @@ export interface StepCardProps {
   stepDefault?: (n: number) => string;
   /** Ours: 'Change with the agent' on a rejected or failed step; absent where no agent can change steps. */
   onChange?: (step: ViewStep) => void;
+  /** Ours: saves (true) or discards (false) the change the agent proposed for the step. */
+  onResolveProposal?: (step: ViewStep, save: boolean) => void;
 }
 
 /** Milliseconds since `startedAt`, counted every second while `running`. */
@@ -53,8 +56,8 @@ function tookMs(step: ViewStep): number | null {
  * progress polls) with a Cancel button; a finished one how long it took; a rejected one can be
  * re-executed or changed with the agent, so every step can still reach completed.
  */
-export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault, onChange }: StepCardProps): ReactElement {
-  const [expanded, setExpanded] = useState(() => ['in_progress', 'waiting_approval', 'failed', 'rejected'].includes(step.status));
+export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault, onChange, onResolveProposal }: StepCardProps): ReactElement {
+  const [expanded, setExpanded] = useState(() => ['in_progress', 'waiting_approval', 'failed', 'rejected'].includes(step.status) || step.proposal !== null);
   const [fullOutput, setFullOutput] = useState(false);
   const closeFullOutput = useCallback(() => setFullOutput(false), []);
   const bodyId = useId();
@@ -89,6 +92,7 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
           <StepNumber aria-hidden="true">{step.number}</StepNumber>
           <Title>{description}</Title>
           <Status $status={step.status}>{formatStepStatus(step.status)}</Status>
+          {step.change && <ChangeBadge data-testid={`step-${step.number}-change`}>{EXECUTION_TEXT.changeLabels[step.change]}</ChangeBadge>}
           {timing && <Timing data-testid={`step-${step.number}-timing`}>{timing}</Timing>}
           <Chevron aria-hidden="true">{expanded ? '▾' : '▸'}</Chevron>
         </Toggle>
@@ -112,10 +116,38 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
             <p>{step.prompt}</p>
           </Field>
         )}
+        {step.proposal && (
+          <Proposal aria-label={EXECUTION_TEXT.proposalLabel}>
+            <h4>{EXECUTION_TEXT.proposalLabel}</h4>
+            {step.proposal.request && (
+              <p>
+                {EXECUTION_TEXT.proposalRequest} {step.proposal.request}
+              </p>
+            )}
+            {step.proposal.description !== step.description && <LineDiff before={step.description} after={step.proposal.description} />}
+            <LineDiff before={step.command ?? ''} after={step.proposal.command ?? ''} />
+            {onResolveProposal && (
+              <BodyActions>
+                <Button $size="sm" $variant="primary" disabled={busy} onClick={() => onResolveProposal(step, true)}>
+                  {EXECUTION_TEXT.saveChange}
+                </Button>
+                <Button $size="sm" $variant="ghost" disabled={busy} onClick={() => onResolveProposal(step, false)}>
+                  {EXECUTION_TEXT.discardChange}
+                </Button>
+              </BodyActions>
+            )}
+          </Proposal>
+        )}
         {step.command && (
           <Field>
             <h4>{EXECUTION_TEXT.commandLabel}</h4>
             <Code>{step.command}</Code>
+          </Field>
+        )}
+        {step.change === 'changed' && step.previousCommand !== null && (
+          <Field>
+            <h4>{EXECUTION_TEXT.previousCommandLabel}</h4>
+            <LineDiff before={step.previousCommand} after={step.command ?? ''} />
           </Field>
         )}
         {preview && step.output && (
@@ -290,6 +322,26 @@ const ErrorBlock = styled.pre`
   ${code}
   color: ${({ theme }) => theme.colors.danger};
   background: ${({ theme }) => theme.colors.dangerSurface};
+`;
+
+const ChangeBadge = styled.span`
+  flex: none;
+  padding: 0 ${({ theme }) => theme.space(1.5)};
+  border-radius: ${({ theme }) => theme.radii.sm};
+  border: 1px solid ${({ theme }) => theme.colors.warning};
+  color: ${({ theme }) => theme.colors.warning};
+  font-size: ${({ theme }) => theme.fontSizes.xs};
+`;
+
+const Proposal = styled.section`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(2)};
+  padding: ${({ theme }) => theme.space(2)};
+  border-radius: ${({ theme }) => theme.radii.sm};
+  border: 1px solid ${({ theme }) => theme.colors.primary};
+  h4 { margin: 0; font-size: ${({ theme }) => theme.fontSizes.sm}; }
+  p { margin: 0; white-space: pre-wrap; }
 `;
 
 const BodyActions = styled.div`
