@@ -173,7 +173,7 @@ describe('a secret typed literally into a command', () => {
     const planId = (await progress()).id;
     // The change is a proposal until the person saves it; the proposal shows the value redacted too.
     const proposed = (await progress()).steps[0];
-    expect(proposed.proposal.command).toBe('echo "agent saw [REDACTED]" > agent.txt');
+    expect(proposed?.proposal?.command).toBe('echo "agent saw [REDACTED]" > agent.txt');
     expect((await call('POST', '/api/execution/resolve-change', { plan_id: planId, step_number: 1, save: true })).statusCode).toBe(200);
     expect((await call('POST', '/api/execution/approve-step', { plan_id: planId, step_number: 1, approved: true })).statusCode).toBe(200);
     const step = await settled(1);
