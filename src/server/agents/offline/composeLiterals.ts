@@ -77,6 +77,7 @@ export function sealLiterals(parsed: Record<string, unknown> | null, dir: string
   const defaults = new Map<string, string>();
   const services: Record<string, Service> = {};
   const envs = new Map<string, Record<string, string>>();
+  const fromFiles = new Map<string, Set<string>>();
   for (const [name, raw] of Object.entries(parsed.services as Record<string, Service>)) {
     const s: Service = { ...(raw ?? {}) };
     for (const key of ['ports', 'volumes', 'container_name']) if (s[key] !== undefined) s[key] = withDefaults(s[key], defaults);
@@ -92,6 +93,7 @@ export function sealLiterals(parsed: Record<string, unknown> | null, dir: string
       }
       // Empty values in a sample are options left unset: not passing them keeps the application's defaults.
       for (const [k, v] of parseDotenv(text)) if (v !== '') env[k] = v;
+      fromFiles.set(name, new Set(Object.keys(env)));
       notes.push(`${name}: the variables of ${rel} are set in its environment, so they reach it where compose runs.`);
     }
     if (kept.length) s.env_file = kept;
@@ -100,6 +102,21 @@ export function sealLiterals(parsed: Record<string, unknown> | null, dir: string
     envs.set(name, env);
     services[name] = s;
   }
+  // An env file's example of an optional feature (Outline's AWS_S3_UPLOAD_BUCKET_URL=http://s3:4569) points
+  // at a service the stack does not run: left unset, said so, rather than wired to nothing.
+  const names = new Set(Object.entries(services).flatMap(([n, s]) => [n, s.container_name, s.hostname].filter((x): x is string => typeof x === 'string')));
+  const unset: string[] = [];
+  for (const [service, keys] of fromFiles) {
+    const env = envs.get(service)!;
+    for (const key of keys) {
+      const host = env[key]?.match(/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/\s]*@)?([A-Za-z0-9_-]+)(?::\d+)?(?:[/?#]|$)/)?.[1];
+      if (host && host !== 'localhost' && !names.has(host)) {
+        delete env[key];
+        unset.push(`${key} (${host})`);
+      }
+    }
+  }
+  if (unset.length) notes.push(`Left unset, since they point at services the stack does not run: ${unset.join(', ')}. Set them to use those features.`);
   // First the credentials written as literals, then the same values inside connection URLs.
   const sealedValues = new Map<string, string>();
   const sealed: string[] = [];
