@@ -63,6 +63,8 @@ export const Component = Type.Object(
      * verifier rejects a plan that does. Absent: private unless an exposure says otherwise.
      */
     keepPrivate: Type.Optional(Type.Boolean()),
+    /** The language of an application built from the person's repository (its port and runtime follow it). */
+    language: Type.Optional(Type.String({ maxLength: 40 })),
     /** Run with the host's GPUs (Ollama "on my GPU server"); the catalogue says whether the image can. */
     gpu: Type.Optional(Type.Boolean()),
     /**
@@ -128,8 +130,8 @@ export const PortExposure = Type.Object(
 export const Exposure = Type.Union([ProxiedExposure, PortExposure]);
 export type Exposure = Static<typeof Exposure>;
 
-export const ProviderId = Type.Union(['aws', 'gcp', 'azure', 'digitalocean', 'hetzner', 'vps'].map((p) => Type.Literal(p)));
-export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
+export const ProviderId = Type.Union([Type.Literal('aws'), Type.Literal('gcp'), Type.Literal('azure'), Type.Literal('digitalocean'), Type.Literal('hetzner'), Type.Literal('vps')]);
+export type ProviderId = Static<typeof ProviderId>;
 
 /** A port something on the server already listens on (`ss -ltnup`). */
 export const PortInUse = Type.Object(
@@ -239,6 +241,7 @@ export type Backup = Static<typeof Backup>;
 /** Host-level work asked for beside the containers. */
 export const HostSettings = Type.Object(
   {
+    /** The person asked for a host firewall (ufw); plans open what they publish either way. */
     firewall: Type.Boolean(),
     fail2ban: Type.Boolean(),
     automaticUpdates: Type.Boolean(),
@@ -305,7 +308,7 @@ export const emptyStackModel = (): StackModel => ({
   exposures: [],
   sizing: {},
   backup: { enabled: true, schedule: '30 3 * * *', keepDays: 14, skip: [] },
-  host: { firewall: true, fail2ban: false, automaticUpdates: false, allowlist: [], allowScope: 'all' },
+  host: { firewall: false, fail2ban: false, automaticUpdates: false, allowlist: [], allowScope: 'all' },
   unknowns: [],
   leftOut: [],
   excluded: [],

@@ -1,4 +1,7 @@
 import YAML from 'yaml';
+import { Value } from 'typebox/value';
+import { StackModel } from '../../../shared/stackModel';
+import { modelOfStack } from './stackModelBridge';
 import { REQUIREMENTS_DOCUMENT, REQUIREMENTS_SECTION as S } from '../../../shared/constants/planning';
 import { COMPONENTS, type SecretSpec } from './components';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
@@ -230,7 +233,33 @@ export function stackDefinition(stack: Stack): string {
     ['Host only', stack.hostOnly ? [...f.hostTasks].join(', ') || 'ufw' : undefined],
     ['SSH target', f.sshTarget ? sshTargetLabel(f.sshTarget) : undefined],
   ];
-  return [DEFINITION_HEADING, '', ...rows.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `- ${k}: ${v}`)].join('\n');
+  return [
+    DEFINITION_HEADING,
+    '',
+    ...rows.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `- ${k}: ${v}`),
+    '',
+    MODEL_LEAD,
+    '',
+    '```json',
+    JSON.stringify(modelOfStack(stack)),
+    '```',
+  ].join('\n');
+}
+
+const MODEL_LEAD = 'The stack model this plan renders (components, links, exposures, target):';
+
+/** The stack model a plan was rendered from (undefined when the text has none, or it does not check). */
+export function readStackModel(text: string): StackModel | undefined {
+  const start = text.indexOf(MODEL_LEAD);
+  if (start < 0) return undefined;
+  const json = text.slice(start).match(/```json\n(.+)\n```/)?.[1];
+  if (!json) return undefined;
+  try {
+    const model: unknown = JSON.parse(json);
+    return Value.Check(StackModel, model) ? model : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads a plan's stack definition back into facts (undefined when the text has none). */
