@@ -83,10 +83,12 @@ export interface SandboxDriver {
   /** Restores the latest backup when the workspace is gone (or empty), then Running. Idempotent. */
   start(sandbox: SandboxRef): Promise<void>;
   /**
-   * Ends every process of the sandbox. The local and docker drivers discard the workspace (only backups
-   * survive); the kubernetes driver keeps its volume claim and restores a backup only into an empty one.
+   * Ends every process of the sandbox, backs the workspace up (unless it is empty) and only then ends the
+   * sandbox: the local and docker drivers discard the workspace (only backups survive); the kubernetes
+   * driver keeps its volume claim and restores a backup only into an empty one. A backup that fails
+   * throws `backup_failed` and removes nothing. Answers the backup made, or null.
    */
-  stop(sandbox: SandboxRef): Promise<void>;
+  stop(sandbox: SandboxRef): Promise<BackupResult | null>;
   /** Archives the workspace; the newest backup is what `start` restores. */
   backup(sandbox: SandboxRef): Promise<BackupResult>;
   /** Time of the newest backup, or null. */
@@ -112,11 +114,12 @@ export interface SandboxDriver {
 
 /**
  * A failure the caller can show: a missing folder, a path leading out of the workspace, a stopped sandbox,
- * an engine or cluster that cannot be reached (`unavailable`).
+ * an engine or cluster that cannot be reached (`unavailable`), a stop refused for want of a good backup
+ * (`backup_failed`).
  */
 export class SandboxError extends Error {
   constructor(
-    readonly code: 'not_running' | 'not_found' | 'outside_workspace' | 'unavailable' | 'failed',
+    readonly code: 'not_running' | 'not_found' | 'outside_workspace' | 'unavailable' | 'failed' | 'backup_failed',
     message: string,
   ) {
     super(message);

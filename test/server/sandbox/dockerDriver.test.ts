@@ -167,7 +167,7 @@ describeWithEngine('docker sandbox driver on a real Docker engine', () => {
 
     // A broken newest backup: the start fails, and no Running sandbox with an empty workspace is left.
     fs.writeFileSync(path.join(backups, `backup-${Date.now() + 1000}.tar.gz`), 'not a tar');
-    await expect(driver.start(ref)).rejects.toMatchObject({ message: expect.stringMatching(/Restoring the backup failed/) });
+    await expect(driver.start(ref)).rejects.toMatchObject({ message: expect.stringMatching(/Restoring the backup of \S+ failed .*kept and nothing was removed/s) });
     expect(await driver.status(ref)).toBe('NotRunning');
     // A retry does the work again (and fails again) rather than answering success.
     await expect(driver.initialise(ref)).rejects.toMatchObject({ code: 'failed' });

@@ -6,8 +6,9 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGzip } from 'node:zlib';
 import type Docker from 'dockerode';
 import type { ContainerStatusName } from '../../../shared/constants/sandbox';
-import { SandboxError, type BackupResult, type SandboxDriver, type SandboxRef } from '../driver';
+import { SandboxError, type SandboxDriver, type SandboxRef } from '../driver';
 import { createBackupStore } from '../backups';
+import { withSandboxRules, type SandboxTransport } from '../rules';
 import { createContainerProcesses, type ExecStream, type TtyConnect } from '../remote/processes';
 import {
   createFreshWorkspace,
@@ -68,8 +69,15 @@ const NO_COPY = { NoCopy: true } as NonNullable<Docker.MountSettings['VolumeOpti
 /** Socket errors: the engine is down or its address is wrong, not a failure of the sandbox. */
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
+/** The docker driver: the docker transport under the sandbox rules (../rules.ts). */
+export function createDockerDriver(options: DockerDriverOptions): SandboxDriver {
+  const root = path.resolve(options.root);
+  const backups = createBackupStore((s) => path.join(root, String(s.projectId), 'backups'), options.keepBackups ?? 3);
+  return withSandboxRules(createDockerTransport(options), backups);
+}
+
 /**
- * The docker driver: per project a hardened container (`<prefix>-<instance>-<projectId>`) running
+ * The docker transport: per project a hardened container (`<prefix>-<instance>-<projectId>`) running
  * `sleep infinity` as uid 1000 behind an init, with every capability dropped, no-new-privileges, a
  * read-only root, a named volume at `/home/{username}/workspace`, tmpfs at /tmp and the home folder,
  * pids/memory/CPU limits, an optional runtime (gVisor) and no network when networking is off. With
@@ -78,14 +86,12 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', '
  * above all never the Docker socket. Programs run through the exec API. Like the local driver, stop removes
  * the container and its volume (only backups survive), and start restores the newest backup into a new volume.
  */
-export function createDockerDriver(options: DockerDriverOptions): SandboxDriver {
+export function createDockerTransport(options: DockerDriverOptions): SandboxTransport {
   const { docker } = options;
   const root = path.resolve(options.root);
   const names = dockerNames(options.namePrefix ?? 'devops-agents', options.instanceId);
-  const pending = new Set<number>();
 
   const backupsDir = (s: SandboxRef): string => path.join(root, String(s.projectId), 'backups');
-  const backups = createBackupStore(backupsDir, options.keepBackups ?? 3);
   const container = (s: SandboxRef): Docker.Container => docker.getContainer(names.container(s));
 
   /** An engine that cannot be reached becomes `unavailable` (503), naming the engine. */
@@ -310,20 +316,6 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     });
   };
 
-  /**
-   * The newest backup into the (empty) workspace volume. Its files already belong to uid 1000, and the
-   * engine keeps a tar's owners; `copyUIDGID` would make the engine look the user up on its own host.
-   */
-  const restoreLatest = async (s: SandboxRef): Promise<boolean> => {
-    const latest = backups.latest(s);
-    if (!latest) return false;
-    try {
-      await container(s).putArchive(fs.createReadStream(latest), { path: workspaceOf(s.username), noOverwriteDirNonDir: true });
-    } catch (err) {
-      throw new SandboxError('failed', `Restoring the backup failed: ${(err as Error).message}`);
-    }
-    return true;
-  };
 
   /** Removes the project's container, volume and network (each may be missing). */
   const removeAll = async (s: SandboxRef, { volume }: { volume: boolean }): Promise<void> => {
@@ -333,43 +325,54 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
   };
 
   /**
-   * Creates (or starts) the container, fills an empty workspace from the newest backup or afresh, and
-   * links ~/.ssh. When any of it fails, the container is removed — and the volume too when this call made
-   * it or was filling it — so that no Running sandbox with an empty workspace is left behind (a stop would
-   * back it up over the good backup) and a retry does the work again.
+   * Creates (or starts) the container. When that fails, the container is removed — and the volume too
+   * when this call made it — so that a retry does the work again.
    */
-  const bringUp = async (s: SandboxRef): Promise<void> => {
+  const bringUp = async (s: SandboxRef): Promise<boolean> => {
     fs.mkdirSync(backupsDir(s), { recursive: true, mode: 0o700 });
-    pending.add(s.projectId);
     let newVolume = false;
-    let filling = false;
     try {
       const info = await inspect(s);
-      if (!info?.State.Running) {
-        if (!info) {
-          await ensureImage();
-          newVolume = await prepareVolume(s);
-          if (options.network) await ensureNetwork(s);
-          await createContainer(s);
-        }
-        try {
-          await container(s).start();
-        } catch (err) {
-          // 304: already started by a concurrent call.
-          if (statusOf(err) !== 304) throw err;
-        }
-        if (options.network) await restrictEgress(s);
+      if (info?.State.Running) return true;
+      if (!info) {
+        await ensureImage();
+        newVolume = await prepareVolume(s);
+        if (options.network) await ensureNetwork(s);
+        await createContainer(s);
       }
-      if (await workspaceIsEmpty(run, s)) {
-        filling = true;
-        if (!(await restoreLatest(s))) await createFreshWorkspace(run, s);
+      try {
+        await container(s).start();
+      } catch (err) {
+        // 304: already started by a concurrent call.
+        if (statusOf(err) !== 304) throw err;
       }
+      if (options.network) await restrictEgress(s);
+      return false;
+    } catch (err) {
+      await removeAll(s, { volume: newVolume }).catch(() => undefined);
+      throw engineError(err, 'Starting the sandbox');
+    }
+  };
+
+  /**
+   * Ends every process in the container, not only those the driver started (a fork bomb's children
+   * among them): the container is killed and started again with its volume, its firewall set again (the
+   * network namespace is new) and ~/.ssh linked again (the home tmpfs is new).
+   */
+  const quiesce = async (s: SandboxRef): Promise<void> => {
+    processes.end(s.projectId);
+    try {
+      await container(s).kill({ signal: 'SIGKILL' }).catch((err: unknown) => {
+        if (!isConflict(err)) throw err;
+      });
+      await container(s).wait({ condition: 'not-running' }).catch(() => undefined);
+      await container(s).start().catch((err: unknown) => {
+        if (statusOf(err) !== 304) throw err;
+      });
+      if (options.network) await restrictEgress(s);
       await linkSshKeys(run, s);
     } catch (err) {
-      await removeAll(s, { volume: newVolume || filling }).catch(() => undefined);
-      throw engineError(err, 'Starting the sandbox');
-    } finally {
-      pending.delete(s.projectId);
+      throw engineError(err, 'Ending the sandbox processes');
     }
   };
 
@@ -382,7 +385,6 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
     statusChangesOutside: true,
 
     async status(s): Promise<ContainerStatusName> {
-      if (pending.has(s.projectId)) return 'Pending';
       const info = await inspect(s);
       if (!info) return 'NotRunning';
       switch (info.State.Status) {
@@ -400,31 +402,43 @@ export function createDockerDriver(options: DockerDriverOptions): SandboxDriver 
       }
     },
 
-    initialise: bringUp,
-    start: bringUp,
+    up: bringUp,
+    workspaceIsEmpty: (s) => workspaceIsEmpty(run, s),
+    createWorkspace: (s) => createFreshWorkspace(run, s),
+    ready: (s) => linkSshKeys(run, s),
 
-    async stop(s): Promise<void> {
-      pending.add(s.projectId);
+    async writeArchive(s, file): Promise<void> {
+      try {
+        await pipeline(await archiveOf(s, workspaceOf(s.username)), createGzip(), fs.createWriteStream(file, { mode: 0o600 }));
+      } catch (err) {
+        throw engineError(err, 'Archiving the workspace');
+      }
+    },
+
+    /**
+     * Into the (empty) workspace volume. Its files already belong to uid 1000, and the engine keeps a
+     * tar's owners; `copyUIDGID` would make the engine look the user up on its own host.
+     */
+    async restoreArchive(s, file): Promise<void> {
+      try {
+        await container(s).putArchive(fs.createReadStream(file), { path: workspaceOf(s.username), noOverwriteDirNonDir: true });
+      } catch (err) {
+        throw engineError(err, 'Unpacking the archive');
+      }
+    },
+
+    quiesce: async (s) => quiesce(s),
+
+    async down(s): Promise<void> {
       try {
         processes.end(s.projectId);
         await removeAll(s, { volume: true });
       } catch (err) {
         throw engineError(err, 'Stopping the sandbox');
-      } finally {
-        pending.delete(s.projectId);
       }
     },
 
-    /** Refuses an empty workspace: it would become the newest backup and hide the good one. */
-    async backup(s): Promise<BackupResult> {
-      await requireRunning(s);
-      if (await workspaceIsEmpty(run, s)) throw new SandboxError('failed', 'The workspace is empty; the newest backup is kept');
-      return backups.save(s, async (partial) =>
-        pipeline(await archiveOf(s, workspaceOf(s.username)), createGzip(), fs.createWriteStream(partial, { mode: 0o600 })),
-      );
-    },
-
-    lastBackupTime: (s) => backups.lastTime(s),
+    abandon: (s) => removeAll(s, { volume: true }),
 
     ...processes.members,
 

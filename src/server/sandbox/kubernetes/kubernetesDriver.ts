@@ -6,7 +6,8 @@ import { StringDecoder } from 'node:string_decoder';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerStatusName } from '../../../shared/constants/sandbox';
 import { createBackupStore } from '../backups';
-import { SandboxError, type BackupResult, type SandboxDriver, type SandboxRef } from '../driver';
+import { SandboxError, type SandboxDriver, type SandboxRef } from '../driver';
+import { withSandboxRules, type SandboxTransport } from '../rules';
 import { createContainerProcesses, type ExecStream, type TtyConnect } from '../remote/processes';
 import { createFreshWorkspace, linkSshKeys, resolveFolder, workspaceIsEmpty, workspaceOf } from '../remote/workspace';
 import { tarToZip, type EntryFilter } from '../tarToZip';
@@ -91,15 +92,21 @@ const pendingReason = (pod: V1Pod | null): string =>
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The kubernetes driver: the kubernetes transport under the sandbox rules (../rules.ts). */
+export function createKubernetesDriver(options: KubernetesDriverOptions): SandboxDriver {
+  const root = path.resolve(options.root);
+  const backups = createBackupStore((s) => path.join(root, String(s.projectId), 'backups'), options.keepBackups ?? 3);
+  return withSandboxRules(createKubernetesTransport(options), backups);
+}
+
 /**
- * The kubernetes driver: per project a PersistentVolumeClaim (`<prefix>-<projectId>-workspace`) and a
+ * The kubernetes transport: per project a PersistentVolumeClaim (`<prefix>-<projectId>-workspace`) and a
  * hardened pod (`<prefix>-<projectId>`, see `podManifest`) in one namespace; programs run through the
  * exec API. A stop deletes the pod and keeps the claim, so the next start finds the workspace as it was;
  * the backups (a tar.gz made inside the pod, kept on this server like the other drivers') are restored
  * when a start finds the workspace empty — a new claim, or one lost with its cluster.
  */
-export function createKubernetesDriver(options: KubernetesDriverOptions): SandboxDriver {
-  const root = path.resolve(options.root);
+export function createKubernetesTransport(options: KubernetesDriverOptions): SandboxTransport {
   const settings: SandboxPodSettings = {
     namespace: options.namespace,
     namePrefix: options.namePrefix ?? 'devops-agents-sandbox',
@@ -113,8 +120,6 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
   };
   const { namespace } = options;
   const pollMs = options.pollMs ?? 1_000;
-  const pending = new Set<number>();
-  const backups = createBackupStore((s) => path.join(root, String(s.projectId), 'backups'), options.keepBackups ?? 3);
 
   let clients: Promise<KubernetesClients> | null = null;
   /** The cluster, connected once; a failed connection is tried again on the next call. */
@@ -231,12 +236,10 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
   });
   const { run } = processes;
 
-  /** The newest backup, streamed into the empty workspace; `head -c` ends tar's input where the archive does. */
-  const restoreLatest = async (s: SandboxRef): Promise<boolean> => {
-    const latest = backups.latest(s);
-    if (!latest) return false;
+  /** A tar.gz streamed into the empty workspace; `head -c` ends tar's input where the archive does. */
+  const restoreArchive = async (s: SandboxRef, file: string): Promise<void> => {
     const { exec } = await api();
-    const size = fs.statSync(latest).size;
+    const size = fs.statSync(file).size;
     let stderr = '';
     const command = withEnv(['bash', '-c', 'head -c "$1" | tar -xzf - --no-same-owner -C "$2"', 'restore', String(size), workspaceOf(s.username)], {}, true);
     const execution = await openPodExec(exec, target(s), command.argv, {
@@ -245,13 +248,12 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
       onStderr: (chunk) => (stderr = (stderr + chunk.toString('utf8')).slice(-2_000)),
     });
     try {
-      for await (const chunk of fs.createReadStream(latest, { highWaterMark: 256 * 1024 })) await execution.send(chunk as Buffer);
+      for await (const chunk of fs.createReadStream(file, { highWaterMark: 256 * 1024 })) await execution.send(chunk as Buffer);
     } catch {
       // The command ended early: its exit code and stderr say why.
     }
     const code = await execution.exitCode;
-    if (code !== 0) throw new SandboxError('failed', `Restoring the backup failed: ${stderr.trim() || `exit ${code}`}`);
-    return true;
+    if (code !== 0) throw new SandboxError('failed', stderr.trim() || `exit ${code}`);
   };
 
   /** Polls the pod until its sandbox container runs; a pod that can never run is deleted and reported. */
@@ -303,10 +305,9 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
     await createUnlessExists('pod', () => core.createNamespacedPod({ namespace, body: podManifest(settings, s) }));
   };
 
-  const bringUp = async (s: SandboxRef): Promise<void> => {
+  const bringUp = async (s: SandboxRef): Promise<boolean> => {
     let pod = await readPod(s);
-    if (pod && statusOf(pod) === 'Running') return;
-    pending.add(s.projectId);
+    if (pod && statusOf(pod) === 'Running') return true;
     try {
       if (pod?.metadata?.deletionTimestamp) {
         await waitGone(s);
@@ -319,15 +320,17 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
       }
       if (!pod) await createObjects(s);
       await waitRunning(s);
-      if (await workspaceIsEmpty(run, s)) {
-        if (!(await restoreLatest(s))) await createFreshWorkspace(run, s);
-      }
-      await linkSshKeys(run, s);
+      return false;
     } catch (err) {
       throw err instanceof SandboxError ? err : new SandboxError('failed', `Starting the sandbox failed: ${(err as Error).message}`);
-    } finally {
-      pending.delete(s.projectId);
     }
+  };
+
+  /** Deletes the pod and waits for it to be gone; the claim stays. */
+  const down = async (s: SandboxRef): Promise<void> => {
+    processes.end(s.projectId);
+    await deletePod(s);
+    await waitGone(s);
   };
 
   /** A tar of a folder of the workspace, entries relative to it, as a zip; a failed tar fails the zip. */
@@ -349,36 +352,34 @@ export function createKubernetesDriver(options: KubernetesDriverOptions): Sandbo
     statusChangesOutside: true,
 
     async status(s): Promise<ContainerStatusName> {
-      if (pending.has(s.projectId)) return 'Pending';
       const pod = await readPod(s);
       return pod ? statusOf(pod) : 'NotRunning';
     },
 
-    initialise: bringUp,
-    start: bringUp,
+    up: bringUp,
+    workspaceIsEmpty: (s) => workspaceIsEmpty(run, s),
+    createWorkspace: (s) => createFreshWorkspace(run, s),
+    ready: (s) => linkSshKeys(run, s),
 
-    async stop(s): Promise<void> {
-      pending.add(s.projectId);
-      try {
-        processes.end(s.projectId);
-        await deletePod(s);
-        await waitGone(s);
-      } finally {
-        pending.delete(s.projectId);
-      }
+    async writeArchive(s, file): Promise<void> {
+      const { stream, done } = await streamOut(s, ['tar', '-czf', '-', '-C', workspaceOf(s.username), '.']);
+      await pipeline(stream, fs.createWriteStream(file, { mode: 0o600 }));
+      const { code, stderr } = await done;
+      if (code !== 0 && code !== 1) throw new SandboxError('failed', stderr.trim() || `tar exited with ${code}`);
     },
 
-    async backup(s): Promise<BackupResult> {
-      await requireRunning(s);
-      return backups.save(s, async (partial) => {
-        const { stream, done } = await streamOut(s, ['tar', '-czf', '-', '-C', workspaceOf(s.username), '.']);
-        await pipeline(stream, fs.createWriteStream(partial, { mode: 0o600 }));
-        const { code, stderr } = await done;
-        if (code !== 0 && code !== 1) throw new SandboxError('failed', stderr.trim() || `tar exited with ${code}`);
-      });
+    restoreArchive,
+    // Only the processes this server started: the pod itself runs on until `down` (its claim is kept either way).
+    quiesce: async (s) => processes.end(s.projectId),
+    down,
+    /**
+     * The claim was empty before the failed fill: emptied again (a half-restored workspace would otherwise
+     * count as filled at the next start), and the pod deleted.
+     */
+    async abandon(s): Promise<void> {
+      await run(s, ['find', workspaceOf(s.username), '-mindepth', '1', '-delete']).catch(() => undefined);
+      await down(s);
     },
-
-    lastBackupTime: (s) => backups.lastTime(s),
     ...processes.members,
 
     async zipWorkspace(s, options): Promise<Readable> {

@@ -8,7 +8,6 @@ import type { SandboxCommit } from '../../../shared/api/sandbox';
 import type { ContainerStatusName } from '../../../shared/constants/sandbox';
 import {
   SandboxError,
-  type BackupResult,
   type ExecOptions,
   type ExecResult,
   type SandboxDriver,
@@ -18,6 +17,7 @@ import {
 } from '../driver';
 import { execTracker } from '../execTracker';
 import { createBackupStore } from '../backups';
+import { withSandboxRules, type SandboxTransport } from '../rules';
 import { tarToZip, type EntryFilter } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
 import { probeMemoryCgroups, type CgroupProbe } from './memoryCgroup';
@@ -49,19 +49,24 @@ interface Running {
   shells: Set<pty.IPty>;
 }
 
+/** The local driver: the local transport under the sandbox rules (./../rules.ts). */
+export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
+  const root = path.resolve(options.root);
+  const backups = createBackupStore((s) => path.join(root, String(s.projectId), 'backups'), options.keepBackups ?? 3);
+  return withSandboxRules(createLocalTransport(options), backups);
+}
+
 /**
- * The local driver: bubblewrap around a per-project workspace under DATA_DIR/sandboxes/<projectId>.
+ * The local transport: bubblewrap around a per-project workspace under DATA_DIR/sandboxes/<projectId>.
  * Running as root, each project's programs run as a host uid of their own (uidBase + projectId), so
  * process limits are per project and even an escape from the mount namespace finds nothing it owns
- * but its own workspace. A sandbox is Running while its workspace exists; stop archives nothing by
- * itself (the service backs up first) and removes the workspace; start restores the newest backup.
+ * but its own workspace. A sandbox is Running while its workspace exists; `down` removes the workspace.
  */
-export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
+export function createLocalTransport(options: LocalDriverOptions): SandboxTransport {
   const root = path.resolve(options.root);
   const maxOutput = options.maxOutputChars ?? 1_000_000;
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const running = new Map<number, Running>();
-  const pending = new Set<number>();
   /** slirp4netns instances being ended: a shutdown waits for them, so none outlives the server. */
   const endingNetworks = new Set<Promise<void>>();
   const endNetwork = (stop: (() => Promise<void>) | null): void => {
@@ -79,7 +84,6 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
   const dirOf = (s: SandboxRef): string => path.join(root, String(s.projectId));
   const workspaceDir = (s: SandboxRef): string => path.join(dirOf(s), 'workspace');
   const backupsDir = (s: SandboxRef): string => path.join(dirOf(s), 'backups');
-  const backups = createBackupStore(backupsDir, options.keepBackups ?? 3);
   const etcDir = (s: SandboxRef): string => path.join(dirOf(s), 'etc');
   const hostUid = (s: SandboxRef): number | null => (asRoot ? options.uidBase + s.projectId : null);
   const log: NetworkLog = options.log ?? { warn: (message) => process.emitWarning(message, 'SandboxNetwork') };
@@ -214,38 +218,8 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     if (uid !== null) fs.chownSync(dir, uid, uid);
   };
 
-  const restoreLatest = async (s: SandboxRef): Promise<boolean> => {
-    const latest = backups.latest(s);
-    if (!latest) return false;
-    const result = await run(s, ['tar', '-xzf', '-', '--no-same-owner', '-C', workspaceOf(s.username)], {
-      input: fs.createReadStream(latest),
-    });
-    if (result.code !== 0) throw new SandboxError('failed', `Restoring the backup failed: ${result.stderr.trim()}`);
-    return true;
-  };
-
   const git = (s: SandboxRef, args: string[], readOnly = false) =>
     run(s, ['git', ...args], { readOnly, env: GIT_IDENTITY });
-
-
-
-  /** Workspace present (restored or created); serialised per project by the caller's lock. */
-  const bringUp = async (s: SandboxRef): Promise<void> => {
-    ensureLayout(s);
-    if (isRunning(s)) return;
-    pending.add(s.projectId);
-    try {
-      makeWorkspace(s);
-      try {
-        if (!(await restoreLatest(s))) await createFreshWorkspace(run, s);
-      } catch (err) {
-        fs.rmSync(workspaceDir(s), { recursive: true, force: true });
-        throw err;
-      }
-    } finally {
-      pending.delete(s.projectId);
-    }
-  };
 
   const endProcesses = async (projectId: number): Promise<void> => {
     const entry = running.get(projectId);
@@ -283,38 +257,50 @@ export function createLocalDriver(options: LocalDriverOptions): SandboxDriver {
     statusChangesOutside: false,
 
     async status(s): Promise<ContainerStatusName> {
-      if (pending.has(s.projectId)) return 'Pending';
       return isRunning(s) ? 'Running' : 'NotRunning';
     },
 
-    initialise: bringUp,
-    start: bringUp,
-
-    async stop(s): Promise<void> {
-      pending.add(s.projectId);
-      try {
-        await endProcesses(s.projectId);
-        host?.memory.cgroups?.remove(s.projectId);
-        fs.rmSync(workspaceDir(s), { recursive: true, force: true });
-      } finally {
-        pending.delete(s.projectId);
-      }
+    async up(s): Promise<boolean> {
+      ensureLayout(s);
+      if (isRunning(s)) return true;
+      makeWorkspace(s);
+      return false;
     },
 
-    async backup(s): Promise<BackupResult> {
-      requireRunning(s);
-      return backups.save(s, async (partial) => {
-        const child = spawnInside(s, ['tar', '-czf', '-', '-C', workspaceOf(s.username), '.'], { readOnly: true });
-        let stderr = '';
-        child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
-        const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-        await pipeline(child.stdout!, fs.createWriteStream(partial, { mode: 0o600 }));
-        const code = await exited;
-        if (code !== 0 && code !== 1) throw new SandboxError('failed', stderr.trim() || `tar exited with ${code}`);
-      });
+    // Read on the host without following anything: the names in the folder, nothing of their contents.
+    workspaceIsEmpty: async (s) => fs.readdirSync(workspaceDir(s)).length === 0,
+
+    createWorkspace: (s) => createFreshWorkspace(run, s),
+
+    async writeArchive(s, file): Promise<void> {
+      const child = spawnInside(s, ['tar', '-czf', '-', '-C', workspaceOf(s.username), '.'], { readOnly: true });
+      let stderr = '';
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
+      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+      await pipeline(child.stdout!, fs.createWriteStream(file, { mode: 0o600 }));
+      const code = await exited;
+      // GNU tar answers 1 when a file changed while being read; so does bwrap when it could not start tar at
+      // all (no process slot left): the rules read the archive back, which tells the two apart.
+      if (code !== 0 && code !== 1) throw new SandboxError('failed', stderr.trim() || `tar exited with ${code}`);
     },
 
-    lastBackupTime: (s) => backups.lastTime(s),
+    async restoreArchive(s, file): Promise<void> {
+      const result = await run(s, ['tar', '-xzf', '-', '--no-same-owner', '-C', workspaceOf(s.username)], { input: fs.createReadStream(file) });
+      if (result.code !== 0) throw new SandboxError('failed', result.stderr.trim() || `tar exited with ${result.code}`);
+    },
+
+    quiesce: (s) => endProcesses(s.projectId),
+
+    async down(s): Promise<void> {
+      await endProcesses(s.projectId);
+      host?.memory.cgroups?.remove(s.projectId);
+      fs.rmSync(workspaceDir(s), { recursive: true, force: true });
+    },
+
+    async abandon(s): Promise<void> {
+      await endProcesses(s.projectId);
+      fs.rmSync(workspaceDir(s), { recursive: true, force: true });
+    },
 
     async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
       requireRunning(s);

@@ -246,18 +246,23 @@ export function createSandboxService({
       });
     },
 
-    /** Backs up, then stops; a failed backup aborts the stop (409 with the spec's message) and nothing is lost. */
+    /**
+     * The driver's stop: processes ended, a verified backup, then the sandbox ended. A failed backup aborts
+     * the stop (409 with the spec's message and the reason) and nothing is removed.
+     */
     async stop(project: ScopedProject): Promise<ContainerActionResponse> {
       return serial(project, async () => {
         const ref = refOf(project);
         if ((await statusOf(ref)) !== 'Running') return { container_status: await statusOf(ref), message: NOT_RUNNING };
+        let backup;
         try {
-          const { lastSyncTime } = await driver.backup(ref);
-          await upsert(project, { lastSyncTime });
+          backup = await driver.stop(ref);
         } catch (err) {
-          throw new HttpError(409, `${SANDBOX_ERRORS.stop} (${messageOf(err)})`);
+          if (err instanceof SandboxError && err.code === 'backup_failed') throw new HttpError(409, `${SANDBOX_ERRORS.stop} (${messageOf(err.cause ?? err)})`);
+          const status = err instanceof SandboxError && err.code === 'unavailable' ? 503 : 500;
+          throw new HttpError(status, `${SANDBOX_ERRORS.stop} (${messageOf(err)})`);
         }
-        await driver.stop(ref);
+        if (backup) await upsert(project, { lastSyncTime: backup.lastSyncTime });
         return { container_status: await statusOf(ref), message: 'Sandbox stopped' };
       });
     },
