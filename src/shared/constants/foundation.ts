@@ -1,3 +1,5 @@
+import { countOf } from '../plural';
+
 /**
  * Texts, limits and intervals of sign-in, call conventions, the projects home and the workspace frame
  * (part 1 sections 2, 5, 8, 9 and part 2 sections 2, 8, 9). Written once here; the client and the
@@ -27,7 +29,7 @@ export const HOME = {
   creditsButton: 'View & Add Credits',
   searchPlaceholder: 'Search projects...',
   noDescription: 'No description',
-  seeAll: (n: number): string => `See all ${n} projects`,
+  seeAll: (n: number): string => `See all ${countOf(n, 'project')}`,
   showLess: 'Show less',
   paymentBanner: 'Payment successful! Your credits have been added to your account.',
   initialProjectCount: 6,

@@ -1,3 +1,5 @@
+import { countOf } from '../plural';
+
 /**
  * The requirements, architecture and implementation stages, repository analysis, user secrets and the
  * stage flow (part 1 sections 2, 3, 4, 5, 8, 9).
@@ -148,7 +150,7 @@ export const SECRET_MESSAGES = {
   /** 'Successfully saved {n} secret(s)!' */
   saved: (n: number): string => `Successfully saved ${n} secret(s)!`,
   /** 'Saved {n} secrets, {m} failed' */
-  partiallySaved: (saved: number, failed: number): string => `Saved ${saved} secrets, ${failed} failed`,
+  partiallySaved: (saved: number, failed: number): string => `Saved ${countOf(saved, 'secret')}, ${failed} failed`,
   failed: 'Failed to save secrets. Please try again.',
 } as const;
 

@@ -1,3 +1,5 @@
+import { countOf } from '../plural';
+
 /**
  * Sandbox initialisation (part 1 sections 4, 5, 8, 9) and sandbox control on the project home
  * (part 2 sections 2, 4, 5, 8, 9).
@@ -98,11 +100,11 @@ export const projectFolderZipName = (username: string): string => {
 export const LAST_BACKUP_TEXT = {
   never: 'Never backed up',
   justNow: 'Just now',
-  minutesAgo: (n: number): string => `${n} minutes ago`,
-  hoursAgo: (n: number): string => `${n} hours ago`,
+  minutesAgo: (n: number): string => `${countOf(n, 'minute')} ago`,
+  hoursAgo: (n: number): string => `${countOf(n, 'hour')} ago`,
   yesterday: 'Yesterday',
   /** Used under 7 days; older backups show a date. */
-  daysAgo: (n: number): string => `${n} days ago`,
+  daysAgo: (n: number): string => `${countOf(n, 'day')} ago`,
 } as const;
 
 const MINUTE_MS = 60_000;

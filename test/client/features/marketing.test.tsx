@@ -65,15 +65,19 @@ describe('landing page', () => {
     expect(scrolled[0]?.id).toBe('trailer');
   });
 
-  it('a demo opens a player that closes by the backdrop or the close button, not by clicks inside; focus returns to its card', async () => {
+  it('a demo opens a player that closes by the backdrop, the close button or Escape, not by clicks inside; focus returns to its card', async () => {
     const { user } = renderApp('/');
     const thumb = await screen.findByRole('button', { name: demoPlayLabel(DEMO_VIDEOS[0]!) });
     await user.click(thumb);
-    const dialog = screen.getByRole('dialog', { name: NO_RECORDING.dialogTitle(DEMO_VIDEOS[0]!.title) });
+    let dialog = screen.getByRole('dialog', { name: NO_RECORDING.dialogTitle(DEMO_VIDEOS[0]!.title) });
     await user.click(dialog);
     await user.click(within(dialog).getByTitle(NO_RECORDING.dialogTitle(DEMO_VIDEOS[0]!.title)));
-    await user.keyboard('{Escape}');
     expect(screen.getByRole('dialog')).toBeInTheDocument();
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(thumb).toHaveFocus();
+    await user.click(thumb);
+    dialog = screen.getByRole('dialog', { name: NO_RECORDING.dialogTitle(DEMO_VIDEOS[0]!.title) });
     await user.click(within(dialog).getByRole('button', { name: LANDING_TEXT.closeVideo }));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     expect(thumb).toHaveFocus();

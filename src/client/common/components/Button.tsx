@@ -28,10 +28,10 @@ export const Button = styled.button.attrs<{ type?: 'button' | 'submit' | 'reset'
   ${({ $variant, theme }) =>
     $variant === 'primary' &&
     css`
-      background: ${theme.colors.primary};
-      border-color: ${theme.colors.primary};
+      background: ${theme.colors.primaryFill};
+      border-color: ${theme.colors.primaryFill};
       color: ${theme.colors.primaryText};
-      &:hover:not(:disabled) { background: ${theme.colors.primaryHover}; }
+      &:hover:not(:disabled) { background: ${theme.colors.primaryFillHover}; }
     `}
   ${({ $variant, theme }) =>
     $variant === 'ghost' &&

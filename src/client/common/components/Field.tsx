@@ -8,7 +8,8 @@ const control = css`
   background: ${({ theme }) => theme.colors.background};
   color: ${({ theme }) => theme.colors.text};
   &::placeholder { color: ${({ theme }) => theme.colors.textMuted}; }
-  &:focus { border-color: ${({ theme }) => theme.colors.focus}; outline: none; }
+  /* The border alone (1 px) is too faint a cue: the outline every other control has, flush with it. */
+  &:focus { border-color: ${({ theme }) => theme.colors.focus}; outline: 2px solid ${({ theme }) => theme.colors.focus}; outline-offset: 0; }
   &[aria-invalid='true'] { border-color: ${({ theme }) => theme.colors.danger}; }
 `;
 

@@ -58,43 +58,45 @@ export function ActivityHeatmap({ today = new Date() }: { today?: Date }): React
       {failed && <ErrorText role="alert">{ACTIVITY.loadError}</ErrorText>}
       <Scroll>
         <Grid ref={gridRef} role="grid" aria-label="Activity in the last 12 months" $weeks={heatmap.weeks.length} onKeyDown={onGridKeyDown}>
-          <Corner />
+          <Corner aria-hidden="true" />
           {heatmap.weeks.map((_, week) => {
             const month = heatmap.months.find((m) => m.week === week);
             return (
-              <MonthLabel key={`m${week}`} style={{ gridColumn: week + 2 }}>
+              <MonthLabel key={`m${week}`} aria-hidden="true" style={{ gridColumn: week + 2 }}>
                 {month?.label ?? ''}
               </MonthLabel>
             );
           })}
+          {/* One row per weekday (the grid pattern: cells in rows), laid out by the grid itself (display: contents). */}
           {ACTIVITY.dayLabels.map((label, weekday) => (
-            <DayLabel key={label} style={{ gridRow: weekday + 2 }}>
-              {label}
-            </DayLabel>
+            <Row key={label} role="row">
+              <DayLabel role="rowheader" style={{ gridRow: weekday + 2 }}>
+                {label}
+              </DayLabel>
+              {heatmap.weeks.map((days, week) => {
+                const day = days[weekday];
+                return day ? (
+                  <Cell
+                    key={day.date}
+                    role="gridcell"
+                    data-date={day.date}
+                    data-level={day.level}
+                    aria-label={ACTIVITY_TEXT.dayTooltip(day.count, day.date)}
+                    $level={day.level}
+                    tabIndex={day.date === activeDate ? 0 : -1}
+                    style={{ gridColumn: week + 2, gridRow: weekday + 2 }}
+                    onFocus={() => {
+                      setFocusedDate(day.date);
+                      setHovered(day);
+                    }}
+                    onBlur={() => setHovered(null)}
+                    onMouseEnter={() => setHovered(day)}
+                    onMouseLeave={() => setHovered(null)}
+                  />
+                ) : null;
+              })}
+            </Row>
           ))}
-          {heatmap.weeks.map((days, week) =>
-            days.map((day, weekday) =>
-              day ? (
-                <Cell
-                  key={day.date}
-                  role="gridcell"
-                  data-date={day.date}
-                  data-level={day.level}
-                  aria-label={ACTIVITY_TEXT.dayTooltip(day.count, day.date)}
-                  $level={day.level}
-                  tabIndex={day.date === activeDate ? 0 : -1}
-                  style={{ gridColumn: week + 2, gridRow: weekday + 2 }}
-                  onFocus={() => {
-                    setFocusedDate(day.date);
-                    setHovered(day);
-                  }}
-                  onBlur={() => setHovered(null)}
-                  onMouseEnter={() => setHovered(day)}
-                  onMouseLeave={() => setHovered(null)}
-                />
-              ) : null,
-            ),
-          )}
         </Grid>
       </Scroll>
       <Footer>
@@ -141,6 +143,10 @@ const MonthLabel = styled.span`
   grid-row: 1;
   white-space: nowrap;
   overflow: visible;
+`;
+
+const Row = styled.div`
+  display: contents;
 `;
 
 const DayLabel = styled.span`

@@ -17,6 +17,8 @@ export interface ChatProps {
   placeholder?: string;
   /** Extra controls in the header (e.g. the repository analysis button). */
   actions?: ReactNode;
+  /** The title's heading level: h2 in a page that has its own h1, h1 where the chat is the page. */
+  headingLevel?: 'h1' | 'h2';
   /** Shown above the messages while the conversation is empty. */
   intro?: ReactNode;
   /** Sends the message instead of the common chat saga (a chat with its own turn, e.g. the DevOps Helper). */
@@ -30,7 +32,7 @@ export interface ChatProps {
  * assistant, Enter sends and Shift+Enter breaks the line, a streaming reply disables the input and
  * Send and shows Stop; the Thread ID and the answering model are shown.
  */
-export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, onSend, renderAfter }: ChatProps): ReactElement {
+export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, onSend, renderAfter, headingLevel = 'h2' }: ChatProps): ReactElement {
   const dispatch = useAppDispatch();
   const thread = useAppSelector((state) => selectChatThread(state, chatKey));
   const [draft, setDraft] = useState('');
@@ -70,7 +72,9 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
     <ChatCard aria-labelledby={headingId}>
       <Header>
         <div>
-          <h2 id={headingId}>{title}</h2>
+          <Title as={headingLevel} id={headingId}>
+            {title}
+          </Title>
           <Meta>
             {thread.model && (
               <span>
@@ -87,7 +91,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
         {actions && <HeaderActions>{actions}</HeaderActions>}
       </Header>
 
-      <Messages ref={listRef} aria-label={`${title} messages`} aria-live="polite" aria-busy={streaming}>
+      <Messages ref={listRef} aria-label={`${title} messages`} aria-live="polite" aria-busy={streaming} tabIndex={0}>
         {thread.messages.length === 0 && intro && <Intro>{intro}</Intro>}
         {thread.messages.map((message) => (
           <Fragment key={message.id}>
@@ -197,6 +201,10 @@ const Messages = styled.ol`
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(3)};
+`;
+
+const Title = styled.h2`
+  font-size: ${({ theme }) => theme.fontSizes.lg};
 `;
 
 const Intro = styled.li`

@@ -13,6 +13,10 @@ import { agentName } from './agentNames';
 import { CostChart } from './CostChart';
 import { useGetTokenUsageQuery, useProjectCosts } from './costsApi';
 
+/** The intelligence costs table's columns; on a phone each row lists them as label and value. */
+const COLUMNS = ['Agent', 'Model', 'Input tokens', 'Output tokens', 'Cost'] as const;
+const COSTS_TABLE_LABEL = 'Costs by agent and model';
+
 /** Part 2 section 2: `returnTo=home` goes back to the project home, anything else to the workspace. */
 export function costsReturnPath(projectId: string, returnTo: string | null): string {
   return returnTo === COSTS.returnToHome ? `/app/${projectId}/home` : `/app/${projectId}`;
@@ -67,29 +71,29 @@ export function CostsPage(): ReactElement {
         {usage.data && usage.data.breakdown.length === 0 && <MutedText>{COSTS.noUsage}</MutedText>}
         {usage.data && usage.data.breakdown.length > 0 && (
           <>
-            <TableScroll>
-            <Table>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Input tokens</th>
-                  <th scope="col">Output tokens</th>
-                  <th scope="col">Cost</th>
-                </tr>
-              </thead>
-              <tbody>
-                {usage.data.breakdown.map((line) => (
-                  <tr key={`${line.agent}/${line.model}`}>
-                    <td>{agentName(line.agent)}</td>
-                    <td>{line.model}</td>
-                    <td>{line.input_tokens.toLocaleString()}</td>
-                    <td>{line.output_tokens.toLocaleString()}</td>
-                    <td>{formatCost(line.cost)}</td>
+            <TableScroll role="region" aria-label={COSTS_TABLE_LABEL} tabIndex={0}>
+              <Table>
+                <thead>
+                  <tr>
+                    {COLUMNS.map((column) => (
+                      <th key={column} scope="col">
+                        {column}
+                      </th>
+                    ))}
                   </tr>
-                ))}
-              </tbody>
-            </Table>
+                </thead>
+                <tbody>
+                  {usage.data.breakdown.map((line) => (
+                    <tr key={`${line.agent}/${line.model}`}>
+                      {[agentName(line.agent), line.model, line.input_tokens.toLocaleString(), line.output_tokens.toLocaleString(), formatCost(line.cost)].map((value, i) => (
+                        <td key={COLUMNS[i]} data-label={COLUMNS[i]}>
+                          {value}
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </Table>
             </TableScroll>
             {usage.data.daily && usage.data.daily.length > 0 && (
               <>
@@ -155,6 +159,14 @@ const Table = styled.table`
   margin-bottom: ${({ theme }) => theme.space(4)};
   th, td { text-align: left; padding: ${({ theme }) => theme.space(2)}; border-bottom: 1px solid ${({ theme }) => theme.colors.border}; }
   td:nth-child(n + 3), th:nth-child(n + 3) { text-align: right; font-family: ${({ theme }) => theme.fonts.mono}; }
+  /* A phone has no room for five columns: each row becomes label/value lines, the cost among them, none cut off. */
+  @media (max-width: ${PHONE_MAX_WIDTH}px) {
+    thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+    tr { display: grid; grid-template-columns: auto minmax(0, 1fr); padding: ${({ theme }) => theme.space(2)} 0; border-bottom: 1px solid ${({ theme }) => theme.colors.border}; }
+    td { display: contents; }
+    td::before { content: attr(data-label); color: ${({ theme }) => theme.colors.textMuted}; padding-right: ${({ theme }) => theme.space(3)}; }
+    td:nth-child(n) { text-align: right; overflow-wrap: anywhere; }
+  }
 `;
 
 const Notices = styled.ul`

@@ -19,7 +19,7 @@ export function DevopsHelperPage(): ReactElement {
           {DEVOPS_HELPER.backToHome}
         </Button>
       </Bar>
-      <DevopsHelperPanel projectId={Number(projectId)} onDecline={() => navigate(home)} />
+      <DevopsHelperPanel projectId={Number(projectId)} onDecline={() => navigate(home)} headingLevel="h1" />
     </Page>
   );
 }
@@ -32,5 +32,8 @@ const Page = styled.main`
 
 const Bar = styled.div`
   display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(3)};
   margin-bottom: ${({ theme }) => theme.space(3)};
 `;

@@ -18,13 +18,15 @@ export interface DevopsHelperPanelProps {
   projectId: number;
   /** Leaving without accepting the notice (the page goes back to the project home). */
   onDecline: () => void;
+  /** h1 on the full page (the chat is the page), h2 in the project home's panel. */
+  headingLevel?: 'h1' | 'h2';
 }
 
 /**
  * The DevOps Helper chat (part 2 sections 2 and 4): the 'Important Notice' first (until accepted on this
  * page), then the chat with approval cards from the approval socket, which is open while the panel is.
  */
-export function DevopsHelperPanel({ projectId, onDecline }: DevopsHelperPanelProps): ReactElement {
+export function DevopsHelperPanel({ projectId, onDecline, headingLevel }: DevopsHelperPanelProps): ReactElement {
   useInjectSaga(chatSaga, devopsHelperSaga);
   const dispatch = useAppDispatch();
   const key = devopsHelperChatKey(projectId);
@@ -72,6 +74,7 @@ export function DevopsHelperPanel({ projectId, onDecline }: DevopsHelperPanelPro
         intro={DEVOPS_HELPER.intro}
         onSend={(message) => dispatch(messageSubmitted({ projectId, message }))}
         renderAfter={renderAfter}
+        {...(headingLevel ? { headingLevel } : {})}
       />
       {early.length > 0 && (
         <EarlyList>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactElement } from 'react';
+import { useCallback, useEffect, useRef, type ReactElement } from 'react';
 import { createPortal } from 'react-dom';
 import styled from 'styled-components';
 import { LANDING_PAGE, LANDING_TEXT, type DemoVideo } from '../../../shared/constants';
@@ -22,8 +22,8 @@ export function demoPlayLabel(video: DemoVideo): string {
 
 /**
  * The 'Watch Us Deploy' player: an embedded autoplay player of the video host when the demo has a
- * video id, else our own trailer. It closes by the backdrop or the close button only (part 2
- * section 2): clicks inside the content do not close it.
+ * video id, else our own trailer. It closes by the backdrop or the close button (part 2 section 2),
+ * and by Escape as every dialog does; clicks inside the content do not close it.
  */
 export function DemoVideoModal({ video, onClose }: { video: DemoVideo; onClose: () => void }): ReactElement {
   const closeRef = useRef<HTMLButtonElement>(null);
@@ -35,10 +35,18 @@ export function DemoVideoModal({ video, onClose }: { video: DemoVideo; onClose: 
     return () => opener?.focus();
   }, [video.id]);
   const title = video.videoId ? video.title : NO_RECORDING.dialogTitle(video.title);
-  const close = (): void => {
+  const close = useCallback((): void => {
     track('demo_video_close', { id: video.id });
     onClose();
-  };
+  }, [video.id, onClose]);
+  // On the document: the player (a video element) takes focus and keys while it plays.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.key === 'Escape') close();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [close]);
   return createPortal(
     <Backdrop data-testid="video-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
       <Content role="dialog" aria-modal="true" aria-label={title}>

@@ -65,7 +65,7 @@ function PlanCard({ projectId }: { projectId: number }): ReactElement {
           {data.plan && (
             <details>
               <summary>Show the plan</summary>
-              <PlanText>{data.plan}</PlanText>
+              <PlanText tabIndex={0}>{data.plan}</PlanText>
             </details>
           )}
         </>

@@ -195,7 +195,7 @@ function machineFor(facts: Facts, memoryMb: number, diskGb: number, minCpus = 1)
   }
   return {
     provider,
-    providerLabel: facts.sshTarget ? `Your existing server ${sshTargetLabel(facts.sshTarget)}` : PROVIDER_LABELS[provider],
+    providerLabel: facts.sshTarget ? `your existing server ${sshTargetLabel(facts.sshTarget)}` : PROVIDER_LABELS[provider],
     region: facts.region ?? DEFAULT_REGIONS[provider],
     instanceType,
     memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,

@@ -95,7 +95,8 @@ export function MermaidDiagram({ source }: { source: string }): ReactElement {
   }, [svg]);
 
   return (
-    <Figure role="figure" aria-label="Diagram" aria-busy={svg === null && !failed}>
+    // Focusable: a diagram wider than its column scrolls, and a keyboard must be able to scroll it.
+    <Figure role="figure" aria-label="Diagram" aria-busy={svg === null && !failed} tabIndex={0}>
       {svg !== null ? <div ref={figureRef} /> : <pre><code>{source}</code></pre>}
       {failed && <Note>The diagram could not be drawn; its source is shown.</Note>}
     </Figure>

@@ -1,4 +1,4 @@
-import type { ReactElement } from 'react';
+import { useEffect, useRef, type ReactElement } from 'react';
 import styled, { css } from 'styled-components';
 import { DEVOPS_HELPER, DEVOPS_HELPER_APPROVAL } from '../../../../shared/constants';
 import { useAppDispatch } from '../../../app/hooks';
@@ -16,6 +16,11 @@ export function ApprovalCard({ chatKey, item }: { chatKey: string; item: Approva
   const dispatch = useAppDispatch();
   const [decide] = useDecideApprovalMutation();
   const waiting = item.status === 'pending';
+  // A request that waits is brought into view (the message list and the page), with its Approve and Deny.
+  const cardRef = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (waiting && typeof cardRef.current?.scrollIntoView === 'function') cardRef.current.scrollIntoView({ block: 'nearest' });
+  }, [waiting]);
 
   const onDecide = async (approved: boolean): Promise<void> => {
     dispatch(approvalDecisionSent({ key: chatKey, id: item.id }));
@@ -30,7 +35,7 @@ export function ApprovalCard({ chatKey, item }: { chatKey: string; item: Approva
   };
 
   return (
-    <Card data-role="approval" aria-label={DEVOPS_HELPER_APPROVAL.title} $dangerous={Boolean(item.dangerousReason)}>
+    <Card ref={cardRef} data-role="approval" aria-label={DEVOPS_HELPER_APPROVAL.title} $dangerous={Boolean(item.dangerousReason)}>
       <Title>{DEVOPS_HELPER_APPROVAL.title}</Title>
       <Command>{item.command}</Command>
       {item.dangerousReason && <Caution role="alert">{DEVOPS_HELPER_APPROVAL.dangerous(item.dangerousReason)}</Caution>}

@@ -10,6 +10,7 @@ import { ConfirmButton } from './ConfirmButton';
 import { CurrentRequirements } from './CurrentRequirements';
 import { SecretsForm } from './SecretsForm';
 import { Panel, PanelHeader } from './StageLayout';
+import { tabKeyTarget } from '../../../common/tabKeys';
 
 type TabId = 'current' | 'analysis' | 'secrets';
 const TAB_ORDER: TabId[] = ['current', 'analysis', 'secrets'];
@@ -39,10 +40,9 @@ export function RequirementsPanel({ projectId }: { projectId: number }): ReactEl
   const active: TabId = enabled[chosen] ? chosen : 'current';
 
   const onTabKeyDown = (event: KeyboardEvent<HTMLButtonElement>): void => {
-    if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
-    const available = TAB_ORDER.filter((tab) => enabled[tab]);
-    const step = event.key === 'ArrowRight' ? 1 : -1;
-    const next = available[(available.indexOf(active) + step + available.length) % available.length];
+    const next = tabKeyTarget(event.key, TAB_ORDER.filter((tab) => enabled[tab]), active);
+    if (next === null) return;
+    event.preventDefault();
     setChosen(next);
     tabRefs.current[next]?.focus();
   };
@@ -95,10 +95,10 @@ export function RequirementsPanel({ projectId }: { projectId: number }): ReactEl
   );
 }
 
-/** One row of tabs: on a narrow panel it scrolls rather than wrapping a tab under the others. */
+/** The tabs wrap on a narrow panel: a strip that scrolled sideways hid a tab with no cue that it was there. */
 const TabList = styled.div`
   display: flex;
-  overflow-x: auto;
+  flex-wrap: wrap;
   gap: ${({ theme }) => theme.space(1)};
   border-bottom: 1px solid ${({ theme }) => theme.colors.border};
 `;
@@ -123,7 +123,7 @@ const Badge = styled.span`
   min-width: 18px;
   padding: 0 ${({ theme }) => theme.space(1.5)};
   border-radius: ${({ theme }) => theme.radii.round};
-  background: ${({ theme }) => theme.colors.danger};
+  background: ${({ theme }) => theme.colors.dangerFill};
   color: ${({ theme }) => theme.colors.primaryText};
   font-size: ${({ theme }) => theme.fontSizes.xs};
   line-height: 18px;

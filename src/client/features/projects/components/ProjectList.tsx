@@ -120,7 +120,8 @@ const SearchInput = styled.input`
   border: 1px solid ${({ theme }) => theme.colors.border};
   background: ${({ theme }) => theme.colors.surface};
   &::placeholder { color: ${({ theme }) => theme.colors.textMuted}; }
-  &:focus { border-color: ${({ theme }) => theme.colors.focus}; outline: none; }
+  /* The border alone (1 px) is too faint a cue: the outline every other control has, flush with it. */
+  &:focus { border-color: ${({ theme }) => theme.colors.focus}; outline: 2px solid ${({ theme }) => theme.colors.focus}; outline-offset: 0; }
   &::-webkit-search-cancel-button { display: none; }
 `;
 
