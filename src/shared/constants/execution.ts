@@ -1,3 +1,5 @@
+import { countOf } from '../plural';
+
 /** The execution stage: progress, step cards, approvals and auto-retry (part 2 sections 2, 3, 4, 8, 9). */
 
 /** Step statuses. `rejected` is the server's answer to a rejected step; the client styles it like failed. */
@@ -11,10 +13,12 @@ export const EXECUTION = {
   /** Fixed message of the implementation confirm's execution trigger. */
   triggerMessage: 'Start execution',
   progressPollMs: 5_000,
-  /** Ours: the progress poll while a step runs, so its output streams into its card. */
-  liveProgressPollMs: 1_000,
   /** Lines of step output shown before 'View Full Output'. */
   outputPreviewLines: 5,
+  /** Ours: a running step shows its newest this many lines. */
+  liveOutputLines: 12,
+  /** Ours: a running step silent this long says what it last printed, and since when. */
+  quietAfterMs: 30_000,
   /** A failed step is re-executed automatically at most this many times. */
   autoRetryMax: 3,
   /** Local storage key of the per-step retry counts (a JSON map of step number to count). */
@@ -31,16 +35,23 @@ export const EXECUTION_TEXT = {
   changeDraft: (n: number): string => `Change step ${n}: `,
   runningFor: (duration: string): string => `Running for ${duration}`,
   tookFor: (duration: string): string => `Took ${duration}`,
+  /** Ours: a running step that has printed nothing for a while: what it said last, as it waits. */
+  quietFor: (line: string, duration: string): string => `Waiting, nothing new for ${duration}. Last output: ${line}`,
   currentExecution: 'Current Execution',
   lastExecuted: 'Last Executed',
   none: 'None',
   autoApprove: 'Auto-Approve All Steps',
   autoRetry: 'Auto-Retry Failed Steps',
+  /** Ours: why Auto-Retry left the first failed step to the person. */
+  autoRetrySkipped: (n: number, reason: 'dangerous' | 'exhausted', max: number): string =>
+    reason === 'dangerous'
+      ? `Auto-Retry skipped step ${n}: it needs your explicit approval (flagged dangerous). Re-execute it yourself if it is right.`
+      : `Auto-Retry skipped step ${n}: it already failed after ${countOf(max, 'automatic retry', 'automatic retries')}. Change it or re-execute it yourself.`,
   noSteps: 'No execution steps available',
   /** 'Execution Step N', the default step description. */
   stepDefault: (n: number): string => `Execution Step ${n}`,
   /** 'N / total steps completed' */
-  completedCount: (completed: number, total: number): string => `${completed} / ${total} steps completed`,
+  completedCount: (completed: number, total: number): string => `${completed} / ${countOf(total, 'step')} completed`,
   promptLabel: 'Step to be executed by the execution agent',
   commandLabel: 'Command to be executed',
   outputLabel: 'Output from the execution agent',

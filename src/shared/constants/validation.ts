@@ -1,3 +1,5 @@
+import { countOf } from '../plural';
+
 /** The validation stage (part 2 sections 2, 4, 8, 9). */
 
 export const VALIDATION = {
@@ -20,8 +22,10 @@ export const VALIDATION_TEXT = {
   noSteps: 'No validation steps available',
   /** 'Validation Step N', the default step description. */
   stepDefault: (n: number): string => `Validation Step ${n}`,
+  /** Ours: the spec labels the execution step's prompt for its agent; a validation step's is the check it makes. */
+  promptLabel: 'Check made by the validation agent',
   /** 'X / N steps completed' */
-  completedCount: (completed: number, total: number): string => `${completed} / ${total} steps completed`,
+  completedCount: (completed: number, total: number): string => `${completed} / ${countOf(total, 'step')} completed`,
   validated: 'Infrastructure Successfully Validated!',
   viewDetails: 'View Infrastructure Details',
   generatingDocumentation: 'Generating Infrastructure Documentation...',

@@ -1,6 +1,6 @@
 import { waitFor } from '@testing-library/react';
 import { executionApi } from '../../../src/client/features/execution/executionApi';
-import { nextAutoApproval, nextAutoRetry, toViewSteps } from '../../../src/client/features/execution/executionModel';
+import { autoRetryDecision, nextAutoApproval, toViewSteps } from '../../../src/client/features/execution/executionModel';
 import { autoApproveToggled, autoRetryToggled, selectPendingActions } from '../../../src/client/features/execution/executionSlice';
 import { EXECUTION, INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import { makeAppStore } from '../utils/store';
@@ -44,13 +44,20 @@ describe('auto-approve and auto-retry rules', () => {
     ]);
   });
 
-  it('retries only the first failed step, while its count is under the limit', () => {
+  it('retries only the first failed step, while its count is under the limit, and names the step it leaves', () => {
     const steps = toViewSteps([makeStep(1, { status: 'failed' }), makeStep(2, { status: 'failed' })]);
-    expect(nextAutoRetry(steps, {}, 3, 7)?.number).toBe(1);
-    expect(nextAutoRetry(steps, { '7:1': 2 }, 3, 7)?.number).toBe(1);
-    expect(nextAutoRetry(steps, { '7:1': 3 }, 3, 7)).toBeNull();
+    const retried = (counts: Record<string, number>): number | undefined => {
+      const decision = autoRetryDecision(steps, counts, 3, 7);
+      return decision && 'retry' in decision ? decision.retry.number : undefined;
+    };
+    expect(retried({})).toBe(1);
+    expect(retried({ '7:1': 2 })).toBe(1);
+    expect(autoRetryDecision(steps, { '7:1': 3 }, 3, 7)).toEqual({ skip: expect.objectContaining({ number: 1 }), reason: 'exhausted' });
     // Another project's retries of its step 1 are its own.
-    expect(nextAutoRetry(steps, { '8:1': 3 }, 3, 7)?.number).toBe(1);
+    expect(retried({ '8:1': 3 })).toBe(1);
+    const dangerous = toViewSteps([makeStep(1, { status: 'failed', dangerous_reason: 'deletes /etc' })]);
+    expect(autoRetryDecision(dangerous, {}, 3, 7)).toEqual({ skip: expect.objectContaining({ number: 1 }), reason: 'dangerous' });
+    expect(autoRetryDecision(toViewSteps([makeStep(1, { status: 'completed' })]), {}, 3, 7)).toBeNull();
   });
 });
 

@@ -39,6 +39,17 @@ async function refetch(store: ReturnType<typeof renderWithProviders>['store']): 
   });
 }
 
+/** The execution stage with its chat opened, as the person opens it (it is closed at first). */
+async function renderStageWithChat(): Promise<ReturnType<typeof renderWithProviders>> {
+  const rendered = renderWithProviders(
+    <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
+    { route },
+  );
+  expect(screen.queryByRole('tab')).toBeNull();
+  await rendered.user.click(await screen.findByRole('button', { name: /Open the agent chat/ }));
+  return rendered;
+}
+
 const LONG_OUTPUT = ['line 1', 'line 2', 'line 3', 'line 4', 'line 5', 'line 6', 'line 7'].join('\n');
 
 beforeEach(() => sessionStorage.setItem(INSTALLATION_ID_KEY, '42'));
@@ -208,6 +219,8 @@ describe('step cards', () => {
     const fake = useFakeExecution(makeProgress([makeStep(2, { status: 'rejected' })]));
     const { user, store } = renderPanel();
     await screen.findByText(EXECUTION_TEXT.stepDefault(2));
+    // A rejected step is not the current one: its body opens on request.
+    await user.click(within(card(2)).getByRole('button', { name: /Execution Step 2/ }));
     await user.click(within(card(2)).getByRole('button', { name: EXECUTION_TEXT.changeWithAgent }));
     expect(store.getState().execution?.offeredDraft?.text).toBe('Change step 2: ');
     await user.click(within(card(2)).getByRole('button', { name: EXECUTION_TEXT.reExecute }));
@@ -372,10 +385,7 @@ describe('execution chat panel', () => {
       ],
       replyStarts,
     );
-    const { user } = renderWithProviders(
-      <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
-      { route },
-    );
+    const { user } = await renderStageWithChat();
     expect(screen.getAllByRole('tab').map((tab) => tab.textContent)).toEqual([...TERMINAL.tabs]);
     expect(screen.getByRole('tab', { name: 'Chat' })).toHaveAttribute('aria-selected', 'true');
 
@@ -400,10 +410,7 @@ describe('execution chat panel', () => {
       ],
     });
     const seen = serveAgent(['{"event":"on_chat_model_stream","thread_id":"t-stored","chunk":{"content":"Still taken."}}', '{"event":"on_chat_model_end","thread_id":"t-stored"}']);
-    const { user } = renderWithProviders(
-      <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
-      { route },
-    );
+    const { user } = await renderStageWithChat();
     const messages = screen.getByRole('list', { name: 'Messages' });
     expect(await within(messages).findByText('Step 1 failed: the port is taken.')).toBeInTheDocument();
     expect(within(messages).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['Why did step 1 fail?', 'Step 1 failed: the port is taken.']);
@@ -435,10 +442,7 @@ describe('execution chat panel', () => {
       }),
     );
     serveAgent(['{"event":"on_chat_model_stream","thread_id":"t-1","chunk":{"content":"Live answer"}}', '{"event":"on_chat_model_end","thread_id":"t-1"}']);
-    const { user } = renderWithProviders(
-      <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
-      { route },
-    );
+    const { user } = await renderStageWithChat();
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Live question{Enter}');
     const messages = screen.getByRole('list', { name: 'Messages' });
     expect(await within(messages).findByText('Live answer')).toBeInTheDocument();
@@ -456,10 +460,7 @@ describe('execution chat panel', () => {
     useFakeExecution(makeProgress([]));
     server.use(http.get(api('/execution/agent'), () => HttpResponse.json({ detail: 'Out of credits' }, { status: 500 })));
     jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    const { user } = renderWithProviders(
-      <ExecutionStage projectId={PROJECT} project={makeProject({ id: PROJECT })} stage={makeStages()[3]} stages={makeStages()} />,
-      { route },
-    );
+    const { user } = await renderStageWithChat();
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'hello{Enter}');
     expect(await screen.findByText(CHAT.errorReply)).toBeInTheDocument();
 

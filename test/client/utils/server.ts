@@ -68,7 +68,41 @@ const chatThreadHandler = (path: 'execution' | 'devops-helper') =>
     return unauthorised(request) ?? HttpResponse.json(db.chatThreads.get(key) ?? { thread_id: null, model: 'offline-planner', messages: [] });
   });
 
+/** The open GET /api/terminal/commands streams: `sendCommandFrame` writes to each. */
+const commandStreams = new Set<ReadableStreamDefaultController<Uint8Array>>();
+
+/** Sends one frame (a TerminalStreamEvent) on every open command stream, as the server does when a step runs. */
+export function sendCommandFrame(frame: object): void {
+  const bytes = new TextEncoder().encode(`data: ${JSON.stringify(frame)}\n\n`);
+  for (const controller of commandStreams) controller.enqueue(bytes);
+}
+
+/** GET /api/terminal/commands: open until the page closes it; frames come from `sendCommandFrame`. */
+const commandsHandler = http.get(api('/terminal/commands'), ({ request }) => {
+  let own: ReadableStreamDefaultController<Uint8Array> | null = null;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      own = controller;
+      commandStreams.add(controller);
+      controller.enqueue(new TextEncoder().encode(': connected\n\n'));
+      request.signal.addEventListener('abort', () => {
+        commandStreams.delete(controller);
+        try {
+          controller.close();
+        } catch {
+          // Already closed.
+        }
+      });
+    },
+    cancel() {
+      if (own) commandStreams.delete(own);
+    },
+  });
+  return new HttpResponse(stream, { headers: { 'Content-Type': 'text/event-stream' } });
+});
+
 export const handlers = [
+  commandsHandler,
   chatThreadHandler('execution'),
   chatThreadHandler('devops-helper'),
   http.get<never, never, UserProfile | ErrorResponse>(api('/github/user'), ({ request }) => {

@@ -1,53 +1,80 @@
-import type { ReactElement } from 'react';
+import { useState, type ReactElement } from 'react';
 import styled from 'styled-components';
 import { EXECUTION_TEXT } from '../../../shared/constants';
+import { useAppSelector } from '../../app/hooks';
 import { useInjectSaga } from '../../app/injectSaga';
+import { Button } from '../../common/components/Button';
 import { Card } from '../../common/components/Card';
 import { MutedText } from '../../common/components/Layout';
 import type { StagePanelProps } from '../stages/types';
 import { ExecutionChatPanel } from './components/ExecutionChatPanel';
 import { ExecutionProgressPanel } from './components/ExecutionProgressPanel';
 import { executionSaga } from './executionSaga';
+import { selectOfferedDraft } from './executionSlice';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
 import { ToolPreflightNotice } from '../sandbox/ToolPreflightNotice';
 
 /** Ours: the spec leaves the execution chat's title and placeholder to the caller. */
 const CHAT_TITLE = 'Execution Agent';
 const CHAT_PLACEHOLDER = 'Ask the execution agent about the run, or ask it to change a step...';
+const OPEN_CHAT = 'Open the agent chat and terminal';
 
 /**
  * The execution stage (part 2 section 2): the execution progress panel with its step cards across the
- * whole width, and the chat panel (Chat and Terminal tabs) docked at the bottom of the window so that
- * it stays in view while the steps scroll, with room for a terminal of 100+ columns. The side card the
- * spec gives this stage follows the steps.
+ * whole width, so the step that waits is what the person sees. The chat panel (Chat and Terminal tabs)
+ * opens only when asked (its button, or a card's 'Change with the agent'): beside the steps on a wide
+ * screen (its width adjustable), under them on a narrow one, never over them. The side card the spec
+ * gives this stage follows the steps.
  */
 export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
   useInjectSaga(executionSaga);
+  const [chatOpen, setChatOpen] = useState(false);
+  const offered = useAppSelector(selectOfferedDraft);
+  // A card's 'Change with the agent' opens the chat (state adjusted while rendering, once per offer).
+  const [seenOffer, setSeenOffer] = useState(offered?.id);
+  if (offered && offered.id !== seenOffer) {
+    setSeenOffer(offered.id);
+    setChatOpen(true);
+  }
   return (
-    <DockedLayout>
+    <Columns $chat={chatOpen}>
       <WorkArea>
         {/* Shown only while (or after a failed) sandbox preparation for this project: nothing once it is done. */}
         <SandboxInitStatus projectId={projectId} />
         <ToolPreflightNotice projectId={projectId} />
-        <ExecutionProgressPanel projectId={projectId} />
+        <ExecutionProgressPanel
+          projectId={projectId}
+          actions={
+            chatOpen ? undefined : (
+              <Button $size="sm" onClick={() => setChatOpen(true)}>
+                {OPEN_CHAT}
+              </Button>
+            )
+          }
+        />
         <Card aria-label={EXECUTION_TEXT.comingSoon}>
           <h3>{EXECUTION_TEXT.comingSoon}</h3>
           <MutedText>{EXECUTION_TEXT.comingSoonDescription}</MutedText>
         </Card>
       </WorkArea>
-      <ExecutionChatPanel projectId={projectId} title={CHAT_TITLE} placeholder={CHAT_PLACEHOLDER} docked />
-    </DockedLayout>
+      {chatOpen && (
+        <ChatColumn>
+          <ExecutionChatPanel projectId={projectId} title={CHAT_TITLE} placeholder={CHAT_PLACEHOLDER} onClose={() => setChatOpen(false)} />
+        </ChatColumn>
+      )}
+    </Columns>
   );
 }
 
-/**
- * The work and its dock: the dock is the last child and sticks to the bottom of the window while the
- * work above it scrolls with the page (and sits in its own place once the end is reached).
- */
-const DockedLayout = styled.div`
-  display: flex;
-  flex-direction: column;
+/** The steps, and the chat beside them when open (under them below 1100 px). */
+const Columns = styled.div<{ $chat: boolean }>`
+  display: grid;
+  grid-template-columns: ${({ $chat }) => ($chat ? 'minmax(0, 1fr) auto' : 'minmax(0, 1fr)')};
   gap: ${({ theme }) => theme.space(5)};
+  align-items: start;
+  @media (max-width: 1100px) {
+    grid-template-columns: minmax(0, 1fr);
+  }
 `;
 
 const WorkArea = styled.div`
@@ -56,6 +83,31 @@ const WorkArea = styled.div`
   gap: ${({ theme }) => theme.space(5)};
   min-width: 0;
   h3 { font-size: ${({ theme }) => theme.fontSizes.md}; margin-bottom: ${({ theme }) => theme.space(1)}; }
+`;
+
+/**
+ * Sticks in view while the steps scroll; the person drags its corner to make it wider or narrower
+ * (CSS resize), within a third to a half of the window.
+ */
+const ChatColumn = styled.div`
+  position: sticky;
+  top: ${({ theme }) => theme.space(4)};
+  width: 420px;
+  min-width: 320px;
+  max-width: 50vw;
+  height: calc(100vh - ${({ theme }) => theme.space(8)});
+  resize: horizontal;
+  overflow: hidden;
+  direction: rtl;
+  > * { direction: ltr; }
+  @media (max-width: 1100px) {
+    position: static;
+    width: auto;
+    max-width: none;
+    height: 70vh;
+    resize: none;
+    direction: ltr;
+  }
 `;
 
 /**

@@ -87,19 +87,34 @@ export function nextAutoApproval(steps: readonly ViewStep[]): ViewStep | null {
   return next;
 }
 
+/** What auto-retry does with a progress answer: re-run a step, leave one (saying why), or nothing (no failed step). */
+export type AutoRetryDecision = { retry: ViewStep } | { skip: ViewStep; reason: 'dangerous' | 'exhausted' } | null;
+
 /**
  * Auto-retry (part 2 section 4): the first failed step, if it has been retried fewer than `max` times.
  * Only the first failed step is considered; a dangerous one is left to the user, as for auto-approve.
+ * A step left alone is named with the reason, so the toggle can say why nothing happened.
  */
-export function nextAutoRetry(
+export function autoRetryDecision(
   steps: readonly ViewStep[],
   retryCounts: Readonly<Record<string, number>>,
   max: number,
   projectId: number,
-): ViewStep | null {
+): AutoRetryDecision {
   const failed = steps.find((step) => step.status === 'failed');
-  if (!failed || failed.dangerousReason) return null;
-  return (retryCounts[retryKey(projectId, failed.number)] ?? 0) < max ? failed : null;
+  if (!failed) return null;
+  if (failed.dangerousReason) return { skip: failed, reason: 'dangerous' };
+  return (retryCounts[retryKey(projectId, failed.number)] ?? 0) < max ? { retry: failed } : { skip: failed, reason: 'exhausted' };
+}
+
+/**
+ * The step the person deals with now: the running one, else the first that waits for approval or
+ * failed. Null when none does (all done, or nothing yet).
+ */
+export function currentStepNumber(steps: readonly ViewStep[]): number | null {
+  const running = steps.find((step) => step.status === 'in_progress');
+  if (running) return running.number;
+  return steps.find((step) => step.status === 'waiting_approval' || step.status === 'failed')?.number ?? null;
 }
 
 /** The first `lines` lines of an output, and whether anything was cut. */

@@ -2,17 +2,18 @@ import type { EventChannel } from 'redux-saga';
 import { call, cancelled, put, race, select, take, takeEvery, takeLeading } from 'redux-saga/effects';
 import type { ExecutionProgress } from '../../../shared/api/execution';
 import type { StageId } from '../../../shared/api/stages';
-import { CHAT, EXECUTION, STAGE_INDEX, VALIDATION_ERRORS } from '../../../shared/constants';
+import { CHAT, EXECUTION, EXECUTION_TEXT, STAGE_INDEX, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
 import { completeStageAndMove } from '../stages/stageSagas';
 import { executionApi } from './executionApi';
 import { createExecutionAgentChannel, type AgentStreamMessage } from './executionChannel';
 import { createValidationPlan, triggerValidation } from '../validation/validationSaga';
-import { nextAutoRetry, summarise, toViewSteps } from './executionModel';
+import { autoRetryDecision, summarise, toViewSteps, type AutoRetryDecision } from './executionModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from './stepActionSagas';
 import type { PendingStepActions } from './stepActions';
 import {
   autoApproveToggled,
+  autoRetrySkipped,
   autoRetryToggled,
   chatChunkReceived,
   chatMessageSent,
@@ -72,10 +73,11 @@ export function* autoActions(projectId: number, progress: ExecutionProgress): Ge
   }
   if ((yield select(selectAutoRetry)) as boolean) {
     const pending = (yield select(selectPendingActions)) as PendingStepActions;
-    const failed = nextAutoRetry(steps, (yield call(readRetryCounts)) as Record<string, number>, EXECUTION.autoRetryMax, projectId);
-    if (failed && !pending[String(failed.number)]) {
-      yield call(incrementRetryCount, projectId, failed.number);
-      yield put(request(failed.number, 'reexecute', 'autoRetry'));
+    const decision = autoRetryDecision(steps, (yield call(readRetryCounts)) as Record<string, number>, EXECUTION.autoRetryMax, projectId) as AutoRetryDecision;
+    yield put(autoRetrySkipped(decision && 'skip' in decision ? EXECUTION_TEXT.autoRetrySkipped(decision.skip.number, decision.reason, EXECUTION.autoRetryMax) : null));
+    if (decision && 'retry' in decision && !pending[String(decision.retry.number)]) {
+      yield call(incrementRetryCount, projectId, decision.retry.number);
+      yield put(request(decision.retry.number, 'reexecute', 'autoRetry'));
     }
   }
 }

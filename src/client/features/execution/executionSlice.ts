@@ -31,6 +31,8 @@ const emptyChat = (projectId: number | null): ExecutionChat => ({ projectId, mes
 export interface ExecutionState {
   autoApprove: boolean;
   autoRetry: boolean;
+  /** Why Auto-Retry last left a failed step alone (null when it did not). */
+  autoRetryNote: string | null;
   /** Keyed by step number. */
   pendingActions: Record<string, PendingStepAction>;
   chat: ExecutionChat;
@@ -42,6 +44,7 @@ export interface ExecutionState {
 const initialState: ExecutionState = {
   autoApprove: false,
   autoRetry: false,
+  autoRetryNote: null,
   pendingActions: {},
   chat: emptyChat(null),
   proceed: { status: 'idle', error: null },
@@ -65,6 +68,10 @@ export const executionSlice = createSlice({
     },
     autoRetryToggled(state, action: PayloadAction<boolean>) {
       state.autoRetry = action.payload;
+      if (!action.payload) state.autoRetryNote = null;
+    },
+    autoRetrySkipped(state, action: PayloadAction<string | null>) {
+      state.autoRetryNote = action.payload;
     },
     /** A step card's 'Change with the agent': the chat shows its Chat tab with this text to finish. */
     chatDraftOffered: {
@@ -144,6 +151,7 @@ export const executionSlice = createSlice({
   selectors: {
     selectAutoApprove: (state) => state.autoApprove,
     selectAutoRetry: (state) => state.autoRetry,
+    selectAutoRetryNote: (state) => state.autoRetryNote,
     selectPendingActions: (state) => state.pendingActions,
     selectChat: (state) => state.chat,
     selectOfferedDraft: (state) => state.offeredDraft,
@@ -161,6 +169,7 @@ function appendAssistant(state: ExecutionState, content: string): void {
 export const {
   autoApproveToggled,
   autoRetryToggled,
+  autoRetrySkipped,
   chatDraftOffered,
   stepActionRequested,
   stepActionFailed,
@@ -183,4 +192,4 @@ declare module '../../app/store' {
 
 // In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
 const injectedExecutionSlice = executionSlice.injectInto(rootReducer);
-export const { selectAutoApprove, selectAutoRetry, selectPendingActions, selectChat, selectProceed, selectOfferedDraft } = injectedExecutionSlice.selectors;
+export const { selectAutoApprove, selectAutoRetry, selectAutoRetryNote, selectPendingActions, selectChat, selectProceed, selectOfferedDraft } = injectedExecutionSlice.selectors;

@@ -1,10 +1,10 @@
 import { lazy, Suspense, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactElement } from 'react';
-import styled, { css } from 'styled-components';
+import styled from 'styled-components';
 import { CHAT, TERMINAL } from '../../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks';
 import { Button } from '../../../common/components/Button';
 import { Card } from '../../../common/components/Card';
-import { PHONE_MAX_WIDTH } from '../../../common/components/Layout';
+import { tabKeyTarget } from '../../../common/tabKeys';
 import { TextArea } from '../../../common/components/Field';
 import { Spinner } from '../../../common/components/Spinner';
 import { useComposerFocus } from '../../../common/hooks/useComposerFocus';
@@ -21,27 +21,28 @@ export interface ExecutionChatPanelProps {
   projectId: number;
   title: string;
   placeholder: string;
-  /** Docked at the bottom of the window (the execution stage): it can be folded to its tab bar. */
-  docked?: boolean;
+  /** Closes the panel (the execution stage opens it only when the person asks); no close button without it. */
+  onClose?: () => void;
 }
 
-/** Ours: the dock's fold control. */
-const DOCK_HIDE = 'Hide panel';
-const DOCK_SHOW = 'Show panel';
+/** Ours: the panel's close control. */
+const CLOSE = 'Close chat';
 
 /**
  * The execution stage's chat panel (part 2 section 2): exactly two tabs, Chat and Terminal. The
  * terminal (and xterm) loads when its tab first opens and then stays mounted, so that the shell and the
- * agent's typed commands survive switching back to Chat.
+ * agent's typed commands survive switching back to Chat. The tabs follow the ARIA tabs pattern
+ * (arrow keys, Home and End move and select; only the selected tab is in the Tab order).
  */
-export function ExecutionChatPanel({ projectId, title, placeholder, docked = false }: ExecutionChatPanelProps): ReactElement {
+export function ExecutionChatPanel({ projectId, title, placeholder, onClose }: ExecutionChatPanelProps): ReactElement {
   const [tab, setTab] = useState<Tab>(TERMINAL.tabs[0]);
   const [terminalOpened, setTerminalOpened] = useState(false);
-  const [folded, setFolded] = useState(false);
   const baseId = useId();
+  const tabRefs = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
   const offered = useAppSelector(selectOfferedDraft);
   // A step card offered a message to finish ('Change step N: '): show the chat (state adjusted while rendering).
-  const [shownOffer, setShownOffer] = useState(offered?.id);
+  // Undefined at first: the panel opens for an offer, which it then shows.
+  const [shownOffer, setShownOffer] = useState<string | undefined>(undefined);
   if (offered && offered.id !== shownOffer) {
     setShownOffer(offered.id);
     setTab('Chat');
@@ -49,23 +50,23 @@ export function ExecutionChatPanel({ projectId, title, placeholder, docked = fal
 
   const select = (next: Tab): void => {
     setTab(next);
-    setFolded(false);
     if (next === 'Terminal') setTerminalOpened(true);
+  };
+  const onTabKeyDown = (event: KeyboardEvent<HTMLButtonElement>): void => {
+    const next = tabKeyTarget(event.key, TERMINAL.tabs, tab);
+    if (next === null) return;
+    event.preventDefault();
+    select(next);
+    tabRefs.current[next]?.focus();
   };
 
   return (
-    <Panel aria-label={title} $docked={docked} data-folded={folded}>
+    <Panel aria-label={title}>
       <PanelHeader>
         <h2>{title}</h2>
-        {docked && (
-          <Button
-            $size="sm"
-            $variant="ghost"
-            aria-expanded={!folded}
-            aria-controls={`${baseId}-Chat-panel ${baseId}-Terminal-panel`}
-            onClick={() => setFolded((value) => !value)}
-          >
-            {folded ? DOCK_SHOW : DOCK_HIDE}
+        {onClose && (
+          <Button $size="sm" $variant="ghost" onClick={onClose}>
+            {CLOSE}
           </Button>
         )}
       </PanelHeader>
@@ -73,9 +74,14 @@ export function ExecutionChatPanel({ projectId, title, placeholder, docked = fal
         {TERMINAL.tabs.map((name) => (
           <TabButton
             key={name}
+            ref={(element) => {
+              tabRefs.current[name] = element;
+            }}
             role="tab"
             id={`${baseId}-${name}-tab`}
             aria-selected={tab === name}
+            tabIndex={tab === name ? 0 : -1}
+            onKeyDown={onTabKeyDown}
             aria-controls={`${baseId}-${name}-panel`}
             $active={tab === name}
             onClick={() => select(name)}
@@ -84,10 +90,10 @@ export function ExecutionChatPanel({ projectId, title, placeholder, docked = fal
           </TabButton>
         ))}
       </TabList>
-      <TabPanel role="tabpanel" id={`${baseId}-Chat-panel`} aria-labelledby={`${baseId}-Chat-tab`} hidden={folded || tab !== 'Chat'}>
+      <TabPanel role="tabpanel" id={`${baseId}-Chat-panel`} aria-labelledby={`${baseId}-Chat-tab`} hidden={tab !== 'Chat'}>
         <ChatView projectId={projectId} placeholder={placeholder} />
       </TabPanel>
-      <TabPanel role="tabpanel" id={`${baseId}-Terminal-panel`} aria-labelledby={`${baseId}-Terminal-tab`} hidden={folded || tab !== 'Terminal'}>
+      <TabPanel role="tabpanel" id={`${baseId}-Terminal-panel`} aria-labelledby={`${baseId}-Terminal-tab`} hidden={tab !== 'Terminal'}>
         {terminalOpened && (
           <Suspense fallback={<Spinner label="Loading terminal..." />}>
             <TerminalView projectId={projectId} />
@@ -120,7 +126,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
   const busy = status !== 'idle';
   const { ref: composerRef, sent: composerSent } = useComposerFocus<HTMLTextAreaElement>(busy);
   const offered = useAppSelector(selectOfferedDraft);
-  const [takenOffer, setTakenOffer] = useState(offered?.id);
+  const [takenOffer, setTakenOffer] = useState<string | undefined>(undefined);
   if (offered && offered.id !== takenOffer) {
     setTakenOffer(offered.id);
     setDraft(offered.text);
@@ -151,7 +157,7 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
 
   return (
     <ChatBody>
-      <Messages ref={listRef} aria-label="Messages" aria-live="polite">
+      <Messages ref={listRef} aria-label="Messages" aria-live="polite" tabIndex={0}>
         {messages.map((message, index) => {
           const thinking = message.role === 'assistant' && !message.content && status === 'sending' && index === messages.length - 1;
           return (
@@ -196,29 +202,14 @@ function ChatView({ projectId, placeholder }: { projectId: number; placeholder: 
   );
 }
 
-const Panel = styled(Card)<{ $docked: boolean }>`
+/** Fills the height its place gives it (the stage's side column); the messages scroll inside. */
+const Panel = styled(Card)`
   display: flex;
   flex-direction: column;
   gap: ${({ theme }) => theme.space(3)};
-  min-height: 560px;
+  height: 100%;
+  min-height: 420px;
   h2 { font-size: ${({ theme }) => theme.fontSizes.lg}; }
-  ${({ $docked, theme }) =>
-    $docked &&
-    css`
-      /* Sticks to the bottom of the window while the steps above it scroll. */
-      position: sticky;
-      bottom: 0;
-      z-index: 2;
-      min-height: 0;
-      height: min(50vh, 520px);
-      padding: ${theme.space(3)} ${theme.space(4)} ${theme.space(4)};
-      box-shadow: ${theme.shadows.raised};
-      &[data-folded='true'] { height: auto; }
-      @media (max-width: ${PHONE_MAX_WIDTH}px) {
-        height: 45vh;
-        margin: 0 -${theme.space(2)};
-      }
-    `}
 `;
 
 const PanelHeader = styled.div`
@@ -278,7 +269,7 @@ const Bubble = styled.li<{ $role: string }>`
   max-width: 85%;
   padding: ${({ theme }) => `${theme.space(2)} ${theme.space(3)}`};
   border-radius: ${({ theme }) => theme.radii.lg};
-  background: ${({ theme, $role }) => ($role === 'user' ? theme.colors.primary : theme.colors.surfaceRaised)};
+  background: ${({ theme, $role }) => ($role === 'user' ? theme.colors.primaryFill : theme.colors.surfaceRaised)};
   color: ${({ theme, $role }) => ($role === 'user' ? theme.colors.primaryText : theme.colors.text)};
   white-space: pre-wrap;
   overflow-wrap: anywhere;

@@ -1,4 +1,4 @@
-import { useCallback, useId, useMemo, type ReactElement, type ReactNode } from 'react';
+import { useCallback, useId, type ReactElement, type ReactNode } from 'react';
 import styled from 'styled-components';
 import { EXECUTION, EXECUTION_ERRORS, EXECUTION_TEXT, formatStepStatus } from '../../../../shared/constants';
 import { errorMessage } from '../../../api/apiSlice';
@@ -8,7 +8,7 @@ import { Card } from '../../../common/components/Card';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
-import { executionApi, useGetExecutionProgressQuery, useResolveChangeMutation } from '../executionApi';
+import { useGetExecutionProgressQuery, useResolveChangeMutation } from '../executionApi';
 import { summarise, toViewSteps, type ViewStep } from '../executionModel';
 import {
   autoApproveToggled,
@@ -17,29 +17,30 @@ import {
   proceedToValidationRequested,
   selectAutoApprove,
   selectAutoRetry,
+  selectAutoRetryNote,
   selectPendingActions,
   selectProceed,
   stepActionRequested,
   type StepActionKind,
 } from '../executionSlice';
 import { ProgressRing } from './ProgressRing';
-import { StepCard } from './StepCard';
+import { useLiveStepOutput } from '../useLiveStepOutput';
+import { StepCards } from './StepCards';
 
 /**
  * The execution progress panel (part 2 section 2): polls GET /api/execution/progress every 5 s and
  * shows the ring, the counts, Current Execution, Last Executed, the auto-approve and auto-retry
- * toggles, the step cards, and the completion banner with 'Proceed to Validation Stage'.
+ * toggles, the step cards, and the completion banner with 'Proceed to Validation Stage'. A running
+ * step's output comes from the server's event stream as it is printed (useLiveStepOutput), not from
+ * faster polls. `actions` sit in the panel's header (the stage's 'open the chat').
  */
-export function ExecutionProgressPanel({ projectId }: { projectId: number }): ReactElement {
+export function ExecutionProgressPanel({ projectId, actions }: { projectId: number; actions?: ReactNode }): ReactElement {
   const dispatch = useAppDispatch();
-  // Ours: while a step runs (as the last answer says), its output streams in through 1 s polls (304s from memory in between).
-  const selectProgress = useMemo(() => executionApi.endpoints.getExecutionProgress.select(projectId), [projectId]);
-  const last = useAppSelector(selectProgress).data;
-  const running = Array.isArray(last?.steps) && last.steps.some((s) => s.status === 'in_progress');
   const { data, error, isLoading } = useGetExecutionProgressQuery(projectId, {
-    pollingInterval: running ? EXECUTION.liveProgressPollMs : EXECUTION.progressPollMs,
+    pollingInterval: EXECUTION.progressPollMs,
     skipPollingIfUnfocused: true,
   });
+  const liveOutput = useLiveStepOutput(projectId);
   const pending = useAppSelector(selectPendingActions);
   const planId = data?.id ?? null;
 
@@ -115,11 +116,7 @@ export function ExecutionProgressPanel({ projectId }: { projectId: number }): Re
         {steps.length === 0 ? (
           <MutedText>{EXECUTION_TEXT.noSteps}</MutedText>
         ) : (
-          <StepList aria-label="Execution steps">
-            {steps.map((step) => (
-              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} onChange={onChange} onResolveProposal={onResolveProposal} />
-            ))}
-          </StepList>
+          <StepCards label="Execution steps" steps={steps} pending={pending} onAction={onAction} onChange={onChange} onResolveProposal={onResolveProposal} liveOutput={liveOutput} />
         )}
       </>
     );
@@ -127,7 +124,10 @@ export function ExecutionProgressPanel({ projectId }: { projectId: number }): Re
 
   return (
     <Panel aria-label={EXECUTION_TEXT.title}>
-      <h2>{EXECUTION_TEXT.title}</h2>
+      <PanelTitle>
+        <h2>{EXECUTION_TEXT.title}</h2>
+        {actions}
+      </PanelTitle>
       {content}
     </Panel>
   );
@@ -137,11 +137,15 @@ function Toggles(): ReactElement {
   const dispatch = useAppDispatch();
   const autoApprove = useAppSelector(selectAutoApprove);
   const autoRetry = useAppSelector(selectAutoRetry);
+  const autoRetryNote = useAppSelector(selectAutoRetryNote);
   return (
-    <ToggleRow>
-      <Switch label={EXECUTION_TEXT.autoApprove} checked={autoApprove} onChange={(on) => dispatch(autoApproveToggled(on))} />
-      <Switch label={EXECUTION_TEXT.autoRetry} checked={autoRetry} onChange={(on) => dispatch(autoRetryToggled(on))} />
-    </ToggleRow>
+    <>
+      <ToggleRow>
+        <Switch label={EXECUTION_TEXT.autoApprove} checked={autoApprove} onChange={(on) => dispatch(autoApproveToggled(on))} />
+        <Switch label={EXECUTION_TEXT.autoRetry} checked={autoRetry} onChange={(on) => dispatch(autoRetryToggled(on))} />
+      </ToggleRow>
+      {autoRetry && autoRetryNote && <MutedText role="status">{autoRetryNote}</MutedText>}
+    </>
   );
 }
 
@@ -256,10 +260,10 @@ const Revision = styled.div`
   ul { margin: 0; padding-left: ${({ theme }) => theme.space(5)}; }
 `;
 
-export const StepList = styled.ol`
+export const PanelTitle = styled.div`
   display: flex;
-  flex-direction: column;
+  flex-wrap: wrap;
+  align-items: center;
+  justify-content: space-between;
   gap: ${({ theme }) => theme.space(2)};
-  margin: 0;
-  padding: 0;
 `;

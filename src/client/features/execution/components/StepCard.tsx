@@ -5,6 +5,7 @@ import { Button } from '../../../common/components/Button';
 import { Spinner } from '../../../common/components/Spinner';
 import type { ViewStep } from '../executionModel';
 import { formatDuration, previewLines } from '../executionModel';
+import { lastLine, tailLines, terminalText } from '../terminalText';
 import type { PendingStepAction, StepActionKind } from '../executionSlice';
 import { FullOutputModal } from './FullOutputModal';
 import { LineDiff } from './LineDiff';
@@ -19,20 +20,32 @@ export interface StepCardProps {
   onAction: (step: ViewStep, kind: StepActionKind) => void;
   /** The description of a step that has none: 'Execution Step N' unless the stage says otherwise. */
   stepDefault?: (n: number) => string;
+  /** The label of the step's prompt: the execution agent's by default (the spec's), the validation agent's in that stage. */
+  promptLabel?: string;
   /** Ours: 'Change with the agent' on a rejected or failed step; absent where no agent can change steps. */
   onChange?: (step: ViewStep) => void;
   /** Ours: saves (true) or discards (false) the change the agent proposed for the step. */
   onResolveProposal?: (step: ViewStep, save: boolean) => void;
+  /** Whether the body shows: the list decides (the current step), the header's toggle asks it to change. */
+  expanded: boolean;
+  onToggle: () => void;
+  /** When the running step last printed (the live stream); a quiet step says what it last said, and since when. */
+  lastOutputAt?: number;
 }
 
-/** Milliseconds since `startedAt`, counted every second while `running`. */
-function useElapsed(startedAt: string | null, running: boolean): number | null {
+/** The time, renewed every second while `running` (a running step's clock). */
+function useNow(running: boolean): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!running) return undefined;
     const timer = setInterval(() => setNow(Date.now()), 1_000);
     return () => clearInterval(timer);
   }, [running]);
+  return now;
+}
+
+/** Milliseconds from `startedAt` to `now`. */
+function elapsedSince(startedAt: string | null, now: number): number | null {
   if (!startedAt) return null;
   const started = Date.parse(startedAt);
   return Number.isNaN(started) ? null : Math.max(0, now - started);
@@ -56,8 +69,7 @@ function tookMs(step: ViewStep): number | null {
  * progress polls) with a Cancel button; a finished one how long it took; a rejected one can be
  * re-executed or changed with the agent, so every step can still reach completed.
  */
-export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault, onChange, onResolveProposal }: StepCardProps): ReactElement {
-  const [expanded, setExpanded] = useState(() => ['in_progress', 'waiting_approval', 'failed', 'rejected'].includes(step.status) || step.proposal !== null);
+export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault, promptLabel = EXECUTION_TEXT.promptLabel, onChange, onResolveProposal, expanded, onToggle, lastOutputAt }: StepCardProps): ReactElement {
   const [fullOutput, setFullOutput] = useState(false);
   const closeFullOutput = useCallback(() => setFullOutput(false), []);
   const bodyId = useId();
@@ -67,7 +79,8 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
   const rerunnable = step.status === 'failed' || step.status === 'completed' || step.status === 'rejected';
   const changeable = onChange !== undefined && (step.status === 'failed' || step.status === 'rejected');
   const busy = pending !== undefined;
-  const elapsed = useElapsed(step.startedAt, running);
+  const now = useNow(running);
+  const elapsed = elapsedSince(step.startedAt, now);
   const took = tookMs(step);
   const timing = running && elapsed !== null ? EXECUTION_TEXT.runningFor(formatDuration(elapsed)) : !running && took !== null ? EXECUTION_TEXT.tookFor(formatDuration(took)) : null;
 
@@ -83,12 +96,17 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
     </Button>
   );
 
-  const preview = step.output ? previewLines(step.output, EXECUTION.outputPreviewLines) : null;
+  // As a terminal shows it (no control sequences, redrawn lines once); a running step shows its newest lines.
+  const text = step.output ? terminalText(step.output) : null;
+  const preview = text ? (running ? tailLines(text, EXECUTION.liveOutputLines) : previewLines(text, EXECUTION.outputPreviewLines)) : null;
+  const quietMs = running && lastOutputAt !== undefined ? Math.max(0, now - lastOutputAt) : null;
+  const said = text ? lastLine(text) : null;
+  const waitingOn = quietMs !== null && quietMs >= EXECUTION.quietAfterMs && said ? EXECUTION_TEXT.quietFor(said, formatDuration(quietMs)) : null;
 
   return (
-    <Card aria-label={`Step ${step.number}: ${description}`} $status={step.status}>
+    <Card aria-label={`Step ${step.number}: ${description}`} data-step={step.number} $status={step.status}>
       <Header>
-        <Toggle type="button" aria-expanded={expanded} aria-controls={bodyId} onClick={() => setExpanded((open) => !open)}>
+        <Toggle type="button" aria-expanded={expanded} aria-controls={bodyId} onClick={onToggle}>
           <StepNumber aria-hidden="true">{step.number}</StepNumber>
           <Title>{description}</Title>
           <Status $status={step.status}>{formatStepStatus(step.status)}</Status>
@@ -104,6 +122,7 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
         )}
         {running && <QuickActions>{actionButton('cancel', EXECUTION_TEXT.cancel, 'danger')}</QuickActions>}
       </Header>
+      {waitingOn && <Waiting role="status">{waitingOn}</Waiting>}
       {step.dangerousReason && (
         <Danger role="note">
           <strong>{DANGEROUS_LABEL}:</strong> {step.dangerousReason}
@@ -112,7 +131,7 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
       <Body id={bodyId} hidden={!expanded}>
         {step.prompt && (
           <Field>
-            <h4>{EXECUTION_TEXT.promptLabel}</h4>
+            <h4>{promptLabel}</h4>
             <p>{step.prompt}</p>
           </Field>
         )}
@@ -150,7 +169,7 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
             <LineDiff before={step.previousCommand} after={step.command ?? ''} />
           </Field>
         )}
-        {preview && step.output && (
+        {preview && text && (
           <Field>
             <h4>{EXECUTION_TEXT.outputLabel}</h4>
             <Code data-testid={`step-${step.number}-output`}>{preview.text}</Code>
@@ -173,7 +192,7 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
           </BodyActions>
         )}
       </Body>
-      {fullOutput && step.output !== null && <FullOutputModal output={step.output} onClose={closeFullOutput} />}
+      {fullOutput && text !== null && <FullOutputModal output={text} onClose={closeFullOutput} />}
     </Card>
   );
 }
@@ -270,6 +289,13 @@ const QuickActions = styled.div`
   flex: none;
   margin-left: auto;
   gap: ${({ theme }) => theme.space(1.5)};
+`;
+
+const Waiting = styled.p`
+  margin: 0 ${({ theme }) => theme.space(3)} ${({ theme }) => theme.space(3)};
+  color: ${({ theme }) => theme.colors.warning};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  overflow-wrap: anywhere;
 `;
 
 const Danger = styled.p`

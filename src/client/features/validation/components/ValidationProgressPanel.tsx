@@ -7,9 +7,9 @@ import { Button } from '../../../common/components/Button';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
-import { Banner, Fact, Facts, Overview, Panel, StepList, Switch, ToggleRow } from '../../execution/components/ExecutionProgressPanel';
+import { Banner, Fact, Facts, Overview, Panel, Switch, ToggleRow } from '../../execution/components/ExecutionProgressPanel';
 import { ProgressRing } from '../../execution/components/ProgressRing';
-import { StepCard } from '../../execution/components/StepCard';
+import { StepCards } from '../../execution/components/StepCards';
 import { summarise, toViewSteps, type ViewStep } from '../../execution/executionModel';
 import type { StepActionKind } from '../../execution/stepActions';
 import { useGetValidationProgressQuery } from '../validationApi';
@@ -76,11 +76,7 @@ export function ValidationProgressPanel({ projectId }: { projectId: number }): R
         {steps.length === 0 ? (
           <MutedText>{VALIDATION_TEXT.noSteps}</MutedText>
         ) : (
-          <StepList aria-label="Validation steps">
-            {steps.map((step) => (
-              <StepCard key={step.number} step={step} pending={pending[String(step.number)]} onAction={onAction} stepDefault={VALIDATION_TEXT.stepDefault} />
-            ))}
-          </StepList>
+          <StepCards label="Validation steps" steps={steps} pending={pending} onAction={onAction} stepDefault={VALIDATION_TEXT.stepDefault} promptLabel={VALIDATION_TEXT.promptLabel} />
         )}
       </>
     );
