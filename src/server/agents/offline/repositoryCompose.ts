@@ -1,5 +1,6 @@
 import YAML from 'yaml';
 import type { RepositoryLayout } from '../../../shared/repositoryLayout';
+import { keepPrivate } from './composeExposure';
 import { sealLiterals } from './composeLiterals';
 import { COMPONENTS, type Healthcheck, type ServiceSpec } from './components';
 
@@ -102,7 +103,7 @@ export function adoptRepositoryCompose(layout: Required<Pick<RepositoryLayout, '
   const sealed = sealLiterals(parsed, dir, envFiles);
   const doc = sealed.doc;
   const all = (doc?.services ?? {}) as Record<string, Service>;
-  const notes: string[] = [...(layout.reasons ?? []), ...sealed.notes];
+  const notes: string[] = [...(layout.reasons ?? []), ...sealed.notes, ...keepPrivate((doc?.services ?? {}) as Record<string, Service>)];
   const kept = Object.entries(all).filter(([, s]) => !Array.isArray(s.profiles) || (s.profiles as string[]).includes('cpu'));
   const left = Object.keys(all).filter((n) => !kept.some(([k]) => k === n));
   if (left.length) notes.push(`From the repository's ${layout.path}, these services of optional profiles are left out: ${left.join(', ')}.`);

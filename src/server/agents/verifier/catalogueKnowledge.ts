@@ -26,21 +26,24 @@ for (const c of Object.values(COMPONENTS)) {
   }
 }
 
+/** The catalogue entry whose image (any tag) a container runs. */
+export function componentOfImage(image: string): Component | undefined {
+  return byRepository.get(imageRepository(image));
+}
+
 export function componentOf(service: ComposeService): Component | undefined {
-  return (service.image ? byRepository.get(imageRepository(service.image)) : undefined) ?? byServiceName.get(service.name);
+  return (service.image ? componentOfImage(service.image) : undefined) ?? byServiceName.get(service.name);
 }
 
 /** A database, cache, queue or search engine: only other services talk to it. */
-export function mustStayPrivate(service: ComposeService): boolean {
-  const c = componentOf(service);
-  return Boolean(c && PRIVATE_CATEGORIES.has(c.category));
-}
+export const entryMustStayPrivate = (c: Component | undefined): boolean => Boolean(c && PRIVATE_CATEGORIES.has(c.category));
 
 /** A password manager, identity provider, admin or personal-data app: never public over plain HTTP. */
-export function isSensitive(service: ComposeService): boolean {
-  const c = componentOf(service);
-  return Boolean(c && (c.tls === 'required' || SENSITIVE_CATEGORIES.has(c.category)));
-}
+export const entryIsSensitive = (c: Component | undefined): boolean => Boolean(c && (c.tls === 'required' || SENSITIVE_CATEGORIES.has(c.category)));
+
+export const mustStayPrivate = (service: ComposeService): boolean => entryMustStayPrivate(componentOf(service));
+
+export const isSensitive = (service: ComposeService): boolean => entryIsSensitive(componentOf(service));
 
 export function isProxy(service: ComposeService): boolean {
   return componentOf(service)?.category === 'proxy';
