@@ -31,6 +31,19 @@ export const DailyCost = Type.Object({
 });
 export type DailyCost = Static<typeof DailyCost>;
 
+/** One model call of the project: when, which agent asked, which model answered, and what it cost. */
+export const TokenUsageTurn = Type.Object({
+  at: Timestamp,
+  agent: Type.String(),
+  /** The model as it answered (`offline-planner` for the server's own planner, which is free). */
+  model: Type.String(),
+  input_tokens: Type.Integer({ minimum: 0 }),
+  output_tokens: Type.Integer({ minimum: 0 }),
+  /** Dollars. */
+  cost: Type.Number({ minimum: 0 }),
+});
+export type TokenUsageTurn = Static<typeof TokenUsageTurn>;
+
 /** The token prices the server charges (its configuration), in dollars per million tokens. */
 export const TokenRates = Type.Object({
   mode: Type.Union([Type.Literal('research_preview'), Type.Literal('regular')]),
@@ -41,12 +54,15 @@ export type TokenRates = Static<typeof TokenRates>;
 
 /**
  * GET /api/projects/{id}/token-usage: `total_cost` in dollars (the same sum as /costs), the breakdown
- * by agent and model, the cost per day and the rates in force.
+ * by agent and model, the cost per day, the rates in force and the latest turns with their models.
  */
 export const TokenUsageResponse = Type.Object({
   total_cost: Type.Number({ minimum: 0 }),
   breakdown: Type.Array(TokenUsageLine),
   daily: Type.Optional(Type.Array(DailyCost)),
   rates: Type.Optional(TokenRates),
+  /** The latest model calls (at most TURNS_SHOWN), newest first, and how many there are in all. */
+  turns: Type.Optional(Type.Array(TokenUsageTurn)),
+  turn_count: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type TokenUsageResponse = Static<typeof TokenUsageResponse>;

@@ -17,6 +17,10 @@ export const COSTS = {
   noUsage: 'No model calls yet: this project has cost nothing so far.',
   never: 'Never',
   loadFailed: 'Failed to load project costs',
+  /** The list of model calls, newest first, each with the model that answered it. */
+  turns: 'Turns and the model that answered each',
+  turnsNote: (shown: number, total: number): string => (shown < total ? `The latest ${shown} of ${total} model calls.` : `All ${total} model calls.`),
+  free: 'free',
   /** The about-cost text of the costs page. */
   aboutCostsText:
     'The project cost is what the AI agents of this project have spent on model calls, priced per token. Each call is taken from your credits as it happens, so your balance falls by exactly what your projects cost. Cloud resources the agents create are billed by your cloud provider, not here.',
@@ -35,6 +39,19 @@ export const TOKEN_PRICES = {
   /** Regular pricing after the preview ends (no date known): one rate for any token. */
   regular: { perMillion: 30 },
 } as const;
+
+/** The model name the offline planner answers under (no language model configured: the server's own planner). */
+export const OFFLINE_PLANNER_MODEL = 'offline-planner';
+
+/**
+ * Models whose turns cost nothing, with the reason the pricing and costs pages state. The meter prices their
+ * calls at $0 and admits their turns at any balance; every other model is charged at the token prices.
+ */
+export const FREE_MODELS: Readonly<Record<string, string>> = {
+  [OFFLINE_PLANNER_MODEL]: 'Turns answered by the offline planner (used when no language model is configured) run on this server and cost nothing.',
+};
+
+export const isFreeModel = (model: string): boolean => Object.hasOwn(FREE_MODELS, model);
 
 /** Research-preview cost in dollars of one model call. */
 export const tokenCostUsd = (inputTokens: number, outputTokens: number): number =>

@@ -88,7 +88,7 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
       installationId: aliceId,
       projectId,
       agent: i % 2 ? 'requirementsAgent' : 'cloudArchitectAgent',
-      model: i % 3 ? 'offline-planner' : 'gpt-4o-mini',
+      model: i % 3 ? 'claude-haiku-4-5' : 'gpt-4o-mini',
       inputTokens: 1000 + i * 37,
       outputTokens: 200 + i * 11,
     }));
@@ -123,10 +123,10 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
     const costs = (await get(alice, `/api/projects/${projectId}/costs`)).json();
     expect(usage.total_cost).toBeCloseTo(Number(costs.total_cost), 8);
     expect(usage.breakdown.map((l: { agent: string; model: string }) => `${l.agent}/${l.model}`)).toEqual([
+      'cloudArchitectAgent/claude-haiku-4-5',
       'cloudArchitectAgent/gpt-4o-mini',
-      'cloudArchitectAgent/offline-planner',
+      'requirementsAgent/claude-haiku-4-5',
       'requirementsAgent/gpt-4o-mini',
-      'requirementsAgent/offline-planner',
     ]);
     expect(usage.rates).toEqual({ mode: 'research_preview', input_per_million: 5, output_per_million: 20 });
     const today = new Date().toISOString().slice(0, 10);

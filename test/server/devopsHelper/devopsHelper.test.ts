@@ -6,7 +6,7 @@ import { and, eq } from 'drizzle-orm';
 import WebSocket from 'ws';
 import { tokenUsage } from '../../../src/server/db/schema';
 import type { ApprovalRequestMessage } from '../../../src/shared/events';
-import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { buildTestApp, PRICED_MODEL_ENV, signIn, spendAllCredits, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
 const ORIGIN = 'http://app.test';
@@ -275,19 +275,19 @@ describe('DevOps Helper', () => {
     });
   });
 
-  it('refuses a turn with 402 once the balance is spent', async () => {
-    const broke = await signIn(app, 'broke');
-    const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: broke.headers, payload: { name: 'no credit' } })).json();
-    await app.services.meter.record({
-      installationId: (await app.services.sessions.resolve(broke.cookie.split('=')[1]!))!.installationId,
-      projectId: project.id,
-      agent: 'devopsHelperAgent',
-      model: 'offline-planner',
-      inputTokens: 1_000_000,
-      outputTokens: 0,
-    });
-    const response = await chat('run `true`', broke, project.id);
-    expect(response.statusCode).toBe(402);
-    expect(response.headers['content-type']).toMatch(/json/);
+  it("refuses a priced model's turn with 402 once the balance is spent; the offline planner's is free and runs", async () => {
+    const priced = await buildTestApp(database, { env: { DATA_DIR: dataDir, PUBLIC_URL: ORIGIN, LOGIN_RATE_LIMIT_PER_MINUTE: '1000', ...PRICED_MODEL_ENV } });
+    try {
+      const broke = await signIn(priced, 'broke');
+      const project = (await priced.inject({ method: 'POST', url: '/api/projects', headers: broke.headers, payload: { name: 'no credit' } })).json();
+      await spendAllCredits(priced, broke, project.id, 'devopsHelperAgent');
+      const response = await priced.inject({ method: 'POST', url: '/api/devops-helper/chat', headers: headersOf(broke, project.id), payload: { message: 'what can you do?' } });
+      expect(response.statusCode).toBe(402);
+      expect(response.headers['content-type']).toMatch(/json/);
+      const free = await chat('what can you do?', broke, project.id);
+      expect(free.statusCode).toBe(200);
+    } finally {
+      await priced.close();
+    }
   });
 });

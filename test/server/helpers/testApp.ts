@@ -51,3 +51,15 @@ export async function installationRowId(database: Database, user: TestUser): Pro
   if (!row) throw new Error(`no installation ${user.installationId}`);
   return row.id;
 }
+
+/**
+ * Environment that makes every agent answer with a priced model (OpenAI's, never reached: a turn refused
+ * for credit makes no call). The offline planner is free (FREE_MODELS), so a test of the 402 needs this.
+ */
+export const PRICED_MODEL_ENV: Readonly<Record<string, string>> = { MODEL_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-test-never-called', OPENAI_MODEL: 'gpt-4o-mini' };
+
+/** Spends `user`'s whole balance (and more) through the meter, as a run of priced model calls would. */
+export async function spendAllCredits(app: FastifyInstance, user: TestUser, projectId: number, agent: string): Promise<void> {
+  const session = await app.services.sessions.resolve(user.cookie.split('=')[1]!);
+  await app.services.meter.record({ installationId: session!.installationId, projectId, agent, model: 'gpt-4o-mini', inputTokens: 1_000_000, outputTokens: 0 });
+}

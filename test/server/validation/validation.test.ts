@@ -9,7 +9,7 @@ import type { Step } from '../../../src/shared/api/execution';
 import type { DocumentationResponse } from '../../../src/shared/api/documentation';
 import type { ValidationPlanResponse, ValidationProgress } from '../../../src/shared/api/validation';
 import { CREDIT_ERRORS, DOCUMENTATION, VALIDATION } from '../../../src/shared/constants';
-import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
+import { buildTestApp, installationRowId, PRICED_MODEL_ENV, signIn, spendAllCredits, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 import { recordSteps } from '../helpers/stepRecords';
 
@@ -177,7 +177,8 @@ describe.each(databaseKinds())('validation stage and documentation (%s)', (kind)
     expect(frames.some((f) => f.event === 'on_chat_model_stream' && f.chunk?.content)).toBe(true);
     expect(response.body).not.toContain(CANARY);
     const after = (await app.inject({ method: 'GET', url: '/api/user/credits', headers: alice.headers })).json().credits_balance;
-    expect(after).toBeLessThan(before);
+    // Recorded under the offline planner, which is free: the balance does not move.
+    expect(after).toBe(before);
 
     const plan: ValidationPlanResponse = (await call(alice, 'GET', '/api/validation/plan')).json();
     expect(plan.status).toBe('ready');
@@ -266,22 +267,21 @@ describe.each(databaseKinds())('validation stage and documentation (%s)', (kind)
     expect(JSON.stringify(doc)).not.toContain(CANARY);
   });
 
-  it('refuses the agents with 402 once the balance is spent', async () => {
-    const broke = await signIn(app, 'broke');
-    const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: broke.headers, payload: { name: 'no credit' } })).json();
-    await app.services.meter.record({
-      installationId: (await app.services.sessions.resolve(broke.cookie.split('=')[1]!))!.installationId,
-      projectId: project.id,
-      agent: 'validationAgent',
-      model: 'offline-planner',
-      inputTokens: 1_000_000,
-      outputTokens: 0,
-    });
-    const agent = await call(broke, 'GET', `/api/validation/agent?message=${encodeURIComponent(VALIDATION.planPrompt)}`, undefined, project.id);
-    expect(agent.statusCode).toBe(402);
-    expect(agent.json()).toEqual({ detail: CREDIT_ERRORS.outOfCredits });
-    await recordSteps(database.db, 'validation', project.id, ['completed']);
-    const docs = await call(broke, 'POST', '/api/documentation/generate', { message: DOCUMENTATION.generatePrompt }, project.id);
-    expect(docs.statusCode).toBe(402);
+  it("refuses a priced model's agents with 402 once the balance is spent", async () => {
+    const priced = await buildTestApp(database, { env: { DATA_DIR: dataDir, LOGIN_RATE_LIMIT_PER_MINUTE: '1000', ...PRICED_MODEL_ENV } });
+    try {
+      const broke = await signIn(priced, 'broke');
+      const project = (await priced.inject({ method: 'POST', url: '/api/projects', headers: broke.headers, payload: { name: 'no credit' } })).json();
+      await spendAllCredits(priced, broke, project.id, 'validationAgent');
+      const headers = { ...broke.headers, 'project-id': String(project.id) };
+      const agent = await priced.inject({ method: 'GET', url: `/api/validation/agent?message=${encodeURIComponent(VALIDATION.planPrompt)}`, headers });
+      expect(agent.statusCode).toBe(402);
+      expect(agent.json()).toEqual({ detail: CREDIT_ERRORS.outOfCredits });
+      await recordSteps(database.db, 'validation', project.id, ['completed']);
+      const docs = await priced.inject({ method: 'POST', url: '/api/documentation/generate', headers, payload: { message: DOCUMENTATION.generatePrompt } });
+      expect(docs.statusCode).toBe(402);
+    } finally {
+      await priced.close();
+    }
   });
 });

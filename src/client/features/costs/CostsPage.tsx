@@ -1,8 +1,8 @@
 import type { ReactElement } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
-import { COSTS, PRODUCT_NAME, TOKEN_PRICES } from '../../../shared/constants';
-import type { TokenRates } from '../../../shared/api/costs';
+import { COSTS, FREE_MODELS, isFreeModel, PRODUCT_NAME, TOKEN_PRICES } from '../../../shared/constants';
+import type { TokenRates, TokenUsageTurn } from '../../../shared/api/costs';
 import { Button } from '../../common/components/Button';
 import { Card } from '../../common/components/Card';
 import { ErrorText } from '../../common/components/Field';
@@ -105,16 +105,55 @@ export function CostsPage(): ReactElement {
         )}
       </Card>
 
+      {usage.data?.turns && usage.data.turns.length > 0 && <TurnsCard turns={usage.data.turns} total={usage.data.turn_count ?? usage.data.turns.length} />}
+
       <Card aria-label={COSTS.aboutCosts}>
         <SectionTitle>{COSTS.aboutCosts}</SectionTitle>
         <MutedText>{COSTS.aboutCostsText}</MutedText>
         <Notices>
           <li>{ratesNotice(usage.data?.rates)}</li>
           {usage.data?.rates?.mode !== 'regular' && <li>{COSTS.regularAfterPreview()}</li>}
+          {Object.values(FREE_MODELS).map((text) => (
+            <li key={text}>{text}</li>
+          ))}
         </Notices>
         <Link to="/pricing">{COSTS.viewPricing}</Link>
       </Card>
     </Page>
+  );
+}
+
+/** Each model call, newest first, with the model that answered it (a free model's say so). */
+function TurnsCard({ turns, total }: { turns: TokenUsageTurn[]; total: number }): ReactElement {
+  return (
+    <Card aria-label={COSTS.turns}>
+      <SectionTitle>{COSTS.turns}</SectionTitle>
+      <MutedText>{COSTS.turnsNote(turns.length, total)}</MutedText>
+      <TableScroll>
+        <Table>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Model</th>
+              <th scope="col">Tokens in / out</th>
+              <th scope="col">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {turns.map((turn, i) => (
+              <tr key={`${turn.at}/${i}`}>
+                <td>{new Date(turn.at).toLocaleString()}</td>
+                <td>{agentName(turn.agent)}</td>
+                <td>{turn.model}</td>
+                <td>{`${turn.input_tokens.toLocaleString()} / ${turn.output_tokens.toLocaleString()}`}</td>
+                <td>{isFreeModel(turn.model) ? `${formatCost(turn.cost)} (${COSTS.free})` : formatCost(turn.cost)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      </TableScroll>
+    </Card>
   );
 }
 

@@ -8,6 +8,7 @@ import {
   LEGAL,
   LEGAL_PAGES,
   PAGE_TITLES,
+  FREE_MODELS,
   PRICING_PAGE,
   PRICING_TEXT,
   PUBLIC_ROUTES,
@@ -63,6 +64,9 @@ export function PricingPage(): ReactElement {
             <dd data-testid="regular-rate">{PRICING_PAGE.perMillion(rates.input_per_million)}</dd>
           </Rates>
         )}
+        {Object.values(FREE_MODELS).map((text) => (
+          <Note key={text}>{text}</Note>
+        ))}
       </Panel>
 
       <Panel aria-labelledby="example-costs">

@@ -13,9 +13,10 @@ import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Runnable } from '@langchain/core/runnables';
 import { plan, type Turn } from './planner';
 import { messageText } from '../messageText';
+import { OFFLINE_PLANNER_MODEL } from '../../../shared/constants/costs';
 
-/** The model name the chat shows when the offline planner answers. */
-export const OFFLINE_MODEL_NAME = 'offline-planner';
+/** The model name the chat shows when the offline planner answers (its turns are free: FREE_MODELS). */
+export const OFFLINE_MODEL_NAME = OFFLINE_PLANNER_MODEL;
 
 export interface OfflineChatModelParams extends BaseChatModelParams {
   /** Pause between tokens, in ms (0: as fast as the event loop allows). */

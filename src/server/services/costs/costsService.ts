@@ -1,9 +1,12 @@
-import { asc, eq, max, sql, sum } from 'drizzle-orm';
+import { asc, count, desc, eq, max, sql, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { tokenUsage } from '../../db/schema';
 import type { TokenUsageResponse } from '../../../shared/api/costs';
 import type { EventBus } from '../execution/eventBus';
 import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
+
+/** How many of the latest model calls the costs page lists one by one. */
+export const TURNS_SHOWN = 50;
 
 export interface ProjectCosts {
   total_cost: string;
@@ -41,7 +44,7 @@ export function createCostsService({ db, events }: { db: Db; events?: EventBus<u
     },
 
     /**
-     * The same sum as `projectCosts`, with the breakdown by agent and model. The lines add up to the
+     * The same sum as `projectCosts`, with the breakdown by agent and model and the latest calls one by one. The lines add up to the
      * total exactly in the database; as JSON numbers they are rounded to 8 decimals.
      */
     async tokenUsage(projectId: number): Promise<TokenUsageResponse> {
@@ -66,8 +69,24 @@ export function createCostsService({ db, events }: { db: Db; events?: EventBus<u
         .where(eq(tokenUsage.projectId, projectId))
         .groupBy(sql`1`)
         .orderBy(sql`1`);
+      const turns = await db
+        .select()
+        .from(tokenUsage)
+        .where(eq(tokenUsage.projectId, projectId))
+        .orderBy(desc(tokenUsage.createdAt), desc(tokenUsage.id))
+        .limit(TURNS_SHOWN);
+      const [counted] = await db.select({ n: count() }).from(tokenUsage).where(eq(tokenUsage.projectId, projectId));
       const { total_cost } = await projectCosts(projectId);
       return {
+        turns: turns.map((t) => ({
+          at: new Date(t.createdAt).toISOString(),
+          agent: t.agent,
+          model: t.model,
+          input_tokens: t.inputTokens,
+          output_tokens: t.outputTokens,
+          cost: Number(t.cost),
+        })),
+        turn_count: counted?.n ?? 0,
         total_cost: Number(total_cost),
         daily: days.map((day) => ({ date: day.date, cost: Number(day.cost ?? 0) })),
         breakdown: rows.map((row) => ({

@@ -8,6 +8,7 @@ import type { CostsService } from '../costs/costsService';
 import type { CreditsLedger } from './ledger';
 import { perMillionToUnits, tokensCostUnits, unitsToDecimal } from './money';
 import { agentName } from '../../../shared/constants/agents';
+import { isFreeModel } from '../../../shared/constants/costs';
 
 /** One model call, as the agent that made it reports it. */
 export interface ModelUsage {
@@ -66,8 +67,9 @@ export function createMeter({
   /** The project cost poll's snapshots, dropped after each recorded call. */
   costs: Pick<CostsService, 'invalidate'>;
 }) {
-  /** Cost in 10⁻⁸ dollar units, rounded half up once. */
-  function costUnits(inputTokens: number, outputTokens: number): bigint {
+  /** Cost in 10⁻⁸ dollar units, rounded half up once; a free model's calls (FREE_MODELS) cost nothing. */
+  function costUnits(inputTokens: number, outputTokens: number, model?: string): bigint {
+    if (model !== undefined && isFreeModel(model)) return 0n;
     if (pricing.mode === 'regular') return perMillionToUnits(tokensCostUnits(inputTokens + outputTokens, pricing.perMillionUsd));
     return perMillionToUnits(
       tokensCostUnits(inputTokens, pricing.inputPerMillionUsd) + tokensCostUnits(outputTokens, pricing.outputPerMillionUsd),
@@ -106,7 +108,7 @@ export function createMeter({
     async record(usage: ModelUsage): Promise<MeteredCall> {
       checkTokens('inputTokens', usage.inputTokens);
       checkTokens('outputTokens', usage.outputTokens);
-      const units = costUnits(usage.inputTokens, usage.outputTokens);
+      const units = costUnits(usage.inputTokens, usage.outputTokens, usage.model);
       const cost = unitsToDecimal(units);
       try {
         return await ledger.transaction(async (tx) => {
@@ -144,7 +146,7 @@ export function createMeter({
     },
 
     /**
-     * Reserves before an agent turn: refuses when the installation's balance, less what the turns
+     * Reserves before an agent turn of `model` (a free model's needs nothing): refuses when the installation's balance, less what the turns
      * already running hold, is at or below zero; otherwise holds one large call's price (HOLD_TOKENS),
      * which the turn's first `record` settles to the real cost. So 50 concurrent turns at $0.005 left
      * run one call, not 50: the overdraft stays within one call's worth.
@@ -152,7 +154,9 @@ export function createMeter({
      * @throws HttpError 402 with `CREDIT_ERRORS.outOfCredits`, a text the chat shows as the reply; it
      * tells the user to add credits with 'View & Add Credits'.
      */
-    async assertCanSpend({ installationId }: { installationId: number }): Promise<void> {
+    async assertCanSpend({ installationId, model }: { installationId: number; model?: string }): Promise<void> {
+      // A turn of a free model spends nothing: it needs no credit and holds none.
+      if (model !== undefined && isFreeModel(model)) return;
       const held = await ledger.transaction((tx) => ledger.hold(tx, installationId, costUnits(HOLD_TOKENS.input, HOLD_TOKENS.output)));
       if (!held) throw paymentRequired(CREDIT_ERRORS.outOfCredits);
     },

@@ -165,7 +165,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
      * `on_chat_model_end`, or an `error` event.
      */
     async startTurn(scope: ApprovalScope, body: { message: string; thread_id?: string }): Promise<{ threadId: string; events: AsyncIterable<StreamEvent> }> {
-      await meter.assertCanSpend({ installationId: scope.installationId });
+      await meter.assertCanSpend({ installationId: scope.installationId, model: choice().name });
       const threadId = await resolveThread(db, { projectId: scope.projectId, agent: THREAD_AGENT, threadId: body.thread_id });
       if (running.has(threadId)) throw conflict('A reply is already being generated in this conversation');
       const secrets = await deps.secretValues(scope.projectId);

@@ -77,7 +77,7 @@ export interface PlanningDeps {
    * Runs before a turn starts and may refuse it by throwing (the credits meter's `assertCanSpend`
    * answers 402 when the balance is at or below zero). A turn already running always finishes.
    */
-  beforeTurn?: (ctx: AgentRunContext) => Promise<void>;
+  beforeTurn?: (ctx: AgentRunContext & { model: string }) => Promise<void>;
   /** The app's event bus: a changed document moves its project in the list (PROJECT_TOUCHED_TOPIC). */
   events?: EventBus<unknown>;
 }
@@ -332,7 +332,7 @@ export function createPlanningService(deps: PlanningDeps) {
      * `on_chat_model_end`.
      */
     async startTurn(agent: AgentName, ctx: AgentRunContext, body: { message: string; thread_id?: string }, options: { fresh?: boolean } = {}): Promise<AgentTurn> {
-      await deps.beforeTurn?.(ctx);
+      await deps.beforeTurn?.({ ...ctx, model: models.forAgent(agent).name });
       const threadId = await resolveThread(db, { projectId: ctx.projectId, agent, threadId: body.thread_id, fresh: options.fresh });
       const projectRuns = running.get(ctx.projectId) ?? new Map<string, AbortController>();
       if (projectRuns.has(threadId)) throw conflict('A reply is already being generated in this conversation');

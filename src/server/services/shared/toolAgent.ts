@@ -12,7 +12,7 @@ export type { AgentTool };
 
 /** What the agents of the step stages need to meter a turn (Meter narrowed). */
 export interface AgentMeter {
-  assertCanSpend(a: { installationId: number }): Promise<void>;
+  assertCanSpend(a: { installationId: number; model?: string }): Promise<void>;
   record(u: { installationId: number; projectId: number; agent: string; model: string; inputTokens: number; outputTokens: number }): Promise<unknown>;
 }
 
@@ -68,7 +68,7 @@ export function createToolAgent(deps: ToolAgentDeps) {
      * `on_chat_model_end` (or one `error`).
      */
     async startTurn(project: StepProject, query: { message: string; thread_id?: string }): Promise<{ threadId: string; events: AsyncIterable<StreamEvent> }> {
-      await meter.assertCanSpend({ installationId: project.installationId });
+      await meter.assertCanSpend({ installationId: project.installationId, model: choice().name });
       const threadId = await resolveThread(db, { projectId: project.projectId, agent: deps.threadAgent, threadId: query.thread_id });
       if (running.has(threadId)) throw conflict('A reply is already being generated in this conversation');
       const controller = new AbortController();

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import type { TokenUsageResponse } from '../../../../src/shared/api/costs';
-import { COSTS, INSTALLATION_ID_KEY } from '../../../../src/shared/constants';
+import { COSTS, FREE_MODELS, INSTALLATION_ID_KEY } from '../../../../src/shared/constants';
 import { makeProject } from '../../utils/factories';
 import { renderApp } from '../../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../../utils/server';
@@ -51,6 +51,29 @@ describe('costs page', () => {
     expect(about).toHaveTextContent(COSTS.researchPreviewNotice(5, 20));
     expect(about).toHaveTextContent(COSTS.regularAfterPreview());
     expect(within(about).getByRole('link', { name: COSTS.viewPricing })).toHaveAttribute('href', '/pricing');
+  });
+
+  it('lists each turn with the model that answered it, a free model marked free, and says why it is free', async () => {
+    serveTokenUsage({
+      ...usage,
+      turns: [
+        { at: '2025-03-02T10:00:00.000Z', agent: 'requirementsAgent', model: 'offline-planner', input_tokens: 1200, output_tokens: 800, cost: 0 },
+        { at: '2025-03-01T09:00:00.000Z', agent: 'cloudArchitectAgent', model: 'gpt-4o-mini', input_tokens: 2000, output_tokens: 500, cost: 0.02 },
+      ],
+      turn_count: 7,
+    });
+    renderApp('/app/7/costs');
+    const turns = await screen.findByRole('region', { name: COSTS.turns });
+    expect(turns).toHaveTextContent(COSTS.turnsNote(2, 7));
+    const rows = within(turns).getAllByRole('row');
+    expect(rows).toHaveLength(3);
+    expect(rows[1]).toHaveTextContent('Requirements Gatherer');
+    expect(rows[1]).toHaveTextContent('offline-planner');
+    expect(rows[1]).toHaveTextContent('$0.0000 (free)');
+    expect(rows[2]).toHaveTextContent('gpt-4o-mini');
+    expect(rows[2]).toHaveTextContent('$0.0200');
+    expect(rows[2]).not.toHaveTextContent('free');
+    expect(screen.getByRole('region', { name: COSTS.aboutCosts })).toHaveTextContent(FREE_MODELS['offline-planner']!);
   });
 
   it('shows the regular rate when the server charges it', async () => {
