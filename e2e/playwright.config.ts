@@ -38,7 +38,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `rm -rf ${dataDir} && npm run build && node dist/server/server.mjs`,
+    // A server that was killed leaves its bounded workspaces (SANDBOX_DISK_MB) mounted: unmounted before the folder goes.
+    command: `{ findmnt -rn -o TARGET | grep -F '${dataDir}/' | xargs -r -n1 umount --lazy; true; } && rm -rf ${dataDir} && npm run build && node dist/server/server.mjs`,
     cwd: '..',
     url: `http://127.0.0.1:${port}/api/ready`,
     timeout: 420_000,

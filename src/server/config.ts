@@ -73,13 +73,14 @@ const EnvSchema = Type.Object({
   SANDBOX_KUBERNETES_IMAGE: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$', default: TOOLBOX_IMAGE }),
   SANDBOX_KUBERNETES_RUNTIME_CLASS: Type.Optional(Type.String({ pattern: DNS_SUBDOMAIN })),
   SANDBOX_KUBERNETES_STORAGE_CLASS: Type.Optional(Type.String({ pattern: DNS_SUBDOMAIN })),
-  SANDBOX_KUBERNETES_STORAGE_SIZE: Type.String({ pattern: '^[1-9][0-9]{0,5}(Mi|Gi|Ti)$', default: '10Gi' }),
+  SANDBOX_KUBERNETES_STORAGE_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}(Mi|Gi|Ti)$' })),
   SANDBOX_KUBERNETES_CPUS: Type.Number({ minimum: 0, maximum: 1_024 }),
   SANDBOX_NETWORK: Bool,
   SANDBOX_MEMORY_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
   SANDBOX_MAX_PROCESSES: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   SANDBOX_CPU_SECONDS: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
   SANDBOX_UID_BASE: Type.Integer({ minimum: 1_000, maximum: 2_000_000_000 }),
+  SANDBOX_DISK_MB: Type.Integer({ minimum: 0, maximum: 16_777_216 }),
   SANDBOX_EXEC_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400 }),
   /** Addresses or CIDRs, comma-separated, a sandbox may not reach besides the host's own and link-local ones. */
   SANDBOX_DENY_CIDRS: Type.String({ default: '' }),
@@ -117,6 +118,7 @@ const DEFAULTS: Record<string, string> = {
   SANDBOX_MAX_PROCESSES: '512',
   SANDBOX_CPU_SECONDS: '3600',
   SANDBOX_UID_BASE: '200000',
+  SANDBOX_DISK_MB: '4096',
   SANDBOX_EXEC_TIMEOUT_SECONDS: '900',
   SANDBOX_DOCKER_CPUS: '2',
   SANDBOX_KUBERNETES_CPUS: '2',
@@ -150,6 +152,7 @@ const SANDBOX_NUMERIC = [
   'SANDBOX_MAX_PROCESSES',
   'SANDBOX_CPU_SECONDS',
   'SANDBOX_UID_BASE',
+  'SANDBOX_DISK_MB',
   'SANDBOX_EXEC_TIMEOUT_SECONDS',
   'SANDBOX_DOCKER_CPUS',
   'SANDBOX_KUBERNETES_CPUS',
@@ -167,6 +170,9 @@ export interface GithubAppConfig {
   apiUrl: string;
   webUrl: string;
 }
+
+/** A claim of SANDBOX_DISK_MB as a Kubernetes quantity (`10Gi`, `1536Mi`); 10Gi when the quota is off. */
+const claimSize = (diskMb: number): string => (diskMb === 0 ? '10Gi' : diskMb % 1024 === 0 ? `${diskMb / 1024}Gi` : `${diskMb}Mi`);
 
 /** The docker driver's engine and container settings (SANDBOX_DRIVER=docker). */
 export interface DockerSandboxConfig {
@@ -208,8 +214,10 @@ export interface SandboxConfig {
   maxProcesses: number;
   /** CPU seconds per process; 0 for no limit. */
   cpuSeconds: number;
-  /** Host uid of project N's sandbox user is uidBase + N (root only). */
+  /** Host uid of project N's sandbox user is uidBase + this instance's uid slot * 1,000,000 + N (root only). */
   uidBase: number;
+  /** Size of each workspace in MiB (a bounded filesystem; the kubernetes driver's claim size unless set apart); 0 for none. */
+  diskMb: number;
   execTimeoutMs: number;
   /** Extra addresses/CIDRs the sandbox may not reach (the host's own and link-local ones always). */
   denyCidrs: string[];
@@ -346,6 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxProcesses: e.SANDBOX_MAX_PROCESSES,
       cpuSeconds: e.SANDBOX_CPU_SECONDS,
       uidBase: e.SANDBOX_UID_BASE,
+      diskMb: e.SANDBOX_DISK_MB,
       execTimeoutMs: e.SANDBOX_EXEC_TIMEOUT_SECONDS * 1000,
       denyCidrs: denyCidrs(e.SANDBOX_DENY_CIDRS),
       terminalGraceMs: e.TERMINAL_RECONNECT_GRACE_SECONDS * 1000,
@@ -367,7 +376,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
               image: e.SANDBOX_KUBERNETES_IMAGE,
               runtimeClass: e.SANDBOX_KUBERNETES_RUNTIME_CLASS,
               storageClass: e.SANDBOX_KUBERNETES_STORAGE_CLASS,
-              storageSize: e.SANDBOX_KUBERNETES_STORAGE_SIZE,
+              // The workspace quota is the claim's size, unless set apart.
+              storageSize: e.SANDBOX_KUBERNETES_STORAGE_SIZE ?? claimSize(e.SANDBOX_DISK_MB),
               cpus: e.SANDBOX_KUBERNETES_CPUS,
             },
           }

@@ -21,6 +21,7 @@ export async function createSandboxDriver(config: SandboxConfig, log?: NetworkLo
         root: config.root,
         limits: { network: config.network, memoryMb: config.memoryMb, maxProcesses: config.maxProcesses, cpuSeconds: config.cpuSeconds },
         uidBase: config.uidBase,
+        diskMb: config.diskMb,
         execTimeoutMs: config.execTimeoutMs,
         denyCidrs: config.denyCidrs,
         ...(log ? { log } : {}),
@@ -38,6 +39,8 @@ export async function createSandboxDriver(config: SandboxConfig, log?: NetworkLo
         memoryMb: config.memoryMb,
         cpus: config.docker!.cpus,
         pidsLimit: config.maxProcesses,
+        diskMb: config.diskMb,
+        ...(log ? { log } : {}),
         execTimeoutMs: config.execTimeoutMs,
         denyCidrs: config.denyCidrs,
       });

@@ -15,7 +15,8 @@ export interface TestUser {
 
 /** A configuration as `npm start` would load it, with overrides from a test. */
 export function testConfig(env: Record<string, string> = {}): AppConfig {
-  return loadConfig({ DATA_DIR: '/tmp/devops-agents-test', STATIC_DIR: '/nonexistent', ...env });
+  // Workspaces of 512 MB: each is reserved on the disk for real, and test runs start many sandboxes side by side.
+  return loadConfig({ DATA_DIR: '/tmp/devops-agents-test', STATIC_DIR: '/nonexistent', SANDBOX_DISK_MB: '512', ...env });
 }
 
 /** Builds the real app on the given database, quiet, ready for `app.inject`. */

@@ -77,7 +77,8 @@ describeOnDisk('a full disk under DATA_DIR', () => {
     dataDir = path.join(disk.dir!, 'data');
     filler = path.join(disk.dir!, 'filler');
     database = await openTestDatabase('pglite');
-    app = await buildTestApp(database, { env: { DATA_DIR: dataDir, DISK_MIN_FREE_MB: String(MIN_FREE_MB), LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    // The host's disk itself filling: what a workspace quota (SANDBOX_DISK_MB) exists to prevent, so off here.
+    app = await buildTestApp(database, { env: { DATA_DIR: dataDir, DISK_MIN_FREE_MB: String(MIN_FREE_MB), LOGIN_RATE_LIMIT_PER_MINUTE: '1000', SANDBOX_DISK_MB: '0' } });
     alice = await signIn(app, 'alice');
     projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Full disk' } })).json().id;
     expect((await call('POST', `/api/sandbox/initialize/${projectId}`, {})).json().status).toBe('success');

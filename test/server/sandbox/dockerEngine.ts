@@ -9,6 +9,7 @@ import { dockerConnection } from '../../../src/server/sandbox/docker/connection'
 import { createDockerDriver, type DockerDriverOptions } from '../../../src/server/sandbox/docker/dockerDriver';
 import { INSTANCE_LABEL } from '../../../src/server/sandbox/docker/names';
 import type { SandboxDriver } from '../../../src/server/sandbox/driver';
+import { boundedDisks } from '../../../src/server/sandbox/diskImage';
 
 /**
  * The real Docker engine the docker driver's tests run against (DOCKER_HOST or the local socket) with the
@@ -39,6 +40,19 @@ export async function removeInstance(instanceId: string, docker = new Docker(doc
   for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
   for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+}
+
+/**
+ * Unmounts the bounded workspaces (SANDBOX_DISK_MB) under `dir`, which the docker driver leaves mounted
+ * for its containers when it closes, so that the folder can go.
+ */
+export function unmountUnder(dir: string): void {
+  const mountpoints = fs
+    .readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4]?.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))))
+    .filter((mountpoint): mountpoint is string => Boolean(mountpoint?.startsWith(`${path.resolve(dir)}/`)));
+  for (const mountpoint of mountpoints) boundedDisks(1).discard(mountpoint);
 }
 
 /** Drivers on the real engine, each with an instance id of its own, and everything they made removed at the end. */
@@ -72,7 +86,10 @@ export function engineDrivers() {
     /** Removes every container, volume and network of the drivers made here. */
     async cleanUp(): Promise<void> {
       for (const instanceId of instances) await removeInstance(instanceId, docker);
-      for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
+      for (const root of roots) {
+        unmountUnder(root);
+        fs.rmSync(root, { recursive: true, force: true });
+      }
     },
   };
 }

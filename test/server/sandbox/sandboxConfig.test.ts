@@ -12,6 +12,7 @@ describe('sandbox and terminal configuration', () => {
       maxProcesses: 512,
       cpuSeconds: 3600,
       uidBase: 200_000,
+      diskMb: 4_096,
       execTimeoutMs: 900_000,
       denyCidrs: [],
       terminalGraceMs: 30_000,

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { planningDocuments, sandboxes } from '../../../src/server/db/schema';
 import { serverInstanceId } from '../../../src/server/services/sandbox/instanceId';
 import { databaseKinds, openTestDatabase, type DatabaseKind, type TestDatabase } from '../helpers/testDatabase';
-import { engineAvailable, ENGINE, IMAGE, removeInstance } from './dockerEngine';
+import { engineAvailable, ENGINE, IMAGE, removeInstance, unmountUnder } from './dockerEngine';
 import { readZip } from './zipHelpers';
 import { until } from '../helpers/until';
 
@@ -46,6 +46,7 @@ describe.each(cases)('sandbox routes (%s, %s driver)', (kind, driverKind) => {
   afterAll(async () => {
     await app.close();
     if (driverKind === 'docker') await removeInstance(await serverInstanceId(database.db));
+    unmountUnder(dataDir);
     await database.destroy();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });

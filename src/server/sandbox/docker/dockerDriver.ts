@@ -26,6 +26,7 @@ import { createDemuxer } from './demux';
 import { egressScript, LIST_ADDRESSES, parseAddresses } from './egress';
 import { runHelper } from './helpers';
 import { dockerNames } from './names';
+import { boundedDisks } from '../diskImage';
 
 export interface DockerDriverOptions {
   /** The engine, e.g. `new Docker({ socketPath: '/var/run/docker.sock' })`. */
@@ -56,6 +57,13 @@ export interface DockerDriverOptions {
   keepBackups?: number;
   /** First part of container, volume and network names. */
   namePrefix?: string;
+  /**
+   * SANDBOX_DISK_MB: the workspace volume is a bind of a bounded filesystem (../diskImage.ts) the server
+   * mounts under `root`, when the server runs as root beside the engine (a unix socket); 0 for none.
+   */
+  diskMb?: number;
+  /** Where the driver says that the disk quota cannot be enforced. */
+  log?: { warn(message: string): void };
 }
 
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
@@ -92,6 +100,26 @@ export function createDockerTransport(options: DockerDriverOptions): SandboxTran
   const names = dockerNames(options.namePrefix ?? 'devops-agents', options.instanceId);
 
   const backupsDir = (s: SandboxRef): string => path.join(root, String(s.projectId), 'backups');
+  const mountpointOf = (s: SandboxRef): string => path.join(root, String(s.projectId), 'workspace');
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const engineHere = !options.engine || options.engine.startsWith('unix://');
+  const disks = (options.diskMb ?? 0) > 0 && asRoot && engineHere ? boundedDisks(options.diskMb!) : null;
+  if ((options.diskMb ?? 0) > 0 && !disks) {
+    (options.log ?? { warn: (message: string) => process.emitWarning(message, 'SandboxDisk') }).warn(
+      `SANDBOX_DISK_MB=${options.diskMb} is not enforced: the docker driver bounds a workspace with a filesystem it mounts itself, which needs the server to run as root on the engine's host (a unix:// SANDBOX_DOCKER_HOST).`,
+    );
+  }
+  /** The bounded filesystem of the workspace, made or mounted again (after the host restarted); answers whether it is new. */
+  const prepareDisk = (s: SandboxRef): boolean => {
+    if (!disks) return false;
+    if (disks.exists(mountpointOf(s))) {
+      disks.attach(mountpointOf(s));
+      return false;
+    }
+    fs.mkdirSync(path.dirname(mountpointOf(s)), { recursive: true, mode: 0o700 });
+    disks.create(mountpointOf(s), SANDBOX_UID);
+    return true;
+  };
   const container = (s: SandboxRef): Docker.Container => docker.getContainer(names.container(s));
 
   /** An engine that cannot be reached becomes `unavailable` (503), naming the engine. */
@@ -229,7 +257,12 @@ export function createDockerTransport(options: DockerDriverOptions): SandboxTran
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    await docker.createVolume({ Name: names.volume(s), Labels: names.labels(s) });
+    await docker.createVolume({
+      Name: names.volume(s),
+      Labels: names.labels(s),
+      // The bounded filesystem, when there is one; else the engine's own folder.
+      ...(disks ? { Driver: 'local', DriverOpts: { type: 'none', o: 'bind', device: mountpointOf(s) } } : {}),
+    });
     await runHelper(docker, {
       name: names.helper(s, 'volume'),
       image: options.image,
@@ -320,7 +353,10 @@ export function createDockerTransport(options: DockerDriverOptions): SandboxTran
   /** Removes the project's container, volume and network (each may be missing). */
   const removeAll = async (s: SandboxRef, { volume }: { volume: boolean }): Promise<void> => {
     await removeQuietly(() => container(s).remove({ force: true, v: false }));
-    if (volume) await removeQuietly(() => docker.getVolume(names.volume(s)).remove());
+    if (volume) {
+      await removeQuietly(() => docker.getVolume(names.volume(s)).remove());
+      disks?.discard(mountpointOf(s));
+    }
     if (options.network) await removeQuietly(() => docker.getNetwork(names.network(s)).remove());
   };
 
@@ -334,9 +370,10 @@ export function createDockerTransport(options: DockerDriverOptions): SandboxTran
     try {
       const info = await inspect(s);
       if (info?.State.Running) return true;
+      newVolume = prepareDisk(s);
       if (!info) {
         await ensureImage();
-        newVolume = await prepareVolume(s);
+        newVolume = (await prepareVolume(s)) || newVolume;
         if (options.network) await ensureNetwork(s);
         await createContainer(s);
       }

@@ -34,6 +34,8 @@ export interface BwrapSpec {
   limits: LocalSandboxLimits;
   /** The cgroup.procs file of the sandbox's memory cgroup (./memoryCgroup.ts); null: RLIMIT_AS instead. */
   cgroupProcs?: string | null;
+  /** Largest file in MiB (RLIMIT_FSIZE): SANDBOX_DISK_MB where the workspace cannot be a bounded filesystem. */
+  fileSizeMb?: number;
 }
 
 export const SANDBOX_UID = 1000;
@@ -175,6 +177,7 @@ export function bwrapArgv(spec: BwrapSpec): { file: string; args: string[] } {
   const limits: string[] = [];
   if (spec.limits.memoryMb > 0 && !spec.cgroupProcs) limits.push(`--as=${spec.limits.memoryMb * 1024 * 1024}`);
   if (spec.limits.cpuSeconds > 0) limits.push(`--cpu=${spec.limits.cpuSeconds}`);
+  if (spec.fileSizeMb) limits.push(`--fsize=${spec.fileSizeMb * 1024 * 1024}`);
   // RLIMIT_NPROC counts every process of the host user: only meaningful with a uid of its own.
   if (spec.hostUid !== null && spec.limits.maxProcesses > 0) limits.push(`--nproc=${spec.limits.maxProcesses}`);
   if (limits.length) prefix.push('prlimit', ...limits, '--');

@@ -23,14 +23,23 @@ import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits }
 import { probeMemoryCgroups, type CgroupProbe } from './memoryCgroup';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
 import { commitStep, createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
+import { boundedDisks, isMountpoint } from '../diskImage';
+import { claimUidSlot, DEFAULT_UID_REGISTRY, UID_SLOT_SPAN } from './uidSlots';
 import { HISTORY_FORMAT, parseHistory, projectFolderFilter, secretFilter } from '../workspaceLayout';
 
 export interface LocalDriverOptions {
   /** DATA_DIR/sandboxes: one folder per project with `workspace/`, `backups/` and `etc/`. */
   root: string;
   limits: LocalSandboxLimits;
-  /** First host uid of the per-project users when the server runs as root (uid = base + projectId). */
+  /**
+   * First host uid of the per-project users when the server runs as root: uid = base + this instance's
+   * slot (./uidSlots.ts) * UID_SLOT_SPAN + projectId.
+   */
   uidBase: number;
+  /** Where the instances on this host record their uid slots (DEFAULT_UID_REGISTRY). */
+  uidRegistry?: string;
+  /** SANDBOX_DISK_MB: each workspace a filesystem of this size (root only); 0 for none. */
+  diskMb?: number;
   /** Default exec timeout in ms. */
   execTimeoutMs: number;
   /** Largest output an ExecResult keeps (the end is kept). */
@@ -85,7 +94,28 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
   const workspaceDir = (s: SandboxRef): string => path.join(dirOf(s), 'workspace');
   const backupsDir = (s: SandboxRef): string => path.join(dirOf(s), 'backups');
   const etcDir = (s: SandboxRef): string => path.join(dirOf(s), 'etc');
-  const hostUid = (s: SandboxRef): number | null => (asRoot ? options.uidBase + s.projectId : null);
+  /** This instance's first uid, claimed when a sandbox first needs one. */
+  let firstUid: number | null = null;
+  const hostUid = (s: SandboxRef): number | null => {
+    if (!asRoot) return null;
+    if (s.projectId >= UID_SLOT_SPAN) throw new SandboxError('failed', `Project ids from ${UID_SLOT_SPAN} on have no sandbox uid`);
+    firstUid ??= options.uidBase + claimUidSlot(options.uidRegistry ?? DEFAULT_UID_REGISTRY, root, options.uidBase) * UID_SLOT_SPAN;
+    return firstUid + s.projectId;
+  };
+  /** The bounded workspaces (SANDBOX_DISK_MB), when the server may mount them. */
+  const disks = asRoot && (options.diskMb ?? 0) > 0 ? boundedDisks(options.diskMb!) : null;
+  if (!asRoot && (options.diskMb ?? 0) > 0) {
+    (options.log ?? { warn: (message: string) => process.emitWarning(message, 'SandboxDisk') }).warn(
+      `SANDBOX_DISK_MB=${options.diskMb} is enforced only when the server runs as root (each workspace a loop-mounted filesystem of that size); here it limits each file a sandbox writes (RLIMIT_FSIZE).`,
+    );
+  }
+  /** Workspaces this driver mounted: unmounted at close, mounted again on their next use. */
+  const attached = new Set<number>();
+  const attach = (s: SandboxRef): void => {
+    if (!disks || !disks.exists(workspaceDir(s))) return;
+    disks.attach(workspaceDir(s));
+    attached.add(s.projectId);
+  };
   const log: NetworkLog = options.log ?? { warn: (message) => process.emitWarning(message, 'SandboxNetwork') };
   const resolvConf = path.join(root, 'resolv.conf');
   /**
@@ -136,9 +166,10 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
       newSession: opts.newSession ?? true,
       limits: options.limits,
       cgroupProcs: hostSupport().memory.cgroups?.procsFile(s.projectId) ?? null,
+      ...(!disks && options.diskMb ? { fileSizeMb: options.diskMb } : {}),
     });
 
-  const isRunning = (s: SandboxRef): boolean => fs.existsSync(workspaceDir(s));
+  const isRunning = (s: SandboxRef): boolean => (disks ? disks.exists(workspaceDir(s)) : fs.existsSync(workspaceDir(s)));
   const requireRunning = (s: SandboxRef): void => {
     if (!isRunning(s)) throw new SandboxError('not_running', 'The sandbox is not running');
   };
@@ -150,6 +181,7 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
     opts: { readOnly?: boolean; env?: Record<string, string>; stdin?: 'pipe' | 'ignore'; network?: boolean } = {},
   ): ChildProcess => {
     refuseWhileClosing();
+    attach(s);
     const { file, args } = argv(s, { readOnly: opts.readOnly, network: opts.network });
     const slirp = opts.network && hostSupport().networkMode === 'slirp';
     const child = spawn(file, [...args, ...program], {
@@ -213,9 +245,21 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
   /** An empty workspace owned by the sandbox user. */
   const makeWorkspace = (s: SandboxRef): void => {
     const dir = workspaceDir(s);
+    if (disks) {
+      disks.create(dir, hostUid(s)!);
+      attached.add(s.projectId);
+      return;
+    }
     fs.mkdirSync(dir, { mode: 0o700 });
     const uid = hostUid(s);
     if (uid !== null) fs.chownSync(dir, uid, uid);
+  };
+
+  const removeWorkspace = (s: SandboxRef): void => {
+    attached.delete(s.projectId);
+    if (disks && disks.exists(workspaceDir(s))) disks.discard(workspaceDir(s));
+    // Never through a workspace still mounted: its files would go with it.
+    else if (!isMountpoint(workspaceDir(s))) fs.rmSync(workspaceDir(s), { recursive: true, force: true });
   };
 
   const git = (s: SandboxRef, args: string[], readOnly = false) =>
@@ -262,13 +306,19 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
 
     async up(s): Promise<boolean> {
       ensureLayout(s);
-      if (isRunning(s)) return true;
+      if (isRunning(s)) {
+        attach(s);
+        return true;
+      }
       makeWorkspace(s);
       return false;
     },
 
     // Read on the host without following anything: the names in the folder, nothing of their contents.
-    workspaceIsEmpty: async (s) => fs.readdirSync(workspaceDir(s)).length === 0,
+    workspaceIsEmpty: async (s) => {
+      attach(s);
+      return fs.readdirSync(workspaceDir(s)).length === 0;
+    },
 
     createWorkspace: (s) => createFreshWorkspace(run, s),
 
@@ -294,12 +344,12 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
     async down(s): Promise<void> {
       await endProcesses(s.projectId);
       host?.memory.cgroups?.remove(s.projectId);
-      fs.rmSync(workspaceDir(s), { recursive: true, force: true });
+      removeWorkspace(s);
     },
 
     async abandon(s): Promise<void> {
       await endProcesses(s.projectId);
-      fs.rmSync(workspaceDir(s), { recursive: true, force: true });
+      removeWorkspace(s);
     },
 
     async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
@@ -325,6 +375,7 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
     shell(s, opts: ShellOptions): SandboxPty {
       refuseWhileClosing();
       requireRunning(s);
+      attach(s);
       // No --new-session: the pty must stay the shell's controlling terminal, or Ctrl-C reaches nobody.
       // The terminal is the sandbox's own, so TIOCSTI on it injects into nothing but itself.
       const inside = argv(s, { newSession: false, network: true });
@@ -406,6 +457,9 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
       await Promise.all([...running.keys()].map(endProcesses));
       await Promise.all([...endingNetworks]);
       host?.memory.cgroups?.removeAll();
+      // Mounted again on their next use (after a restart too); the images keep the workspaces.
+      for (const projectId of attached) disks?.detach(path.join(dirOf({ projectId, username: '' }), 'workspace'));
+      attached.clear();
     },
 
     killAll(): void {

@@ -1,0 +1,101 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * A workspace of bounded size (SANDBOX_DISK_MB): an ext4 filesystem in an image file beside it (its
+ * space reserved on the host's disk), loop-mounted at the workspace folder. A write past the size fails
+ * with ENOSPC inside the sandbox, and the host's disk holds no more than the image. Mounting needs root (the server's, as for the per-project
+ * uids); the image stays mounted across server restarts, and is mounted again after the host's.
+ */
+export interface BoundedDisks {
+  readonly sizeMb: number;
+  /** Whether the image of this mount point exists (the workspace exists, mounted or not). */
+  exists(mountpoint: string): boolean;
+  /** Makes the image (ext4, its root owned by `ownerUid`, mode 0700) and mounts it; the mount point must not exist. */
+  create(mountpoint: string, ownerUid: number): void;
+  /** Mounts the existing image when it is not mounted (after a restart of the host, or of this server's detach). */
+  attach(mountpoint: string): void;
+  /** Unmounts, keeping the image. */
+  detach(mountpoint: string): void;
+  /** Unmounts and deletes the image and the mount point. */
+  discard(mountpoint: string): void;
+}
+
+const imageOf = (mountpoint: string): string => `${mountpoint}.img`;
+
+/** A mount point is on another device than its parent folder while something is mounted on it. */
+export function isMountpoint(dir: string): boolean {
+  try {
+    return fs.statSync(dir).dev !== fs.statSync(path.dirname(dir)).dev;
+  } catch {
+    return false;
+  }
+}
+
+const run = (program: string, args: string[]): void => {
+  try {
+    execFileSync(program, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
+  } catch (err) {
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
+    throw new Error(`${program} ${args.join(' ')} failed${stderr ? `: ${stderr}` : ''}`);
+  }
+};
+
+const mount = (mountpoint: string): void => {
+  // nosuid and nodev: a file the sandbox wrote can never be a setuid program or a device for the host.
+  run('mount', ['-t', 'ext4', '-o', 'loop,nosuid,nodev', imageOf(mountpoint), mountpoint]);
+};
+
+const unmount = (mountpoint: string): void => {
+  if (!isMountpoint(mountpoint)) return;
+  try {
+    run('umount', [mountpoint]);
+  } catch {
+    // Still busy (a process of the sandbox on its way out): detached now, freed when the last one ends.
+    run('umount', ['--lazy', mountpoint]);
+  }
+};
+
+export function boundedDisks(sizeMb: number): BoundedDisks {
+  return {
+    sizeMb,
+    exists: (mountpoint) => fs.existsSync(imageOf(mountpoint)),
+    create(mountpoint, ownerUid) {
+      const image = imageOf(mountpoint);
+      fs.rmSync(image, { force: true });
+      fs.closeSync(fs.openSync(image, 'wx', 0o600));
+      try {
+        // Reserved on the host's disk, not sparse: a sparse image could promise more than the disk has,
+        // and writes the loop device could not place would be lost after the program was told they worked.
+        try {
+          run('fallocate', ['-l', String(sizeMb * 1024 * 1024), image]);
+        } catch (err) {
+          throw new Error(`Reserving ${sizeMb} MB for the workspace (SANDBOX_DISK_MB) failed: ${(err as Error).message}`, { cause: err });
+        }
+        // No blocks reserved for root (the sandbox user gets the whole size); a small journal.
+        run('mkfs.ext4', ['-q', '-F', '-m', '0', '-J', 'size=4', '-E', `root_owner=${ownerUid}:${ownerUid}`, image]);
+        fs.mkdirSync(mountpoint, { mode: 0o700 });
+        mount(mountpoint);
+        fs.rmdirSync(path.join(mountpoint, 'lost+found'));
+        fs.chmodSync(mountpoint, 0o700);
+      } catch (err) {
+        unmount(mountpoint);
+        fs.rmSync(mountpoint, { recursive: true, force: true });
+        fs.rmSync(image, { force: true });
+        throw err;
+      }
+    },
+    attach(mountpoint) {
+      if (isMountpoint(mountpoint)) return;
+      fs.mkdirSync(mountpoint, { recursive: true, mode: 0o700 });
+      mount(mountpoint);
+    },
+    detach: unmount,
+    discard(mountpoint) {
+      unmount(mountpoint);
+      fs.rmSync(mountpoint, { recursive: true, force: true });
+      fs.rmSync(imageOf(mountpoint), { force: true });
+    },
+  };
+}
