@@ -5,6 +5,7 @@ import { confirmThePlans, recordStatusTexts, waitForReply } from './support/plan
 import { onServer, resetServer, testServer } from './support/testServer';
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
+import { openStep } from './support/executionChat';
 
 /**
  * Deploy for real: a person asks for PostgreSQL and Redis with nginx in front on their existing server
@@ -84,6 +85,7 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
     timings.push({ step: n, title, seconds: Math.round((Date.now() - approved) / 100) / 10 });
     if (/^Start the stack/.test(title)) running = Date.now();
     // The host key is pinned on first contact and shown to the person.
+    if (n === 1) await openStep(step(1));
     if (n === 1) await expect(step(1).getByTestId('step-1-output')).toContainText(`[${target.host}]:${target.port} (ED25519)`);
   }
   await expect(progress.getByText(`${total} / ${total} steps completed`)).toBeVisible({ timeout: 15_000 });

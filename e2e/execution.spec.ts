@@ -2,6 +2,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { planAnN8nStack, recordStatusTexts, STEP_TIMEOUT, STREAM_TIMEOUT } from './support/planning';
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
+import { openExecutionChat, openStep } from './support/executionChat';
 
 /**
  * The execution journey of issue 4 with the offline planner and the local (bubblewrap) sandbox: a
@@ -67,7 +68,7 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   await expect(step(4).getByRole('note')).toContainText('Needs your explicit approval (never auto-approved)');
 
   // ---- Terminal: connected, a command typed by hand ----
-  const chatPanel = page.getByRole('region', { name: 'Execution Agent', exact: true });
+  const chatPanel = await openExecutionChat(page);
   await expect(chatPanel.getByRole('tab')).toHaveText(['Chat', 'Terminal']);
   await chatPanel.getByRole('tab', { name: 'Terminal' }).click();
   const rows = terminalRows(page);
@@ -165,6 +166,7 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   // on to step 3, whose long script scrolls step 2 out of the terminal's view.)
   await expect(step(2)).toContainText('completed', { timeout: STEP_TIMEOUT });
   expect(approvals).toBeGreaterThanOrEqual(1);
+  await openStep(step(2));
   await expect(step(2).getByTestId('step-2-output')).toContainText('auto-approved-step');
   await expect(step(2).getByTestId('step-2-output')).toContainText('deploy_key.pub');
   await expect(progress.getByText(`2 / ${total} steps completed`)).toBeVisible();

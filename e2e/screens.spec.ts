@@ -1,6 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { planAnN8nStack } from './support/planning';
 import { photograph, SIZES } from './support/screenshots';
+import { openExecutionChat } from './support/executionChat';
 
 /**
  * The screens a person lives in, at the three sizes people use (issue 13): every main screen is
@@ -73,7 +74,7 @@ test('every main screen at 1440, 1280 and 390 wide, and an execution stage desig
 
   // ---- 1440: the terminal is at least 100 columns wide (the sandbox shell says how wide it is) ----
   await page.setViewportSize(SIZES[0]);
-  const chatPanel = page.getByRole('region', { name: 'Execution Agent', exact: true });
+  const chatPanel = await openExecutionChat(page);
   await chatPanel.getByRole('tab', { name: 'Terminal' }).click();
   const rows = page.getByTestId('terminal').locator('.xterm-rows');
   await expect(rows).toContainText('Connected to sandbox terminal', { timeout: 15_000 });

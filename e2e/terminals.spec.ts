@@ -1,6 +1,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { signInWithNewProject } from './support/project';
 import { watchForErrors } from './support/watchForErrors';
+import { openExecutionChat } from './support/executionChat';
 
 /**
  * Several terminals per sandbox: a second browser tab gets a shell of its own and the first stays
@@ -13,7 +14,7 @@ const rowsOf = (page: Page): Locator => page.getByTestId('terminal').locator('.x
 
 async function openTerminal(page: Page, projectId: number): Promise<Locator> {
   await page.goto(`/app/${projectId}`);
-  const panel = page.getByRole('region', { name: 'Execution Agent', exact: true });
+  const panel = await openExecutionChat(page);
   await panel.getByRole('tab', { name: 'Terminal' }).click();
   const rows = rowsOf(page);
   await expect(rows).toContainText('Connected to sandbox terminal', { timeout: 20_000 });
@@ -65,7 +66,7 @@ test('a second tab opens a terminal of its own, the first stays; Reconnect bring
   await expect(first).toContainText('back-42');
 
   // The execution chat keeps its conversation across a reload.
-  const chat = page.getByRole('region', { name: 'Execution Agent', exact: true });
+  const chat = await openExecutionChat(page);
   await chat.getByRole('tab', { name: 'Chat' }).click();
   await chat.getByRole('textbox', { name: 'Message' }).fill('How is the execution going?');
   await chat.getByRole('textbox', { name: 'Message' }).press('Enter');
@@ -75,7 +76,7 @@ test('a second tab opens a terminal of its own, the first stays; Reconnect bring
   const reply = (await messages.getByRole('listitem').nth(1).textContent()) ?? '';
   expect(reply.length).toBeGreaterThan(0);
   await page.reload();
-  const after = page.getByRole('region', { name: 'Execution Agent', exact: true }).getByRole('list', { name: 'Messages' });
+  const after = (await openExecutionChat(page)).getByRole('list', { name: 'Messages' });
   await expect(after.getByRole('listitem')).toHaveText(['How is the execution going?', reply]);
 
   expect(errors).toEqual([]);

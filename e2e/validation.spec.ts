@@ -3,6 +3,7 @@ import { planAnN8nStack, recordStatusTexts, STEP_TIMEOUT, STREAM_TIMEOUT } from 
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
 import { photograph, SIZES } from './support/screenshots';
+import { openExecutionChat } from './support/executionChat';
 
 /**
  * The validation journey with the offline planner and the local (bubblewrap) sandbox: a person plans an
@@ -34,7 +35,7 @@ test('a person executes every step with the remote ones skipped, proceeds to val
   await expect(steps.first()).toBeVisible({ timeout: 15_000 });
   const total = await steps.count();
   const step = (n: number): Locator => progress.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
-  const chatPanel = page.getByRole('region', { name: 'Execution Agent', exact: true });
+  const chatPanel = await openExecutionChat(page);
   const message = chatPanel.getByRole('textbox', { name: 'Message', exact: true });
   for (let n = 1; n <= total; n += 1) {
     const toggle = step(n).locator('button[aria-expanded]');

@@ -1,0 +1,19 @@
+import type { Locator, Page } from '@playwright/test';
+
+/**
+ * The execution stage's agent panel (Chat and Terminal tabs), opened as a person opens it: it is closed
+ * when the stage opens, so the steps have the screen.
+ */
+export async function openExecutionChat(page: Page): Promise<Locator> {
+  const panel = page.getByRole('region', { name: 'Execution Agent', exact: true });
+  const open = page.getByRole('button', { name: 'Open the agent chat and terminal' });
+  await open.or(panel).first().waitFor();
+  if (await open.isVisible()) await open.click();
+  return panel;
+}
+
+/** Opens a step card's body (only the current step's is open by itself). */
+export async function openStep(step: Locator): Promise<void> {
+  const toggle = step.locator('button[aria-expanded]');
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+}
