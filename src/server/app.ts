@@ -20,6 +20,7 @@ import { staticFilesPlugin } from './plugins/staticFiles';
 import { activityRoutes } from './routes/activity';
 import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
+import { notificationRoutes } from './routes/notifications';
 import { creditRoutes } from './routes/credits';
 import { devopsHelperRoutes } from './routes/devopsHelper';
 import { documentationRoutes } from './routes/documentation';
@@ -118,6 +119,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(documentationRoutes);
       await api.register(devopsHelperRoutes);
       await api.register(activityRoutes);
+      await api.register(notificationRoutes);
       await api.register(publicConfigRoutes);
     },
     { prefix: '/api' },

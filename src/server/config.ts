@@ -100,6 +100,11 @@ const EnvSchema = Type.Object({
   DODO_PAYMENTS_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DODO_PAYMENTS_WEBHOOK_KEY: Type.Optional(Type.String({ minLength: 1 })),
   SUPPORT_EMAIL: Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' }),
+  /** Where notification mail is sent from: `smtp://user:pass@host:587` or `smtps://…:465`; unset: no email. */
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
+  SMTP_FROM: Type.Optional(Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' })),
+  /** Lets notification webhooks reach loopback and private addresses (a chat server on your own network). */
+  NOTIFY_PRIVATE_ADDRESSES: Bool,
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -130,6 +135,7 @@ const DEFAULTS: Record<string, string> = {
   PRICE_REGULAR_PER_MILLION_USD: String(TOKEN_PRICES.regular.perMillion),
   PAYMENT_RATE_LIMIT_PER_MINUTE: '10',
   SUPPORT_EMAIL: 'support@localhost',
+  NOTIFY_PRIVATE_ADDRESSES: 'false',
 };
 
 const NUMERIC = new Set([
@@ -290,6 +296,16 @@ export interface AppConfig {
   sandbox: SandboxConfig;
   /** The contact address the public pages show (SUPPORT_EMAIL). */
   supportEmail: string;
+  notifications: NotificationsConfig;
+}
+
+export interface NotificationsConfig {
+  /** SMTP server for notification mail; undefined: projects can set only webhooks. */
+  smtpUrl: string | undefined;
+  /** The sender address (SMTP_FROM, else SUPPORT_EMAIL). */
+  from: string;
+  /** Whether webhooks may reach loopback and private addresses (never link-local or the metadata service). */
+  allowPrivateAddresses: boolean;
 }
 
 export class ConfigError extends Error {
@@ -331,6 +347,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL,
     publicUrl,
     supportEmail: e.SUPPORT_EMAIL,
+    notifications: {
+      smtpUrl: e.SMTP_URL,
+      from: e.SMTP_FROM ?? e.SUPPORT_EMAIL,
+      allowPrivateAddresses: e.NOTIFY_PRIVATE_ADDRESSES === 'true' || e.NOTIFY_PRIVATE_ADDRESSES === '1',
+    },
     secureCookies: publicUrl.startsWith('https://'),
     trustProxy: trustedProxies(e.TRUST_PROXY),
     staticDir: path.resolve(e.STATIC_DIR),

@@ -13,6 +13,8 @@ import { createProjectsService, type ProjectsService } from '../services/project
 import { createStageGates } from '../services/stages/stageGates';
 import { createPlanningService, type PlanningService } from '../services/planning/planningService';
 import { createSecretBox, loadSecretKey } from '../services/planning/secretBox';
+import { createNotificationService, type NotificationService } from '../services/notifications/notificationService';
+import { withNotices } from '../services/notifications/activityNotices';
 import { createModelProvider } from '../agents/models';
 import { createSandboxService, type SandboxService } from '../services/sandbox/sandboxService';
 import { serverInstanceId } from '../services/sandbox/instanceId';
@@ -58,6 +60,8 @@ export interface Services {
   executionCommands: EventBus<TerminalStreamEvent>;
   /** The validation stage: the agent's plan of read-only checks, approvals, runs (the execution step runner). */
   validation: ValidationService;
+  /** Where a project's failures are sent (email, webhook), and sending them. */
+  notifications: NotificationService;
   /** Each project's documentation and quick start, written after validation. */
   documentation: DocumentationService;
   /** The agents of the step stages and the DevOps Helper (with its approvals), on the models configured once. */
@@ -86,7 +90,10 @@ export const servicesPlugin = fp(
       absoluteMs: opts.config.sessionAbsoluteMs,
       events: topicsOf<string>(events),
     });
-    const activity = createActivityService({ db });
+    const secretBox = createSecretBox(loadSecretKey(opts.config.planning.encryptionKey, opts.config.dataDir));
+    const notifications = createNotificationService({ db, config: opts.config.notifications, secretBox, publicUrl: opts.config.publicUrl, log: app.log });
+    // Each failure recorded (a deployment step, a validation check) also reaches the person where they asked.
+    const activity = withNotices(createActivityService({ db }), (projectId, notice) => notifications.notify(projectId, notice));
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd, events });
     const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
     const sandboxDriver = await createSandboxDriver(opts.config.sandbox, app.log, await serverInstanceId(db));
@@ -97,7 +104,7 @@ export const servicesPlugin = fp(
     const planning = createPlanningService({
       db,
       models,
-      secretBox: createSecretBox(loadSecretKey(opts.config.planning.encryptionKey, opts.config.dataDir)),
+      secretBox,
       // Every model call is priced and charged; a turn is refused with 402 when the balance is spent.
       onUsage: (usage) => meter.record(usage),
       beforeTurn: (ctx) => meter.assertCanSpend(ctx),
@@ -145,6 +152,7 @@ export const servicesPlugin = fp(
       documentation,
       agents,
       disk,
+      notifications,
     });
     // last_seen_at is written in batches off the request path (see sessionStore).
     const flushSessions = setInterval(() => {
@@ -161,6 +169,7 @@ export const servicesPlugin = fp(
       app.services.terminals.close();
       await app.services.sandbox.close();
       await redisBus?.close();
+      notifications.close();
     });
   },
   { name: 'services' },

@@ -9,3 +9,4 @@ export * from './planning';
 export * from './execution';
 export * from './activity';
 export * from './validation';
+export * from './notifications';
