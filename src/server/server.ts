@@ -3,6 +3,7 @@ import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { secureDataDir } from './dataDir';
 import { openDatabase } from './db/client';
+import { builtPgliteTemplate } from './db/pglite';
 
 /** Starts the product: validate configuration, open and migrate the database, listen, shut down gracefully. */
 async function main(): Promise<void> {
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
+    pgliteTemplate: builtPgliteTemplate(),
     migrationsDir: config.migrationsDir,
     onIdleError: (err) => process.stderr.write(`database connection lost (the pool reconnects on the next query): ${err.message}\n`),
   });

@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { holdsCluster, loadPglite, pgliteOptions } from './pglite';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -29,6 +30,8 @@ export interface DatabaseOptions {
   url?: string;
   /** PGlite data directory; undefined means in-memory (tests). */
   dataDir?: string;
+  /** A dumped PGlite data directory (`PGLITE_TEMPLATE`) that a data directory with no cluster yet starts from, instead of initdb. */
+  pgliteTemplate?: string;
   migrationsDir: string;
   /** Told about an idle PostgreSQL connection that broke (the server logs it); the pool carries on. */
   onIdleError?: (err: Error) => void;
@@ -68,7 +71,23 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       close: () => pool.end(),
     };
   }
-  return pgliteDatabase(await PGlite.create(options.dataDir ? pgliteDirectory(options.dataDir) : undefined), migrationsFolder);
+  const PGliteClass = await loadPglite();
+  const directory = options.dataDir ? pgliteDirectory(options.dataDir) : undefined;
+  const template = directory && options.pgliteTemplate && !holdsCluster(directory) ? new Blob([fs.readFileSync(options.pgliteTemplate)]) : undefined;
+  return pgliteDatabase(await PGliteClass.create(directory, { ...pgliteOptions(PGliteClass), loadDataDir: template }), migrationsFolder);
+}
+
+/** Writes `file`: a new PGlite with the committed migrations applied, its data directory dumped (gzip), for `pgliteTemplate`. */
+export async function writePgliteTemplate(file: string, migrationsFolder: string): Promise<void> {
+  const PGliteClass = await loadPglite();
+  const client = await PGliteClass.create(undefined, pgliteOptions(PGliteClass));
+  try {
+    await pgliteDatabase(client, migrationsFolder);
+    const dump = await client.dumpDataDir('gzip');
+    fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  } finally {
+    await client.close();
+  }
 }
 
 /** PGlite's own directory inside DATA_DIR, made when missing. */

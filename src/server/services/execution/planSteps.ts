@@ -14,7 +14,8 @@ export interface PlannedStep {
   command: string | null;
 }
 
-const HEADING = /^#{2,3}[ \t]*Step[ \t]+(\d+)[ \t]*[:.)\-–—]?[ \t]*(.*)$/gim;
+// The dashes as escapes: one character above U+00FF in the bundle makes its whole source two-byte (buildServer.ts).
+const HEADING = /^#{2,3}[ \t]*Step[ \t]+(\d+)[ \t]*[:.)\-\u2013\u2014]?[ \t]*(.*)$/gim;
 const FENCE = /^```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)^```[ \t]*$/gm;
 const SHELLS = new Set(['', 'bash', 'sh', 'shell', 'console', 'zsh']);
 
