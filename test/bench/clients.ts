@@ -11,6 +11,8 @@ import { POLLS, type PollingClient, type PollersCommand, type PollersData, type 
 
 /** Browsers are opened at random moments within this span: their polls are spread over it. */
 const SPREAD_MS = 5_000;
+/** How long a restarted server is left after its first healthy answer before its RSS at rest is read. */
+const REST_MS = 5_000;
 /** Clients per load generator (a worker thread) and server polled, when BENCH_GENERATORS does not say how many generators. */
 const CLIENTS_PER_GENERATOR = 2_500;
 
@@ -33,7 +35,7 @@ export interface ClientsResult {
    * a PGlite server's RSS peaks at start and is lower later, whatever it then holds.
    */
   rssPerClientBytes: number;
-  /** RSS as the process answered its first request, before any client. */
+  /** RSS as the process answered its first request, before any client (the app: at rest after a restart). */
   rssStartedBytes: number;
   /**
    * The load generator's own event-loop delay over the measured window (p99, ms): when it is near the
@@ -227,27 +229,38 @@ interface AppServer {
 
 /**
  * Starts the app's server as `npm run serve` does when there is a build (`npm run build:server`), else
- * from its sources through tsx; `env` adds to the section's (LOG_LEVEL, DATABASE_URL).
+ * from its sources through tsx; `env` adds to the section's (LOG_LEVEL, DATABASE_URL). `restarted`:
+ * started once on the new data directory, stopped, and started again on it, so that `rssStarted` is the
+ * server at rest as it runs day to day (a first start's peak leaves memory the process keeps a while).
  */
-async function startApp(serverDir: string, env: Record<string, string>, nodeArgs: string[]): Promise<AppServer> {
+async function startApp(serverDir: string, env: Record<string, string>, nodeArgs: string[], restarted = false): Promise<AppServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-bench-clients-'));
-  const port = await freePort();
   const built = fs.existsSync(path.join(serverDir, BUILT_SERVER));
-  const server = startNode(built ? BUILT_SERVER : 'src/server/server.ts', {
-    cwd: serverDir,
-    env: { PORT: String(port), DATA_DIR: dataDir, STATIC_DIR: path.join(dataDir, 'no-client'), LOGIN_RATE_LIMIT_PER_MINUTE: '100000', ...env },
-    logFile: path.join(dataDir, 'server.log'),
-    nodeArgs,
-    tsx: !built,
-  });
-  const base = new URL(`http://127.0.0.1:${port}`);
-  try {
-    await waitForUrl(new URL('/api/health', base).toString(), 120_000, server);
-  } catch (err) {
-    await stopApp({ server, dataDir });
-    throw err;
+  const launch = async (): Promise<{ server: ChildProcess; base: URL }> => {
+    const port = await freePort();
+    const server = startNode(built ? BUILT_SERVER : 'src/server/server.ts', {
+      cwd: serverDir,
+      env: { PORT: String(port), DATA_DIR: dataDir, STATIC_DIR: path.join(dataDir, 'no-client'), LOGIN_RATE_LIMIT_PER_MINUTE: '100000', ...env },
+      logFile: path.join(dataDir, 'server.log'),
+      nodeArgs,
+      tsx: !built,
+    });
+    const base = new URL(`http://127.0.0.1:${port}`);
+    try {
+      await waitForUrl(new URL('/api/health', base).toString(), 120_000, server);
+    } catch (err) {
+      await stopApp({ server, dataDir });
+      throw err;
+    }
+    return { server, base };
+  };
+  let started = await launch();
+  if (restarted) {
+    await stopChild(started.server);
+    started = await launch();
+    await new Promise((resolve) => setTimeout(resolve, REST_MS));
   }
-  return { server, base, dataDir, rssStarted: rssBytes(server.pid!) };
+  return { ...started, dataDir, rssStarted: rssBytes(started.server.pid!) };
 }
 
 async function stopApp(app: Pick<AppServer, 'server' | 'dataDir'>): Promise<void> {
@@ -276,7 +289,7 @@ export async function benchClients(options: ClientsOptions): Promise<{ app: Clie
   // Each client holds a connection to each server it polls at once, and each is a descriptor here.
   checkOpenFiles(options.clients * (options.apart ? 1 : 2), options.apart ? '' : ' or poll one server after the other (BENCH_CLIENTS_APART=1)');
   const nodeArgs = profileArgs();
-  const app = await startApp(options.serverDir, options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}, nodeArgs);
+  const app = await startApp(options.serverDir, options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}, nodeArgs, true);
   const bareLog = path.join(app.dataDir, 'bare.log');
   const bare = startNode(path.resolve('test/bench/bareServer.ts'), { cwd: process.cwd(), env: {}, logFile: bareLog, nodeArgs });
   try {

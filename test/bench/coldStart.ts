@@ -4,6 +4,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { rssBytes, startNode, stopChild, waitForUrl } from './processes';
 import { freePort } from '../server/helpers/freePort';
+import { PGLITE_TEMPLATE } from '../../src/server/db/pglite';
 
 /** What `npm run build:server` writes and `npm run serve` starts. */
 export const BUILT_SERVER = 'dist/server/server.mjs';
@@ -18,12 +19,12 @@ export interface ColdStart {
 }
 
 /** How a script is started: through tsx (sources), or built JavaScript with plain node (`npm run serve`). */
-interface Start {
+export interface Start {
   tsx: boolean;
   nodeArgs: string[];
 }
 
-interface Server {
+export interface Server {
   script: string;
   cwd: string;
   env: Record<string, string>;
@@ -85,26 +86,43 @@ async function buildReference(): Promise<string> {
   return outfile;
 }
 
+/** The app's server and the reference, started the same way (see `benchColdStart`); `label` says how. */
+export interface StartedAlike {
+  start: Start;
+  label: string;
+  app: Server;
+  reference: Server;
+}
+
+/**
+ * When the server is built (`npm run build:server`), it starts as `npm run serve` starts it (plain node)
+ * and the reference is built and started the same way, a new data directory of each from the build's
+ * PGlite template; otherwise both start from their sources through tsx (and run initdb).
+ */
+export async function startedAlike(serverDir: string): Promise<StartedAlike> {
+  const built = fs.existsSync(path.join(serverDir, BUILT_SERVER));
+  const template = path.join(serverDir, path.dirname(BUILT_SERVER), PGLITE_TEMPLATE);
+  const script = built ? BUILT_SERVER : 'src/server/server.ts';
+  return {
+    start: { tsx: !built, nodeArgs: [] },
+    label: built ? `${script}, plain node` : `${script}, tsx`,
+    app: { script, cwd: serverDir, env: { STATIC_DIR: '/nonexistent', LOG_LEVEL: 'warn' } },
+    reference: {
+      script: built ? await buildReference() : path.resolve('test/bench/coldReference.ts'),
+      cwd: process.cwd(),
+      env: { MIGRATIONS_DIR: path.join(serverDir, 'migrations'), ...(built && fs.existsSync(template) ? { PGLITE_TEMPLATE_FILE: template } : {}) },
+    },
+  };
+}
+
 /**
  * Cold start of the app's server against the minimal reference (coldReference.ts: Fastify + PGlite + the
  * same migrations), each on new data directories and on the one it left, turn about, medians of
- * BENCH_COLD_STARTS (3) starts of each kind.
- * When the server is built (`npm run build:server`), it starts as `npm run serve` starts it (plain node)
- * and the reference is built and started the same way; otherwise both start from their sources through tsx.
+ * BENCH_COLD_STARTS (3) starts of each kind, started alike (`startedAlike`).
  */
 export async function benchColdStart(serverDir: string): Promise<{ app: ColdStart; reference: ColdStart; script: string; starts: number }> {
-  const built = fs.existsSync(path.join(serverDir, BUILT_SERVER));
-  const start: Start = { tsx: !built, nodeArgs: [] };
-  const script = built ? BUILT_SERVER : 'src/server/server.ts';
-  const referenceScript = built ? await buildReference() : path.resolve('test/bench/coldReference.ts');
+  const alike = await startedAlike(serverDir);
   const starts = Number(process.env.BENCH_COLD_STARTS ?? 3);
-  const [app, reference] = await coldStarts(
-    [
-      { script, cwd: serverDir, env: { STATIC_DIR: '/nonexistent', LOG_LEVEL: 'warn' } },
-      { script: referenceScript, cwd: process.cwd(), env: { MIGRATIONS_DIR: path.join(serverDir, 'migrations') } },
-    ],
-    start,
-    starts,
-  );
-  return { app, reference, script: built ? `${script}, plain node` : `${script}, tsx`, starts };
+  const [app, reference] = await coldStarts([alike.app, alike.reference], alike.start, starts);
+  return { app, reference, script: alike.label, starts };
 }

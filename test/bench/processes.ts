@@ -73,10 +73,20 @@ export function mainThreadCpuMicros(pid: number): number {
   return statCpuMicros(`/proc/${pid}/task/${pid}/stat`);
 }
 
-/** Resident memory of the process in bytes, from /proc/<pid>/status. */
-export function rssBytes(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** A memory figure of /proc/<pid>/status in bytes: VmRSS (resident now) or VmHWM (the most it has been resident). */
+function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** Resident memory of the process in bytes. */
+export function rssBytes(pid: number): number {
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** The most memory the process has held resident since it started, in bytes (its peak RSS). */
+export function peakRssBytes(pid: number): number {
+  return statusBytes(pid, 'VmHWM');
 }
 
 /** The end of a child's output, to quote in an error. */

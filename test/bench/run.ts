@@ -13,6 +13,7 @@ import { killChildren } from './processes';
 import { addRow, printSummary } from './summary';
 import { benchColdStart } from './coldStart';
 import { benchLighthouse } from './lighthouse';
+import { benchMemory, type Spread } from './memory';
 
 /** Budgets of ARCHITECTURE.md ("Performance budgets"). */
 const CPU_PER_ANSWER_BUDGET = 1.5;
@@ -23,6 +24,11 @@ const LCP_BUDGET_MS = 2_500;
 const SIDE_BY_SIDE_CLIENTS = 2_500;
 /** Per-request logging at the default level: CPU per answer at most 5% above the same server's with logging off. */
 const LOGGING_BUDGET = 1.05;
+/** Memory (issue 29): at rest on an existing PGlite data directory, on PostgreSQL, a first start's peak, and what 1,000 polling clients add. */
+const REST_RSS_BUDGET = 200 * 2 ** 20;
+const POSTGRES_REST_RSS_BUDGET = 120 * 2 ** 20;
+const FIRST_START_PEAK_BUDGET = 500 * 2 ** 20;
+const PER_THOUSAND_CLIENTS_BUDGET = 100 * 2 ** 20;
 /** Beyond it, part of the browser-like section's latencies are the load generators' own (they cannot keep up). */
 const GENERATOR_DELAY_WARNING_MS = 10;
 
@@ -87,14 +93,46 @@ async function clientsSection(clients: number): Promise<void> {
     const hint = apart ? 'the bare route beside it shows what this machine can drive' : 'BENCH_CLIENTS_APART=1 polls one server at a time';
     console.log(`p99 missed while the load generators were ${app.generatorDelayP99Ms.toFixed(0)} ms late (p99): part of it is theirs (${hint})`);
   }
+  // The app was restarted on its data directory before the clients came (clients.ts, startApp): what
+  // it holds beyond that is theirs (their sessions, connections and cached answers).
+  const perThousand = (r: typeof app): number => ((r.rssBytes - r.rssStartedBytes) * 1000) / clients;
   addRow({
-    measure: `RSS ÷ clients, ${clients} clients (${database})`,
-    project: `${(app.rssPerClientBytes / 1024).toFixed(1)} KiB`,
-    reference: `${(bare.rssPerClientBytes / 1024).toFixed(1)} KiB`,
-    ratio: app.rssPerClientBytes / Math.max(bare.rssPerClientBytes, 1),
-    budget: 'reported',
-    met: true,
+    measure: `RSS added by the clients, per 1,000 (${clients} clients, ${database})`,
+    project: mib(perThousand(app)),
+    reference: mib(perThousand(bare)),
+    ratio: null,
+    budget: `≤ ${mib(PER_THOUSAND_CLIENTS_BUDGET)}`,
+    met: perThousand(app) <= PER_THOUSAND_CLIENTS_BUDGET,
   });
+}
+
+const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+
+/** The memory section: the app's server against the minimal Fastify + PGlite reference, started alike (memory.ts). */
+async function memorySection(): Promise<void> {
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const { app, reference, postgres, label, runs } = await benchMemory(process.env.BENCH_SERVER_DIR ?? process.cwd(), databaseUrl);
+  const shown = (s: Spread): string => `${mib(s.median)} (${(s.min / 2 ** 20).toFixed(0)}–${(s.max / 2 ** 20).toFixed(0)})`;
+  console.log(`\nMemory (PGlite, ${label}, medians and spread of ${runs} runs; RSS read ${process.env.BENCH_MEMORY_REST_SECONDS ?? 5} s after the first healthy answer)`);
+  for (const [name, f] of [
+    ['this project', app],
+    ['reference (Fastify + PGlite)', reference],
+  ] as const) {
+    console.log(`${name.padEnd(30)} first start: peak ${shown(f.firstStartPeak)}, at rest ${shown(f.firstStartRest)}; existing data dir: at rest ${shown(f.rest)}, peak ${shown(f.restPeak)}`);
+  }
+  const rows: [string, Spread, Spread, number][] = [
+    ['RSS at rest, existing data dir (PGlite)', app.rest, reference.rest, REST_RSS_BUDGET],
+    ['RSS peak, first start on a new data dir (PGlite)', app.firstStartPeak, reference.firstStartPeak, FIRST_START_PEAK_BUDGET],
+  ];
+  for (const [measure, ours, theirs, budget] of rows) {
+    addRow({ measure, project: shown(ours), reference: shown(theirs), ratio: ours.median / theirs.median, budget: `≤ ${mib(budget)}`, met: ours.max <= budget });
+  }
+  if (postgres) {
+    console.log(`${'this project on PostgreSQL'.padEnd(30)} at rest ${shown(postgres)}`);
+    addRow({ measure: 'RSS at rest (PostgreSQL)', project: shown(postgres), reference: '—', ratio: null, budget: `≤ ${mib(POSTGRES_REST_RSS_BUDGET)}`, met: postgres.max <= POSTGRES_REST_RSS_BUDGET });
+  } else {
+    console.log('(BENCH_DATABASE_URL=postgres://… adds the figure on PostgreSQL)');
+  }
 }
 
 /** What per-request logging costs at the default level: the same server with logging off beside it. */
@@ -181,14 +219,15 @@ async function main(): Promise<void> {
     });
   }
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  // BENCH_ONLY=terminal,stream runs some sections (clients, logging, cold, lighthouse, projects, progress, terminal, stream); all by default.
+  // BENCH_ONLY=terminal,stream runs some sections (memory, clients, logging, cold, lighthouse, projects, progress, terminal, stream); all by default.
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
   const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
+  if (wanted('memory')) await memorySection();
   if (wanted('clients')) for (const clients of clientCounts()) await clientsSection(clients);
   if (wanted('logging')) await loggingSection();
   if (wanted('cold')) await coldStartSection();
   if (wanted('lighthouse')) await lighthouseSection();
-  if (only.length && only.every((section) => ['clients', 'logging', 'cold', 'lighthouse'].includes(section))) {
+  if (only.length && only.every((section) => ['memory', 'clients', 'logging', 'cold', 'lighthouse'].includes(section))) {
     process.exitCode = printSummary() ? 0 : 1;
     return;
   }
