@@ -64,17 +64,23 @@ export function boundedDisks(sizeMb: number): BoundedDisks {
     create(mountpoint, ownerUid) {
       const image = imageOf(mountpoint);
       fs.rmSync(image, { force: true });
-      fs.closeSync(fs.openSync(image, 'wx', 0o600));
+      const fd = fs.openSync(image, 'wx', 0o600);
       try {
-        // Reserved on the host's disk, not sparse: a sparse image could promise more than the disk has,
-        // and writes the loop device could not place would be lost after the program was told they worked.
+        fs.ftruncateSync(fd, sizeMb * 1024 * 1024);
+      } finally {
+        fs.closeSync(fd);
+      }
+      try {
+        // No blocks reserved for root (the sandbox user gets the whole size); a small journal.
+        run('mkfs.ext4', ['-q', '-F', '-m', '0', '-J', 'size=4', '-E', `nodiscard,root_owner=${ownerUid}:${ownerUid}`, image]);
+        // Then every block reserved on the host's disk (mkfs leaves holes where it zeroes): a sparse image
+        // could promise more than the disk has, and writes the loop device could not place would be lost
+        // after the program was told they worked.
         try {
           run('fallocate', ['-l', String(sizeMb * 1024 * 1024), image]);
         } catch (err) {
           throw new Error(`Reserving ${sizeMb} MB for the workspace (SANDBOX_DISK_MB) failed: ${(err as Error).message}`, { cause: err });
         }
-        // No blocks reserved for root (the sandbox user gets the whole size); a small journal.
-        run('mkfs.ext4', ['-q', '-F', '-m', '0', '-J', 'size=4', '-E', `root_owner=${ownerUid}:${ownerUid}`, image]);
         fs.mkdirSync(mountpoint, { mode: 0o700 });
         mount(mountpoint);
         fs.rmdirSync(path.join(mountpoint, 'lost+found'));

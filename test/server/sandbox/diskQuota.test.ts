@@ -21,6 +21,8 @@ const allocated = (file: string): number => fs.statSync(file).blocks * 512;
  * workspace's filesystem, and the workspace still works (and is backed up and restored) afterwards.
  */
 async function writesPastTheQuota(driver: SandboxDriver, s: SandboxRef, image: string): Promise<void> {
+  // Reserved from the start: nothing the sandbox writes can take more of the host's disk.
+  expect(allocated(image)).toBeGreaterThanOrEqual(64 * 1024 * 1024);
   const dd = await driver.exec(s, 'dd if=/dev/urandom of=big.bin bs=1M count=100 2>&1; echo "exit=$?"; df -m --output=size . | tail -1');
   expect(dd.output).toContain('No space left on device');
   expect(dd.output).not.toContain('exit=0');
