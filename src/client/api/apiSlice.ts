@@ -119,7 +119,7 @@ export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiError, objec
 };
 
 /** Every tag any feature invalidates; features add endpoints with `apiSlice.injectEndpoints`. */
-export const TAG_TYPES = ['User', 'Project', 'ProjectState', 'ProjectCosts', 'Credits', 'Transactions'] as const;
+export const TAG_TYPES = ['User', 'Project', 'ProjectState', 'ProjectCosts', 'Credits', 'Transactions', 'Notifications'] as const;
 
 /** The one RTK Query API of the app. */
 export const apiSlice = createApi({

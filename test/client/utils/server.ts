@@ -10,6 +10,7 @@ import type { ContainerStatusResponse, SandboxPreflightResponse } from '../../..
 import { makeProject, makeProjectState, makeUser, resetFactoryIds } from './factories';
 import { planningHandlers, resetPlanningDb } from './planningServer';
 import { activityHandlers, resetActivityDb } from './activityServer';
+import { notificationsHandlers, resetNotificationsDb } from './notificationsServer';
 
 /** Absolute URL of an API path, as the client calls it. */
 export const api = (path: string): string => `http://localhost/api${path}`;
@@ -38,6 +39,7 @@ export function resetDb(): void {
   db.nextInstallationId = 1000;
   resetPlanningDb();
   resetActivityDb();
+  resetNotificationsDb();
 }
 
 /** Adds projects (with their default stage state) to the fake server and returns them. */
@@ -188,4 +190,4 @@ export const handlers = [
 ];
 
 /** The msw server of the client tests; any request without a handler fails the test. */
-export const server = setupServer(...handlers, ...planningHandlers, ...activityHandlers);
+export const server = setupServer(...handlers, ...planningHandlers, ...activityHandlers, ...notificationsHandlers);

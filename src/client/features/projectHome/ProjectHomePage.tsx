@@ -19,6 +19,7 @@ import { ProjectNotFound } from '../projects/ProjectNotFound';
 import { useGetProjectQuery } from '../projects/projectsApi';
 import { ProjectCost } from '../stages/components/ProjectCost';
 import { SandboxPanel } from './components/SandboxPanel';
+import { NotificationsPanel } from '../notifications/NotificationsPanel';
 import {
   ConfigurationDataView,
   EnvironmentGuideView,
@@ -68,6 +69,7 @@ function ProjectHomeViews({ projectId }: { projectId: number }): ReactElement {
   return (
     <ProjectHomeLayout projectId={projectId}>
       <SandboxPanel projectId={projectId} />
+      <NotificationsPanel projectId={projectId} />
       <Routes>
         <Route index element={<QuickStartView docs={docs} projectId={projectId} />} />
         <Route path={HOME_VIEWS.documentation} element={<FullDocumentationView docs={docs} />} />
