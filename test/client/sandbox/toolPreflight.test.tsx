@@ -1,6 +1,7 @@
-import { screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { ExecutionStage } from '../../../src/client/features/execution/ExecutionStage';
+import { executionApi } from '../../../src/client/features/execution/executionApi';
 import type { SandboxPreflightResponse } from '../../../src/shared/api/sandbox';
 import { EXECUTION_TEXT, INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import { makeProgress, makeStep, useFakeExecution } from '../execution/executionFixtures';
@@ -55,5 +56,24 @@ describe('tool preflight in the execution stage', () => {
     expect(await screen.findByText(EXECUTION_TEXT.completedCount(0, 1))).toBeInTheDocument();
     expect(seen.calls).toBeGreaterThan(0);
     expect(screen.queryByRole('status', { name: 'Tools missing from the sandbox' })).not.toBeInTheDocument();
+  });
+
+  it('drops a tool once every step that calls it has completed, and the notice once none is left', async () => {
+    const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'completed' }), makeStep(2, { status: 'waiting_approval' })]));
+    servePreflight({
+      missing_tools: [
+        { tool: 'doctl', steps: [1] },
+        { tool: 'az', steps: [1, 2] },
+      ],
+      checked_at: '2026-11-24T08:00:00.000Z',
+    });
+    const { store } = renderStage();
+    const notice = await screen.findByRole('status', { name: 'Tools missing from the sandbox' });
+    await waitFor(() => expect(within(notice).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['az — steps 1, 2']));
+    fake.progress = makeProgress([makeStep(1, { status: 'completed' }), makeStep(2, { status: 'completed' })]);
+    await act(async () => {
+      await store.dispatch(executionApi.endpoints.getExecutionProgress.initiate(PROJECT, { forceRefetch: true }));
+    });
+    await waitFor(() => expect(screen.queryByRole('status', { name: 'Tools missing from the sandbox' })).not.toBeInTheDocument());
   });
 });

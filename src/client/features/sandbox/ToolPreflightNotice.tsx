@@ -1,7 +1,9 @@
-import { useEffect, type ReactElement } from 'react';
+import { useEffect, useMemo, type ReactElement } from 'react';
 import styled from 'styled-components';
 import type { SandboxMissingTool } from '../../../shared/api/sandbox';
 import { useAppSelector } from '../../app/hooks';
+import { executionApi } from '../execution/executionApi';
+import { toViewSteps } from '../execution/executionModel';
 import { sandboxControlApi } from './sandboxControlApi';
 import { selectSandboxInit } from './sandboxSlice';
 
@@ -15,6 +17,8 @@ const stepsText = (steps: number[]): string => `${steps.length === 1 ? 'step' : 
  * The tool preflight of the sandbox's last initialisation, shown in the execution stage before step 1:
  * each program the implementation plan calls that the sandbox did not have, with the steps that call it.
  * Nothing when every tool is there (or before any check). Asked again when an initialisation finishes.
+ * A tool whose steps have all completed is dropped (they ran, so it was there or got installed): the
+ * warning goes once the steps have run, instead of staying after a successful run.
  */
 export function ToolPreflightNotice({ projectId }: { projectId: number }): ReactElement | null {
   const init = useAppSelector(selectSandboxInit);
@@ -24,7 +28,11 @@ export function ToolPreflightNotice({ projectId }: { projectId: number }): React
     if (finished) void refetch();
   }, [finished, refetch]);
 
-  const missing: SandboxMissingTool[] = data?.missing_tools ?? [];
+  // The progress the stage already polls (this reads its cache, it starts no polling of its own).
+  const selectProgress = useMemo(() => executionApi.endpoints.getExecutionProgress.select(projectId), [projectId]);
+  const progress = useAppSelector(selectProgress).data;
+  const completed = new Set(Array.isArray(progress?.steps) ? toViewSteps(progress.steps).filter((s) => s.status === 'completed').map((s) => s.number) : []);
+  const missing: SandboxMissingTool[] = (data?.missing_tools ?? []).filter(({ steps }) => !steps.every((n) => completed.has(n)));
   if (missing.length === 0) return null;
   return (
     <Notice role="status" aria-label={TITLE}>
