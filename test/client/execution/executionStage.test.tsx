@@ -17,7 +17,7 @@ import {
 import { makeProject, makeProjectState, makeStages } from '../utils/factories';
 import { loggedErrors } from '../utils/loggedErrors';
 import { renderWithProviders } from '../utils/renderWithProviders';
-import { api, db, seedProjects, server } from '../utils/server';
+import { api, db, seedProjects, sendCommandFrame, server } from '../utils/server';
 import { makeProgress, makeStep, useFakeExecution } from './executionFixtures';
 import { useFakeValidation } from '../validation/validationFixtures';
 
@@ -270,6 +270,41 @@ describe('step cards', () => {
     expect(within(card(2)).getByTestId('step-2-change')).toHaveTextContent(EXECUTION_TEXT.changeLabels.changed!);
     expect(within(card(2)).getByTestId('line-diff')).toHaveTextContent('- echo old');
     expect(within(card(3)).getByTestId('step-3-change')).toHaveTextContent(EXECUTION_TEXT.changeLabels.rerun!);
+  });
+
+  it('opens only the current step; Expand all and Collapse all open and close every card', async () => {
+    useFakeExecution(makeProgress([makeStep(1, { status: 'completed' }), makeStep(2, { status: 'waiting_approval' }), makeStep(3, { status: 'waiting_approval' })]));
+    const { user } = renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(3));
+    const expanded = (): (string | null)[] => [1, 2, 3].map((n) => within(card(n)).getByRole('button', { name: new RegExp(`Execution Step ${n}`) }).getAttribute('aria-expanded'));
+    expect(expanded()).toEqual(['false', 'true', 'false']);
+    await user.click(screen.getByRole('button', { name: 'Expand all' }));
+    expect(expanded()).toEqual(['true', 'true', 'true']);
+    await user.click(screen.getByRole('button', { name: 'Collapse all' }));
+    expect(expanded()).toEqual(['false', 'false', 'false']);
+  });
+
+  it("streams a running step's output into its card from the event stream, in order, as a terminal shows it", async () => {
+    const fake = useFakeExecution(makeProgress([makeStep(1, { status: 'waiting_approval', command: 'docker compose up -d --wait' })]));
+    const { store } = renderPanel();
+    await screen.findByText(EXECUTION_TEXT.stepDefault(1));
+    fake.progress = makeProgress([makeStep(1, { status: 'in_progress', output: null, started_at: new Date().toISOString(), finished_at: null })]);
+    await refetch(store);
+    // The page's stream is open before the step starts (its ': connected' comment came first).
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      sendCommandFrame({ command: 'docker compose up -d --wait', step_number: 1 });
+      sendCommandFrame({ step_number: 1, output: ' Container redis  \u001b[32mStarted\u001b[0m\n' });
+      sendCommandFrame({ step_number: 1, output: ' Container caddy  Waiting\r Container caddy  Healthy\n' });
+    });
+    await waitFor(() => expect(within(card(1)).getByTestId('step-1-output')).toHaveTextContent(/^Container redis Started\s+Container caddy Healthy$/));
+    // The step's end refetches the progress at once.
+    fake.progress = makeProgress([makeStep(1, { status: 'completed', output: 'all done', started_at: new Date().toISOString(), finished_at: new Date().toISOString() })]);
+    await act(async () => {
+      sendCommandFrame({ step_number: 1, status: 'completed', error_message: null });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+    await waitFor(() => expect(within(card(1)).getByText('completed')).toBeInTheDocument());
   });
 
   it('says why a dangerous step needs an explicit approval', async () => {
