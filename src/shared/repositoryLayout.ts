@@ -26,3 +26,10 @@ export interface RepositoryLayout {
   /** Texts of the env files the chosen compose reads (`env_file`), by their path in the repository. */
   envFiles?: Record<string, string>;
 }
+
+/**
+ * Where a local repository reaches the sandbox: a git bundle of the analysed branch, written into the
+ * project workspace by the server (the sandbox cannot read LOCAL_REPOS_DIR, and no URL serves it); the
+ * plan's fetch step clones it.
+ */
+export const LOCAL_BUNDLE = 'repository.bundle';

@@ -2,7 +2,7 @@ import type { Stack } from './composer';
 import type { PlanStep } from './plannerTypes';
 import { dockerUserAllowlist, moveSshStep, movesSsh, sshPorts, sshSources, ufwAllow, webIsPublic, webSources } from './accessRules';
 import { mountVolumeStep, storageChecks } from './dataVolume';
-import { LOCAL_BUNDLE } from '../../services/repositories/localRepositories';
+import { LOCAL_BUNDLE } from '../../../shared/repositoryLayout';
 import { hostOnlySteps } from './hostOnlySteps';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';

@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import { parsePlanSteps } from '../../services/execution/planSteps';
+import { parsePlanSteps } from '../../../shared/planSteps';
 import type { PersonIntent, PlanArtifacts, PlanFile, TargetFacts } from './types';
 
 /**

@@ -5,11 +5,7 @@ import { notFound } from '../../errors';
 import { git, gitText, parseLsTree, type TreeEntry } from './git';
 import { guessLanguage, MAX_ANALYSED_FILE_BYTES, stableId, type RepositorySnapshot, type RepositorySource } from './repositorySource';
 
-/**
- * Where a local repository reaches the sandbox: a git bundle of the analysed branch, written into the
- * project workspace by the server (the sandbox cannot read LOCAL_REPOS_DIR, and no URL serves it).
- */
-export const LOCAL_BUNDLE = 'repository.bundle';
+export { LOCAL_BUNDLE } from '../../../shared/repositoryLayout';
 
 /** The owner part of every local repository's full name: `local/<folder>`. */
 export const LOCAL_OWNER = 'local';
