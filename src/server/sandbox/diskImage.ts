@@ -12,7 +12,7 @@ export interface BoundedDisks {
   readonly sizeMb: number;
   /** Whether the image of this mount point exists (the workspace exists, mounted or not). */
   exists(mountpoint: string): boolean;
-  /** Makes the image (ext4, its root owned by `ownerUid`, mode 0700) and mounts it; the mount point must not exist. */
+  /** Makes the image (ext4, its root owned by `ownerUid`, mode 0700) and mounts it; the mount point must be missing or empty. */
   create(mountpoint: string, ownerUid: number): void;
   /** Mounts the existing image when it is not mounted (after a restart of the host, or of this server's detach). */
   attach(mountpoint: string): void;
@@ -71,8 +71,9 @@ export function boundedDisks(sizeMb: number): BoundedDisks {
         fs.closeSync(fd);
       }
       try {
-        // No blocks reserved for root (the sandbox user gets the whole size); a small journal.
-        run('mkfs.ext4', ['-q', '-F', '-m', '0', '-J', 'size=4', '-E', `nodiscard,root_owner=${ownerUid}:${ownerUid}`, image]);
+        // No blocks reserved for root (the sandbox user gets the whole size); a small journal; inode tables
+        // written now, not by the kernel after mounting (its zeroing punches holes into the image's reservation).
+        run('mkfs.ext4', ['-q', '-F', '-m', '0', '-J', 'size=4', '-E', `nodiscard,lazy_itable_init=0,lazy_journal_init=0,root_owner=${ownerUid}:${ownerUid}`, image]);
         // Then every block reserved on the host's disk (mkfs leaves holes where it zeroes): a sparse image
         // could promise more than the disk has, and writes the loop device could not place would be lost
         // after the program was told they worked.
@@ -81,7 +82,8 @@ export function boundedDisks(sizeMb: number): BoundedDisks {
         } catch (err) {
           throw new Error(`Reserving ${sizeMb} MB for the workspace (SANDBOX_DISK_MB) failed: ${(err as Error).message}`, { cause: err });
         }
-        fs.mkdirSync(mountpoint, { mode: 0o700 });
+        fs.mkdirSync(mountpoint, { recursive: true, mode: 0o700 });
+        if (fs.readdirSync(mountpoint).length > 0) throw new Error(`${mountpoint} is not empty`);
         mount(mountpoint);
         fs.rmdirSync(path.join(mountpoint, 'lost+found'));
         fs.chmodSync(mountpoint, 0o700);

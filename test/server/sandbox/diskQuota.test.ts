@@ -29,6 +29,7 @@ async function writesPastTheQuota(driver: SandboxDriver, s: SandboxRef, image: s
   expect(Number(dd.output.trim().split('\n').at(-1))).toBeLessThanOrEqual(64);
   expect(fs.statSync(image).size).toBe(64 * 1024 * 1024);
   expect(allocated(image)).toBeLessThanOrEqual(64 * 1024 * 1024 + 1024 * 1024);
+  expect(allocated(image)).toBeGreaterThanOrEqual(64 * 1024 * 1024);
   // The rest of the workspace is unharmed; once space is freed, writes work again.
   const after = await driver.exec(s, 'rm big.bin && echo fine > small.txt && cat small.txt && git status --porcelain');
   expect(after).toMatchObject({ exitCode: 0 });
@@ -81,6 +82,23 @@ describeAsRoot('SANDBOX_DISK_MB and host uids on the local driver (root, for rea
     expect(await again.status(s)).toBe('Running');
     expect((await again.exec(s, 'cat before.txt')).output).toBe('before\n');
     await again.stop(s);
+  });
+
+  it('keeps a workspace made before SANDBOX_DISK_MB was set: running and whole, bounded from its next start', async () => {
+    const { driver, root } = make('upgrade', 0);
+    const s = { projectId: 4, username: 'user_1_4' };
+    await driver.initialise(s);
+    await driver.exec(s, 'echo older > older.txt');
+    await driver.close();
+    const bounded = createLocalDriver({ root, limits, uidBase: 200_000, execTimeoutMs: 60_000, diskMb: 64 });
+    drivers.push(bounded);
+    expect(await bounded.status(s)).toBe('Running');
+    expect((await bounded.exec(s, 'cat older.txt')).output).toBe('older\n');
+    expect(await bounded.stop(s)).not.toBeNull();
+    await bounded.start(s);
+    expect(isMountpoint(path.join(root, '4', 'workspace'))).toBe(true);
+    expect((await bounded.exec(s, 'cat older.txt')).output).toBe('older\n');
+    await bounded.stop(s);
   });
 
   it('gives two server instances on one host different uids: one instance\'s fork bomb takes none of the other\'s process slots', async () => {

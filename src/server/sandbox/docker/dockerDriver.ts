@@ -109,13 +109,18 @@ export function createDockerTransport(options: DockerDriverOptions): SandboxTran
       `SANDBOX_DISK_MB=${options.diskMb} is not enforced: the docker driver bounds a workspace with a filesystem it mounts itself, which needs the server to run as root on the engine's host (a unix:// SANDBOX_DOCKER_HOST).`,
     );
   }
-  /** The bounded filesystem of the workspace, made or mounted again (after the host restarted); answers whether it is new. */
-  const prepareDisk = (s: SandboxRef): boolean => {
+  /**
+   * The bounded filesystem of the workspace, mounted again (after the host restarted) or, for a new
+   * container (`create`), made; answers whether it is new. A container made before SANDBOX_DISK_MB was
+   * set keeps its engine volume until its next stop.
+   */
+  const prepareDisk = (s: SandboxRef, create: boolean): boolean => {
     if (!disks) return false;
     if (disks.exists(mountpointOf(s))) {
       disks.attach(mountpointOf(s));
       return false;
     }
+    if (!create) return false;
     fs.mkdirSync(path.dirname(mountpointOf(s)), { recursive: true, mode: 0o700 });
     disks.create(mountpointOf(s), SANDBOX_UID);
     return true;
@@ -370,7 +375,7 @@ export function createDockerTransport(options: DockerDriverOptions): SandboxTran
     try {
       const info = await inspect(s);
       if (info?.State.Running) return true;
-      newVolume = prepareDisk(s);
+      newVolume = prepareDisk(s, !info);
       if (!info) {
         await ensureImage();
         newVolume = (await prepareVolume(s)) || newVolume;

@@ -169,7 +169,11 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
       ...(!disks && options.diskMb ? { fileSizeMb: options.diskMb } : {}),
     });
 
-  const isRunning = (s: SandboxRef): boolean => (disks ? disks.exists(workspaceDir(s)) : fs.existsSync(workspaceDir(s)));
+  /**
+   * Running while the workspace exists: its image (bounded, mounted or to be mounted again after a restart
+   * of the host), or its folder (unbounded: made before SANDBOX_DISK_MB was set, bounded from its next start).
+   */
+  const isRunning = (s: SandboxRef): boolean => Boolean(disks?.exists(workspaceDir(s))) || fs.existsSync(workspaceDir(s));
   const requireRunning = (s: SandboxRef): void => {
     if (!isRunning(s)) throw new SandboxError('not_running', 'The sandbox is not running');
   };
