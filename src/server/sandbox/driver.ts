@@ -89,7 +89,10 @@ export interface SandboxDriver {
    * throws `backup_failed` and removes nothing. Answers the backup made, or null.
    */
   stop(sandbox: SandboxRef): Promise<BackupResult | null>;
-  /** Archives the workspace; the newest backup is what `start` restores. */
+  /**
+   * Archives the workspace; the archive counts only once it reads back whole and lists the workspace's
+   * files, and an empty workspace is refused (../rules.ts). The newest backup is what `start` restores.
+   */
   backup(sandbox: SandboxRef): Promise<BackupResult>;
   /** Time of the newest backup, or null. */
   lastBackupTime(sandbox: SandboxRef): Promise<Date | null>;
