@@ -11,23 +11,22 @@ import https from 'node:https';
  * when the operator allows them (NOTIFY_PRIVATE_ADDRESSES). No redirects are followed.
  */
 
-const NEVER = new BlockList();
-NEVER.addSubnet('169.254.0.0', 16, 'ipv4');
-NEVER.addSubnet('0.0.0.0', 8, 'ipv4');
-NEVER.addSubnet('224.0.0.0', 3, 'ipv4');
-NEVER.addSubnet('fe80::', 10, 'ipv6');
-NEVER.addSubnet('ff00::', 8, 'ipv6');
-NEVER.addAddress('::', 'ipv6');
-NEVER.addAddress('fd00:ec2::254', 'ipv6');
+/** A block list from `address/prefix` ranges (a bare address is its own range). */
+function blockList(ranges: string[]): BlockList {
+  const list = new BlockList();
+  for (const range of ranges) {
+    const [address, prefix] = range.split('/') as [string, string | undefined];
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return list;
+}
 
-const PRIVATE = new BlockList();
-PRIVATE.addSubnet('127.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('10.0.0.0', 8, 'ipv4');
-PRIVATE.addSubnet('172.16.0.0', 12, 'ipv4');
-PRIVATE.addSubnet('192.168.0.0', 16, 'ipv4');
-PRIVATE.addSubnet('100.64.0.0', 10, 'ipv4');
-PRIVATE.addAddress('::1', 'ipv6');
-PRIVATE.addSubnet('fc00::', 7, 'ipv6');
+/** Link-local (the cloud metadata service among them), unspecified and multicast: never reached. */
+const NEVER = blockList(['169.254.0.0/16', '0.0.0.0/8', '224.0.0.0/3', 'fe80::/10', 'ff00::/8', '::', 'fd00:ec2::254']);
+/** Loopback, private and carrier-grade NAT ranges: reached only when the operator allows it. */
+const PRIVATE = blockList(['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '::1', 'fc00::/7']);
 
 /** Why an address may not be reached, or undefined when it may. */
 export function refusedAddress(address: string, allowPrivate: boolean): string | undefined {
