@@ -129,8 +129,9 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
     return response.json();
   }, projectId);
   expect(documentation.status).toBe('ready');
-  expect(documentation.documentation).toMatch(/All \d+ checks passed \(last run \d{4}-\d\d-\d\dT/);
-  expect(documentation.documentation).toContain("The proxy answers on the server's address** — completed");
+  expect(documentation.documentation).toMatch(/All \d+ checks passed \(last checked \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)/);
+  expect(documentation.documentation).toMatch(/\| 3\. The proxy answers on the server's address[^|]* \| passed \| \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \|/);
+  expect(documentation.out_of_date).toBeNull();
   expect(documentation.documentation).not.toContain('BEGIN OPENSSH PRIVATE KEY');
 
   // ---- nginx stops on the server: the person comes back to stage 5, re-executes the check, and it fails ----

@@ -6,13 +6,21 @@ import { MessageBody } from './common';
 /**
  * GET /api/documentation/current. `missing` answers carry the placeholder texts
  * ('No documentation has been created yet.', 'No quickstart guide has been created yet.'); `generating`
- * while a generation runs. `key_value_data` maps a key to any JSON value (objects shown as JSON).
+ * while a generation runs. `key_value_data` maps a key to any JSON value (objects shown as JSON); its
+ * validation entries, like the texts' validation results, are the latest the server recorded.
  */
 export const DocumentationResponse = Type.Object({
   status: Type.Enum(['ready', 'generating', 'missing']),
   documentation: Type.String(),
   quickstart: Type.String(),
   key_value_data: Type.Record(Type.String(), Type.Unknown()),
+  /** When the texts were written; null before the first documentation. */
+  written_at: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /**
+   * Why the texts are out of date (validation results that differ from those they were written from), or
+   * null. Their validation results are always the latest: rendered when read from the server's record.
+   */
+  out_of_date: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type DocumentationResponse = Static<typeof DocumentationResponse>;
 

@@ -7,6 +7,9 @@ export const DOCUMENTATION = {
   documentationPlaceholders: ['No documentation has been created yet.', 'No documentation found.'],
   /** A quick start equal to one of these (or empty) counts as missing. */
   quickstartPlaceholders: ['No quickstart guide has been created yet.'],
+  /** Where a writer wants the server's live validation results in its texts (else they go at the end). */
+  resultsMarker: '<!-- validation-results -->',
+  resultsHeading: 'Validation results',
   /** Protocols a rendered documentation link may use; relative links are allowed too. */
   safeLinkProtocols: ['http', 'https', 'irc', 'ircs', 'mailto', 'xmpp'],
 } as const;

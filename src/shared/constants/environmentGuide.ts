@@ -96,6 +96,12 @@ export const PROJECT_HOME_TEXT = {
   readEnvironmentGuide: 'Read the Environment Guide',
   loadingDocumentation: 'Loading documentation...',
   generatingDocumentation: 'Documentation is being generated...',
+  outOfDate: 'These documents were written before the latest validation results.',
+  regenerate: 'Regenerate documentation',
+  regenerating: 'Regenerating documentation...',
+  /** The sidebar's way back to the workflow stages (each opens the workspace on that stage). */
+  stages: 'Stages',
+  openStage: (name: string): string => `Open the ${name} stage`,
   lastBackup: 'Last backup:',
   statusLabel: 'Status',
   loadingStatus: 'Checking sandbox status...',

@@ -3,6 +3,7 @@ import { http, HttpResponse } from 'msw';
 import { browser } from '../../../src/client/common/browser';
 import {
   COSTS,
+  DOCUMENTATION,
   DOCUMENTATION_ERRORS,
   DOCUMENTATION_TEXT,
   INSTALLATION_ID_KEY,
@@ -13,7 +14,7 @@ import {
   TIMING,
   WORKSPACE,
 } from '../../../src/shared/constants';
-import { ENVIRONMENT_GUIDE } from '../../../src/shared/constants/environmentGuide';
+import { ENVIRONMENT_GUIDE, PROJECT_HOME_TEXT } from '../../../src/shared/constants/environmentGuide';
 import { makeProject } from '../utils/factories';
 import { renderApp } from '../utils/renderWithProviders';
 import { api, db, seedProjects, server } from '../utils/server';
@@ -349,5 +350,42 @@ describe('project home: a project that does not exist', () => {
     act(() => jest.advanceTimersByTime(TIMING.projectNotFoundRedirectMs));
     expect(await screen.findByRole('heading', { name: 'My Projects' })).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/app');
+  });
+});
+
+describe('project home: no dead ends after the plan ran', () => {
+  it('lists the stages the project reached; one opens the workspace on it', async () => {
+    useFakeProjectHome();
+    const state = db.projectStates.get(PROJECT)!;
+    state.stages = state.stages.map((stage) => ({ ...stage, is_completed: stage.order < 4, is_active: true }));
+    state.current_stage_index = 4;
+    renderApp(`/app/${PROJECT}/home`);
+    const stages = await screen.findByRole('navigation', { name: PROJECT_HOME_TEXT.stages });
+    const buttons = await within(stages).findAllByRole('button');
+    expect(buttons).toHaveLength(5);
+    await act(async () => within(stages).getByRole('button', { name: PROJECT_HOME_TEXT.openStage('Execution') }).click());
+    expect(await screen.findByRole('navigation', { name: 'Workflow stages' }, { timeout: 20_000 })).toBeInTheDocument();
+    expect(db.projectStates.get(PROJECT)!.current_stage_index).toBe(3);
+  }, 30_000);
+
+  it('says out-of-date documents are so and regenerates them on request', async () => {
+    const fake = useFakeProjectHome({
+      docs: { status: 'ready', documentation: '> **Out of date.** Written before.\n\n# Infrastructure', quickstart: '> **Out of date.** Written before.\n\n## Connect', key_value_data: {}, out_of_date: '**Out of date.** Written before.' },
+    });
+    const generations: unknown[] = [];
+    server.use(
+      http.post(api('/documentation/generate'), async ({ request }) => {
+        generations.push(await request.json());
+        fake.docs = { ...fake.docs, documentation: '# Infrastructure, current', quickstart: '## Connect', out_of_date: null };
+        const end = JSON.stringify({ event: 'on_chat_model_end', thread_id: 't1', chunk: { content: '' } });
+        return new HttpResponse(`data: ${end}\n\n`, { headers: { 'Content-Type': 'text/event-stream' } });
+      }),
+    );
+    renderApp(`/app/${PROJECT}/home/documentation`);
+    const note = await screen.findByRole('status', { name: PROJECT_HOME_TEXT.outOfDate });
+    await act(async () => within(note).getByRole('button', { name: PROJECT_HOME_TEXT.regenerate }).click());
+    expect(await screen.findByText('Infrastructure, current')).toBeInTheDocument();
+    expect(generations).toEqual([{ message: DOCUMENTATION.generatePrompt }]);
+    expect(screen.queryByRole('status', { name: PROJECT_HOME_TEXT.outOfDate })).not.toBeInTheDocument();
   });
 });

@@ -108,6 +108,8 @@ describe.each(databaseKinds())('validation stage and documentation (%s)', (kind)
       documentation: DOCUMENTATION.documentationPlaceholders[0],
       quickstart: DOCUMENTATION.quickstartPlaceholders[0],
       key_value_data: {},
+      written_at: null,
+      out_of_date: null,
     });
     // Nothing verified, nothing to document: the server's record decides, not the browser's progress.
     const docs = await call(alice, 'POST', '/api/documentation/generate', { message: DOCUMENTATION.generatePrompt });
@@ -265,6 +267,44 @@ describe.each(databaseKinds())('validation stage and documentation (%s)', (kind)
       user_secret_names: ['CANARY_TOKEN'],
     });
     expect(JSON.stringify(doc)).not.toContain(CANARY);
+  });
+
+  it('states the latest results with their times, and says it is out of date once a check fails after it was written', async () => {
+    const written: DocumentationResponse = (await call(alice, 'GET', '/api/documentation/current')).json();
+    const total = (await progress()).steps.length;
+    expect(written.out_of_date).toBeNull();
+    expect(written.written_at).toEqual(expect.any(String));
+    expect(written.documentation).toMatch(new RegExp(`## Validation results\\n\\nAll ${total} checks passed \\(last checked \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC\\)\\.`));
+    expect(written.documentation).toMatch(/\| \d+\. Check the files the execution wrote \| passed \| \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \|/);
+    expect(written.quickstart).toContain(`**Validation results:** All ${total} checks passed`);
+    expect(written.documentation).not.toContain(DOCUMENTATION.resultsMarker);
+    expect(written.key_value_data).toMatchObject({ validation_steps_completed: `${total} / ${total}`, documentation_written_at: written.written_at });
+
+    // The marker goes: the files check, re-executed, fails; every document says so, and that it is out of date.
+    const sandboxProject = { id: projectId, installationId: await installationRowId(database, alice) };
+    await app.services.sandbox.exec(sandboxProject, 'mv deploy/marker.txt deploy/marker.bak');
+    const filesStep = (await progress()).steps.find((s) => s.description === 'Check the files the execution wrote')!;
+    const rerun = async (): Promise<DocumentationResponse> => {
+      expect((await call(alice, 'POST', '/api/validation/approve-step', { step_number: filesStep.step_number, approved: true })).statusCode).toBe(200);
+      await settledAll();
+      return (await call(alice, 'GET', '/api/documentation/current')).json();
+    };
+    const stale = await rerun();
+    const n = filesStep.step_number;
+    expect(stale.out_of_date).toMatch(new RegExp(`^\\*\\*Out of date\\.\\*\\* This document was written at .* UTC; since then check ${n} \\(Check the files the execution wrote\\) failed at \\d{4}-.* UTC\\.`));
+    expect(stale.documentation.startsWith(`> ${stale.out_of_date}`)).toBe(true);
+    expect(stale.quickstart.startsWith(`> ${stale.out_of_date}`)).toBe(true);
+    expect(stale.documentation).toContain(`${total - 1} of ${total} checks passed`);
+    expect(stale.documentation).toMatch(new RegExp(`\\| ${n}\\. Check the files the execution wrote \\| \\*\\*failed\\*\\*: missing file: deploy/marker.txt \\|`));
+    expect(stale.quickstart).toMatch(new RegExp(`- Check ${n} \\(Check the files the execution wrote\\) failed at .* UTC: missing file: deploy/marker.txt`));
+    expect(stale.key_value_data).toMatchObject({ validation_steps_completed: `${total - 1} / ${total}`, validation_failed_checks: [n] });
+
+    // Back again, and passing as when it was written: the documents are current again.
+    await app.services.sandbox.exec(sandboxProject, 'mv deploy/marker.bak deploy/marker.txt');
+    const current = await rerun();
+    expect(current.out_of_date).toBeNull();
+    expect(current.documentation).toContain(`All ${total} checks passed`);
+    expect(current.key_value_data).not.toHaveProperty('validation_failed_checks');
   });
 
   it("refuses a priced model's agents with 402 once the balance is spent", async () => {

@@ -20,6 +20,7 @@ import { useGetProjectQuery } from '../projects/projectsApi';
 import { ProjectCost } from '../stages/components/ProjectCost';
 import { SandboxPanel } from './components/SandboxPanel';
 import { NotificationsPanel } from '../notifications/NotificationsPanel';
+import { StageLinks } from './components/StageLinks';
 import {
   ConfigurationDataView,
   EnvironmentGuideView,
@@ -65,7 +66,7 @@ function ProjectHome({ projectId }: { projectId: number }): ReactElement {
 
 function ProjectHomeViews({ projectId }: { projectId: number }): ReactElement {
   const docsQuery = useGetCurrentDocumentationQuery(projectId);
-  const docs = { data: docsQuery.data, isLoading: docsQuery.isLoading, error: docsQuery.error };
+  const docs = { data: docsQuery.data, isLoading: docsQuery.isLoading, error: docsQuery.error, refetch: docsQuery.refetch };
   return (
     <ProjectHomeLayout projectId={projectId}>
       <SandboxPanel projectId={projectId} />
@@ -114,6 +115,7 @@ export function ProjectHomeLayout({ projectId, children }: { projectId: number; 
             <NavItem to={`/app/${projectId}/home/${HOME_VIEWS.configuration}`}>{PROJECT_HOME_NAV.configurationData}</NavItem>
           )}
         </Nav>
+        <StageLinks projectId={projectId} />
         <ProjectCost projectId={projectId} returnTo="home" />
         <Link to="/app">{WORKSPACE.returnToProjects}</Link>
         <SidebarFooter>

@@ -121,7 +121,7 @@ function* generateDocumentation(): Generator {
 
 /**
  * Every validation step completed (part 2 section 4): the documentation is read; if it or the quick
- * start is missing it is generated; the validation stage is marked completed; then the page goes home.
+ * start is missing (or out of date) it is generated; the validation stage is marked completed; then the page goes home.
  */
 export function* documentationWorker(action: ReturnType<typeof documentationRequested>): Generator {
   const { projectId } = action.payload;
@@ -131,7 +131,8 @@ export function* documentationWorker(action: ReturnType<typeof documentationRequ
       runEndpoint<DocumentationResponse>,
       documentationApi.endpoints.getCurrentDocumentation.initiate(projectId, { forceRefetch: true }),
     )) as DocumentationResponse;
-    if (isDocumentationMissing(current.documentation) || isQuickstartMissing(current.quickstart)) {
+    // Missing, or written before results that differ from today's (the server says so): written anew.
+    if (isDocumentationMissing(current.documentation) || isQuickstartMissing(current.quickstart) || current.out_of_date) {
       yield put(documentationGenerating());
       yield call(generateDocumentation);
       yield call(runEndpoint, documentationApi.endpoints.getCurrentDocumentation.initiate(projectId, { forceRefetch: true }));

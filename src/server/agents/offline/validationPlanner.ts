@@ -4,6 +4,7 @@ import { deployedStack, serverChecks, type Check } from './serverChecks';
 
 /** The validation and documentation agents' tools (see services/validation). */
 import { VALIDATION_TOOLS } from '../toolNames';
+import { DOCUMENTATION } from '../../../shared/constants/documentation';
 
 export { VALIDATION_TOOLS };
 
@@ -166,13 +167,6 @@ export function documentationReply(ctx: DocumentationContext): PlannerReply {
   const facts = Object.entries(ctx.keyValueData).map(([k, v]) => `| ${k} | ${typeof v === 'string' ? v : JSON.stringify(v)} |`);
   const summary = firstParagraph(ctx.requirements.replace(/^.*Summary:?\s*$/im, '')) || `Infrastructure of ${ctx.projectName}.`;
   const executed = ctx.executionSteps.filter((s) => s.status === 'completed');
-  const passed = ctx.validationSteps.filter((s) => s.status === 'completed');
-  const checkedAt = typeof ctx.keyValueData.validation_last_checked_at === 'string' ? ctx.keyValueData.validation_last_checked_at : undefined;
-  const verdict = !ctx.validationSteps.length
-    ? 'Nothing was verified: no validation check ran.'
-    : passed.length === ctx.validationSteps.length
-      ? `All ${passed.length} checks passed${checkedAt ? ` (last run ${checkedAt})` : ''}.`
-      : `${passed.length} of ${ctx.validationSteps.length} checks passed${checkedAt ? ` (last run ${checkedAt})` : ''}; the others failed or did not run, so the deployment is not verified.`;
   const documentation = [
     `# ${ctx.projectName}: Infrastructure Documentation`,
     '',
@@ -192,11 +186,8 @@ export function documentationReply(ctx: DocumentationContext): PlannerReply {
     '',
     ...(ctx.executionSteps.length ? stepList(ctx.executionSteps, (n) => `Execution Step ${n}`) : ['No steps were executed.']),
     '',
-    '## What was verified',
-    '',
-    verdict,
-    '',
-    ...stepList(ctx.validationSteps, (n) => `Validation Step ${n}`),
+    // The server renders the latest validation results here whenever the documentation is read.
+    DOCUMENTATION.resultsMarker,
     '',
     '## Configuration',
     '',
@@ -227,7 +218,9 @@ export function documentationReply(ctx: DocumentationContext): PlannerReply {
     '',
     '## Check it',
     '',
-    `${verdict} Re-run the checks from the validation stage at any time: they look at the running system again.`,
+    DOCUMENTATION.resultsMarker,
+    '',
+    'Re-run the checks from the validation stage at any time: they look at the running system again.',
     '',
   ].join('\n');
   return {

@@ -22,5 +22,12 @@ export const projectDocumentation = pgTable('project_documentation', {
   quickstart: text('quickstart').notNull().default(''),
   /** Non-secret facts (workspace folders, services, …); never a secret value. */
   keyValueData: jsonb('key_value_data').$type<Record<string, unknown>>().notNull().default({}),
+  /** When the documentation and quick start texts were last written (null before the first). */
+  writtenAt: timestamp('written_at', { withTimezone: true, mode: 'date' }),
+  /**
+   * The validation results the texts were written from (each check's status and finish time): a later
+   * result that differs makes the documents out of date.
+   */
+  validationBasis: jsonb('validation_basis').$type<Array<{ step_number: number; status: string; finished_at: string | null }>>(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });

@@ -55,7 +55,7 @@ export function createDocumentationAgent(deps: DocumentationAgentDeps) {
       const sources = await documentation.sources(project);
       return [
         'Role: documentation',
-        'You write the documentation of a deployed infrastructure from the context below: a full documentation and a quick start guide, both in markdown, saved with save_documentation. Use only the facts given; never include secret values.',
+        `You write the documentation of a deployed infrastructure from the context below: a full documentation and a quick start guide, both in markdown, saved with save_documentation. Use only the facts given; never include secret values. Do not state validation results yourself: write the line ${DOCUMENTATION.resultsMarker} where they belong, and the server puts the latest results of every check there, with their times, whenever the documents are read.`,
         `<documentation_context>\n${JSON.stringify(sources)}\n</documentation_context>`,
       ].join('\n\n');
     },

@@ -1,6 +1,6 @@
-import { eq, max, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { projectDocumentation, projects, validationPlans, validationSteps } from '../../db/schema';
+import { projectDocumentation, projects } from '../../db/schema';
 import { textRedactor } from '../../sandbox/redactor';
 import type { DocumentationResponse } from '../../../shared/api/documentation';
 import { DOCUMENTATION } from '../../../shared/constants/documentation';
@@ -9,6 +9,7 @@ import type { Step } from '../../../shared/api/execution';
 import type { StepProject } from '../shared/stepRuns';
 import { conflict } from '../../errors';
 import { undocumentedReason } from '../stages/stageGates';
+import { basisOf, changesSince, outOfDateNote, resultsSection, resultsSummary, withResults } from './validationResults';
 
 export interface DocumentationDeps {
   db: Db;
@@ -38,6 +39,17 @@ export interface DocumentationSources {
 const PLACEHOLDER_DOCUMENTATION = DOCUMENTATION.documentationPlaceholders[0];
 const PLACEHOLDER_QUICKSTART = DOCUMENTATION.quickstartPlaceholders[0];
 
+/** The validation facts of `key_value_data`, from the latest results (rendered when read, never stored stale). */
+function liveValidationFacts(steps: Step[]): Record<string, unknown> {
+  const times = steps.map((s) => s.finished_at).filter((t): t is string => Boolean(t)).sort();
+  const failed = steps.filter((s) => s.status === 'failed').map((s) => s.step_number);
+  return {
+    validation_steps_completed: `${steps.filter((s) => s.status === 'completed').length} / ${steps.length}`,
+    ...(times.length ? { validation_last_checked_at: times.at(-1) } : {}),
+    ...(failed.length ? { validation_failed_checks: failed } : {}),
+  };
+}
+
 const brief = ({ steps }: { steps: Step[] }) => steps.map(({ step_number, status, description, command }) => ({ step_number, status, description, command }));
 
 /**
@@ -54,19 +66,12 @@ export function createDocumentationService(deps: DocumentationDeps) {
     const { username } = await deps.sandbox.containerStatus({ id: project.projectId, installationId: project.installationId });
     const workspace = `/home/${username}/workspace`;
     const secretNames = (await planning.listSecrets(project.projectId)).map((s) => s.name);
-    // When the checks last ran: the documentation says what was verified and when.
-    const [checked] = await db
-      .select({ at: max(validationSteps.finishedAt) })
-      .from(validationSteps)
-      .innerJoin(validationPlans, eq(validationPlans.id, validationSteps.planId))
-      .where(eq(validationPlans.projectId, project.projectId));
     return {
       sandbox_username: username,
       workspace_directory: workspace,
       workspace_folders: { ssh_keys: `${workspace}/ssh-keys`, terraform: `${workspace}/terraform`, ansible: `${workspace}/ansible`, stack: `${workspace}/stack` },
       execution_steps_completed: `${sources.executed.filter((s) => s.status === 'completed').length} / ${sources.executed.length}`,
-      validation_steps_completed: `${sources.validated.filter((s) => s.status === 'completed').length} / ${sources.validated.length}`,
-      ...(checked?.at ? { validation_last_checked_at: checked.at.toISOString() } : {}),
+      ...liveValidationFacts(sources.validated),
       user_secret_names: secretNames,
     };
   }
@@ -78,16 +83,31 @@ export function createDocumentationService(deps: DocumentationDeps) {
       if (refusal) throw conflict(refusal);
     },
 
+    /**
+     * The documentation as read now: the stored texts with the latest validation results rendered in (each
+     * check's result and time, from the server's record), an out-of-date note first when a result differs
+     * from those the texts were written from, and the live validation facts in `key_value_data`.
+     */
     async current(projectId: number): Promise<DocumentationResponse> {
-      const [row] = await db.select().from(projectDocumentation).where(eq(projectDocumentation.projectId, projectId));
-      const documentation = row?.documentation.trim() ? row.documentation : PLACEHOLDER_DOCUMENTATION;
-      const quickstart = row?.quickstart.trim() ? row.quickstart : PLACEHOLDER_QUICKSTART;
-      const ready = documentation !== PLACEHOLDER_DOCUMENTATION && quickstart !== PLACEHOLDER_QUICKSTART;
+      const [[row], { steps }] = await Promise.all([
+        db.select().from(projectDocumentation).where(eq(projectDocumentation.projectId, projectId)),
+        deps.validation.steps(projectId),
+      ]);
+      const written = row?.writtenAt?.toISOString() ?? null;
+      const changes = written && row?.validationBasis ? changesSince(row.validationBasis, steps) : [];
+      const outOfDate = written && changes.length ? outOfDateNote(written, changes) : null;
+      const stored = { documentation: row?.documentation.trim() ? row.documentation : '', quickstart: row?.quickstart.trim() ? row.quickstart : '' };
+      const documentation = stored.documentation ? withResults(stored.documentation, resultsSection(steps), outOfDate) : PLACEHOLDER_DOCUMENTATION;
+      const quickstart = stored.quickstart ? withResults(stored.quickstart, resultsSummary(steps), outOfDate) : PLACEHOLDER_QUICKSTART;
+      const ready = Boolean(stored.documentation && stored.quickstart);
+      const keyValue = row?.keyValueData ?? {};
       return {
         status: row?.status === 'generating' ? 'generating' : ready ? 'ready' : 'missing',
         documentation,
         quickstart,
-        key_value_data: row?.keyValueData ?? {},
+        key_value_data: Object.keys(keyValue).length ? { ...keyValue, ...liveValidationFacts(steps), ...(written ? { documentation_written_at: written } : {}) } : {},
+        written_at: written,
+        out_of_date: outOfDate,
       };
     },
 
@@ -128,7 +148,15 @@ export function createDocumentationService(deps: DocumentationDeps) {
     /** Stores the agent's documentation and quick start (redacted of the project's secret values) with the facts. */
     async save(project: StepProject, texts: { documentation: string; quickstart: string }, keyValue: Record<string, unknown>): Promise<void> {
       const redact = textRedactor(Object.values(await planning.secretValues(project.projectId)));
-      const row = { documentation: redact(texts.documentation), quickstart: redact(texts.quickstart), keyValueData: JSON.parse(redact(JSON.stringify(keyValue))) as Record<string, unknown> };
+      const { steps } = await deps.validation.steps(project.projectId);
+      const row = {
+        documentation: redact(texts.documentation),
+        quickstart: redact(texts.quickstart),
+        keyValueData: JSON.parse(redact(JSON.stringify(keyValue))) as Record<string, unknown>,
+        // What the texts were written from: a later result that differs makes them out of date.
+        writtenAt: new Date(),
+        validationBasis: basisOf(steps),
+      };
       await db
         .insert(projectDocumentation)
         .values({ projectId: project.projectId, status: 'idle', ...row })

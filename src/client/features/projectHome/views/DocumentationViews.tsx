@@ -1,4 +1,4 @@
-import type { ReactElement, ReactNode } from 'react';
+import { useCallback, type ReactElement, type ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import styled from 'styled-components';
 import type { DocumentationResponse } from '../../../../shared/api/documentation';
@@ -10,17 +10,21 @@ import {
   PROJECT_HOME_NAV,
 } from '../../../../shared/constants/documentation';
 import { ENVIRONMENT_GUIDE, PROJECT_HOME_TEXT } from '../../../../shared/constants/environmentGuide';
+import { Button } from '../../../common/components/Button';
 import { Card } from '../../../common/components/Card';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
 import { LazyMarkdown } from '../../chat/markdown/LazyMarkdown';
+import { useRegenerateDocumentation } from '../useRegenerateDocumentation';
 
 /** What the documentation views receive: the GET /documentation/current query's state. */
 export interface DocumentationState {
   data: DocumentationResponse | undefined;
   isLoading: boolean;
   error: unknown;
+  /** Reads the documents again (after a regeneration). */
+  refetch?: () => void;
 }
 
 function View({ title, children }: { title: string; children: ReactNode }): ReactElement {
@@ -45,7 +49,29 @@ function DocumentBody(props: { docs: DocumentationState; text: string | undefine
       </>
     );
   }
-  return <LazyMarkdown>{props.text ?? ''}</LazyMarkdown>;
+  return (
+    <>
+      {docs.data?.out_of_date && <OutOfDate refetch={docs.refetch} />}
+      <LazyMarkdown>{props.text ?? ''}</LazyMarkdown>
+    </>
+  );
+}
+
+/** Documents written before validation results that differ (the server says so in them): write them anew. */
+function OutOfDate({ refetch }: { refetch: (() => void) | undefined }): ReactElement {
+  const done = useCallback(() => refetch?.(), [refetch]);
+  const regeneration = useRegenerateDocumentation(done);
+  return (
+    <Note role="status" aria-label={PROJECT_HOME_TEXT.outOfDate}>
+      <strong>{PROJECT_HOME_TEXT.outOfDate}</strong>
+      <div>
+        <Button $size="sm" onClick={regeneration.start} disabled={regeneration.running}>
+          {regeneration.running ? PROJECT_HOME_TEXT.regenerating : PROJECT_HOME_TEXT.regenerate}
+        </Button>
+      </div>
+      {regeneration.error && <ErrorText>{regeneration.error}</ErrorText>}
+    </Note>
+  );
 }
 
 /** The quick start, under a 'Before You Begin' note that leads to the Environment Guide. */
