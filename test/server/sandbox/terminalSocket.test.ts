@@ -158,23 +158,25 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
     }
   });
 
-  it('sends a flood in large frames and a quiet echo at once', async () => {
+  // How few frames a flood takes, and how soon an echo after it answers, are timings: `npm run bench`
+  // (terminal section) measures them. Here, what holds on any machine however busy.
+  it('sends a flood whole and in order, and answers a command after it', async () => {
     const client = await connect();
     try {
       // Whatever the shell still had to say (it may be an earlier test's) has come before this answer.
       client.input('echo ready-$((0+1))\r');
       await client.waitFor(/ready-1\r\n[^]*\$ $/);
-      const sizes: number[] = [];
-      client.ws.on('message', (raw) => sizes.push((JSON.parse(raw.toString()) as { data: string }).data.length));
+      const frames: string[] = [];
+      client.ws.on('message', (raw) => frames.push((JSON.parse(raw.toString()) as { data: string }).data));
       client.input('head -c 3000000 /dev/zero | tr "\\0" a; echo; echo flood-$((1+1))\r');
-      await client.waitFor(/flood-2/);
-      // The pty reads about 4 KB at a time; coalesced, 3 MB takes far fewer frames than 3 MB / 4 KB (732).
-      expect(sizes.length).toBeLessThan(300);
       await client.waitFor(/flood-2\r\n[^]*\$ $/);
-      const sentAt = Date.now();
+      const output = frames.join('');
+      expect(output.match(/a+/g)?.reduce((longest, run) => Math.max(longest, run.length), 0)).toBe(3_000_000);
+      const flood = output.indexOf('a'.repeat(3_000_000));
+      expect(flood).toBeGreaterThan(0);
+      expect(output.indexOf('flood-2')).toBeGreaterThan(flood + 3_000_000 - 1);
       client.input('echo quick-$((2+3))\r');
       await client.waitFor(/quick-5/);
-      expect(Date.now() - sentAt).toBeLessThan(1_000);
     } finally {
       client.close();
     }
