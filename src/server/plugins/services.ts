@@ -115,7 +115,7 @@ export const servicesPlugin = fp(
       : createLocalRepositories(opts.config.planning.localReposDir);
     const disk = createDiskSpace({ dataDir: opts.config.dataDir, minFreeBytes: opts.config.diskMinFreeBytes });
     const repositories = createRepositoryService({ source: repositorySource, planning });
-    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, filesOf: (id) => repositories.workspaceFiles(id), secretValues: (id) => planning.secretValues(id), events });
+    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, filesOf: (id) => repositories.workspaceFiles(id), secretValues: (id) => planning.hiddenValues(id), events });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
     const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, events, activity, log: app.log });
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log });
@@ -139,6 +139,7 @@ export const servicesPlugin = fp(
       terminals: createTerminalSessions(sandboxDriver, {
         graceMs: opts.config.sandbox.terminalGraceMs,
         secretsOf: (projectId) => planning.secretValues(projectId),
+        hiddenOf: (projectId) => planning.hiddenValues(projectId),
       }),
       credits,
       meter,

@@ -20,7 +20,7 @@ export interface AgentsDeps {
   db: Db;
   models: ModelProvider;
   meter: Meter;
-  planning: Pick<PlanningService, 'secretValues' | 'plan'>;
+  planning: Pick<PlanningService, 'secretValues' | 'hiddenValues' | 'plan'>;
   sandbox: SandboxService;
   execution: ExecutionService;
   validation: ValidationService;
@@ -35,7 +35,8 @@ export interface AgentsDeps {
  */
 export function createAgents(deps: AgentsDeps) {
   const { db, models, meter, execution, validation, documentation } = deps;
-  const secretValues = (projectId: number): Promise<Record<string, string>> => deps.planning.secretValues(projectId);
+  // The stage agents only redact with these: the secrets, never a host or a port the person wrote.
+  const secretValues = (projectId: number): Promise<Record<string, string>> => deps.planning.hiddenValues(projectId);
   const approvals = createApprovals({ ttlMs: APPROVAL_TTL_MS, ...(deps.events ? { events: deps.events } : {}) });
   return {
     execution: createExecutionAgent({ db, models, execution, secretValues, meter }),
@@ -51,7 +52,7 @@ export function createAgents(deps: AgentsDeps) {
     documentation: createDocumentationAgent({ db, models, documentation, secretValues, meter }),
     /** The DevOps Helper's command approvals (its route's socket and decisions). */
     approvals,
-    devopsHelper: createDevopsHelperAgent({ db, models, approvals, sandbox: deps.sandbox, secretValues, meter }),
+    devopsHelper: createDevopsHelperAgent({ db, models, approvals, sandbox: deps.sandbox, secretValues: (projectId) => deps.planning.secretValues(projectId), hiddenValues: secretValues, meter }),
   };
 }
 

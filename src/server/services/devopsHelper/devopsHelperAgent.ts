@@ -46,8 +46,10 @@ export interface DevopsHelperDeps {
   approvals: Approvals;
   /** The sandbox (SandboxService narrowed): a stopped one answers 409. */
   sandbox: { exec(project: { id: number; installationId: number }, command: string, options?: ExecOptions): Promise<ExecResult> };
-  /** The project's User Secrets: names for the danger check, values as env and for redaction. */
+  /** The project's User Secrets: names for the danger check, values as env. */
   secretValues(projectId: number): Promise<Record<string, string>>;
+  /** The values that are secrets, for redaction (a host or a port the person wrote is not); all when absent. */
+  hiddenValues?(projectId: number): Promise<Record<string, string>>;
   meter: Pick<Meter, 'assertCanSpend' | 'record'>;
   /** Upper bound of one command; the driver's default when absent. */
   commandTimeoutMs?: number;
@@ -59,6 +61,8 @@ interface Turn {
   /** Redacts everything the turn sends to the chat and to the model. */
   redact(text: string): string;
   secrets: Record<string, string>;
+  /** The values redacted (the secrets among `secrets`). */
+  hidden: string[];
 }
 
 /** The chat's note of a command that ran: its outcome and its (redacted) output in a code block. */
@@ -127,7 +131,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
     try {
       const result = await sandbox.exec({ id: turn.scope.projectId, installationId: turn.scope.installationId }, command, {
         env: turn.secrets,
-        secrets: Object.values(turn.secrets),
+        secrets: turn.hidden,
         signal: turn.controller.signal,
         ...(deps.commandTimeoutMs ? { timeoutMs: deps.commandTimeoutMs } : {}),
       });
@@ -151,7 +155,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
   }
 
   const graph = buildToolGraph({
-    checkpointer: new DrizzleCheckpointSaver(db, { secretValues: deps.secretValues }),
+    checkpointer: new DrizzleCheckpointSaver(db, { secretValues: deps.hiddenValues ?? deps.secretValues }),
     model: () => choice().model,
     tools: TOOLS,
     systemPrompt: async () => systemPrompt,
@@ -169,7 +173,8 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
       const threadId = await resolveThread(db, { projectId: scope.projectId, agent: THREAD_AGENT, threadId: body.thread_id });
       if (running.has(threadId)) throw conflict('A reply is already being generated in this conversation');
       const secrets = await deps.secretValues(scope.projectId);
-      const turn: Turn = { controller: new AbortController(), scope, secrets, redact: textRedactor(Object.values(secrets)) };
+      const hidden = Object.values((await deps.hiddenValues?.(scope.projectId)) ?? secrets);
+      const turn: Turn = { controller: new AbortController(), scope, secrets, hidden, redact: textRedactor(hidden) };
       running.set(threadId, turn);
       const model = choice();
       async function* events(): AsyncGenerator<StreamEvent> {
@@ -181,7 +186,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
             signal: turn.controller.signal,
             model,
             recursionLimit: 12,
-            secrets: Object.values(secrets),
+            secrets: hidden,
             record: (usage) => meter.record({ ...scope, agent: DEVOPS_HELPER_AGENT_ID, model: model.name, ...usage }),
             noteEvent: CHAT_NOTE,
             failureDetail: 'The DevOps Helper failed to answer; please try again.',
@@ -209,7 +214,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
       const model = choice().name;
       const threadId = await findThread(db, { projectId: scope.projectId, agent: THREAD_AGENT });
       if (!threadId) return { thread_id: null, model, messages: [] };
-      const secrets = Object.values(await deps.secretValues(scope.projectId));
+      const secrets = Object.values((await deps.hiddenValues?.(scope.projectId)) ?? (await deps.secretValues(scope.projectId)));
       return { thread_id: threadId, model, messages: chatHistory(await threadMessages(graph, threadId), { secrets, toolNote: noteOfResult }) };
     },
 

@@ -18,7 +18,8 @@ export interface DocumentationDeps {
   planning: {
     requirements(projectId: number): Promise<{ content: string }>;
     plan(projectId: number, kind: 'architecture' | 'implementation'): Promise<{ plan: string }>;
-    secretValues(projectId: number): Promise<Record<string, string>>;
+    /** The values that are secrets (a host or a port the person wrote is not), blanked from the documents. */
+    hiddenValues(projectId: number): Promise<Record<string, string>>;
     listSecrets(projectId: number): Promise<Array<{ name: string }>>;
   };
   execution: { steps(projectId: number): Promise<{ steps: Step[] }> };
@@ -147,7 +148,7 @@ export function createDocumentationService(deps: DocumentationDeps) {
 
     /** Stores the agent's documentation and quick start (redacted of the project's secret values) with the facts. */
     async save(project: StepProject, texts: { documentation: string; quickstart: string }, keyValue: Record<string, unknown>): Promise<void> {
-      const redact = textRedactor(Object.values(await planning.secretValues(project.projectId)));
+      const redact = textRedactor(Object.values(await planning.hiddenValues(project.projectId)));
       const { steps } = await deps.validation.steps(project.projectId);
       const row = {
         documentation: redact(texts.documentation),

@@ -18,6 +18,7 @@ import { checkedSshPrivateKey } from './sshPrivateKey';
 import { documentRedactor } from '../../sandbox/redactor';
 import { sealSecrets } from '../../sandbox/sealedSecrets';
 import { resealProject } from './resealSecrets';
+import { isSecretVariable, looksLikeCredential } from './secretKinds';
 import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
 import type { EventBus } from '../execution/eventBus';
 
@@ -93,7 +94,7 @@ export function createPlanningService(deps: PlanningDeps) {
     (async (u: ModelUsage) => {
       await db.insert(tokenUsage).values({ projectId: u.projectId, agent: u.agent, model: u.model, inputTokens: u.inputTokens, outputTokens: u.outputTokens });
     });
-  const checkpointer = new DrizzleCheckpointSaver(db, { secretValues: (projectId) => secretValues(projectId) });
+  const checkpointer = new DrizzleCheckpointSaver(db, { secretValues: (projectId) => hiddenValues(projectId) });
   /** Generations running now, by project: aborting them is the kill. */
   const running = new Map<number, Map<string, AbortController>>();
 
@@ -143,7 +144,7 @@ export function createPlanningService(deps: PlanningDeps) {
 
   /** A document as the person reads it: every form of a secret, and every sealed one, blanked. */
   async function shown(projectId: number, content: string): Promise<string> {
-    return content ? documentRedactor(Object.values(await secretValues(projectId)))(content) : content;
+    return content ? documentRedactor(Object.values(await hiddenValues(projectId)))(content) : content;
   }
 
   async function secretRows(projectId: number) {
@@ -151,27 +152,34 @@ export function createPlanningService(deps: PlanningDeps) {
   }
 
   /**
-   * The decrypted values of a project's provided secrets, for injection into its sandbox only (and for
-   * redaction). Never send them to a client, a log or a model.
+   * The decrypted values of every provided User Secret, secret or plain text, for injection into the
+   * project's sandbox only (redaction takes `hiddenValues`). Never send them to a client, a log or a model.
    */
   async function secretValues(projectId: number): Promise<Record<string, string>> {
     return openedValues(projectId, () => true);
   }
 
   /**
-   * The values a stored plan or command seals (sealedSecrets.ts): passwords and keys. Text-typed values
-   * (a host, a user name, an email address) stay readable in plans, as the planner needs them; they are
-   * still redacted wherever text is shown.
+   * The values that are secrets (secretKinds.ts): those typed as passwords or keys, and text-typed ones
+   * shaped like a credential. Only these are sealed in stored plans and commands and redacted from what
+   * people read; a host, a domain, a port or a user name (text-typed) stays visible where it was written.
    */
-  async function sealableValues(projectId: number): Promise<Record<string, string>> {
-    return openedValues(projectId, (type) => type !== 'text');
+  async function hiddenValues(projectId: number): Promise<Record<string, string>> {
+    return openedValues(projectId, (type, value) => type !== 'text' || looksLikeCredential(value));
   }
 
-  /** The decrypted values of the project's provided secrets whose type `wanted` accepts, by name. */
-  async function openedValues(projectId: number, wanted: (type: ReturnType<typeof toSecretType>) => boolean): Promise<Record<string, string>> {
+  /** The values a stored plan or command seals (sealedSecrets.ts): the secrets, as `hiddenValues`. */
+  async function sealableValues(projectId: number): Promise<Record<string, string>> {
+    return hiddenValues(projectId);
+  }
+
+  /** The decrypted values of the project's provided secrets that `wanted` accepts, by name. */
+  async function openedValues(projectId: number, wanted: (type: ReturnType<typeof toSecretType>, value: string) => boolean): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const r of await secretRows(projectId)) {
-      if (r.ciphertext && r.iv && wanted(toSecretType(r.secretType))) out[r.name] = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
+      if (!r.ciphertext || !r.iv) continue;
+      const value = secretBox.open(projectId, r.name, { ciphertext: r.ciphertext, iv: r.iv });
+      if (wanted(toSecretType(r.secretType), value)) out[r.name] = value;
     }
     return out;
   }
@@ -385,7 +393,7 @@ export function createPlanningService(deps: PlanningDeps) {
       const threadId = await findThread(db, { projectId, agent });
       if (!threadId) return { thread_id: null, model, messages: [] };
       const state = await graphOf(agent).getState({ configurable: { thread_id: threadId } });
-      const secrets = Object.values(await secretValues(projectId));
+      const secrets = Object.values(await hiddenValues(projectId));
       const messages = chatHistory((state.values as { messages?: BaseMessage[] }).messages ?? [], { secrets, hidden: [CONTINUE_PROMPT] });
       return { thread_id: threadId, model, messages };
     },
@@ -451,6 +459,7 @@ export function createPlanningService(deps: PlanningDeps) {
     },
 
     secretValues,
+    hiddenValues,
     sealableValues,
 
     /**
@@ -465,7 +474,9 @@ export function createPlanningService(deps: PlanningDeps) {
       for (const entry of input.environment.slice(0, MAX_SECRETS)) {
         if (!SECRET_NAME.test(entry.name) || entry.name === USER_SECRETS.autoGeneratedName) continue;
         const sealed = entry.value !== undefined && entry.value.trim() ? secretBox.seal(projectId, entry.name, entry.value) : undefined;
-        const values = { description: entry.description.slice(0, 500), required: true, secretType: 'password', declared: true, ...(sealed ?? {}) };
+        // Only a credential is a password (masked, sealed, redacted); N8N_HOST=n8n.example.com stays readable text.
+        const secretType = isSecretVariable(entry.name, entry.value) ? USER_SECRETS.passwordType : 'text';
+        const values = { description: entry.description.slice(0, 500), required: true, secretType, declared: true, ...(sealed ?? {}) };
         await db
           .insert(planningSecrets)
           .values({ projectId, name: entry.name, ...values })

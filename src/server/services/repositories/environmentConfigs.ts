@@ -1,6 +1,10 @@
 import type { EnvironmentConfig } from '../../../shared/api/planning';
 import { USER_SECRETS } from '../../../shared/constants/planning';
 import { variableNames } from './repositoryInspector';
+import { isSecretVariable } from '../planning/secretKinds';
+
+/** A plain value longer than this is cut in the summary. */
+const MAX_PLAIN_VALUE = 200;
 
 /** What the analysis keeps of the environment dialog: names, and values only for the secret store. */
 export interface EnvironmentDigest {
@@ -29,9 +33,10 @@ function valuesOf(content: string): Map<string, string> {
 }
 
 /**
- * Reads the environment blocks of the dialog (part 1 section 5: already renamed environment1..n). The
- * contents are secrets: the digest's `names` and `summary` carry variable names only, and `secrets`
- * holds values for the encrypted store alone — never for a stream, a log, a stored analysis or a model.
+ * Reads the environment blocks of the dialog (part 1 section 5: already renamed environment1..n). Every
+ * value goes to the encrypted store (`secrets`); the summary carries names, and the values that are not
+ * secrets (secretKinds.ts: `N8N_HOST=n8n.example.com`, `N8N_PORT=5678`) as written. A secret's value goes
+ * nowhere else — never a stream, a log, a stored analysis or a model.
  */
 export function digestEnvironments(configs: EnvironmentConfig[], expected: string[] = []): EnvironmentDigest {
   const names: string[] = [];
@@ -55,7 +60,13 @@ export function digestEnvironments(configs: EnvironmentConfig[], expected: strin
     }
   }
   if (lines.length) {
-    lines.push('Values are stored encrypted as user secrets and are not shown.');
+    // A domain, a port or a host name is not a secret: the planner reads it here, as the person wrote it.
+    const plain = names.filter((n) => {
+      const e = seen.get(n)!;
+      return !e.conflict && e.value && !isSecretVariable(n, e.value) && !/[\r\n]/.test(e.value);
+    });
+    if (plain.length) lines.push(`Plain values (not secrets): ${plain.map((n) => `${n}=${seen.get(n)!.value.slice(0, MAX_PLAIN_VALUE)}`).join(', ')}`);
+    lines.push('Secret values (passwords, keys, tokens and anything shaped like a credential) are stored encrypted as user secrets and are not shown.');
     const missing = expected.filter((n) => !names.includes(n));
     if (missing.length) lines.push(`The repository's example environment also lists, not provided: ${missing.join(', ')}`);
   }

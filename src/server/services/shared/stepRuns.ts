@@ -32,7 +32,10 @@ export interface StepSandbox {
 
 /** The User Secrets a step runs with (PlanningService narrowed). */
 export interface StepSecrets {
+  /** Every value, as the sandbox gets them (environment, sealed references opened). */
   secretValues(projectId: number): Promise<Record<string, string>>;
+  /** The values that are secrets: redacted from what is shown and stored (a host or a port is not). */
+  hiddenValues(projectId: number): Promise<Record<string, string>>;
   /** The values sealed in stored commands (passwords and keys; see sealedSecrets.ts). */
   sealableValues(projectId: number): Promise<Record<string, string>>;
   listSecrets(projectId: number): Promise<Array<{ name: string }>>;
@@ -155,7 +158,7 @@ export function createStepRuns(deps: StepRunsDeps) {
   const liveKey = (projectId: number, stepNumber: number): string => `${projectId}:${stepNumber}`;
 
   /** A project's whole-text redaction, with its secret values as they are now. */
-  const redactorOf = async (projectId: number): Promise<(text: string) => string> => textRedactor(Object.values(await secrets.secretValues(projectId)));
+  const redactorOf = async (projectId: number): Promise<(text: string) => string> => textRedactor(Object.values(await secrets.hiddenValues(projectId)));
 
   const toStep = (projectId: number, row: StepRow, redact: (text: string) => string): Step => {
     const live = row.status === 'in_progress' ? liveOutput.get(liveKey(projectId, row.stepNumber)) : undefined;
@@ -283,7 +286,8 @@ export function createStepRuns(deps: StepRunsDeps) {
         output = 'This step has no command to run.';
       } else {
         values = await secrets.secretValues(project.projectId);
-        redactWith = textRedactor(Object.values(values));
+        const hidden = Object.values(await secrets.hiddenValues(project.projectId));
+        redactWith = textRedactor(hidden);
         // A secret typed into the command is stored sealed: the sandbox gets its current value.
         const script = openSecrets(command, values);
         // The terminal shows what runs here; it never runs it again (display only, see TerminalStreamEvent).
@@ -292,7 +296,7 @@ export function createStepRuns(deps: StepRunsDeps) {
         let live = '';
         const result = await sandbox.exec(sandboxOf(project), strictScript(script), {
           env: values,
-          secrets: Object.values(values),
+          secrets: hidden,
           signal: controller.signal,
           ...(deps.stepTimeoutMs ? { timeoutMs: deps.stepTimeoutMs } : {}),
           onOutput: (chunk) => {

@@ -21,6 +21,8 @@ export interface TerminalOptions {
    * and their values are blanked out of its output.
    */
   secretsOf?: (projectId: number) => Promise<Record<string, string>>;
+  /** The values among them that are secrets, blanked out of the output (a host or a port is not); all when absent. */
+  hiddenOf?: (projectId: number) => Promise<Record<string, string>>;
 }
 
 /** Bytes queued on a terminal socket above which its pty is paused (unless the options say otherwise). */
@@ -138,7 +140,7 @@ export function createTerminalSessions(driver: SandboxDriver, options: TerminalO
     const s: Session = {
       key,
       pty,
-      redactor: createRedactor(Object.values(secrets)),
+      redactor: createRedactor(Object.values((await options.hiddenOf?.(ref.projectId)) ?? secrets)),
       socket: null,
       graceTimer: null,
       flushTimer: null,

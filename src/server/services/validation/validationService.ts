@@ -85,7 +85,7 @@ export function createValidationService(deps: ValidationDeps) {
     async plan(projectId: number): Promise<ValidationPlanResponse> {
       const stored = await planDocument(projectId);
       // As the person (and the agent) read it: a secret in it, sealed or not, blanked.
-      const plan = stored === null ? null : documentRedactor(Object.values(await deps.secrets.secretValues(projectId)))(stored);
+      const plan = stored === null ? null : documentRedactor(Object.values(await deps.secrets.hiddenValues(projectId)))(stored);
       if (planning.has(projectId)) return { status: 'planning', plan };
       if (plan !== null) return { status: 'ready', plan };
       return { status: failed.has(projectId) ? 'failed' : 'none', plan: null };
