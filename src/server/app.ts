@@ -8,7 +8,7 @@ import type { AppConfig } from './config';
 import type { Database } from './db/client';
 import { agentRateLimitPlugin } from './plugins/agentRateLimit';
 import { docsPlugin } from './plugins/docs';
-import { errorsPlugin, frameworkErrors } from './plugins/errors';
+import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors';
 import { hotPollPlugin } from './plugins/hotPoll';
 import { lazySchemaCompilers } from './plugins/lazySchemas';
 import { requestInputPlugin } from './plugins/requestInput';
@@ -69,6 +69,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(cookie);

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import fp from 'fastify-plugin';
 import { DB_INT_MAX, ID_PATTERN } from '../../shared/api/common';
@@ -62,6 +64,32 @@ export function upstreamFailure(error: unknown): string | null {
 export const frameworkErrors = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void => {
   reply.status(error.statusCode ?? 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid UTF-8 text' : error.message });
 };
+
+/** What Node's HTTP parser refused, in the words a client is answered with (status, detail). */
+function clientErrorAnswer(code: string | undefined): [number, string] {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'The request took too long to arrive'];
+  // Node counts the request line with the headers (http.maxHeaderSize, 16 KiB): a long URL lands here.
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, `The URL and headers are too large (limit ${http.maxHeaderSize} bytes together)`];
+  return [400, 'The request is not valid HTTP'];
+}
+
+/**
+ * Errors Node's HTTP parser meets before Fastify sees a request (a URL or headers over 16 KiB, a
+ * malformed request line): the same `{ detail }` as every other error, written on the socket as
+ * Fastify's own handler does, then the connection is closed.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] = clientErrorAnswer(error.code);
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
 
 /**
  * Every error is JSON `{ detail }`. Client mistakes keep their 4xx status; oversized bodies

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { badRequest } from '../errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../jsonDepth';
 
 /** A UTF-16 surrogate without its partner: not a character, and PostgreSQL's text cannot hold it. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -12,29 +13,35 @@ function textProblem(value: string): string | null {
   return null;
 }
 
-/** The first string (key or value) in a parsed input that cannot be stored, with the field's dotted name. */
-export function findBadText(value: unknown, field: string): string | null {
-  if (typeof value === 'string') {
-    const problem = textProblem(value);
-    return problem ? `${field} ${problem}` : null;
-  }
-  if (Buffer.isBuffer(value)) return null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const found = findBadText(value[i], `${field}.${i}`);
-      if (found) return found;
+/**
+ * The first string (key or value) in a parsed input that cannot be stored, with the field's dotted name.
+ * A walk with its own stack, not recursion: however deep the input, it cannot exhaust the call stack
+ * (the JSON parser refuses deep bodies first; a query string's parser may still nest).
+ */
+export function findBadText(input: unknown, root: string): string | null {
+  const pending: { value: unknown; field: string }[] = [{ value: input, field: root }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, field } = next;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) return `${field} ${problem}`;
+      continue;
     }
-    return null;
-  }
-  if (typeof value === 'object' && value !== null) {
-    // for…in rather than Object.entries: no array per call (every request's path and query pass here).
-    for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
-      const keyProblem = textProblem(key);
-      if (keyProblem) return `a field name in ${field} ${keyProblem}`;
-      const found = findBadText((value as Record<string, unknown>)[key], field === 'body' ? key : `${field}.${key}`);
-      if (found) return found;
+    if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) continue;
+    // Pushed in reverse, so that the first field is looked at first and named when several are bad.
+    const children: { value: unknown; field: string }[] = [];
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i += 1) children.push({ value: value[i], field: `${field}.${i}` });
+    } else {
+      // for…in rather than Object.entries: no array per call (every request's path and query pass here).
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const keyProblem = textProblem(key);
+        if (keyProblem) return `a field name in ${field} ${keyProblem}`;
+        children.push({ value: (value as Record<string, unknown>)[key], field: field === 'body' ? key : `${field}.${key}` });
+      }
     }
+    for (let i = children.length - 1; i >= 0; i -= 1) pending.push(children[i]!);
   }
   return null;
 }
@@ -45,7 +52,9 @@ export function findBadText(value: unknown, field: string): string | null {
  *   would otherwise reach PostgreSQL, which refuses them with an error, or be stored mangled);
  * - a JSON-typed empty body is an empty object: the documents' client sends
  *   `Content-Type: application/json` on every call, bodyless POSTs (logout, kill, sandbox
- *   initialise, execution trigger) included.
+ *   initialise, execution trigger) included;
+ * - JSON nested deeper than MAX_JSON_DEPTH answers 400 before it is parsed: nothing after the parser
+ *   (schema validation, serialisation, redaction) has to survive a body thousands of levels deep.
  */
 export const requestInputPlugin = fp(
   async (app) => {
@@ -54,6 +63,7 @@ export const requestInputPlugin = fp(
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
       const text = typeof body === 'string' ? body : body.toString('utf8');
       if (text.trim() === '') return done(null, {});
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return done(badRequest(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       return parseJson(request, text, done);
     });
 
