@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { MAX_JSON_DEPTH } from '../../../src/server/jsonDepth';
@@ -16,7 +17,8 @@ import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
  * one or none. The property: never a 5xx, and every 4xx answers `{ detail: string }`.
  *
  * Seeded, so that a failure replays: FUZZ_SEED and FUZZ_RUNS (runs per route) override the defaults;
- * FUZZ_TABLE=1 prints tries and held per route.
+ * FUZZ_TABLE=1 prints tries and held per route; FUZZ_TRACE=<file> appends each request before it is sent
+ * (to find one that never answers).
  */
 
 const SEED = Number(process.env.FUZZ_SEED ?? 31);
@@ -141,6 +143,23 @@ function parameterValue(schema: JsonSchema | undefined, validId: () => string): 
   );
 }
 
+/** How long an event stream is read before the client goes away (the terminal's commands never end). */
+const STREAM_READ_MS = 2_000;
+
+/** An answer's body; an event stream's first STREAM_READ_MS, after which the client hangs up, as a browser tab closed would. */
+async function readAnswer(stream: Readable, contentType: string): Promise<string> {
+  let body = '';
+  const timer = contentType.startsWith('text/event-stream') ? setTimeout(() => stream.destroy(), STREAM_READ_MS) : undefined;
+  try {
+    for await (const chunk of stream) body += String(chunk);
+  } catch {
+    // Destroyed by the timer: what arrived is the answer.
+  } finally {
+    clearTimeout(timer);
+  }
+  return body;
+}
+
 describe('every route of the OpenAPI document, fuzzed', () => {
   let database: TestDatabase;
   let app: FastifyInstance;
@@ -226,11 +245,13 @@ describe('every route of the OpenAPI document, fuzzed', () => {
           const options: InjectOptions = { method: method.toUpperCase() as InjectOptions['method'], url, headers };
           if (r.body.payload !== undefined && method !== 'get') options.payload = r.body.payload;
 
-          const response = await app.inject(options);
+          if (process.env.FUZZ_TRACE) fs.appendFileSync(process.env.FUZZ_TRACE, `${Date.now()} ${options.method} ${url.slice(0, 100)} ${(r.body.payload ?? '').slice(0, 100)}\n`);
+          const response = await app.inject({ ...options, payloadAsStream: true });
+          const body = await readAnswer(response.stream(), String(response.headers['content-type'] ?? ''));
           tries += 1;
           let detail: unknown;
           try {
-            detail = response.json<{ detail?: unknown }>().detail;
+            detail = (JSON.parse(body) as { detail?: unknown }).detail;
           } catch {
             detail = undefined;
           }
@@ -239,7 +260,7 @@ describe('every route of the OpenAPI document, fuzzed', () => {
           if (response.statusCode >= 400 && typeof detail !== 'string') problems.push('no {detail}');
           if (problems.length === 0) held += 1;
           else if (failures.length < 20) {
-            failures.push(`${method.toUpperCase()} ${url.slice(0, 120)} [${r.session}] ${(r.body.payload ?? '').slice(0, 80)} → ${problems.join(', ')}: ${response.body.slice(0, 160)}`);
+            failures.push(`${method.toUpperCase()} ${url.slice(0, 120)} [${r.session}] ${(r.body.payload ?? '').slice(0, 80)} → ${problems.join(', ')}: ${body.slice(0, 160)}`);
           }
           // A try that signed the person out: sign in again, so that later tries carry a live session.
           if (route === '/api/github/logout' && response.statusCode < 400 && user) Object.assign(user, await signIn(app, user.login));
