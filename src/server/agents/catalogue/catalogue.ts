@@ -46,7 +46,14 @@ function toComponent(p: ProductFile): Component {
     aliases: p.aliases,
     similar: p.similar ?? [],
     alternativeTo: p.alternativeTo ?? [],
-    requires: p.requires ?? [],
+    requires: (p.requires ?? []).map((r) => (Array.isArray(r) ? r[0]! : r)),
+    needs: (p.requires ?? []).map((r) => (Array.isArray(r) ? r : [r])),
+    unsupported: p.unsupported ?? {},
+    files: p.files ?? [],
+    ...(p.bootstrap ? { bootstrap: p.bootstrap } : {}),
+    ...(p.proxy ? { proxy: p.proxy } : {}),
+    gpu: p.gpu ?? false,
+    apexRank: p.apexRank ?? 0,
     tls: p.tls,
     diskGb: p.diskGb,
     minCpus: p.minCpus ?? 1,
@@ -92,7 +99,8 @@ export function readProducts(dir: string): Record<string, Component> {
     out[product.id] = toComponent(product);
   }
   for (const c of Object.values(out)) {
-    for (const ref of [...(c.requires ?? []), ...(c.similar ?? [])]) {
+    const uses = c.services.flatMap((s) => Object.keys(s.uses ?? {}));
+    for (const ref of [...c.needs.flat(), ...(c.similar ?? []), ...uses, ...Object.entries(c.unsupported).flat().flatMap((x) => (typeof x === 'string' ? [x] : [x.use]))]) {
       if (!out[ref]) throw new CatalogueError(`${c.id}.yaml: refers to ${ref}, which is not in the catalogue`);
     }
   }

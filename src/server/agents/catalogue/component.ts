@@ -49,6 +49,17 @@ export interface ServiceSpec {
   /** Where an `image: build` service builds from, relative to the stack folder; `./<name>` when absent. */
   build?: { context: string; dockerfile?: string };
   ulimits?: Record<string, { soft: number; hard: number }>;
+  /** Environment per product it can use, set when that product is in the stack (see schema.ts). */
+  uses?: Record<string, Record<string, string>>;
+  environmentWhen?: { domain?: Record<string, string>; plainHttp?: Record<string, string> };
+  /** A dump of its data to stdout; without one its named volumes are backed up as files. */
+  backup?: { dump: string; extension: string };
+  hostSysctl?: Record<string, string>;
+  metrics?: { job: string; port: number; host?: string };
+  datasource?: { name: string; type: string };
+  generates?: { path: string; kind: 'prometheus-scrape' | 'grafana-datasources' };
+  /** False when its published ports do not speak HTTP. */
+  http?: boolean;
 }
 
 export interface ConfigFile {
@@ -76,8 +87,16 @@ export interface Component {
   similar: string[];
   /** Products outside the catalogue it can stand in for, when the person agrees. */
   alternativeTo: string[];
-  /** Catalogued products it needs in the same stack. */
+  /** Catalogued products it needs in the same stack: the preferred choice of each need. */
   requires: string[];
+  /** Each need with every product that fills it, preferred first. */
+  needs: string[][];
+  unsupported: Record<string, { use: string; why: string }>;
+  files: ConfigFile[];
+  bootstrap?: { service: string; ready: string; commands: string[]; says: string };
+  proxy?: { config: 'caddyfile' | 'nginx' | 'traefik-labels' };
+  gpu: boolean;
+  apexRank: number;
   /** Whether it needs HTTPS to work ('required'), should have it, or serves no people. */
   tls: 'required' | 'recommended' | 'none';
 }

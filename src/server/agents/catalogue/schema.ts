@@ -8,6 +8,7 @@ import { Type, type Static } from 'typebox';
 
 const Duration = Type.String({ pattern: '^\\d+(ms|s|m|h)$' });
 const Id = Type.String({ pattern: '^[a-z][a-zA-Z0-9-]*$' });
+const Env = Type.Record(Type.String(), Type.String());
 
 export const HealthcheckSchema = Type.Object(
   {
@@ -48,6 +49,25 @@ export const ServiceSchema = Type.Object(
     webLabel: Type.Optional(Type.String({ pattern: '^[a-z0-9-]*$' })),
     memoryMb: Type.Integer({ minimum: 8 }),
     ulimits: Type.Optional(Type.Record(Type.String(), Type.Object({ soft: Type.Integer(), hard: Type.Integer() }))),
+    /**
+     * How it reaches each product it can use, by catalogue id: the environment set when that product is
+     * in the stack (it then also waits for it). Nextcloud with `postgres` or `mariadb`, an app with `redis`.
+     */
+    uses: Type.Optional(Type.Record(Id, Env)),
+    /** Environment only when it is served at a domain (`domain`), or only over plain HTTP (`plainHttp`). */
+    environmentWhen: Type.Optional(Type.Object({ domain: Type.Optional(Env), plainHttp: Type.Optional(Env) }, { additionalProperties: false })),
+    /** A consistent copy of its data written to stdout (`pg_dump …`); without one its named volumes are backed up as files. */
+    backup: Type.Optional(Type.Object({ dump: Type.String({ minLength: 5 }), extension: Type.String({ pattern: '^[a-z0-9.]+$' }) }, { additionalProperties: false })),
+    /** Kernel settings the host needs for it (Elasticsearch's vm.max_map_count). */
+    hostSysctl: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9_.]+$' }), Type.String({ pattern: '^[0-9]+$' }))),
+    /** Prometheus scrapes it: job name, port, and the host when it is not the service's own name. */
+    metrics: Type.Optional(Type.Object({ job: Type.String({ pattern: '^[a-z0-9_-]+$' }), port: Type.Integer({ minimum: 1, maximum: 65535 }), host: Type.Optional(Type.String()) }, { additionalProperties: false })),
+    /** Grafana reads it as a datasource of this type (at http://<service>:<internalPort>). */
+    datasource: Type.Optional(Type.Object({ name: Type.String({ minLength: 2 }), type: Type.String({ pattern: '^[a-z-]+$' }) }, { additionalProperties: false })),
+    /** A config file generated from the stack: Prometheus' scrape jobs, Grafana's datasources. */
+    generates: Type.Optional(Type.Object({ path: Type.String({ pattern: '^[a-z][\\w./-]*$' }), kind: Type.Union([Type.Literal('prometheus-scrape'), Type.Literal('grafana-datasources')]) }, { additionalProperties: false })),
+    /** Its published ports speak HTTP (false for brokers and log inputs: no HTTP check is made of them). */
+    http: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -72,8 +92,26 @@ export const ProductSchema = Type.Object(
     similar: Type.Optional(Type.Array(Id)),
     /** Names of products not in the catalogue that this one can stand in for, when the person agrees. */
     alternativeTo: Type.Optional(Type.Array(Type.String({ minLength: 2 }))),
-    /** Catalogue ids it needs in the same stack (its database, its cache). */
-    requires: Type.Optional(Type.Array(Id)),
+    /**
+     * What it needs in the same stack (its database, its cache): each entry a catalogue id, or a list of
+     * ids any one of which will do, preferred first (`[postgres, mariadb]`).
+     */
+    requires: Type.Optional(Type.Array(Type.Union([Id, Type.Array(Id, { minItems: 1 })]))),
+    /** A product it cannot use although people pair them, with the one it uses instead and why (n8n and MySQL). */
+    unsupported: Type.Optional(Type.Record(Id, Type.Object({ use: Id, why: Type.String({ minLength: 10 }) }, { additionalProperties: false }))),
+    /** Config files it mounts, written as given (`{{name}}` is the stack's name). */
+    files: Type.Optional(Type.Array(Type.Object({ path: Type.String({ pattern: '^[a-z][\\w./-]*$' }), content: Type.String() }, { additionalProperties: false }))),
+    /**
+     * Commands run once its `service` answers `ready`, before the rest of the stack starts (Elasticsearch's
+     * kibana_system password); `says` is the start step's description of it.
+     */
+    bootstrap: Type.Optional(Type.Object({ service: Type.String(), ready: Type.String(), commands: Type.Array(Type.String(), { minItems: 1 }), says: Type.String() }, { additionalProperties: false })),
+    /** A reverse proxy, and the kind of configuration it reads. */
+    proxy: Type.Optional(Type.Object({ config: Type.Union([Type.Literal('caddyfile'), Type.Literal('nginx'), Type.Literal('traefik-labels')]) }, { additionalProperties: false })),
+    /** Which web product gets the bare domain when several are served: the lowest rank (0 when absent); generic ones (an app, a site, dashboards) rank higher. */
+    apexRank: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    /** Its image can use the host's NVIDIA GPUs (given to it when the person asks for a GPU). */
+    gpu: Type.Optional(Type.Boolean()),
     /** 'required': it refuses to work over plain HTTP (browsers' crypto, federation); 'recommended' otherwise. */
     tls: Type.Union([Type.Literal('required'), Type.Literal('recommended'), Type.Literal('none')]),
     /** Minimum resources: memory is the sum of its services' memoryMb; disk in GB beyond the system. */

@@ -94,7 +94,6 @@ export interface Stack {
   builds: string[];
 }
 
-const WORKLOAD_ORDER = ['app', 'n8n', 'web', 'grafana', 'elk'];
 const DATA_CATEGORIES = new Set(['database', 'cache', 'queue']);
 /** Services of databases, caches and queues: on the internal network, published on loopback only when they are the workload. */
 const DATA_SERVICES = new Set(
@@ -208,6 +207,60 @@ function machineFor(facts: Facts, memoryMb: number, diskGb: number, minCpus = 1)
 const clone = (s: ServiceSpec): ServiceSpec => JSON.parse(JSON.stringify(s)) as ServiceSpec;
 
 /**
+ * What the products need (the catalogue's `requires`): a need one of whose choices the stack has is met;
+ * else its first choice not ruled out is added (Grafana gets Prometheus unless it reads Loki). A product
+ * paired with one it cannot use gets the one it can, said out loud (n8n and MySQL).
+ */
+function addNeeds(ids: Set<string>, excluded: Set<string>, notes: string[]): void {
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const id of [...ids]) {
+      const c = COMPONENTS[id];
+      if (!c) continue;
+      for (const [dep, { use, why }] of Object.entries(c.unsupported)) {
+        if (ids.has(dep) && !ids.has(use) && !excluded.has(use)) {
+          notes.push(why);
+          ids.add(use);
+          changed = true;
+        }
+      }
+      // Needs with choices are met here; a single dependency the person ruled out is said in the notes instead.
+      for (const choices of c.needs.filter((n) => n.length > 1)) {
+        if (choices.some((x) => ids.has(x))) continue;
+        const pick = choices.find((x) => !excluded.has(x));
+        if (pick) {
+          ids.add(pick);
+          changed = true;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Wires each service to the products it uses (its catalogue `uses`): their environment, and it waits for
+ * them. Of a need with choices (Nextcloud's PostgreSQL or MariaDB) only the first the stack has is wired,
+ * so a second database is never half-used; a setting the service already has is kept.
+ */
+function wireUses(services: ServiceSpec[], components: Component[]): void {
+  const present = new Set(components.map((c) => c.id));
+  for (const c of components) {
+    const chosen = new Set(c.needs.map((choices) => choices.find((x) => present.has(x))).filter((x): x is string => Boolean(x)));
+    const inNeeds = new Set(c.needs.flat());
+    for (const own of c.services) {
+      const s = services.find((x) => x.name === own.name);
+      if (!s?.uses) continue;
+      for (const [dep, env] of Object.entries(s.uses)) {
+        if (!present.has(dep) || (inNeeds.has(dep) && !chosen.has(dep))) continue;
+        s.environment = { ...env, ...s.environment };
+        const waitFor = COMPONENTS[dep]!.services.filter((x) => x.internalPort).map((x) => x.name);
+        s.dependsOn = [...new Set([...(s.dependsOn ?? []), ...waitFor])];
+      }
+    }
+  }
+}
+
+/**
  * Builds the stack the facts describe. With no workload named, a basic server gets the Nginx web
  * server so that there is something to verify.
  */
@@ -215,18 +268,15 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (options.repository?.layout?.compose && !facts.noContainers) return repositoryComposeStack(facts, options.repository, options.slug);
   const notes: string[] = [];
   const ids = new Set(facts.components);
-  if (ids.has('n8n') && ids.has('mysql') && !ids.has('postgres')) {
-    notes.push('n8n 1.x no longer supports MySQL, so n8n keeps its data in PostgreSQL; MySQL stays available for your other applications.');
-    ids.add('postgres');
-  }
-  if (ids.has('grafana') && !ids.has('loki') && !ids.has('influxdb') && !facts.excluded.has('prometheus')) ids.add('prometheus');
+  addNeeds(ids, facts.excluded, notes);
   const hostOnly = facts.noContainers || (ids.size === 0 && !facts.custom.length && facts.hostTasks.size > 0 && !facts.basicServer);
   if (hostOnly) ids.clear();
   const hasWorkload = [...ids].some((id) => !isDataComponent(id)) || facts.custom.length > 0;
   if (!hasWorkload && ids.size === 0 && !hostOnly) ids.add('web');
 
   // A product that is itself the proxy (Nginx Proxy Manager) holds 80 and 443: no second proxy.
-  const proxy = hostOnly || ids.has('nginx-proxy-manager') ? undefined : chosenProxy(facts);
+  const holdsWebPorts = [...ids].some((id) => COMPONENTS[id]?.services.some((x) => x.alwaysPublish?.includes('80:80')));
+  const proxy = hostOnly || holdsWebPorts ? undefined : chosenProxy(facts);
   const domain = facts.noDomain ? undefined : facts.domain;
   let tls = Boolean(proxy && domain);
   if (facts.tls && !domain) {
@@ -262,57 +312,23 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const byName = new Map(services.map((s) => [s.name, s]));
   const name = slugify(options.slug ?? 'stack');
 
-  // The application: built from its repository, wired to every data service.
-  const app = byName.get('app');
+  // The application built from its repository: its port and runtime follow its language.
+  const app = services.find((x) => x.image === 'build');
   if (app) {
     const port = APP_PORTS[facts.appLanguage ?? 'Node.js'] ?? 3000;
     app.internalPort = port;
     app.publish = [`80:${port}`];
     app.environment = { PORT: String(port), ...(facts.appLanguage === 'Node.js' || !facts.appLanguage ? { NODE_ENV: 'production' } : {}) };
-    const env = app.environment;
-    if (byName.has('postgres')) env.DATABASE_URL = 'postgres://app:${POSTGRES_PASSWORD}@postgres:5432/app';
-    if (byName.has('mysql')) env[byName.has('postgres') ? 'MYSQL_URL' : 'DATABASE_URL'] = 'mysql://app:${MYSQL_PASSWORD}@mysql:3306/app';
-    if (byName.has('mongo')) env.MONGO_URL = 'mongodb://root:${MONGO_ROOT_PASSWORD}@mongo:27017/?authSource=admin';
-    if (byName.has('redis')) env.REDIS_URL = 'redis://:${REDIS_PASSWORD}@redis:6379/0';
-    if (byName.has('rabbitmq')) env.AMQP_URL = 'amqp://app:${RABBITMQ_PASSWORD}@rabbitmq:5672/';
-    if (byName.has('kafka')) env.KAFKA_BROKERS = 'kafka:9092';
-    app.dependsOn = services.filter((s) => DATA_SERVICES.has(s.name)).map((s) => s.name);
-    for (const n of options.repository?.envNames ?? []) if (!(n in env)) env[n] = `\${${n}}`;
+  }
+  wireUses(services, components);
+  if (app) {
+    for (const n of options.repository?.envNames ?? []) if (!(n in app.environment!)) app.environment![n] = `\${${n}}`;
     splitByDockerfile(services, app, options.repository?.layout);
   }
 
-  const n8n = byName.get('n8n');
-  if (n8n) {
-    const env = n8n.environment!;
-    if (byName.has('postgres')) {
-      Object.assign(env, {
-        DB_TYPE: 'postgresdb',
-        DB_POSTGRESDB_HOST: 'postgres',
-        DB_POSTGRESDB_PORT: '5432',
-        DB_POSTGRESDB_DATABASE: 'app',
-        DB_POSTGRESDB_USER: 'app',
-        DB_POSTGRESDB_PASSWORD: '${POSTGRES_PASSWORD}',
-      });
-      n8n.dependsOn = ['postgres'];
-    }
-    if (domain) {
-      Object.assign(env, {
-        N8N_HOST: domain,
-        N8N_PORT: '5678',
-        N8N_PROTOCOL: tls ? 'https' : 'http',
-        WEBHOOK_URL: `${tls ? 'https' : 'http'}://${domain}/`,
-        N8N_PROXY_HOPS: '1',
-      });
-    }
-    if (!tls) env.N8N_SECURE_COOKIE = 'false';
-  }
-
-  const es = byName.get('elasticsearch');
-  if (es) es.environment!.KIBANA_SYSTEM_PASSWORD = '${KIBANA_SYSTEM_PASSWORD}';
-
   // Routes: a domain named for a product goes to it; the primary workload gets the main domain, the others sub-domains of it.
   const routable = services.filter((s) => s.webLabel !== undefined);
-  routable.sort((a, b) => WORKLOAD_ORDER.indexOf(componentOf(a.name)) - WORKLOAD_ORDER.indexOf(componentOf(b.name)));
+  routable.sort((a, b) => (COMPONENTS[componentOf(a.name)]?.apexRank ?? 0) - (COMPONENTS[componentOf(b.name)]?.apexRank ?? 0));
   const routes: Route[] = [];
   if (proxy) {
     const explicit = new Map<string, string>();
@@ -336,9 +352,13 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     }
   }
   const routed = new Set(routes.map((r) => r.service));
-  const grafana = byName.get('grafana');
-  const grafanaRoute = routes.find((r) => r.service === 'grafana');
-  if (grafana && grafanaRoute && domain) grafana.environment!.GF_SERVER_ROOT_URL = `${tls ? 'https' : 'http'}://${grafanaRoute.host}/`;
+  // Settings a product takes only when served at a domain, or only over plain HTTP.
+  for (const x of services) {
+    const route = routes.find((r) => r.service === x.name);
+    const atDomain = Boolean(route && route.host !== ':80' && domain);
+    if (atDomain && x.environmentWhen?.domain) x.environment = { ...x.environment, ...x.environmentWhen.domain };
+    if (!tls && x.environmentWhen?.plainHttp) x.environment = { ...x.environment, ...x.environmentWhen.plainHttp };
+  }
 
   fillAddresses(services, routes, tls);
   // A product waits only for what the stack runs (Grafana without Prometheus when it reads Loki).
@@ -347,14 +367,16 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const files: ConfigFile[] = [];
   const proxyService = services.find((s) => s.alwaysPublish?.includes('443:443'));
   if (proxyService && !tls) proxyService.alwaysPublish = proxyService.alwaysPublish!.filter((p) => !p.startsWith('443'));
-  if (proxy === 'caddy') {
-    const caddy = byName.get('caddy')!;
+  const proxyKind = proxy ? COMPONENTS[proxy]!.proxy?.config : undefined;
+  const proxyFront = proxy ? byName.get(COMPONENTS[proxy]!.services[0]!.name) : undefined;
+  if (proxyKind === 'caddyfile') {
+    const caddy = proxyFront!;
     if (tls) caddy.environment = { ACME_EMAIL: '${ACME_EMAIL}' };
     files.push({ path: 'Caddyfile', content: caddyfile(routes, tls, aboutStack(name, components)) });
     caddy.dependsOn = routes.map((r) => r.service);
   }
-  if (proxy === 'nginxProxy') {
-    const nginx = byName.get('proxy')!;
+  if (proxyKind === 'nginx') {
+    const nginx = proxyFront!;
     nginx.dependsOn = routes.map((r) => r.service);
     files.push({ path: 'nginx/conf.d/default.conf', content: nginxConf(routes, tls, domain, aboutStack(name, components)) });
     if (tls) {
@@ -371,8 +393,8 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
       nginx.volumes = nginx.volumes!.filter((v) => v.startsWith('./'));
     }
   }
-  if (proxy === 'traefik') {
-    const traefik = byName.get('traefik')!;
+  if (proxyKind === 'traefik-labels') {
+    const traefik = proxyFront!;
     traefik.command = [
       '--ping=true',
       '--providers.docker=true',
@@ -435,10 +457,12 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     if (s.publish.length && !s.networks.includes('edge')) s.networks = ['edge', ...s.networks];
   }
 
-  if (byName.has('prometheus')) files.push({ path: 'prometheus/prometheus.yml', content: prometheusYml(services) });
-  if (grafana) files.push({ path: 'grafana/provisioning/datasources/datasources.yml', content: grafanaDatasources(byName.has('prometheus'), byName.has('loki')) });
-  if (es) files.push({ path: 'logstash/pipeline/logstash.conf', content: logstashConf() });
-  if (byName.has('web')) files.push({ path: 'site/index.html', content: siteIndex(name) });
+  // Files generated from the stack (scrape jobs, datasources), then the products' own files as given.
+  for (const x of services) {
+    if (x.generates?.kind === 'prometheus-scrape') files.push({ path: x.generates.path, content: prometheusYml(services) });
+    if (x.generates?.kind === 'grafana-datasources') files.push({ path: x.generates.path, content: grafanaDatasources(services, components.find((c) => c.services.some((y) => y.name === x.name))!) });
+  }
+  for (const c of components) for (const f of c.files) files.push({ path: f.path, content: f.content.replaceAll('{{name}}', name) });
 
   if (app) {
     const built = services.filter((x) => x.image === 'build');
@@ -657,7 +681,7 @@ function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, route
         s.dependsOn.map((d) => [d, { condition: healthy.has(d) ? 'service_healthy' : 'service_started' }]),
       );
     }
-    if (proxy === 'traefik') {
+    if (proxy && COMPONENTS[proxy]!.proxy?.config === 'traefik-labels') {
       const route = routes.find((r) => r.service === s.name);
       if (route) {
         const rule = route.host === ':80' ? 'PathPrefix(`/`)' : `Host(\`${route.host}\`)`;
@@ -771,43 +795,22 @@ function nginxConf(routes: Route[], tls: boolean, domain: string | undefined, ab
   return [http, ...https, ''].join('\n\n');
 }
 
+/** Prometheus' scrape jobs: every service of the stack that says it has metrics (its catalogue `metrics`). */
 function prometheusYml(services: ServiceSpec[]): string {
-  const jobs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> = [
-    { job_name: 'prometheus', static_configs: [{ targets: ['localhost:9090'] }] },
-    { job_name: 'node', static_configs: [{ targets: ['node-exporter:9100'] }] },
-  ];
-  if (services.some((s) => s.name === 'caddy')) jobs.push({ job_name: 'caddy', static_configs: [{ targets: ['caddy:2019'] }] });
+  const jobs = services.filter((s) => s.metrics).map((s) => ({ job_name: s.metrics!.job, static_configs: [{ targets: [`${s.metrics!.host ?? s.name}:${s.metrics!.port}`] }] }));
   return YAML.stringify({ global: { scrape_interval: '15s', evaluation_interval: '15s' }, scrape_configs: jobs });
 }
 
-function grafanaDatasources(prometheus: boolean, loki: boolean): string {
-  const datasources = [
-    ...(prometheus ? [{ name: 'Prometheus', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090', isDefault: true }] : []),
-    ...(loki ? [{ name: 'Loki', type: 'loki', access: 'proxy', url: 'http://loki:3100', isDefault: !prometheus }] : []),
-  ];
+/** Grafana's datasources: every service that is one (its catalogue `datasource`), in the order of Grafana's own needs; the first is the default. */
+function grafanaDatasources(services: ServiceSpec[], grafana: Component): string {
+  const order = grafana.needs.flat();
+  const rank = (s: ServiceSpec): number => {
+    const i = order.indexOf(componentOf(s.name));
+    return i < 0 ? order.length : i;
+  };
+  const sources = services.filter((s) => s.datasource && s.internalPort).sort((a, b) => rank(a) - rank(b));
+  const datasources = sources.map((s, i) => ({ name: s.datasource!.name, type: s.datasource!.type, access: 'proxy', url: `http://${s.name}:${s.internalPort}`, isDefault: i === 0 }));
   return YAML.stringify({ apiVersion: 1, datasources });
-}
-
-function logstashConf(): string {
-  return [
-    'input {',
-    '  beats { port => 5044 }',
-    '  tcp { port => 5000 codec => json_lines }',
-    '}',
-    'output {',
-    '  elasticsearch {',
-    '    hosts => ["http://elasticsearch:9200"]',
-    '    user => "elastic"',
-    '    password => "${ELASTIC_PASSWORD}"',
-    '    index => "logs-%{+YYYY.MM.dd}"',
-    '  }',
-    '}',
-    '',
-  ].join('\n');
-}
-
-function siteIndex(name: string): string {
-  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${name}</title></head>\n<body><h1>${name} is running</h1></body></html>\n`;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -882,6 +885,10 @@ export function validateCompose(text: string, suppliedVars: Iterable<string> = [
 // Diagram
 // ---------------------------------------------------------------------------------------------------
 
+/** A store: a database, cache or queue, or a service that keeps its data in a volume and serves no people (Elasticsearch). */
+const holdsData = (s: ServiceSpec): boolean =>
+  DATA_SERVICES.has(s.name) || Boolean(s.backup) || (s.webLabel === undefined && Boolean(s.internalPort) && !s.alwaysPublish?.length && Boolean(s.volumes?.some((v) => !/^[./]/.test(v))));
+
 const nodeId = (name: string): string => name.replace(/[^A-Za-z0-9_]/g, '_');
 
 /** A mermaid flowchart: people → proxy → services → data, inside the machine. */
@@ -891,10 +898,10 @@ export function mermaidDiagram(stack: Stack): string {
   lines.push(`  subgraph host["${m.providerLabel} · ${m.instanceType} · ${m.region}"]`);
   for (const s of stack.services) {
     const label = `${s.name}<br/>${s.image === 'build' ? 'built from repository' : s.image}`;
-    lines.push(DATA_SERVICES.has(s.name) || s.name === 'elasticsearch' ? `    ${nodeId(s.name)}[("${label}")]` : `    ${nodeId(s.name)}["${label}"]`);
+    lines.push(holdsData(s) ? `    ${nodeId(s.name)}[("${label}")]` : `    ${nodeId(s.name)}["${label}"]`);
   }
   lines.push('  end');
-  const proxyService = stack.services.find((s) => ['caddy', 'proxy', 'traefik'].includes(s.name));
+  const proxyService = stack.proxy ? stack.services.find((s) => s.name === COMPONENTS[stack.proxy!]!.services[0]!.name) : undefined;
   if (proxyService) {
     lines.push(`  users -->|"${stack.tls ? 'HTTPS 443' : 'HTTP 80'}"| ${nodeId(proxyService.name)}`);
     for (const r of stack.routes) lines.push(`  ${nodeId(proxyService.name)} -->|"${r.host}"| ${nodeId(r.service)}`);
@@ -908,8 +915,9 @@ export function mermaidDiagram(stack: Stack): string {
     if (proxyService && s.name === proxyService.name) continue;
     lines.push(`  ${nodeId(s.name)} --> ${nodeId(d)}`);
   }
-  if (stack.services.some((s) => s.name === 'prometheus')) {
-    for (const s of stack.services) if (s.name === 'caddy') lines.push('  prometheus -.->|scrape| caddy');
+  // Scrapes of other components' metrics (a scraper's own exporters are part of it).
+  for (const scraper of stack.services.filter((s) => s.generates?.kind === 'prometheus-scrape')) {
+    for (const s of stack.services) if (s.metrics && componentOf(s.name) !== componentOf(scraper.name)) lines.push(`  ${nodeId(scraper.name)} -.->|scrape| ${nodeId(s.name)}`);
   }
   lines.push(`  admin -->|"SSH ${stack.facts.sshPort ?? stack.facts.sshTarget?.port ?? 22}${m.provider === 'vps' ? '' : ' from ADMIN_CIDR'}"| host`);
   return lines.join('\n');

@@ -14,6 +14,9 @@ import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, wait
  * status: the step runner adds `set -euo pipefail`, remote scripts have it too.
  */
 
+/** A single-quoted shell word. */
+const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
 const heredoc = (path: string, content: string): string => {
   let tag = 'EOF';
   while (content.includes(tag)) tag += '_';
@@ -139,19 +142,20 @@ export function planSteps(stack: Stack): PlanStep[] {
   if (stack.hostOnly) return [...steps, ...hostOnlySteps(stack)];
   const volume = mountVolumeStep(stack, `da-${stack.name}`);
   if (volume) steps.push(volume);
-  const names = new Set(stack.services.map((s) => s.name));
+  const sysctl = Object.entries(Object.assign({}, ...stack.services.map((s) => s.hostSysctl ?? {})) as Record<string, string>);
+  const sysctlSays = stack.services.filter((s) => s.hostSysctl).map((s) => `${s.name} needs ${Object.entries(s.hostSysctl!).map(([k, v]) => `${k}=${v}`).join(', ')}.`).join(' ');
   const webPorts = webPortsOf(stack);
   const existing = stack.machine.provider === 'vps';
   steps.push({
     title: 'Check what the server has: Docker Engine and Compose',
     description: 'Find out the system, its package manager, Docker Engine and Compose (v2 plugin or v1); install only what is missing, with the server\'s own package manager.' +
-      (names.has('elasticsearch') ? ' Elasticsearch also needs vm.max_map_count=262144.' : ''),
+      (sysctlSays ? ` ${sysctlSays[0]!.toUpperCase()}${sysctlSays.slice(1)}` : ''),
     commands: [
       remote(
         [
           ENSURE_DOCKER,
           ...storageChecks(stack),
-          ...(names.has('elasticsearch') ? ["echo 'vm.max_map_count=262144' | sudo tee /etc/sysctl.d/99-elasticsearch.conf", 'sudo sysctl -w vm.max_map_count=262144'] : []),
+          ...(sysctl.length ? [`printf '%s\\n' ${sysctl.map(([k, v]) => `'${k}=${v}'`).join(' ')} | sudo tee /etc/sysctl.d/99-stack.conf`, ...sysctl.map(([k, v]) => `sudo sysctl -w ${k}=${v}`)] : []),
         ].join('\n'),
       ),
     ],
@@ -214,7 +218,8 @@ export function planSteps(stack: Stack): PlanStep[] {
       ],
     });
   }
-  if (stack.proxy === 'nginxProxy' && stack.tls) {
+  const nginxTls = stack.tls && stack.components.some((c) => c.proxy?.config === 'nginx');
+  if (nginxTls) {
     const hosts = stack.routes.map((r) => `-d ${r.host}`).join(' ');
     steps.push({
       title: "Obtain the Let's Encrypt certificate",
@@ -227,29 +232,38 @@ export function planSteps(stack: Stack): PlanStep[] {
   const start: string[] = [DETECT_DOCKER, `cd ${STACK_DIR}`];
   if (pulled.length) start.push(stack.builds.length ? `compose pull --quiet ${pulled.join(' ')}` : 'compose pull --quiet');
   if (stack.builds.length) start.push(`compose build --pull ${stack.builds.join(' ')}`);
-  if (names.has('elasticsearch')) {
+  // A product's first start (the catalogue's `bootstrap`): its service up and answering, then its commands, inside it.
+  const bootstraps = stack.components.flatMap((c) => (c.bootstrap ? [c.bootstrap] : []));
+  for (const b of bootstraps) {
     start.push(
-      'compose up -d elasticsearch',
-      'for i in $(seq 1 60); do if compose exec -T elasticsearch curl -sf -u "elastic:$ELASTIC_PASSWORD" http://127.0.0.1:9200/ >/dev/null 2>&1; then break; fi; if [ "$i" = 60 ]; then echo "Elasticsearch did not answer" >&2; exit 1; fi; sleep 5; done',
-      'compose exec -T elasticsearch sh -c \'curl -sf -u "elastic:$ELASTIC_PASSWORD" -X POST -H "Content-Type: application/json" http://127.0.0.1:9200/_security/user/kibana_system/_password -d "{\\"password\\":\\"$KIBANA_SYSTEM_PASSWORD\\"}"\'',
+      `compose up -d ${b.service}`,
+      `for i in $(seq 1 60); do if compose exec -T ${b.service} sh -c ${shellQuote(b.ready)} >/dev/null 2>&1; then break; fi; if [ "$i" = 60 ]; then echo "${b.service} did not answer" >&2; exit 1; fi; sleep 5; done`,
+      ...b.commands.map((c) => `compose exec -T ${b.service} sh -c ${shellQuote(c)}`),
     );
   }
   start.push('compose up -d', waitHealthy(600, oneShotServices(stack)), 'compose ps');
   steps.push({
     title: 'Start the stack',
-    description: 'Pull the pinned images' + (stack.builds.length ? `, build ${stack.builds.join(', ')} from the checkout` : '') + (names.has('elasticsearch') ? ', start Elasticsearch and set the kibana_system password' : '') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes.',
+    description: 'Pull the pinned images' + (stack.builds.length ? `, build ${stack.builds.join(', ')} from the checkout` : '') + bootstraps.map((b) => `, ${b.says}`).join('') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes.',
     commands: [remote(start.join('\n'))],
   });
+  // Backups from the catalogue: a service's dump command where it has one, else the files of its named volumes.
   const backups: string[] = [];
-  if (names.has('postgres')) backups.push(`0 3 * * * root cd ${STACK_DIR} && COMPOSE exec -T postgres sh -c 'pg_dump -U "$POSTGRES_USER" "$POSTGRES_DB"' | gzip > ${STACK_DIR}/backups/postgres-$(date +\\%F).sql.gz`);
-  if (names.has('mysql')) backups.push(`15 3 * * * root cd ${STACK_DIR} && COMPOSE exec -T mysql sh -c 'mysqldump -u root -p"$MYSQL_ROOT_PASSWORD" --single-transaction --all-databases' | gzip > ${STACK_DIR}/backups/mysql-$(date +\\%F).sql.gz`);
-  if (names.has('mongo')) backups.push(`30 3 * * * root cd ${STACK_DIR} && COMPOSE exec -T mongo sh -c 'mongodump -u root -p "$MONGO_INITDB_ROOT_PASSWORD" --authenticationDatabase admin --archive --gzip' > ${STACK_DIR}/backups/mongo-$(date +\\%F).archive.gz`);
-  if (stack.proxy === 'nginxProxy' && stack.tls) backups.push(`30 4 * * 1 root cd ${STACK_DIR} && COMPOSE exec -T proxy nginx -s reload`);
+  const volumeOwner = new Set<string>();
+  let minute = 0;
+  const at = (): string => `${(minute++ * 5) % 60} 3`;
+  for (const x of stack.services) {
+    const named = (x.volumes ?? []).filter((v) => !/^[./]/.test(v)).map((v) => ({ volume: v.split(':')[0]!, path: v.split(':')[1]! })).filter((v) => !volumeOwner.has(v.volume));
+    named.forEach((v) => volumeOwner.add(v.volume));
+    if (x.backup) backups.push(`${at()} * * * root cd ${STACK_DIR} && COMPOSE exec -T ${x.name} sh -c '${x.backup.dump}' | gzip > ${STACK_DIR}/backups/${x.name}-$(date +\\%F).${x.backup.extension}.gz`);
+    else for (const v of named) backups.push(`${at()} * * * root cd ${STACK_DIR} && COMPOSE exec -T ${x.name} tar -C ${v.path} -czf - . > ${STACK_DIR}/backups/${v.volume}-$(date +\\%F).tar.gz`);
+  }
+  const dumps = backups.length > 0;
+  if (nginxTls) backups.push(`30 4 * * 1 root cd ${STACK_DIR} && COMPOSE exec -T ${stack.services.find((x) => stack.components.some((c) => c.proxy?.config === 'nginx' && c.services[0]!.name === x.name))!.name} nginx -s reload`);
   if (backups.length) {
-    const dumps = names.has('postgres') || names.has('mysql') || names.has('mongo');
     steps.push({
-      title: dumps ? 'Schedule nightly database backups' : 'Schedule maintenance',
-      description: `A cron file on the server (/etc/cron.d/stack-maintenance), using the Compose the server has: ${dumps ? `database dumps to ${STACK_DIR}/backups (kept 14 days)` : ''}${stack.proxy === 'nginxProxy' && stack.tls ? `${dumps ? ' and ' : ''}a weekly Nginx reload to pick up renewed certificates` : ''}.`,
+      title: dumps ? 'Schedule nightly backups' : 'Schedule maintenance',
+      description: `A cron file on the server (/etc/cron.d/stack-maintenance), using the Compose the server has: ${dumps ? `nightly backups to ${STACK_DIR}/backups (kept 14 days) of ${stack.services.filter((x) => x.backup || x.volumes?.some((v) => !/^[./]/.test(v))).map((x) => (x.backup ? `${x.name} (a dump)` : `${x.name} (its files)`)).join(', ')}` : ''}${nginxTls ? `${dumps ? ' and ' : ''}a weekly Nginx reload to pick up renewed certificates` : ''}.`,
       commands: [
         remote(
           [
@@ -273,7 +287,8 @@ export function planSteps(stack: Stack): PlanStep[] {
     checks.push(r.host === ':80' ? 'curl -fsS -o /dev/null -w "http://$IP/ answers %{http_code}\\n" "http://$IP/"' : `curl -fsS -o /dev/null -w "${stack.tls ? 'https' : 'http'}://${r.host}/ answers %{http_code}\\n" ${stack.tls ? 'https' : 'http'}://${r.host}/`);
   }
   if (!stack.routes.length) {
-    for (const p of stack.published.filter((x) => !x.port.startsWith('127.0.0.1') && x.service !== 'logstash')) {
+    const notHttp = new Set(stack.services.filter((x) => x.http === false).map((x) => x.name));
+    for (const p of stack.published.filter((x) => !x.port.startsWith('127.0.0.1') && !notHttp.has(x.service))) {
       checks.push(`curl -sS -o /dev/null -w "port ${p.port.split(':')[0]} answers %{http_code}\\n" "http://$IP:${p.port.split(':')[0]}/"`);
     }
   }

@@ -136,9 +136,9 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     ...custom.map((c) => `${CUSTOM_PREFIX}: ${c.name} (${c.image}) — run as given${c.port ? `; port ${c.port}` : ''}${c.volumes.length ? `; volumes ${c.volumes.join(', ')}` : ''}${Object.keys(c.environment).length ? `; environment ${Object.entries(c.environment).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`),
     ...stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`),
     ...stack.components.flatMap((c) =>
-      stack.services.filter((s) => c.services.some((x) => x.name === s.name) || (c.id === 'app' && s.image === 'build')).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${(c.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c.purpose}`),
+      stack.services.filter((s) => c.services.some((x) => x.name === s.name) || (s.image === 'build' && c.services.some((x) => x.image === 'build'))).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${(c.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c.purpose}`),
     ),
-    ...(f.appLanguage && stack.services.some((s) => s.name === 'app') ? [`Application language: ${f.appLanguage}`] : []),
+    ...(f.appLanguage && stack.services.some((s) => s.image === 'build') ? [`Application language: ${f.appLanguage}`] : []),
   ];
   const config: string[] = [];
   if (unknowns.domain) config.push(`Domain: ${TO_CONFIRM}`);
@@ -159,11 +159,13 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   for (const n of stack.notes) config.push(n);
 
   const integrations: string[] = [];
-  for (const s of stack.services) for (const d of s.dependsOn ?? []) if (!stack.routes.some((r) => r.service === d && ['caddy', 'proxy', 'traefik'].includes(s.name))) integrations.push(`${s.name} → ${d}`);
+  const proxyServices = new Set(stack.components.filter((c) => c.proxy).flatMap((c) => c.services.map((x) => x.name)));
+  for (const s of stack.services) for (const d of s.dependsOn ?? []) if (!stack.routes.some((r) => r.service === d && proxyServices.has(s.name))) integrations.push(`${s.name} → ${d}`);
   for (const r of stack.routes) integrations.push(`${stack.components.find((c) => c.category === 'proxy')?.label ?? 'proxy'} → ${r.service}:${r.port} for ${r.host}`);
-  if (stack.services.some((s) => s.name === 'grafana')) {
-    const sources = ['prometheus', 'loki'].filter((n) => stack.services.some((s) => s.name === n)).map((n) => (n === 'loki' ? 'Loki' : 'Prometheus'));
-    integrations.push(`Grafana reads ${sources.join(' and ') || 'no datasource yet'} through provisioned datasources`);
+  for (const reader of stack.services.filter((s) => s.generates?.kind === 'grafana-datasources')) {
+    const label = stack.components.find((c) => c.services.some((x) => x.name === reader.name))?.label.split(' ')[0] ?? reader.name;
+    const sources = stack.services.filter((s) => s.datasource).map((s) => s.datasource!.name);
+    integrations.push(`${label} reads ${sources.join(' and ') || 'no datasource yet'} through provisioned datasources`);
   }
   if (!integrations.length) integrations.push(`Standalone: ${stack.services.map((s) => s.name).join(', ')} (no service-to-service links)`);
 
@@ -322,7 +324,7 @@ export function renderArchitecturePlan(stack: Stack): string {
     '|---|---|---|---|',
     ...stack.services.map((s) => {
       // A service built from the repository may carry its folder's name (one per Dockerfile).
-      const c = stack.components.find((x) => x.services.some((y) => y.name === s.name)) ?? (s.image === 'build' ? stack.components.find((x) => x.id === 'app') : undefined);
+      const c = stack.components.find((x) => x.services.some((y) => y.name === s.name)) ?? (s.image === 'build' ? stack.components.find((x) => x.services.some((y) => y.image === 'build')) : undefined);
       const purpose = (c?.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c?.purpose || 'certificate renewal';
       return `| ${s.name} | ${s.image === 'build' ? 'built from the repository' : `\`${s.image}\``} | ${purpose} | ${s.healthcheck ? 'yes' : `no — ${s.noHealthcheck ?? 'not supported'}`} |`;
     }),

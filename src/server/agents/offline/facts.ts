@@ -448,8 +448,11 @@ function resolveWants(facts: Facts): void {
   for (let changed = true; changed; ) {
     changed = false;
     for (const id of [...facts.components]) {
-      for (const dep of COMPONENTS[id]?.requires ?? []) {
-        if (!facts.components.has(dep) && !facts.excluded.has(dep)) {
+      // A need is met by any of its choices the stack has (Nextcloud with MariaDB needs no PostgreSQL).
+      for (const choices of COMPONENTS[id]?.needs ?? []) {
+        if (choices.some((c) => facts.components.has(c))) continue;
+        const dep = choices.find((c) => !facts.excluded.has(c));
+        if (dep) {
           facts.components.add(dep);
           changed = true;
         }
