@@ -54,3 +54,27 @@ describe('products wired by catalogue data', () => {
     expect(backup).not.toMatch(/exec -T postgres tar/);
   });
 });
+
+describe("the target server's ports in use", () => {
+  it('move what the stack publishes to a free port, naming what holds it', async () => {
+    const { modelOfStack, renderStack } = await import('../../../src/server/agents/offline/stackModelBridge');
+    const model = modelOfStack(stackOf('PostgreSQL and Redis with Caddy in front on my server deploy@203.0.113.7'));
+    model.serverFacts = { inspectedAt: '2026-01-01T00:00:00Z', portsInUse: [{ port: 80, protocol: 'tcp', holder: 'container old-web (compose project shop)' }], containers: [], composeProjects: ['shop'] };
+    const stack = renderStack(model);
+    expect(ports(stack.composeYaml).caddy).toEqual(['8080:80']);
+    expect(stack.notes.join(' ')).toMatch(/caddy is published on port 8080 instead of 80: the server already uses port 80 \(container old-web \(compose project shop\)\)/);
+  });
+
+  it('never publish one host port twice within the stack', () => {
+    const stack = stackOf('Grafana and Gitea and Homepage on my VPS, no domain');
+    const hostPorts = Object.values(ports(stack.composeYaml)).flat().map((p) => p.split(':').slice(-2)[0]);
+    expect(new Set(hostPorts).size).toBe(hostPorts.length);
+  });
+
+  it('the deploy stops at the server check, naming what holds a port, before anything starts', async () => {
+    const { planSteps } = await import('../../../src/server/agents/offline/deploySteps');
+    const check = planSteps(stackOf('PostgreSQL and Redis with Caddy in front on my server deploy@203.0.113.7')).find((s) => s.title.startsWith('Check what the server has'))!;
+    expect(check.commands[0]).toMatch(/for p in 80 5432 6379; do/);
+    expect(check.commands[0]).toMatch(/port \$p is already in use on the server by \$held/);
+  });
+});

@@ -59,6 +59,8 @@ export interface StackOptions {
   slug?: string;
   /** The analysed repository the app component is built from. */
   repository?: Repository;
+  /** Ports the target server already uses (its inspection): the stack publishes elsewhere and says so. */
+  portsInUse?: Array<{ port: number; protocol: 'tcp' | 'udp'; holder?: string }>;
 }
 
 export interface Stack {
@@ -439,6 +441,9 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   // only when they are the workload (reached through an SSH tunnel).
   const published: Array<{ service: string; port: string }> = [];
   let webPortTaken = false;
+  // Host ports: one service each, none the server already uses (they move to the next free one, said in the notes).
+  const inUse = new Map((options.portsInUse ?? []).filter((p) => p.protocol === 'tcp').map((p) => [p.port, p.holder ?? 'something on the server']));
+  const taken = new Set<number>();
   for (const s of services) {
     const ports: string[] = [...(s.alwaysPublish ?? [])];
     if (!proxy && s.publish && !routed.has(s.name)) {
@@ -452,7 +457,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     }
     if (proxy && s.publish && !routed.has(s.name) && s.webLabel !== undefined) ports.push(...s.publish.filter((p) => !p.startsWith('80:')));
     if (!hasWorkload && DATA_SERVICES.has(s.name) && s.internalPort) ports.push(`127.0.0.1:${s.internalPort}:${s.internalPort}`);
-    s.publish = [...new Set(ports)];
+    s.publish = [...new Set(ports)].map((p) => claimHostPort(p, s.name, taken, inUse, notes));
     for (const p of s.publish) published.push({ service: s.name, port: p });
     if (s.publish.length && !s.networks.includes('edge')) s.networks = ['edge', ...s.networks];
   }
@@ -525,6 +530,26 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     envFile: [...new Set(secrets.map((x) => x.name).filter((n) => JSON.stringify(compose).includes(`\${${n}}`)))],
     builds: services.filter((x) => x.image === 'build').map((x) => x.name),
   };
+}
+
+/**
+ * A `[ip:]host:container` mapping whose host port is free: the same, or moved to the next free port
+ * (80 → 8080, 443 → 8443, others upwards) when the server or another service of the stack holds it.
+ */
+function claimHostPort(mapping: string, service: string, taken: Set<number>, inUse: Map<number, string>, notes: string[]): string {
+  const parts = mapping.split(':');
+  const hostIndex = parts.length - 2;
+  const host = Number(parts[hostIndex]);
+  let port = host;
+  if (taken.has(port) || inUse.has(port)) {
+    port = host === 80 ? 8080 : host === 443 ? 8443 : host + 1;
+    while (taken.has(port) || inUse.has(port)) port += 1;
+    const why = inUse.has(host) ? `the server already uses port ${host} (${inUse.get(host)})` : `port ${host} is published by another service of the stack`;
+    notes.push(`${service} is published on port ${port} instead of ${host}: ${why}.${host === 80 || host === 443 ? " Let's Encrypt needs ports 80 and 443, so no certificate can be obtained until the port is free." : ''}`);
+  }
+  taken.add(port);
+  parts[hostIndex] = String(port);
+  return parts.join(':');
 }
 
 /** A variable of the analysis dialog's environment: its value was stored as a user secret then. */

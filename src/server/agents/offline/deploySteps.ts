@@ -14,6 +14,31 @@ import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, wait
  * status: the step runner adds `set -euo pipefail`, remote scripts have it too.
  */
 
+/**
+ * Remote: every host port the stack publishes is free, or held by this stack itself (a re-deploy); else
+ * the step stops here naming what holds it (a container and its compose project, or a process), instead
+ * of the start step failing with "port is already allocated".
+ */
+export function portsFree(stack: Stack): string[] {
+  const ports = [...new Set(stack.published.map((p) => p.port.split(':').slice(-2)[0]!))].sort((a, b) => Number(a) - Number(b));
+  if (!ports.length) return [];
+  return [
+    `for p in ${ports.join(' ')}; do`,
+    `  held=$(docker ps --filter "publish=$p" --format '{{.Names}} (compose project {{.Label "com.docker.compose.project"}})' | grep -v '(compose project ${STACK_PROJECT})$' | head -n 1 || true)`,
+    `  ours=$(docker ps --filter "publish=$p" --filter "label=com.docker.compose.project=${STACK_PROJECT}" -q | head -n 1)`,
+    '  if [ -z "$held" ] && [ -z "$ours" ] && command -v ss >/dev/null 2>&1 && [ -n "$(ss -Hltn "( sport = :$p )")" ]; then',
+    '    held=$( (sudo -n ss -Hltnp "( sport = :$p )" 2>/dev/null || ss -Hltnp "( sport = :$p )") | grep -o \'users:(("[^"]*"\' | head -n 1 | cut -d\'"\' -f2)',
+    '    held="process ${held:-unknown (not visible to this user)}"',
+    '  fi',
+    '  if [ -n "$held" ]; then echo "port $p is already in use on the server by $held: stop it, or change the port this plan publishes, then re-execute this step" >&2; exit 1; fi',
+    '  echo "port $p: free${ours:+ (held by this stack: a re-deploy)}"',
+    'done',
+  ];
+}
+
+/** The compose project of the stack on the server: the name of its folder. */
+const STACK_PROJECT = STACK_DIR.split('/').pop()!;
+
 /** A single-quoted shell word. */
 const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
@@ -155,6 +180,7 @@ export function planSteps(stack: Stack): PlanStep[] {
         [
           ENSURE_DOCKER,
           ...storageChecks(stack),
+          ...portsFree(stack),
           ...(sysctl.length ? [`printf '%s\\n' ${sysctl.map(([k, v]) => `'${k}=${v}'`).join(' ')} | sudo tee /etc/sysctl.d/99-stack.conf`, ...sysctl.map(([k, v]) => `sudo sysctl -w ${k}=${v}`)] : []),
         ].join('\n'),
       ),

@@ -2,7 +2,7 @@ import { emptyStackModel, type Component as ModelComponent, type Exposure, type 
 import { checkStackModel } from '../../../shared/stackOps';
 import { catalogueView } from '../catalogue/view';
 import { COMPONENTS } from './components';
-import type { Stack } from './composer';
+import { composeStack, type Stack, type StackOptions } from './composer';
 import { emptyFacts, type Facts, type HostTask, type ProxyId } from './facts';
 
 /**
@@ -148,3 +148,8 @@ export function factsOfModel(model: StackModel): Facts {
 
 /** Problems of a stack's model (none: it keeps the model's rules); for tests and the verifier. */
 export const modelProblems = (m: StackModel): string[] => checkStackModel(m, CATALOGUE_VIEW);
+
+/** The stack a model renders: its documents, on a server whose ports in use (the model's facts) it avoids. */
+export function renderStack(model: StackModel, options: StackOptions = {}): Stack {
+  return composeStack(factsOfModel(model), { ...options, ...(model.serverFacts ? { portsInUse: model.serverFacts.portsInUse } : {}) });
+}
