@@ -178,14 +178,6 @@ export const PlanFinding = Type.Object({
 });
 export type PlanFinding = Static<typeof PlanFinding>;
 
-/** The reason a plan with errors cannot be confirmed, naming the first of them. */
-export function blockingReason(findings: readonly PlanFinding[] | undefined): string | undefined {
-  const errors = (findings ?? []).filter((f) => f.severity === 'error');
-  if (!errors.length) return undefined;
-  const first = errors[0]!;
-  return `The plan has ${errors.length === 1 ? 'an error' : `${errors.length} errors`} to fix before it can be confirmed (ask the assistant to fix ${errors.length === 1 ? 'it' : 'them'}): ${first.where ? `${first.where}: ` : ''}${first.message}`;
-}
-
 /**
  * GET /api/planning/architecture-plan and GET /api/planning/implementation-plan: JSON `{ "plan": "..." }`
  * where `plan` is the plan as markdown text, '' while no plan exists yet (never 404, since it is polled).

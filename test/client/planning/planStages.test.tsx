@@ -74,6 +74,36 @@ describe('architecture stage', () => {
     expect(screen.getByRole('button', { name: 'Confirm Architecture' })).toBeDisabled();
   });
 
+  it('shows what the plan verifier found; an error keeps confirm disabled, saying why', async () => {
+    atStage(1);
+    const findings = [
+      { severity: 'warning', code: 'volume-not-backed-up', message: 'volume caddy_data (caddy) is in no backup', where: 'docker-compose.yml volumes.caddy_data' },
+      { severity: 'error', code: 'published-private', message: 'redis is published on port 80 to every address', where: 'docker-compose.yml services.redis.ports' },
+    ];
+    server.use(http.get(api('/planning/architecture-plan'), () => HttpResponse.json({ plan: ARCHITECTURE_PLAN, findings })));
+    renderApp('/app/7');
+    const check = await screen.findByRole('region', { name: 'Plan check' }, { timeout: 5000 });
+    expect(within(check).getByRole('status')).toHaveTextContent('1 error blocks the confirm: ask the assistant to fix it');
+    // Errors first, each saying where.
+    expect(within(check).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'Error docker-compose.yml services.redis.ports: redis is published on port 80 to every address',
+      'Warning docker-compose.yml volumes.caddy_data: volume caddy_data (caddy) is in no backup',
+    ]);
+    const confirm = screen.getByRole('button', { name: 'Confirm Architecture' });
+    expect(confirm).toBeDisabled();
+    expect(confirm).toHaveAttribute('title', expect.stringContaining('The plan has an error to fix before it can be confirmed'));
+  });
+
+  it('a plan with warnings only can be confirmed', async () => {
+    atStage(1);
+    const findings = [{ severity: 'warning', code: 'claim-os-version', message: 'nothing backs it', where: 'architecture plan' }];
+    server.use(http.get(api('/planning/architecture-plan'), () => HttpResponse.json({ plan: ARCHITECTURE_PLAN, findings })));
+    renderApp('/app/7');
+    const check = await screen.findByRole('region', { name: 'Plan check' }, { timeout: 5000 });
+    expect(within(check).getByRole('status')).toHaveTextContent('1 warning: the plan can be confirmed.');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Confirm Architecture' })).toBeEnabled());
+  });
+
   it("confirm triggers 'Generate implementation plan', completes 'architecture' and moves to stage index 2", async () => {
     atStage(1);
     planningDb.architecturePlan = ARCHITECTURE_PLAN;

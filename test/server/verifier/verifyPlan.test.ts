@@ -147,8 +147,8 @@ networks: { edge: {}, backend: { internal: true } }
   });
 
   it('a port the target server already uses', async () => {
-    const findings = await verifyArtifacts(plan({ composeYaml: "services:\n  caddy:\n    image: caddy:2.8.4-alpine\n    ports: ['80:80', '443:443']\n", target: { portsInUse: [22, 80] } }));
-    expect(findings.filter((f) => f.code === 'port-in-use').map((f) => f.message)).toEqual([expect.stringContaining('port 80')]);
+    const findings = await verifyArtifacts(plan({ composeYaml: "services:\n  caddy:\n    image: caddy:2.8.4-alpine\n    ports: ['80:80', '443:443']\n", target: { portsInUse: [{ port: 22, protocol: 'tcp' }, { port: 80, protocol: 'tcp', holder: 'compose project shop' }] } }));
+    expect(findings.filter((f) => f.code === 'port-in-use').map((f) => f.message)).toEqual([expect.stringContaining('port 80/tcp, which compose project shop on the server already holds')]);
   });
 
   it('a service the person said to keep private is published', async () => {
@@ -159,7 +159,7 @@ networks: { edge: {}, backend: { internal: true } }
   it('Vaultwarden served on public plain HTTP: an error, a warning when the person asked for plain HTTP', async () => {
     const compose = "services:\n  vaultwarden:\n    image: vaultwarden/server:1.32.7\n    ports: ['8080:80']\n";
     expect(codes(await verifyArtifacts(plan({ composeYaml: compose })))).toContain('sensitive-plain-http');
-    const allowed = await verifyArtifacts(plan({ composeYaml: compose, intent: { plainHttpAllowed: true } }));
+    const allowed = await verifyArtifacts(plan({ composeYaml: compose, intent: { plainHttpAccepted: ['vaultwarden'] } }));
     expect(codes(allowed)).not.toContain('sensitive-plain-http');
     expect(codes(allowed, 'warning')).toContain('sensitive-plain-http');
   });

@@ -1,5 +1,6 @@
 import type { ReactElement } from 'react';
 import { ARCHITECTURE_TEXT, PLANNING_TIMING, PLANNING_PROMPTS } from '../../../shared/constants';
+import { blockingReason } from '../../../shared/planFindings';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { useInjectSaga } from '../../app/injectSaga';
 import { Button } from '../../common/components/Button';
@@ -29,6 +30,9 @@ export function ArchitectureStage({ projectId }: StagePanelProps): ReactElement 
     skipPollingIfUnfocused: true,
   });
   const plan = isError ? undefined : data?.plan;
+  const findings = isError ? undefined : data?.findings;
+  // An error the verifier found blocks the confirm (the server refuses it too), saying why.
+  const blocked = blockingReason(findings);
   const generate = (): void => {
     dispatch(messageSubmitted({ key, message: PLANNING_PROMPTS.generateArchitecturePlan, ...PLANNING_CHATS.architect }));
   };
@@ -40,13 +44,14 @@ export function ArchitectureStage({ projectId }: StagePanelProps): ReactElement 
         plan={plan}
         isLoading={isLoading}
         error={isError ? ARCHITECTURE_TEXT.loadError : null}
+        findings={findings}
         confirm={
           <ConfirmButton
             projectId={projectId}
             stage="architecture"
             label="Confirm Architecture"
-            enabled={Boolean(plan?.trim()) && !streaming}
-            hint="Available once the plan exists and no reply is running"
+            enabled={Boolean(plan?.trim()) && !streaming && !blocked}
+            hint={blocked ?? 'Available once the plan exists and no reply is running'}
           />
         }
         empty={

@@ -2,6 +2,7 @@ import type { ReactElement } from 'react';
 import { useParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { IMPLEMENTATION_TEXT, PLANNING_PROMPTS, PLANNING_TIMING, WORKSPACE } from '../../../shared/constants';
+import { blockingReason } from '../../../shared/planFindings';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { useInjectSaga } from '../../app/injectSaga';
 import { Button } from '../../common/components/Button';
@@ -55,6 +56,9 @@ function ImplementationPlanStage({ projectId }: { projectId: number }): ReactEle
   const plan = isError ? undefined : data?.plan;
   // Made before the architecture last changed: it has to be generated again before it can be confirmed.
   const outdated = !isError && Boolean(data?.outdated) && Boolean(plan?.trim());
+  const findings = isError ? undefined : data?.findings;
+  // An error the verifier found blocks the confirm (the server refuses it too), saying why.
+  const blocked = blockingReason(findings);
   const generate = (): void => {
     dispatch(messageSubmitted({ key, message: PLANNING_PROMPTS.generateImplementationPlan, ...PLANNING_CHATS.implementation }));
   };
@@ -66,6 +70,7 @@ function ImplementationPlanStage({ projectId }: { projectId: number }): ReactEle
         plan={plan}
         isLoading={isLoading}
         error={isError ? IMPLEMENTATION_TEXT.loadError : null}
+        findings={findings}
         confirm={
           <div>
             {outdated && (
@@ -80,8 +85,8 @@ function ImplementationPlanStage({ projectId }: { projectId: number }): ReactEle
               projectId={projectId}
               stage="implementation"
               label="Confirm Implementation Plan"
-              enabled={Boolean(plan?.trim()) && !streaming && !outdated}
-              hint={outdated ? IMPLEMENTATION_TEXT.outdatedHint : 'Available once the plan exists and no reply is running'}
+              enabled={Boolean(plan?.trim()) && !streaming && !outdated && !blocked}
+              hint={outdated ? IMPLEMENTATION_TEXT.outdatedHint : (blocked ?? 'Available once the plan exists and no reply is running')}
               showError={false}
             />
             {/* The confirm prepares the sandbox before the stage moves on: its progress and failure (once) show here. */}

@@ -18,7 +18,7 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const mentions = (script: string, word: string, prefixed = false): boolean =>
   new RegExp(`(^|[^A-Za-z0-9_-])${prefixed ? '([A-Za-z0-9-]+_)?' : ''}${escape(word)}($|[^A-Za-z0-9_-])`).test(script);
 
-export function backupFindings(compose: ComposeModel, steps: PlanStepScript[]): Finding[] {
+export function backupFindings(compose: ComposeModel, steps: PlanStepScript[], skip: string[] = []): Finding[] {
   if (!steps.length) return [];
   const findings: Finding[] = [];
   const usedBy = new Map<string, string[]>();
@@ -29,7 +29,9 @@ export function backupFindings(compose: ComposeModel, steps: PlanStepScript[]): 
       const dumped = /\bexec\b/.test(script) && services.some((svc) => mentions(script, svc)) && DUMPS.some((d) => mentions(script, d));
       return archived || dumped;
     });
-    if (covered) continue;
+    // The person said not to back these up: said, not blocked.
+    const skipped = services.every((name) => skip.includes(name));
+    if (covered || skipped) continue;
     const regenerable = services.every((name) => {
       const svc = compose.services.find((x) => x.name === name)!;
       return REGENERABLE.has(componentOf(svc)?.category ?? '');

@@ -30,11 +30,12 @@ function portFindings(compose: ComposeModel, intent: PersonIntent | undefined, t
         where,
       });
     }
-    if (p.protocol === 'tcp' && target?.portsInUse?.includes(p.hostPort) && !loopback(p)) {
+    const taken = target?.portsInUse?.find((u) => u.port === p.hostPort && u.protocol === p.protocol);
+    if (taken) {
       findings.push({
         severity: 'error',
         code: 'port-in-use',
-        message: `${s.name} publishes port ${p.hostPort}, which something on the server already listens on: choose another host port, or stop what holds it`,
+        message: `${s.name} publishes port ${p.hostPort}/${p.protocol}, which ${taken.holder ?? 'something'} on the server already holds: choose another host port, or stop what holds it`,
         where,
       });
     }
@@ -106,7 +107,7 @@ function plainHttpFindings(compose: ComposeModel, files: PlanFile[], intent: Per
     if (!s || !isSensitive(s) || mustStayPrivate(s) || seen.has(s.name)) continue;
     seen.add(s.name);
     findings.push(
-      intent?.plainHttpAllowed
+      intent?.plainHttpAccepted?.includes(s.name)
         ? { severity: 'warning', code: 'sensitive-plain-http', message: `${s.name} is served over plain HTTP through ${route.how}, as you asked: its logins travel unencrypted`, where: route.where }
         : {
             severity: 'error',

@@ -22,8 +22,8 @@ export interface PlanStepScript {
 
 /** What an inspection of the target server found; every field is optional (not inspected yet). */
 export interface TargetFacts {
-  /** TCP ports something on the server already listens on. */
-  portsInUse?: number[];
+  /** Ports something on the server already listens on, and what holds each when known. */
+  portsInUse?: Array<{ port: number; protocol: 'tcp' | 'udp'; holder?: string }>;
   os?: string;
   dockerVersion?: string;
   composeVersion?: string;
@@ -37,8 +37,10 @@ export interface TargetFacts {
 export interface PersonIntent {
   /** Services (compose names) the person said must stay private. */
   keepPrivate?: string[];
-  /** The person asked for plain HTTP in words (no domain, no TLS), so a sensitive app may be served that way. */
-  plainHttpAllowed?: boolean;
+  /** Services the person said in words may be served over plain HTTP (a lab, a LAN). */
+  plainHttpAccepted?: string[];
+  /** Services whose data the person said not to back up. */
+  backupSkip?: string[];
 }
 
 export interface PlanArtifacts {

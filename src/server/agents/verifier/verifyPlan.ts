@@ -32,7 +32,7 @@ export async function verifyArtifacts(artifacts: PlanArtifacts): Promise<Finding
       ...linkFindings(compose, artifacts.files),
       ...exposureFindings(compose, artifacts.files, artifacts.intent, artifacts.target),
       ...variableFindings(compose.raw, artifacts.secrets, artifacts.files),
-      ...backupFindings(compose, artifacts.steps),
+      ...backupFindings(compose, artifacts.steps, artifacts.intent?.backupSkip),
     );
   }
   findings.push(...(await scriptFindings(artifacts.steps, artifacts.secrets)), ...claimFindings(artifacts));

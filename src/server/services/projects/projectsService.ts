@@ -9,6 +9,7 @@ import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import { requirementsSummary, type ActivityService } from '../activity/activityService';
 import type { EventBus } from '../execution/eventBus';
 import { PROJECT_TOUCHED_TOPIC } from './touchProject';
+import { assertConfirmable } from '../planning/planFindings';
 import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
 import type { CompletionRefusal } from '../stages/stageGates';
 
@@ -241,7 +242,8 @@ export function createProjectsService({
      * project to the next stage (if any) and marks that one active.
      *
      * @throws HttpError 409 when the stage is execution or validation and the server's record of its
-     * steps does not say every one completed (whatever the browser believes).
+     * steps does not say every one completed (whatever the browser believes), or when it is architecture
+     * or implementation and the plan verifier found an error in its plan.
      */
     async updateStage(installationId: number, projectId: number, stageId: string, patch: StageUpdateBody): Promise<Stage> {
       const project = await findRow(installationId, projectId);
@@ -249,6 +251,8 @@ export function createProjectsService({
         const refusal = await completionRefusal(projectId, stageId);
         if (refusal) throw conflict(refusal);
       }
+      // A plan the verifier found an error in is not confirmed: 409 names the first error.
+      if (patch.is_completed === true) await assertConfirmable(db, projectId, stageId);
       const stage = await db.transaction(async (tx) => {
         const where = and(eq(projectStages.projectId, projectId), eq(projectStages.stageId, stageId));
         const [before] = await tx.select({ isCompleted: projectStages.isCompleted }).from(projectStages).where(where);

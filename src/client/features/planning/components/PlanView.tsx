@@ -4,6 +4,8 @@ import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
 import { ErrorText } from '../../../common/components/Field';
 import { LazyMarkdown } from '../../chat/markdown/LazyMarkdown';
+import type { PlanFinding } from '../../../../shared/api/planning';
+import { PlanFindings } from './PlanFindings';
 import { Panel, PanelHeader } from './StageLayout';
 
 export interface PlanViewProps {
@@ -16,14 +18,22 @@ export interface PlanViewProps {
   confirm: ReactNode;
   /** Shown while there is no plan yet. */
   empty: ReactNode;
+  /** What the plan verifier found in the plan, shown above it. */
+  findings?: readonly PlanFinding[];
 }
 
-/** A plan as markdown (mermaid blocks drawn as diagrams), with its stage's confirm. */
-export function PlanView({ title, plan, isLoading, error, confirm, empty }: PlanViewProps): ReactElement {
+/** A plan as markdown (mermaid blocks drawn as diagrams), with what the verifier found in it and its stage's confirm. */
+export function PlanView({ title, plan, isLoading, error, confirm, empty, findings }: PlanViewProps): ReactElement {
   let body: ReactNode;
   if (error) body = <ErrorText>{error}</ErrorText>;
   else if (isLoading) body = <Spinner label={`Loading ${title}...`} />;
-  else if (plan?.trim()) body = <LazyMarkdown>{plan}</LazyMarkdown>;
+  else if (plan?.trim())
+    body = (
+      <>
+        <PlanFindings findings={findings} />
+        <LazyMarkdown>{plan}</LazyMarkdown>
+      </>
+    );
   else body = <MutedText>{empty}</MutedText>;
   return (
     <Panel aria-label={title}>

@@ -1,0 +1,26 @@
+import type { StackModel } from '../../../shared/stackModel';
+import type { PersonIntent, TargetFacts } from './types';
+
+/**
+ * What the stack model adds to a plan's check: the person's words (components kept private, plain HTTP
+ * accepted, data not to back up) and what the inspection of the target server found.
+ */
+export function verifierFactsOf(model: StackModel | undefined): { intent?: PersonIntent; target?: TargetFacts } {
+  if (!model) return {};
+  const intent: PersonIntent = {
+    keepPrivate: model.components.filter((c) => c.keepPrivate).map((c) => c.name),
+    plainHttpAccepted: model.exposures.filter((e) => e.plainHttpAccepted).map((e) => e.component),
+    backupSkip: model.backup.enabled ? model.backup.skip : model.components.map((c) => c.name),
+  };
+  const f = model.serverFacts;
+  const target: TargetFacts | undefined = f
+    ? {
+        portsInUse: f.portsInUse.map((p) => ({ port: p.port, protocol: p.protocol, ...(p.holder ? { holder: p.holder } : {}) })),
+        ...(f.os ? { os: f.os } : {}),
+        ...(f.dockerVersion ? { dockerVersion: f.dockerVersion } : {}),
+        ...(f.composeVersion ? { composeVersion: f.composeVersion } : {}),
+        ...(f.freeDiskGb !== undefined ? { freeDiskGb: f.freeDiskGb } : {}),
+      }
+    : undefined;
+  return { intent, ...(target ? { target } : {}) };
+}
