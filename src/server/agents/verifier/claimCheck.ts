@@ -56,7 +56,8 @@ const CLAIMS: Claim[] = [
   {
     code: 'claim-tls',
     severity: 'error',
-    says: /Let's Encrypt|served over HTTPS|https:\/\/(?!<)[a-z0-9-]+(\.[a-z0-9-]+)+/i,
+    // Affirmative sentences only: a note that TLS needs a domain mentions Let's Encrypt without claiming it.
+    says: /served over HTTPS|Certificates: Let's Encrypt|Let's Encrypt certificates? (is |are )?(issued|obtained|renewed)|^- https:\/\/(?!<)[a-z0-9-]+(\.[a-z0-9-]+)+/im,
     backed: (_m, e) => tlsConfigured(e),
     needs: 'a proxy configuration that serves the domain with a certificate (a Caddy site named by its domain, nginx with ssl and a certbot step, or Traefik with a certificate resolver)',
   },

@@ -1,5 +1,13 @@
 import type { StackModel } from '../../../shared/stackModel';
+import { COMPONENTS } from '../offline/components';
 import type { PersonIntent, TargetFacts } from './types';
+
+/** The compose services a component of the model runs: a catalogue product's services, or itself. */
+function servicesOf(model: StackModel, name: string): string[] {
+  const c = model.components.find((x) => x.name === name);
+  const product = c?.source.kind === 'catalogue' ? COMPONENTS[c.source.id] : undefined;
+  return [name, ...(product?.services.map((s) => s.name) ?? [])];
+}
 
 /**
  * What the stack model adds to a plan's check: the person's words (components kept private, plain HTTP
@@ -8,9 +16,9 @@ import type { PersonIntent, TargetFacts } from './types';
 export function verifierFactsOf(model: StackModel | undefined): { intent?: PersonIntent; target?: TargetFacts } {
   if (!model) return {};
   const intent: PersonIntent = {
-    keepPrivate: model.components.filter((c) => c.keepPrivate).map((c) => c.name),
-    plainHttpAccepted: model.exposures.filter((e) => e.plainHttpAccepted).map((e) => e.component),
-    backupSkip: model.backup.enabled ? model.backup.skip : model.components.map((c) => c.name),
+    keepPrivate: model.components.filter((c) => c.keepPrivate).flatMap((c) => servicesOf(model, c.name)),
+    plainHttpAccepted: model.exposures.filter((e) => e.plainHttpAccepted).flatMap((e) => servicesOf(model, e.component)),
+    backupSkip: (model.backup.enabled ? model.backup.skip : model.components.map((c) => c.name)).flatMap((n) => servicesOf(model, n)),
   };
   const f = model.serverFacts;
   const target: TargetFacts | undefined = f

@@ -23,7 +23,7 @@ export const stageRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put(
     '/project-states/:projectId/stages/:stageId',
-    { schema: { tags: ['stages'], params: StageParams, body: StageUpdateBody, response: { 200: Stage, 409: ErrorResponse, ...errors } } },
+    { schema: { tags: ['stages'], params: StageParams, body: StageUpdateBody, response: { 200: Stage, ...errors } } },
     async (request) =>
       projects.updateStage(authOf(request).installationId, Number(request.params.projectId), request.params.stageId, request.body),
   );
