@@ -65,7 +65,7 @@ export function mountVolumeStep(stack: Stack, serverName: string): PlanStep | un
           'sudo blkid "$DEV" >/dev/null || sudo mkfs.ext4 -q "$DEV"',
           'UUID=$(sudo blkid -s UUID -o value "$DEV")',
           'WHERE=$(findmnt -n -o TARGET --source "$DEV" || true)',
-          `if [ -n "$WHERE" ] && [ "$WHERE" != ${DATA_MOUNT} ]; then sudo umount "$WHERE"; sudo sed -i "\\#[[:space:]]$WHERE[[:space:]]#d" /etc/fstab; fi`,
+          `if [ -n "$WHERE" ] && [ "$WHERE" != ${DATA_MOUNT} ]; then sudo umount "$WHERE"; sudo sed -i "\\#[[:space:]]\${WHERE}[[:space:]]#d" /etc/fstab; fi`,
           `grep -q "^UUID=$UUID " /etc/fstab || echo "UUID=$UUID ${DATA_MOUNT} ext4 discard,nofail,defaults 0 2" | sudo tee -a /etc/fstab`,
           `sudo mkdir -p ${DATA_MOUNT} && (mountpoint -q ${DATA_MOUNT} || sudo mount ${DATA_MOUNT})`,
           `sudo mkdir -p /etc/docker ${DOCKER_ROOT}`,
