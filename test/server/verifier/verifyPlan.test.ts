@@ -110,6 +110,15 @@ networks: { edge: {}, backend: { internal: true } }
     expect(codes(findings)).toContain('link-no-shared-network');
   });
 
+  it('a product without what it needs is a warning; any of a need\'s products fills it', async () => {
+    const without = await verifyArtifacts(plan({ composeYaml: 'services:\n  open-webui:\n    image: ghcr.io/open-webui/open-webui:v0.4.8\n' }));
+    expect(without.filter((f) => f.code === 'required-component-missing').map((f) => f.severity)).toEqual(['warning']);
+    const withMariadb = await verifyArtifacts(
+      plan({ composeYaml: 'services:\n  nextcloud:\n    image: nextcloud:30.0.4-apache\n  mariadb:\n    image: mariadb:11.4.4\n  redis:\n    image: redis:7.4.1-alpine\n' }),
+    );
+    expect(withMariadb.filter((f) => f.code === 'required-component-missing')).toEqual([]);
+  });
+
   it('a proxy upstream in nginx.conf that is no service of the stack', async () => {
     const findings = await verifyArtifacts(
       plan({
@@ -191,7 +200,7 @@ networks: { edge: {}, backend: { internal: true } }
         steps: [{ number: 1, title: 'Dump', script: 'docker compose exec -T postgres pg_dump -U app app > backup.sql' }],
       }),
     );
-    expect(findings.filter((f) => f.code === 'volume-not-backed-up').map((f) => f.where)).toEqual(['docker-compose.yml volumes.nextcloud_data']);
+    expect(findings.filter((f) => f.code === 'volume-not-backed-up').map((f) => `${f.severity} ${f.where}`)).toEqual(['error docker-compose.yml volumes.nextcloud_data']);
   });
 
   it('a compose file the Compose Specification refuses', async () => {

@@ -12,12 +12,7 @@ import type { Finding, PlanStepScript } from './types';
 const DUMPS = ['pg_dump', 'pg_dumpall', 'pg_basebackup', 'mysqldump', 'mariadb-dump', 'mariabackup', 'mongodump', 'sqlite3', 'redis-cli', 'influx', 'tar', 'restic', 'borg', 'kopia'];
 const ARCHIVERS = ['tar', 'restic', 'borg', 'rsync', 'rclone', 'kopia', 'duplicity', 'cp'];
 const REGENERABLE = new Set(['proxy', 'cache']);
-/**
- * How severe an unbacked data volume is. A warning while the offline planner's deploy steps back up
- * databases only (the catalogue's backups for every stateful volume are on their way): as an error it
- * would block the confirm of nearly every plan. Set to 'error' once they land.
- */
-const UNBACKED_DATA: Finding['severity'] = 'warning';
+
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A word of a script, allowing Compose's `<project>_` prefix on volume names. */
@@ -43,7 +38,7 @@ export function backupFindings(compose: ComposeModel, steps: PlanStepScript[], s
       return REGENERABLE.has(componentOf(svc)?.category ?? '');
     });
     findings.push({
-      severity: regenerable ? 'warning' : UNBACKED_DATA,
+      severity: regenerable ? 'warning' : 'error',
       code: 'volume-not-backed-up',
       message: regenerable
         ? `volume ${volume} (${services.join(', ')}) is in no backup; what it holds can be made again, but a restore takes longer without it`

@@ -53,14 +53,16 @@ export function linkFindings(compose: ComposeModel, files: PlanFile[]): Finding[
     for (const d of s.dependsOn) {
       if (!byName.has(d)) findings.push({ severity: 'error', code: 'depends-on-missing', message: `${s.name} waits for ${d}, which the stack does not run`, where: `docker-compose.yml services.${s.name}.depends_on` });
     }
+    // Each need is filled by any of its products (Nextcloud's database: PostgreSQL, MariaDB or MySQL). A
+    // warning: the product may reach one outside the stack; a connection written to a missing one is an error above.
     const component = componentOf(s);
-    for (const needed of component?.requires ?? []) {
-      const present = compose.services.some((x) => componentOf(x)?.id === needed);
+    for (const need of component?.needs ?? []) {
+      const present = compose.services.some((x) => need.includes(componentOf(x)?.id ?? ''));
       if (!present) {
         findings.push({
-          severity: 'error',
+          severity: 'warning',
           code: 'required-component-missing',
-          message: `${s.name} (${component!.label}) needs ${COMPONENTS[needed]?.label ?? needed}, which the stack does not run`,
+          message: `${s.name} (${component!.label}) needs ${need.map((id) => COMPONENTS[id]?.label ?? id).join(' or ')}, which the stack does not run`,
           where: `docker-compose.yml services.${s.name}`,
         });
       }
