@@ -78,14 +78,19 @@ describe('offline planner keeps the facts a person gives', () => {
     expect(c.document).not.toMatch(/encrypted/i);
   });
 
-  test('an image the person names is used as given; unknown software is named, never swapped, until answered', () => {
+  test('an image the person names is used as given; unknown software is named once, never swapped, then left out in words', () => {
     const pg = plans(converse(['Gitea with postgres:15.8-alpine on my VPS', DEFAULTS]).document);
     expect(pg.compose).toContain('image: postgres:15.8-alpine');
+    const asked = converse(['Plex for my films on my VPS']);
+    expect(asked.ready).toBe(false);
+    expect(asked.replies.at(-1)).toContain("I don't know Plex");
+    expect(asked.replies.at(-1)).toContain('Jellyfin');
+    expect(asked.document).toMatch(/Plex: To be confirmed/);
+    // Asked once; a plain answer goes on without it, and the plan says so: nothing stands in for it.
     const plex = converse(['Plex for my films on my VPS', DEFAULTS]);
-    expect(plex.ready).toBe(false);
-    expect(plex.replies[1]).toContain("I don't know Plex");
-    expect(plex.replies[1]).toContain('Jellyfin');
-    expect(plex.document).toMatch(/Plex: To be confirmed/);
+    expect(plex.ready).toBe(true);
+    expect(plex.document).toMatch(/left out as you said: Plex/);
+    expect(plans(plex.document).compose ?? '').not.toContain('jellyfin');
     const swapped = converse(['Plex for my films on my VPS', 'use Jellyfin instead of Plex', DEFAULTS]);
     expect(swapped.ready).toBe(true);
     expect(servicesOf(plans(swapped.document).compose)).toEqual(['jellyfin']);

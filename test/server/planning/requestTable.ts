@@ -69,8 +69,9 @@ export function runRequest(request: Request, withDockerCompose = dockerComposeAv
   const services = p ? servicesOf(p.compose) : [];
   const doc = p?.compose ? (YAML.parse(p.compose) as { services: Record<string, { image?: string }> }) : undefined;
   const unknownNamed = (request.unknown ?? []).every((u) => c.replies.some((r) => r.includes(`I don't know ${u}`)));
+  // Unknown software: named back, nothing stands in for it, and a plan that goes on says it was left out.
   const gotProduct = request.unknown?.length
-    ? unknownNamed && !c.ready
+    ? unknownNamed && !(request.never ?? []).some((n) => services.includes(n)) && (!c.ready || request.unknown.every((u) => c.document.includes(`left out as you said: `) && c.document.includes(u)))
     : request.hostOnly
       ? Boolean(p && !p.compose && /ufw/.test(p.implementation) && !/docker\.io/.test(p.implementation))
       : request.wants.every((w) => services.includes(w)) && !(request.never ?? []).some((n) => services.includes(n));

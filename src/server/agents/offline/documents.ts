@@ -149,6 +149,8 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (asked.length) config.push(`${PORTS_PREFIX}: ${asked.map((p) => `${p.host}${p.component ? ` for ${p.component}${p.ssh ? ' SSH' : ''}` : ''}`).join(', ')}`);
   if (stack.sshPort !== 22) config.push(`${SSH_PORT_PREFIX}: ${stack.sshPort}`);
   if (stack.facts.excluded.size) config.push(`${EXCLUDED_PREFIX}: ${[...stack.facts.excluded].join(', ')}`);
+  // Unknown software the person went on without: named, with nothing in its place.
+  if (stack.facts.skipped.length) config.push(`Not in the offline catalogue, left out as you said: ${stack.facts.skipped.join(', ')}`);
   if (stack.allowlist.length) config.push(`${ALLOW_PREFIX}: ${stack.allowlist.join(', ')} (${stack.allowScope === 'ssh' ? 'SSH only' : 'every inbound port'})`);
   if (stack.tls) config.push("Certificates: Let's Encrypt, issued and renewed automatically");
   const volumes = Object.keys((stack.compose.volumes as object | undefined) ?? {});

@@ -58,6 +58,8 @@ export interface Facts {
   wants: Set<Want>;
   /** Software named that the catalogue does not hold, as the person wrote it. */
   unknown: string[];
+  /** Unknown names the person chose to go on without ("skip X", "continue", or asked once and not answered): the plan names them. */
+  skipped: string[];
   /** Catalogued products run from the image the person named (component id → image). */
   images: Record<string, string>;
   custom: CustomService[];
@@ -98,6 +100,7 @@ export const emptyFacts = (): Facts => ({
   excluded: new Set(),
   wants: new Set(),
   unknown: [],
+  skipped: [],
   images: {},
   custom: [],
   domains: [],
@@ -119,6 +122,7 @@ export function cloneFacts(f: Facts): Facts {
     excluded: new Set(f.excluded),
     wants: new Set(f.wants),
     unknown: [...f.unknown],
+    skipped: [...f.skipped],
     images: { ...f.images },
     custom: f.custom.map((c) => ({ ...c, volumes: [...c.volumes], environment: { ...c.environment } })),
     domains: f.domains.map((d) => ({ ...d })),
@@ -232,8 +236,13 @@ export function domainsIn(text: string): Array<{ host: string; index: number }> 
   return out;
 }
 
+/** Where a negation's phrase ends: "Forgejo (not Gitea), with Postgres" rules out Gitea, not Postgres. */
+const NEGATION_SCOPE_END = /[,()]|\bwith\b/gi;
+
 function isNegated(clause: string, index: number): boolean {
-  const before = clause.slice(0, index);
+  const whole = clause.slice(0, index);
+  const ends = [...whole.matchAll(NEGATION_SCOPE_END)];
+  const before = ends.length ? whole.slice(ends.at(-1)!.index! + ends.at(-1)![0].length) : whole;
   if (INSTEAD_OF.test(before) && !/\bwith\b/i.test(before.slice(before.search(INSTEAD_OF)))) return true;
   const words = before.trim().split(/\s+/).slice(-4).join(' ');
   return NEGATION.test(words);
@@ -384,8 +393,14 @@ function readClause(clause: string, facts: Facts): void {
     const at = clause.search(new RegExp(escapeRe(name), 'i'));
     const key = name.toLowerCase();
     facts.unknown = facts.unknown.filter((u) => u.toLowerCase() !== key);
-    if (!isNegated(clause, at) && !facts.custom.some((c) => c.name.includes(key))) facts.unknown.push(name);
+    // "phpMyAdmin or Adminer": a choice, and the catalogue holds one of the two; that one is taken.
+    const eitherKnown = named.some((n) => {
+      const [from, to] = n.index < at ? [clause.indexOf(' ', n.index), at] : [at + name.length, n.index];
+      return from >= 0 && from <= to && /^\s*(?:or|\/|oder|ou|o)\s*$/i.test(clause.slice(from, to));
+    });
+    if (!isNegated(clause, at) && !eitherKnown && !facts.custom.some((c) => c.name.includes(key)) && !facts.skipped.some((s) => s.toLowerCase() === key)) facts.unknown.push(name);
   }
+  readSkips(clause, facts);
   // "use Jellyfin instead": the offered alternative was taken, the unknown name is answered.
   if (/\binstead\b|\balternative\b|\bgo with\b/i.test(clause)) {
     facts.unknown = facts.unknown.filter((u) => !alternativesFor(u).some((c) => facts.components.has(c.id)) && !named.length);
@@ -429,6 +444,30 @@ function readClause(clause: string, facts: Facts): void {
       if (product) existing.component = product;
     } else facts.domains.push({ host: d.host, ...(product ? { component: product } : {}) });
   }
+}
+
+/** Words that go on without every open unknown name ("continue", "that is all", "skip it"). */
+const GO_ON = [['continue'], ['go', 'on'], ['carry', 'on'], ['proceed'], ['that', 'is', 'all'], ["that's", 'all'], ['thats', 'all'], ['nothing', 'else'], ['skip'], ['skip', 'it'], ['skip', 'them'], ['ignore', 'it'], ['leave', 'it', 'out'], ['weiter'], ['fertig']];
+const SKIP_VERBS = new Set(['skip', 'drop', 'ignore', 'forget', 'omit']);
+
+/**
+ * "skip X", "leave X out", "forget X": the unknown name X is left out (and said so in the plan); a clause
+ * that is only "continue", "that is all" or "skip" leaves out every open one. Read on the clause's words.
+ */
+function readSkips(clause: string, facts: Facts): void {
+  const words: string[] = clause.toLowerCase().match(/[\p{L}\p{N}'.+-]+/gu) ?? [];
+  const skip = (names: string[]): void => {
+    for (const n of names) if (!facts.skipped.some((s) => s.toLowerCase() === n.toLowerCase())) facts.skipped.push(n);
+    facts.unknown = facts.unknown.filter((u) => !names.some((n) => n.toLowerCase() === u.toLowerCase()));
+  };
+  const bare = words.filter((w) => !['please', 'ok', 'okay', 'just', 'and', 'then', 'yes', 'fine', 'thanks', 'it'].includes(w));
+  if (GO_ON.some((phrase) => phrase.length === bare.length && phrase.every((w, i) => bare[i] === w)) || (bare.length <= 3 && GO_ON.some((p) => p.length > 1 && p.every((w, i) => bare[i] === w)))) {
+    skip([...facts.unknown]);
+    return;
+  }
+  const leaveOut = words.includes('leave') && words.includes('out');
+  if (!words.some((w) => SKIP_VERBS.has(w)) && !leaveOut) return;
+  skip(facts.unknown.filter((u) => words.includes(u.toLowerCase())));
 }
 
 /** Defaults for kinds of workload asked for without a product, unless one of that kind is named or ruled out. */

@@ -178,6 +178,7 @@ function describeFacts(stack: Stack, unknowns: Unknowns): string[] {
     if (stack.hostOnly) lines.push(`Host only: ${[...stack.facts.hostTasks].join(', ') || 'ufw'} (no Docker, no containers)`);
     else lines.push(`Stack: ${[...stack.facts.custom.map((c) => `${c.image} (your image)`), ...stack.components.map((c) => c.label)].join(', ')}`);
   }
+  if (stack.facts.skipped.length) lines.push(`Left out (not in my offline catalogue, nothing put in its place): ${stack.facts.skipped.join(', ')}`);
   if (stack.facts.excluded.size) lines.push(`Left out as you asked: ${[...stack.facts.excluded].map((id) => COMPONENTS[id]?.label ?? id).join(', ')}`);
   if (!unknowns.provider) lines.push(`Runs on: ${stack.machine.providerLabel}${unknowns.region ? '' : `, ${stack.machine.region}`}`);
   if (stack.domain) lines.push(`Domain: ${stack.domain}${stack.tls ? " with Let's Encrypt TLS" : ''}`);
@@ -190,6 +191,14 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
   const analysis = analysisTexts(system);
   const facts = extractFacts([...analysis.texts, ...userTexts]);
   const spoken = turns.filter((t) => t.role === 'assistant').map((t) => t.content).join('\n');
+  // An unknown name is asked about once: answered with something else, the conversation goes on without it.
+  const lastUser = turns.map((t) => t.role).lastIndexOf('user');
+  const spokenBefore = turns.slice(0, Math.max(0, lastUser)).filter((t) => t.role === 'assistant').map((t) => t.content).join('\n');
+  for (const name of [...facts.unknown]) {
+    if (!spokenBefore.includes(`I don't know ${name}:`)) continue;
+    facts.unknown = facts.unknown.filter((u) => u !== name);
+    facts.skipped.push(name);
+  }
   const unknowns: Unknowns = {};
   const toAsk: Question[] = [];
   const assumed: string[] = [];

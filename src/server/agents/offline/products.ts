@@ -85,10 +85,13 @@ const COMMON = new Set(
    ssl tls https http certificate certificates firewall security updates hardening
    linux ubuntu debian centos rocky alma windows production staging dev development test testing
    wordpress-like something-like a-few few several one two three four five
-   somewhere anywhere everywhere ssh`.split(/\s+/).filter(Boolean),
+   somewhere anywhere everywhere ssh
+   image images tag version latest registry automation workflow workflows tool tools platform software solution system thing
+   self-hosted selfhosted hosted managed open-source opensource private public internal`.split(/\s+/).filter(Boolean),
 );
 
-const VERBS = /\b(?:deploy|install|run|host|self-host|selfhost|set ?up|spin up|add|use|want|need|get)\s+((?:[\w.+-]+(?:\s*(?:,|and|&|plus)\s*|\s+)){1,6})/gi;
+// A lookahead: the words after one verb stay readable after the next ("want a setup with Kavita").
+const VERBS = /\b(?:deploy|install|run|host|self-host|selfhost|set ?up|spin up|add|use|want|need|get|with)\s+(?=((?:[\w.+-]+(?:\s*(?:,|and|&|plus)\s*|\s+)){1,6}))/gi;
 const STOP = /^(on|in|at|for|to|from|with|without|behind|using|via|so|that|which|where|because|as)$/i;
 
 /** Provider, place and language words: named, but not software to deploy. */
@@ -110,7 +113,7 @@ export function unknownNames(text: string): string[] {
   }
   for (const m of clause.matchAll(VERBS)) {
     const verb = m[0].split(/\s+/)[0]!.toLowerCase();
-    const strict = ['want', 'need', 'use', 'get', 'add'].includes(verb);
+    const strict = ['want', 'need', 'use', 'get', 'add', 'with'].includes(verb);
     const words = m[1]!.split(/\s*(?:,|\band\b|&|\bplus\b)\s*|\s+/).filter(Boolean);
     for (const raw of words) {
       const word = raw.replace(/[.,;:!?)]+$/, '');
@@ -118,7 +121,8 @@ export function unknownNames(text: string): string[] {
       if (!word || COMMON.has(word.toLowerCase()) || NOT_SOFTWARE.test(word) || ANY_ALIAS.test(word) || /^\d/.test(word)) continue;
       if (PRODUCT_RULES.some((r) => new RegExp(r.pattern.source, 'i').test(word))) continue;
       if (/[:/]/.test(word)) continue;
-      const looksLikeName = /^[A-Z]/.test(word) || /[a-z][A-Z]|\d|[.+-]/.test(word);
+      // A lower-case compound ("self-hosted", "high-availability") is an ordinary word; a name has a capital, a digit, a dot or a plus.
+      const looksLikeName = /^[A-Z]/.test(word) || /[a-z][A-Z]|\d|[.+]/.test(word);
       if (strict && !looksLikeName) continue;
       if (!strict && !looksLikeName && word.length < 3) continue;
       out.add(word);
