@@ -28,7 +28,8 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/projects/:id/notifications/test',
     {
       schema: { tags: ['notifications'], description: 'Sends a test notice through every channel set; each delivery is answered and kept.', params: ProjectParams, response: { 200: NotificationTestResponse, ...errors } },
-      config: { rateLimit: { max: 6, timeWindow: '1 minute' } },
+      // Counted once the request is valid (preHandler): a bad body answers its own 4xx, not 429.
+      config: { rateLimit: { max: 6, timeWindow: '1 minute', hook: 'preHandler' } },
     },
     async (request) => {
       const project = await projects.require(authOf(request).installationId, Number(request.params.id));
