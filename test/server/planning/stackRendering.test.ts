@@ -78,3 +78,19 @@ describe("the target server's ports in use", () => {
     expect(check.commands[0]).toMatch(/port \$p is already in use on the server by \$held/);
   });
 });
+
+describe('validation follows the stack model', () => {
+  it('checks each public endpoint through its proxy, each link from its user, and the backup', async () => {
+    const { renderImplementationPlan } = await import('../../../src/server/agents/offline/documents');
+    const { renderValidationPlan } = await import('../../../src/server/agents/offline/validationPlanner');
+    const { parsePlanSteps } = await import('../../../src/server/services/execution/planSteps');
+    const implementation = renderImplementationPlan(stackOf('Nextcloud with MariaDB at cloud.example.org on my server deploy@203.0.113.7'));
+    const executed = parsePlanSteps(implementation).map((x) => ({ step_number: x.stepNumber, status: 'completed', description: x.description, command: x.command }));
+    const checks = parsePlanSteps(renderValidationPlan(executed, implementation));
+    const byTitle = Object.fromEntries(checks.map((c) => [c.description, c.command ?? '']));
+    expect(byTitle['nextcloud answers through caddy at https://cloud.example.org/']).toContain('--resolve cloud.example.org:443:$IP');
+    expect(byTitle['nextcloud resolves mariadb']).toMatch(/--network "container:\$from" --entrypoint sh "\$img" -c 'getent hosts mariadb \|\| nslookup mariadb'/);
+    expect(byTitle['nextcloud resolves redis']).toBeDefined();
+    expect(byTitle['The backup writes archives that are not empty']).toContain('gzip -dc');
+  });
+});

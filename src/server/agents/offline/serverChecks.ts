@@ -1,4 +1,6 @@
 import YAML from 'yaml';
+import type { StackModel } from '../../../shared/stackModel';
+import { COMPONENTS } from './components';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR } from './remoteShell';
 
 /**
@@ -82,13 +84,14 @@ const servicesHealthy = (names: string[], oneShot: string[]): string =>
   ].join('\n');
 
 /** Checks of the live server for a stack the executed steps deployed. */
-export function serverChecks(stack: DeployedStack): Check[] {
+export function serverChecks(stack: DeployedStack, othersOnServer: number[] = []): Check[] {
   const names = stack.services.map((s) => s.name);
   // Services marked x-no-healthcheck cannot report "healthy": running is what exists to check.
   const oneShot = stack.services.filter((s) => s.oneShot).map((s) => s.name);
   const unchecked = stack.services.filter((s) => !s.healthcheck && !s.oneShot).map((s) => s.name);
   const published = [...new Set(stack.services.flatMap((s) => s.published))];
-  const privatePorts = [...new Set(stack.services.flatMap((s) => s.internal).filter((p) => !published.includes(p)))];
+  // A port something else on the server holds (its inspection said so) is open whatever this stack does.
+  const privatePorts = [...new Set(stack.services.flatMap((s) => s.internal).filter((p) => !published.includes(p) && !othersOnServer.includes(Number(p))))];
   const proxy = stack.services.find((s) => ['proxy', 'caddy', 'traefik', 'web'].includes(s.name) && s.published.includes('80'));
   const checks: Check[] = [
     {
@@ -149,5 +152,89 @@ export function serverChecks(stack: DeployedStack): Check[] {
       'exit $bad',
     ],
   });
+  return checks;
+}
+
+/** A component's service that others reach (its first with a port), and the one that reaches out (the first). */
+const serviceOf = (component: string, reaching: boolean): string => {
+  const c = COMPONENTS[component];
+  if (!c) return component;
+  return (reaching ? c.services[0] : c.services.find((x) => x.internalPort) ?? c.services[0])!.name;
+};
+
+/**
+ * Checks the stack model asks for (a plan rendered from a model carries it): each public endpoint answers
+ * through its proxy at its address, each link resolves from the component that uses it (in that
+ * container's own network namespace), and the backup jobs write archives that are not empty.
+ */
+export function modelChecks(model: StackModel, stack: DeployedStack, backups: boolean): Check[] {
+  const checks: Check[] = [];
+  for (const e of model.exposures) {
+    if (e.via !== 'proxy') continue;
+    const proxy = stack.services.find((s) => s.name === serviceOf(e.proxy, false));
+    const port = e.tls ? '443' : proxy?.published.find((p) => p !== '443');
+    if (!port) continue;
+    const scheme = e.tls ? 'https' : 'http';
+    const address = e.domain ? `${scheme}://${e.domain}${port === (e.tls ? '443' : '80') ? '' : `:${port}`}/` : `http://$IP${port === '80' ? '' : `:${port}`}/`;
+    const resolve = e.domain ? ` --resolve ${e.domain}:${port}:$IP` : '';
+    checks.push({
+      title: `${e.component} answers through ${e.proxy} at ${address.replace('$IP', 'the server')}`,
+      description: `From outside, at the server's address${e.domain ? ` (asked as ${e.domain}, whatever DNS says yet)` : ''}: the proxy forwards to ${e.component} and an answer comes back (an error from the proxy itself, 502 or 504, means nothing answered behind it).`,
+      commands: [
+        SERVER_ADDRESS,
+        `code=$(curl -sS -o /dev/null -w "%{http_code}" --max-time 20${resolve} "${address}") || { echo "nothing answers at ${address}" >&2; exit 1; }`,
+        `echo "${address} answers HTTP $code"`,
+        '[ "$code" -ge 200 ] && [ "$code" -lt 500 ] || { echo "the proxy answers $code: nothing behind it answered" >&2; exit 1; }',
+      ],
+    });
+  }
+  for (const l of model.links) {
+    const from = serviceOf(l.from, true);
+    const to = serviceOf(l.to, false);
+    checks.push({
+      title: `${l.from} resolves ${l.to}`,
+      description: `On the server, in ${from}'s own network: the name ${to} resolves to the container that serves it (run with ${to}'s image, else ${from}'s, in ${from}'s network namespace).`,
+      commands: [
+        remote(
+          [
+            DETECT_DOCKER,
+            `cd ${STACK_DIR}`,
+            `from=$(compose ps -q ${from} | head -n 1); to=$(compose ps -q ${to} | head -n 1)`,
+            `[ -n "$from" ] || { echo "${from} has no container" >&2; exit 1; }`,
+            `[ -n "$to" ] || { echo "${to} has no container" >&2; exit 1; }`,
+            'for img in "$(docker inspect -f \'{{.Config.Image}}\' "$to")" "$(docker inspect -f \'{{.Config.Image}}\' "$from")"; do',
+            `  if out=$(docker run --rm --network "container:$from" --entrypoint sh "$img" -c 'getent hosts ${to} || nslookup ${to}' 2>&1); then echo "from ${from}: $out"; exit 0; fi`,
+            'done',
+            `echo "${to} does not resolve from ${from}: $out" >&2`,
+            'exit 1',
+          ].join('\n'),
+        ),
+      ],
+    });
+  }
+  if (backups) {
+    checks.push({
+      title: 'The backup writes archives that are not empty',
+      description: `On the server: each backup job of /etc/cron.d/stack-maintenance runs once now; every archive it writes to ${STACK_DIR}/backups holds data (this check adds one backup to the folder).`,
+      commands: [
+        remote(
+          [
+            'f=/etc/cron.d/stack-maintenance',
+            '[ -f "$f" ] || { echo "no backup schedule on the server ($f)" >&2; exit 1; }',
+            'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; else as_root() { sudo -n "$@"; }; fi',
+            'mark=$(mktemp); sleep 1',
+            'jobs=0',
+            'while read -r _ _ _ _ _ _ cmd; do jobs=$((jobs + 1)); as_root bash -c "$cmd" || { echo "backup job failed: $cmd" >&2; exit 1; }; done < <(grep -F "/backups/" "$f" | grep -v " find ")',
+            '[ "$jobs" -gt 0 ] || { echo "the schedule has no backup job" >&2; exit 1; }',
+            'bad=0; n=0',
+            `while IFS= read -r a; do n=$((n + 1)); if [ "$(as_root gzip -dc "$a" | head -c 1 | wc -c)" = 1 ]; then echo "$a: $(as_root du -h "$a" | cut -f1)"; else echo "$a is empty" >&2; bad=1; fi; done < <(as_root find ${STACK_DIR}/backups -type f -newer "$mark")`,
+            'rm -f "$mark"',
+            '[ "$n" -ge "$jobs" ] || { echo "$jobs jobs wrote $n archives" >&2; exit 1; }',
+            'exit $bad',
+          ].join('\n'),
+        ),
+      ],
+    });
+  }
   return checks;
 }

@@ -1,6 +1,6 @@
 import type { PlannerReply, Turn } from './plannerTypes';
-import { readStackDefinition } from './documents';
-import { deployedStack, serverChecks, type Check } from './serverChecks';
+import { readStackDefinition, readStackModel } from './documents';
+import { deployedStack, modelChecks, serverChecks, type Check } from './serverChecks';
 
 /** The validation and documentation agents' tools (see services/validation). */
 import { VALIDATION_TOOLS } from '../toolNames';
@@ -64,7 +64,10 @@ export function validationChecks(executed: StepView[], implementationPlan = ''):
   // changed to `echo` deployed nothing, and the checks must say so. Workspace files prove nothing about it.
   const plannedCommands = [...implementationPlan.matchAll(/```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const deployed = deployedStack(executed.flatMap((s) => (s.command ? [s.command] : [])), plan) ?? deployedStack(plannedCommands, plan);
-  if (deployed) return serverChecks(deployed);
+  if (deployed) {
+    const model = readStackModel(implementationPlan);
+    return [...serverChecks(deployed, model?.serverFacts?.portsInUse.map((p) => p.port)), ...(model ? modelChecks(model, deployed, implementationPlan.includes('/etc/cron.d/stack-maintenance') && implementationPlan.includes('/backups/')) : [])];
+  }
   const checks: Check[] = [];
   if (dirs.size) checks.push({ title: 'Check the folders the execution created', description: 'Every folder the executed steps created is in the workspace.', commands: [loop('-d', [...dirs], 'folder')] });
   if (files.size) checks.push({ title: 'Check the files the execution wrote', description: 'Every file the executed steps wrote is in the workspace.', commands: [loop('-f', [...files], 'file')] });
