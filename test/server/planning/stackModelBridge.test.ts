@@ -35,3 +35,13 @@ describe('the stack definition of a plan', () => {
     expect(readStackModel(plan.replace('"version":1', '"version":2'))).toBeUndefined();
   });
 });
+
+describe("the server's facts", () => {
+  it('stay in the model a plan carries', async () => {
+    const { renderImplementationPlan, readStackModel } = await import('../../../src/server/agents/offline/documents');
+    const { renderStack } = await import('../../../src/server/agents/offline/stackModelBridge');
+    const model = modelOfStack(composeStack(extractFacts(['A website with Caddy on my server deploy@203.0.113.7'])));
+    model.serverFacts = { inspectedAt: '2026-01-01T00:00:00Z', portsInUse: [{ port: 80, protocol: 'tcp' }], containers: [], composeProjects: [] };
+    expect(readStackModel(renderImplementationPlan(renderStack(model)))?.serverFacts).toEqual(model.serverFacts);
+  });
+});

@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import type { ServerFacts } from '../../../shared/stackModel';
 import {
   ACME_EMAIL_SECRET,
   ADMIN_CIDR_SECRET,
@@ -59,8 +60,8 @@ export interface StackOptions {
   slug?: string;
   /** The analysed repository the app component is built from. */
   repository?: Repository;
-  /** Ports the target server already uses (its inspection): the stack publishes elsewhere and says so. */
-  portsInUse?: Array<{ port: number; protocol: 'tcp' | 'udp'; holder?: string }>;
+  /** What the target server's inspection found: the stack avoids the ports it already uses, and says so. */
+  serverFacts?: ServerFacts;
 }
 
 export interface Stack {
@@ -94,6 +95,8 @@ export interface Stack {
   envFile: string[];
   /** Services built from the repository's checkout (`stack/app`). */
   builds: string[];
+  /** What the target server's inspection found, when the plan was made with it. */
+  serverFacts?: ServerFacts;
 }
 
 const DATA_CATEGORIES = new Set(['database', 'cache', 'queue']);
@@ -442,7 +445,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const published: Array<{ service: string; port: string }> = [];
   let webPortTaken = false;
   // Host ports: one service each, none the server already uses (they move to the next free one, said in the notes).
-  const inUse = new Map((options.portsInUse ?? []).filter((p) => p.protocol === 'tcp').map((p) => [p.port, p.holder ?? 'something on the server']));
+  const inUse = new Map((options.serverFacts?.portsInUse ?? []).filter((p) => p.protocol === 'tcp').map((p) => [p.port, p.holder ?? 'something on the server']));
   const taken = new Set<number>();
   for (const s of services) {
     const ports: string[] = [...(s.alwaysPublish ?? [])];
@@ -529,6 +532,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     sshPort: facts.sshPort ?? 22,
     envFile: [...new Set(secrets.map((x) => x.name).filter((n) => JSON.stringify(compose).includes(`\${${n}}`)))],
     builds: services.filter((x) => x.image === 'build').map((x) => x.name),
+    ...(options.serverFacts ? { serverFacts: options.serverFacts } : {}),
   };
 }
 

@@ -83,6 +83,9 @@ const servicesHealthy = (names: string[], oneShot: string[]): string =>
     'exit 1',
   ].join('\n');
 
+/** Services that answer people on port 80 themselves: the proxies' and the web server's (catalogue data). */
+const FRONT_SERVICES = new Set(Object.values(COMPONENTS).filter((c) => c.proxy || c.category === 'web').flatMap((c) => c.services.map((x) => x.name)));
+
 /** Checks of the live server for a stack the executed steps deployed. */
 export function serverChecks(stack: DeployedStack, othersOnServer: number[] = []): Check[] {
   const names = stack.services.map((s) => s.name);
@@ -92,7 +95,7 @@ export function serverChecks(stack: DeployedStack, othersOnServer: number[] = []
   const published = [...new Set(stack.services.flatMap((s) => s.published))];
   // A port something else on the server holds (its inspection said so) is open whatever this stack does.
   const privatePorts = [...new Set(stack.services.flatMap((s) => s.internal).filter((p) => !published.includes(p) && !othersOnServer.includes(Number(p))))];
-  const proxy = stack.services.find((s) => ['proxy', 'caddy', 'traefik', 'web'].includes(s.name) && s.published.includes('80'));
+  const proxy = stack.services.find((s) => FRONT_SERVICES.has(s.name) && s.published.includes('80'));
   const checks: Check[] = [
     {
       title: 'Reach the server with its pinned host key',

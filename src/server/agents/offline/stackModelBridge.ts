@@ -85,6 +85,7 @@ export function modelOfStack(stack: Stack): StackModel {
   };
   m.unknowns = f.unknown.map((name) => ({ name, status: 'asked' as const }));
   m.excluded = [...f.excluded];
+  if (stack.serverFacts && m.target) m.serverFacts = stack.serverFacts;
   return m;
 }
 
@@ -151,5 +152,5 @@ export const modelProblems = (m: StackModel): string[] => checkStackModel(m, CAT
 
 /** The stack a model renders: its documents, on a server whose ports in use (the model's facts) it avoids. */
 export function renderStack(model: StackModel, options: StackOptions = {}): Stack {
-  return composeStack(factsOfModel(model), { ...options, ...(model.serverFacts ? { portsInUse: model.serverFacts.portsInUse } : {}) });
+  return composeStack(factsOfModel(model), { ...options, ...(model.serverFacts ? { serverFacts: model.serverFacts } : {}) });
 }
