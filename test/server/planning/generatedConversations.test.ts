@@ -83,4 +83,17 @@ describe('generated conversations with the offline requirements agent', () => {
     const selfHosted = converse(['I want a self-hosted n8n automation server on my droplet with my own domain n8n.example.com and HTTPS']);
     expect(selfHosted.replies.join('\n')).not.toMatch(/I don't know (self-hosted|automation)/);
   });
+
+  it('"my <provider> server" and "my server at host, user u" — in any message — are an existing server with those details', () => {
+    const home = converse(['n8n on my home server, Ubuntu at 192.168.1.50, user pi', 'Go with sensible defaults for everything else.']);
+    expect(home.document).toContain('pi@192.168.1.50, SSH port 22');
+    expect(home.secrets.map((s) => s.name)).not.toEqual(expect.arrayContaining(['SERVER_HOST']));
+    const later = converse(['Gitea with PostgreSQL', 'it runs on my server at 203.0.113.9, login deploy, port 2222', 'Go with sensible defaults for everything else.']);
+    expect(later.document).toContain('deploy@203.0.113.9, SSH port 2222');
+    for (const where of ['on my Hetzner server', 'auf meinem Hetzner-Server', 'on my droplet']) {
+      const c = converse([`Uptime Kuma ${where}`, 'Go with sensible defaults for everything else.']);
+      expect({ where, existing: /Existing VPS|existing server/i.test(c.document) }).toEqual({ where, existing: true });
+      expect({ where, creates: /hcloud server create|doctl compute droplet create/.test(plans(c.document).implementation) }).toEqual({ where, creates: false });
+    }
+  });
 });

@@ -6,7 +6,7 @@
 
 import { COMPONENTS } from './components';
 import { detectLanguage, findImages, PRODUCT_RULES, productOfImage, unknownNames, alternativesFor } from './products';
-import { readSshTarget, type SshTarget } from './sshTarget';
+import { readSpokenTarget, readSshTarget, type SshTarget } from './sshTarget';
 
 export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
 /** Kinds of workload asked for without naming a product; the default product fills them only when none of that kind is named. */
@@ -401,6 +401,7 @@ function readClause(clause: string, facts: Facts): void {
     if (!isNegated(clause, at) && !eitherKnown && !facts.custom.some((c) => c.name.includes(key)) && !facts.skipped.some((s) => s.toLowerCase() === key)) facts.unknown.push(name);
   }
   readSkips(clause, facts);
+  if (ownServer(clause)) facts.provider = 'vps';
   // "use Jellyfin instead": the offered alternative was taken, the unknown name is answered.
   if (/\binstead\b|\balternative\b|\bgo with\b/i.test(clause)) {
     facts.unknown = facts.unknown.filter((u) => !alternativesFor(u).some((c) => facts.components.has(c.id)) && !named.length);
@@ -444,6 +445,24 @@ function readClause(clause: string, facts: Facts): void {
       if (product) existing.component = product;
     } else facts.domains.push({ host: d.host, ...(product ? { component: product } : {}) });
   }
+}
+
+const POSSESSIVE = new Set(['my', 'our', 'mein', 'meinem', 'meinen', 'meiner', 'unserem', 'unseren', 'mon', 'ma', 'notre', 'mi', 'nuestro', 'mio', 'il mio']);
+const PROVIDER_WORDS = new Set(['hetzner', 'digitalocean', 'aws', 'ec2', 'linode', 'vultr', 'ovh', 'contabo', 'ionos', 'netcup', 'strato', 'scaleway', 'azure', 'gcp', 'google']);
+const SERVER_WORDS = new Set(['server', 'vps', 'box', 'instance', 'droplet', 'machine', 'host', 'dedi', 'root-server', 'rootserver', 'serveur', 'servidor']);
+
+/**
+ * "my Hetzner server", "auf meinem Hetzner-Server", "my droplet": a server the person already has, at
+ * that provider: an existing server, not one to create. Read on the clause's words: a possessive, then
+ * within two words a server word (a provider's name may sit between, or be joined to it by a hyphen).
+ */
+function ownServer(clause: string): boolean {
+  const words: string[] = clause.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return words.some((w, i) => {
+    if (!POSSESSIVE.has(w)) return false;
+    const next = words.slice(i + 1, i + 4).filter((x) => !['own', 'existing', 'eigenen', 'eigener', 'current'].includes(x));
+    return (SERVER_WORDS.has(next[0] ?? '') && next[0] !== 'host') || (PROVIDER_WORDS.has(next[0] ?? '') && SERVER_WORDS.has(next[1] ?? ''));
+  });
 }
 
 /** Words that go on without every open unknown name ("continue", "that is all", "skip it"). */
@@ -520,7 +539,7 @@ export function extractFacts(texts: string[], start: Facts = emptyFacts(), optio
       }
     }
     readScalars(text, facts, pending);
-    const target = readSshTarget(text);
+    const target = readSshTarget(text) ?? readSpokenTarget(text);
     if (target) {
       facts.sshTarget = target;
       facts.provider = 'vps';

@@ -44,6 +44,26 @@ export function readSshTarget(text: string): SshTarget | undefined {
   return found;
 }
 
+const SPOKEN_HOST = new RegExp(`\\b(?:at|on|ip|address|host|is)\\s+(${IPV4}|${HOSTNAME})\\b`, 'i');
+const SPOKEN_USER = new RegExp(`\\b(?:user(?:name)?|login|benutzer)\\s*(?:is\\s+|=\\s*|:\\s*)?(${USER})\\b`, 'i');
+
+/**
+ * A server described in words: "my home server, Ubuntu at 192.168.1.50, user pi", "my VPS is 203.0.113.9,
+ * login deploy, port 2222": a sentence that speaks of a server, names its address and its user.
+ */
+export function readSpokenTarget(text: string): SshTarget | undefined {
+  let found: SshTarget | undefined;
+  for (const sentence of text.split(/[\n;]|[.!?](?=\s|$)/)) {
+    if (!SERVER_WORDS.test(sentence)) continue;
+    const host = sentence.match(SPOKEN_HOST)?.[1]?.toLowerCase();
+    const user = sentence.match(SPOKEN_USER)?.[1];
+    if (!host || !user || !validIpv4(host) || user.toLowerCase() === 'is') continue;
+    const port = Number(sentence.match(PORT)?.[1] ?? 22);
+    if (validPort(port)) found = { user, host, port };
+  }
+  return found;
+}
+
 /** How documents spell a target: `deploy@203.0.113.7, SSH port 2222` (read back by readSshTarget). */
 export const sshTargetLabel = (t: SshTarget): string => `${t.user}@${t.host}, SSH port ${t.port}`;
 
