@@ -100,7 +100,8 @@ export function ActivityHeatmap({ today = new Date() }: { today?: Date }): React
         </Grid>
       </Scroll>
       <Footer>
-        <Tooltip role="tooltip" aria-live="polite">
+        {/* A tooltip only while it names a day: an empty one has no accessible name. */}
+        <Tooltip role={hovered ? 'tooltip' : undefined} aria-live="polite">
           {hovered ? ACTIVITY_TEXT.dayTooltip(hovered.count, hovered.date) : ''}
         </Tooltip>
         <Legend aria-label="Legend">

@@ -1,11 +1,11 @@
-import { useState, type ReactElement } from 'react';
+import { useEffect, useRef, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
 import { EXECUTION_TEXT } from '../../../shared/constants';
 import { useAppSelector } from '../../app/hooks';
 import { useInjectSaga } from '../../app/injectSaga';
 import { Button } from '../../common/components/Button';
 import { Card } from '../../common/components/Card';
-import { MutedText } from '../../common/components/Layout';
+import { MutedText, PHONE_MAX_WIDTH } from '../../common/components/Layout';
 import type { StagePanelProps } from '../stages/types';
 import { ExecutionChatPanel } from './components/ExecutionChatPanel';
 import { ExecutionProgressPanel } from './components/ExecutionProgressPanel';
@@ -22,9 +22,11 @@ const OPEN_CHAT = 'Open the agent chat and terminal';
 /**
  * The execution stage (part 2 section 2): the execution progress panel with its step cards across the
  * whole width, so the step that waits is what the person sees. The chat panel (Chat and Terminal tabs)
- * opens only when asked (its button, or a card's 'Change with the agent'): beside the steps on a wide
- * screen (its width adjustable), under them on a narrow one, never over them. The side card the spec
- * gives this stage follows the steps.
+ * opens only when asked (its button, or a card's 'Change with the agent'): beside the steps on a window
+ * of 1600 px or more (its width adjustable), else docked at the bottom of the window (a terminal of 100+
+ * columns at 1440, the steps keeping their width), and then the current step is scrolled to the top,
+ * above the dock, so the panel never hides the step that waits. The side card the spec gives this
+ * stage follows the steps.
  */
 export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
   useInjectSaga(executionSaga);
@@ -36,9 +38,18 @@ export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
     setSeenOffer(offered.id);
     setChatOpen(true);
   }
+  const workRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!chatOpen) return;
+    const current = workRef.current?.querySelector<HTMLElement>('[data-current="true"]');
+    if (!current || typeof current.scrollIntoView !== 'function') return;
+    // The dock covers the window's lower part: the current card goes to the top unless it is there already.
+    const { top } = current.getBoundingClientRect();
+    if (top < 0 || top > window.innerHeight / 3) current.scrollIntoView({ block: 'start' });
+  }, [chatOpen]);
   return (
     <Columns $chat={chatOpen}>
-      <WorkArea>
+      <WorkArea ref={workRef}>
         {/* Shown only while (or after a failed) sandbox preparation for this project: nothing once it is done. */}
         <SandboxInitStatus projectId={projectId} />
         <ToolPreflightNotice projectId={projectId} />
@@ -66,14 +77,17 @@ export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
   );
 }
 
-/** The steps, and the chat beside them when open (under them below 1100 px). */
+/** Where the chat goes beside the steps rather than docked under them: the steps keep 700 px or more. */
+const SIDE_BY_SIDE = '(min-width: 1600px)';
+
+/** The steps, and the open chat: docked after them (sticking to the window's bottom), or beside them. */
 const Columns = styled.div<{ $chat: boolean }>`
   display: grid;
-  grid-template-columns: ${({ $chat }) => ($chat ? 'minmax(0, 1fr) auto' : 'minmax(0, 1fr)')};
+  grid-template-columns: minmax(0, 1fr);
   gap: ${({ theme }) => theme.space(5)};
-  align-items: start;
-  @media (max-width: 1100px) {
-    grid-template-columns: minmax(0, 1fr);
+  @media ${SIDE_BY_SIDE} {
+    grid-template-columns: ${({ $chat }) => ($chat ? 'minmax(0, 1fr) auto' : 'minmax(0, 1fr)')};
+    align-items: start;
   }
 `;
 
@@ -86,27 +100,31 @@ const WorkArea = styled.div`
 `;
 
 /**
- * Sticks in view while the steps scroll; the person drags its corner to make it wider or narrower
- * (CSS resize), within a third to a half of the window.
+ * Docked: sticks to the bottom of the window while the steps above it scroll (and sits in its own place
+ * once the end is reached, so every step can scroll above it). Beside the steps on a wide window: sticks
+ * to the top, the person drags its lower-left corner to make it wider or narrower (CSS resize).
  */
 const ChatColumn = styled.div`
   position: sticky;
-  top: ${({ theme }) => theme.space(4)};
-  width: 420px;
-  min-width: 320px;
-  max-width: 50vw;
-  height: calc(100vh - ${({ theme }) => theme.space(8)});
-  resize: horizontal;
-  overflow: hidden;
-  direction: rtl;
-  > * { direction: ltr; }
-  @media (max-width: 1100px) {
-    position: static;
-    width: auto;
-    max-width: none;
-    height: 70vh;
-    resize: none;
-    direction: ltr;
+  bottom: 0;
+  z-index: 2;
+  height: min(50vh, 520px);
+  box-shadow: ${({ theme }) => theme.shadows.raised};
+  @media (max-width: ${PHONE_MAX_WIDTH}px) {
+    height: 45vh;
+  }
+  @media ${SIDE_BY_SIDE} {
+    top: ${({ theme }) => theme.space(4)};
+    bottom: auto;
+    width: 560px;
+    min-width: 360px;
+    max-width: 50vw;
+    height: calc(100vh - ${({ theme }) => theme.space(8)});
+    box-shadow: none;
+    resize: horizontal;
+    overflow: hidden;
+    direction: rtl;
+    > * { direction: ltr; }
   }
 `;
 

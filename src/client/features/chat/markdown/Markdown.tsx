@@ -85,10 +85,14 @@ const REMARK_PLUGINS = [remarkGfm];
  * Agent replies and plans as markdown, without raw HTML (react-markdown never renders it), with the
  * link rule above. Lives in its own chunk (see LazyMarkdown); mermaid loads only when a diagram shows.
  */
+/** A table wider than its column scrolls inside it (CSS below): focusable, so a keyboard can scroll it too. */
+const scrollingTable: Components['table'] = ({ node: _node, ...props }) => <ScrollingTable tabIndex={0} {...props} />;
+const ScrollingTable = styled.table``;
+
 export function Markdown({ children, diagrams = true }: MarkdownProps): ReactElement {
   return (
     <Prose>
-      <ReactMarkdown remarkPlugins={REMARK_PLUGINS} urlTransform={safeUrl} components={{ a: externalLink, img: ownImage, pre: diagrams ? diagramPre : plainPre }}>
+      <ReactMarkdown remarkPlugins={REMARK_PLUGINS} urlTransform={safeUrl} components={{ a: externalLink, img: ownImage, pre: diagrams ? diagramPre : plainPre, table: scrollingTable }}>
         {children}
       </ReactMarkdown>
     </Prose>

@@ -208,7 +208,7 @@ const Panel = styled(Card)`
   flex-direction: column;
   gap: ${({ theme }) => theme.space(3)};
   height: 100%;
-  min-height: 420px;
+  min-height: 0;
   h2 { font-size: ${({ theme }) => theme.fontSizes.lg}; }
 `;
 

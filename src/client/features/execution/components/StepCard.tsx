@@ -29,6 +29,8 @@ export interface StepCardProps {
   /** Whether the body shows: the list decides (the current step), the header's toggle asks it to change. */
   expanded: boolean;
   onToggle: () => void;
+  /** The step the person deals with now (the stage scrolls it into view). */
+  current?: boolean;
   /** When the running step last printed (the live stream); a quiet step says what it last said, and since when. */
   lastOutputAt?: number;
 }
@@ -69,7 +71,7 @@ function tookMs(step: ViewStep): number | null {
  * progress polls) with a Cancel button; a finished one how long it took; a rejected one can be
  * re-executed or changed with the agent, so every step can still reach completed.
  */
-export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault, promptLabel = EXECUTION_TEXT.promptLabel, onChange, onResolveProposal, expanded, onToggle, lastOutputAt }: StepCardProps): ReactElement {
+export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT.stepDefault, promptLabel = EXECUTION_TEXT.promptLabel, onChange, onResolveProposal, expanded, onToggle, lastOutputAt, current = false }: StepCardProps): ReactElement {
   const [fullOutput, setFullOutput] = useState(false);
   const closeFullOutput = useCallback(() => setFullOutput(false), []);
   const bodyId = useId();
@@ -104,7 +106,7 @@ export function StepCard({ step, pending, onAction, stepDefault = EXECUTION_TEXT
   const waitingOn = quietMs !== null && quietMs >= EXECUTION.quietAfterMs && said ? EXECUTION_TEXT.quietFor(said, formatDuration(quietMs)) : null;
 
   return (
-    <Card aria-label={`Step ${step.number}: ${description}`} data-step={step.number} $status={step.status}>
+    <Card aria-label={`Step ${step.number}: ${description}`} data-step={step.number} data-current={current} $status={step.status}>
       <Header>
         <Toggle type="button" aria-expanded={expanded} aria-controls={bodyId} onClick={onToggle}>
           <StepNumber aria-hidden="true">{step.number}</StepNumber>

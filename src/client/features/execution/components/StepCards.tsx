@@ -74,6 +74,7 @@ export function StepCards({ label, steps, pending, onAction, stepDefault, prompt
             promptLabel={promptLabel}
             onChange={onChange}
             onResolveProposal={onResolveProposal}
+            current={step.number === current}
             expanded={isOpen(step.number)}
             onToggle={() => setChosen((was) => ({ ...was, [step.number]: !isOpen(step.number) }))}
           />
