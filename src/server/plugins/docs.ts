@@ -13,7 +13,21 @@ export const docsPlugin = fp(
         security: [{ session: [] }],
       },
     });
-    await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+    // The reference page brings its own inline script and styles: swagger-ui's policy allows exactly those
+    // (by hash) and this origin, minus what does not fit a server reached over plain http on a LAN
+    // (upgrade-insecure-requests would send its assets to an https that is not there), any https origin and
+    // swagger.io's validator: it loads nothing from elsewhere.
+    await app.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
+      staticCSP: true,
+      transformStaticCSP: (header) =>
+        header
+          .replace(/\s*upgrade-insecure-requests;?/, '')
+          .replace(/ (validator\.swagger\.io|https:)/g, '')
+          .replace(/\s+;/g, ';')
+          .trim(),
+    });
     app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   },
   { name: 'docs' },

@@ -49,6 +49,21 @@ describe('requests from browsers: origin, headers, proxies', () => {
     }
   });
 
+  it('sends the API reference (/api/docs, its page, assets and document) a Content-Security-Policy: its own origin and its inline code by hash', async () => {
+    const page = await app.inject('/api/docs');
+    expect(page.statusCode).toBe(200);
+    const urls = ['/api/docs', '/api/docs/', '/api/docs/static/index.html', '/api/docs/static/swagger-initializer.js', '/api/docs/json', '/api/openapi.json'];
+    for (const url of urls) {
+      const answer = await app.inject(url);
+      const csp = String(answer.headers['content-security-policy'] ?? '');
+      expect({ url, hasPolicy: csp.length > 0 }).toEqual({ url, hasPolicy: true });
+      expect(csp).not.toContain('upgrade-insecure-requests');
+      expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    }
+    expect(String(page.headers['content-security-policy'])).toMatch(/script-src 'self'( 'sha256-[^']+')*;/);
+    expect(String(page.headers['content-security-policy'])).not.toContain('https:');
+  });
+
   it('sends pages a Content-Security-Policy limited to its own origin, API answers one that allows nothing, and no HSTS over http', async () => {
     const page = await app.inject('/');
     const csp = String(page.headers['content-security-policy']);
