@@ -8,6 +8,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { closeModes } from '../dataDir';
 import { holdsCluster, loadPglite, pgliteOptions } from './pglite';
 import * as schema from './schema';
 
@@ -74,7 +75,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const PGliteClass = await loadPglite();
   const directory = options.dataDir ? pgliteDirectory(options.dataDir) : undefined;
   const template = directory && options.pgliteTemplate && !holdsCluster(directory) ? new Blob([fs.readFileSync(options.pgliteTemplate)]) : undefined;
-  return pgliteDatabase(await PGliteClass.create(directory, { ...pgliteOptions(PGliteClass), loadDataDir: template }), migrationsFolder);
+  const database = await pgliteDatabase(await PGliteClass.create(directory, { ...pgliteOptions(PGliteClass), loadDataDir: template }), migrationsFolder);
+  // A template unpacks with the modes its archive recorded (0644), past the umask: private from the first start too.
+  if (directory) closeModes(directory);
+  return database;
 }
 
 /** Writes `file`: a new PGlite with the committed migrations applied, its data directory dumped (gzip), for `pgliteTemplate`. */

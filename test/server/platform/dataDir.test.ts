@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { secureDataDir } from '../../../src/server/dataDir';
+import { openDatabase } from '../../../src/server/db/client';
+import { MIGRATIONS_DIR, pgliteTemplate } from '../helpers/databaseTemplates';
 import { asOtherUser, asRoot, modesUnder } from '../helpers/fileAccess';
 
 describe('DATA_DIR is the server user\'s alone', () => {
@@ -52,6 +54,19 @@ describe('DATA_DIR is the server user\'s alone', () => {
     expect((fs.statSync(path.join(dataDir, 'new-file')).mode & 0o777).toString(8)).toBe('600');
     expect((fs.statSync(path.join(dataDir, 'new-dir')).mode & 0o777).toString(8)).toBe('700');
   });
+
+  it('keeps a new PGlite data directory private from the first start, a template unpacked into it included', async () => {
+    secureDataDir(dataDir);
+    const template = path.join(path.dirname(dataDir), 'template.tar.gz');
+    fs.writeFileSync(template, Buffer.from(await (await pgliteTemplate()).arrayBuffer()));
+    const database = await openDatabase({ dataDir, pgliteTemplate: template, migrationsDir: MIGRATIONS_DIR });
+    try {
+      const open = Object.entries(modesUnder(path.join(dataDir, 'pglite'))).filter(([, mode]) => mode !== '600' && mode !== '700');
+      expect(open).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  }, 60_000);
 
   (asRoot ? it : it.skip)('leaves another local user (nobody) nothing to list, read or write', () => {
     fs.mkdirSync(path.join(dataDir, 'pglite'), { recursive: true, mode: 0o777 });
