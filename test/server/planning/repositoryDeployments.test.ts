@@ -1,3 +1,4 @@
+import { verifyPlans } from '../../../src/server/agents/verifier/verifyPlan';
 import { analyse, expectAccepted, planFor, removeFixtureRepositories } from '../helpers/repositoryFixtures';
 
 /**
@@ -95,7 +96,7 @@ afterAll(() => {
 });
 
 describe.each(DOCUMENTED)('$fullName is deployed the way its authors ship it', (d) => {
-  it(`uses ${d.source.source} (${d.kind}), runs ${d.app.image} and keeps no literal credential`, async () => {
+  it(`uses ${d.source.source} (${d.kind}), runs ${d.app.image}, keeps no literal credential and passes the verifier`, async () => {
     results.set(d.fullName, false);
     const name = d.fullName.slice(d.fullName.indexOf('/') + 1);
     const inspection = await analyse(d.fixture, d.branch, [], name);
@@ -119,6 +120,9 @@ describe.each(DOCUMENTED)('$fullName is deployed the way its authors ship it', (
     // The plan says which file it used and why.
     expect(p.architecture).toContain(layout.compose!.path);
     expectAccepted(p.compose, d.fixture);
+    // The plan passes the verifier every plan passes (every data volume backed up, links resolved, private services private).
+    const errors = (await verifyPlans({ architecture: p.architecture, implementation: p.implementation })).filter((f) => f.severity === 'error');
+    expect(errors.map((f) => `${f.code} ${f.where ?? ''}: ${f.message}`)).toEqual([]);
     results.set(d.fullName, true);
   });
 });

@@ -164,9 +164,20 @@ export function adoptRepositoryCompose(layout: Required<Pick<RepositoryLayout, '
     const ports = (Array.isArray(s.ports) ? s.ports : []).map((p) => (typeof p === 'object' && p ? `${(p as { published?: unknown }).published ?? ''}:${(p as { target?: unknown }).target}` : String(p)));
     const known = typeof s.image === 'string' ? catalogued(s.image)?.service : undefined;
     const deps = Array.isArray(s.depends_on) ? (s.depends_on as string[]) : Object.keys((s.depends_on as object | undefined) ?? {});
+    // Named volumes hold the stack's state: the deploy backs them up (a catalogued database by its dump).
+    const namedVolumes = (Array.isArray(s.volumes) ? s.volumes : []).flatMap((v): string[] => {
+      if (typeof v === 'string') {
+        const [source, target] = v.split(':');
+        return source && target && !/^[./~$]/.test(source) ? [`${source}:${target}`] : [];
+      }
+      const long = v as { type?: unknown; source?: unknown; target?: unknown };
+      return long.type === 'volume' && typeof long.source === 'string' && typeof long.target === 'string' ? [`${long.source}:${long.target}`] : [];
+    });
     specs.push({
       name,
       image: s.build !== undefined ? 'build' : String(s.image ?? ''),
+      ...(namedVolumes.length ? { volumes: namedVolumes } : {}),
+      ...(known?.backup && namedVolumes.length && !oneShot ? { backup: known.backup } : {}),
       ...(ports.length ? { publish: ports } : {}),
       ...(s.healthcheck ? { healthcheck: healthcheckOf(s.healthcheck as Record<string, unknown>) } : { noHealthcheck: String(s['x-one-shot'] ?? s['x-no-healthcheck']) }),
       networks: [],

@@ -26,13 +26,14 @@ const HOST_KEY = /(^|_)(HOST|HOSTS|HOSTNAME|SERVER|SERVERS|ADDR|ADDRESS|BROKER|B
  */
 export function hostOf(reference: string): string | undefined {
   const value = reference.trim();
-  if (!value || /\$\{|\{\{|\{\$|\{env\./.test(value) || value.startsWith('/') || value.startsWith('unix:')) return undefined;
+  if (!value || /\{\{|\{\$|\{env\./.test(value) || value.startsWith('/') || value.startsWith('unix:')) return undefined;
   let host: string;
   const url = value.match(/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?(\[[^\]]*\]|[^:/?#,]*)/i);
   if (url) host = url[1]!;
   else if (/^[A-Za-z0-9_.-]+(:\d+)?$/.test(value)) host = value.split(':')[0]!;
   else return undefined;
-  if (!host || host === 'localhost' || host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host) || host === '0.0.0.0' || host === 'host.docker.internal') return undefined;
+  // A host that is itself interpolated (`${DB_HOST}`) names no container the plan can check.
+  if (!host || host.includes('$') || host === 'localhost' || host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host) || host === '0.0.0.0' || host === 'host.docker.internal') return undefined;
   return host;
 }
 
@@ -40,7 +41,9 @@ export function hostOf(reference: string): string | undefined {
 function hostsOfValue(key: string, value: string): string[] {
   const looksLikeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim());
   if (!looksLikeUrl && !HOST_KEY.test(key)) return [];
+  // `${VAR:?not set}` is one word however it is spelt: its spaces do not split the value into references.
   return value
+    .replace(/\$\{[^}]*\}/g, '${}')
     .split(/[,\s]+/)
     .map(hostOf)
     .filter((h): h is string => Boolean(h));
