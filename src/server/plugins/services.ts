@@ -56,6 +56,8 @@ export interface Services {
   execution: ExecutionService;
   /** Every event that crosses requests or replicas (in-process; Redis pub/sub when REDIS_URL is set). */
   events: EventBus<unknown>;
+  /** Why the event bus cannot be relied on now (Redis away), or null; readiness answers 503 with it. */
+  eventBusProblem(): string | null;
   /** Commands the execution agent runs, for the terminal's command stream (topics of `events`). */
   executionCommands: EventBus<TerminalStreamEvent>;
   /** The validation stage: the agent's plan of read-only checks, approvals, runs (the execution step runner). */
@@ -148,6 +150,7 @@ export const servicesPlugin = fp(
       repositories,
       execution,
       events,
+      eventBusProblem: () => redisBus?.problem() ?? null,
       executionCommands,
       validation,
       documentation,

@@ -1,13 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { startNode, stopChild, waitForUrl } from '../../bench/processes';
 import { createPostgresTestDatabase } from '../helpers/testDatabase';
 import { freePort } from '../helpers/freePort';
+import { startRedis } from '../helpers/redisServer';
 
 /**
  * Two replicas of the real server (two processes) on one PostgreSQL database and one Redis, sharing
@@ -15,30 +15,6 @@ import { freePort } from '../helpers/freePort';
  */
 const ORIGIN = 'http://app.test';
 const START_MS = 180_000;
-
-/** Starts Debian's redis-server on a free port, nothing kept on disk; resolves once it answers PING. */
-async function startRedis(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: 'ignore',
-    detached: true,
-  });
-  const until = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} (is Debian's redis-server installed?)`);
-    const answered = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
-      socket.once('data', (data) => {
-        socket.destroy();
-        resolve(data.toString().startsWith('+PONG'));
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (answered) return { url: `redis://127.0.0.1:${port}`, child };
-    if (Date.now() > until) throw new Error('redis-server did not answer within 30 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface Replica {
   name: string;

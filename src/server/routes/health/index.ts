@@ -7,7 +7,7 @@ const Health = Type.Object({ status: Type.String() });
 /**
  * Liveness (`/api/health`) and readiness (`/api/ready`: DATA_DIR's disk has room — at least
  * DISK_MIN_FREE_MB free and no write refused for want of space since a probe write last succeeded —
- * and the database answers).
+ * the event bus reaches the other replicas (REDIS_URL), and the database answers).
  */
 export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/health', { config: { public: true }, schema: { tags: ['health'], response: { 200: Health } } }, async () => ({ status: 'ok' }));
@@ -20,6 +20,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (disk) {
         request.log.warn({ detail: disk }, 'disk not ready');
         return reply.status(503).send({ detail: disk });
+      }
+      // A replica cut off from the other replicas' events serves what they changed as it was: not ready.
+      const bus = app.services.eventBusProblem();
+      if (bus) {
+        request.log.warn({ detail: bus }, 'event bus not connected');
+        return reply.status(503).send({ detail: bus });
       }
       try {
         await app.database.ping();

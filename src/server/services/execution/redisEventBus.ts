@@ -12,6 +12,11 @@ interface Envelope {
 }
 
 export interface RedisEventBus extends EventBus<unknown> {
+  /**
+   * Why this replica may be serving stale state, or null: while either connection to Redis is down,
+   * other replicas' events (a logout, a write, an approval) do not arrive and its caches are not dropped.
+   */
+  problem(): string | null;
   close(): Promise<void>;
 }
 
@@ -92,6 +97,10 @@ export async function createRedisEventBus(options: RedisEventBusOptions): Promis
       });
     },
     subscribe: local.subscribe,
+    problem() {
+      const down = [['publisher', publisher], ['subscriber', subscriber]].filter(([, c]) => (c as typeof publisher).status !== 'ready');
+      return down.length ? `The event bus (Redis) is not connected (${down.map(([name]) => name as string).join(', ')}): this replica would serve state other replicas have changed` : null;
+    },
     async close() {
       closing = true;
       await Promise.allSettled([subscriber.quit(), publisher.quit()]);
