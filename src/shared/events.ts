@@ -104,11 +104,22 @@ export type ApprovalClientMessage = ApprovalPingMessage;
  * Server → client: a command waiting for the user; decide it with POST /api/devops-helper/approval.
  * `dangerous_reason` says why the command deserves a second look (destructive, prints secrets, …).
  */
+/**
+ * Where an approved command runs: in the project sandbox, or on a server over SSH from it (`name` as the
+ * project's `ssh-keys/config` calls it, `address` as user@host:port).
+ */
+export const RunsOn = Type.Union([
+  Type.Object({ kind: Type.Literal('sandbox') }),
+  Type.Object({ kind: Type.Literal('server'), name: Type.String(), address: Type.String() }),
+]);
+export type RunsOn = Static<typeof RunsOn>;
+
 export const ApprovalRequestMessage = Type.Object({
   type: Type.Literal('approval_request'),
   id: Type.String(),
   command: Type.String(),
   dangerous_reason: Type.Optional(Type.String()),
+  runs_on: Type.Optional(RunsOn),
 });
 export type ApprovalRequestMessage = Static<typeof ApprovalRequestMessage>;
 

@@ -19,10 +19,13 @@ export const DEVOPS_HELPER = {
 export const DEVOPS_HELPER_APPROVAL = {
   title: 'Approval required',
   dangerous: (reason: string): string => `Caution: ${reason}`,
+  /** Where the command runs, as the server says. */
+  runsInSandbox: 'Runs in the project sandbox',
+  runsOnServer: (name: string, address: string): string => `Runs on ${name} (${address}), over SSH from the project sandbox`,
   status: {
     pending: 'Waiting for your decision',
     sending: 'Sending your decision...',
-    approved: 'Approved: the command runs in the sandbox.',
+    approved: 'Approved: the command runs.',
     denied: 'Denied: the command did not run.',
     expired: 'Expired: the command did not run.',
   },

@@ -140,7 +140,7 @@ describe('DevOps Helper', () => {
   it('runs an approved command once, streams its output into the chat and meters the turn', async () => {
     const reply = chat('please run `echo hello-helper > approved.txt; cat approved.txt`');
     const request = await socket.next();
-    expect(request).toEqual({ type: 'approval_request', id: expect.any(String), command: 'echo hello-helper > approved.txt; cat approved.txt' });
+    expect(request).toEqual({ type: 'approval_request', id: expect.any(String), command: 'echo hello-helper > approved.txt; cat approved.txt', runs_on: { kind: 'sandbox' } });
     expect(fs.existsSync(workspaceFile('approved.txt'))).toBe(false);
     const decision = await decide(request.id, true);
     expect(decision.json()).toEqual({ approval_id: request.id, status: 'approved' });
@@ -247,6 +247,56 @@ describe('DevOps Helper', () => {
     const frames = framesOf((await chat('hello')).body);
     expect(textOf(frames)).toContain("I'm the DevOps Helper");
     expect(frames.at(-1)?.data.event).toBe('on_chat_model_end');
+  });
+
+  it("works on the project's server: asked in words, it proposes a command over the SSH configuration the steps wrote, and the approval says where it runs", async () => {
+    // What the first execution step writes (offline/remoteShell.ts connectCommands), and the stack's compose file.
+    fs.mkdirSync(workspaceFile('ssh-keys'), { recursive: true });
+    fs.mkdirSync(workspaceFile('stack'), { recursive: true });
+    fs.writeFileSync(workspaceFile('ssh-keys/config'), 'Host da-server\n  HostName 203.0.113.7\n  Port 2222\n  User deploy\n  IdentityFile /x/ssh-keys/id\n');
+    fs.writeFileSync(workspaceFile('stack/docker-compose.yml'), 'services:\n  redis:\n    image: redis:7\n  proxy:\n    image: nginx:1.27\n');
+    try {
+      const cases: Array<[string, RegExp]> = [
+        ['show me the running containers on my server and their disk usage', /docker ps -a --size[\s\S]*docker system df/],
+        ['show me the logs of redis', /compose logs --no-color --timestamps --tail 100 redis/],
+        ['please restart the proxy service', /compose restart proxy/],
+        ['update the images', /compose pull\ncompose up -d/],
+        ['when does the certificate expire?', /openssl x509 -noout -subject -issuer -enddate/],
+        ['how much disk and memory is left?', /df -h[\s\S]*free -m/],
+      ];
+      for (const [question, command] of cases) {
+        const reply = chat(question);
+        const request = await socket.next();
+        expect(request.command).toMatch(/^ssh -F ssh-keys\/config da-server 'bash -s' <<'REMOTE'\n/);
+        expect(request.command).toMatch(command);
+        expect(request.runs_on).toEqual({ kind: 'server', name: 'da-server', address: 'deploy@203.0.113.7:2222' });
+        // Denied here: the address is a documentation one (the deploy journey runs them on a real server).
+        await decide(request.id, false);
+        expect(textOf(framesOf((await reply).body))).toContain('on da-server (deploy@203.0.113.7), over SSH from the sandbox');
+      }
+      // What changed since the deploy: compared from the sandbox, each ssh call to the server.
+      const reply = chat('what changed since the deploy?');
+      const request = await socket.next();
+      expect(request.command).toContain('diff -u --label "deployed: $f"');
+      expect(request.runs_on).toMatchObject({ kind: 'server', name: 'da-server' });
+      await decide(request.id, false);
+      await reply;
+      // A question about the sandbox stays there.
+      const local = chat('how much disk space is left in the sandbox?');
+      const inSandbox = await socket.next();
+      expect(inSandbox.command).toMatch(/^df -h/);
+      expect(inSandbox.runs_on).toEqual({ kind: 'sandbox' });
+      await decide(inSandbox.id, false);
+      await local;
+    } finally {
+      fs.rmSync(workspaceFile('ssh-keys'), { recursive: true, force: true });
+      fs.rmSync(workspaceFile('stack'), { recursive: true, force: true });
+    }
+  });
+
+  it('tells a project without a server that a server question needs one', async () => {
+    const frames = framesOf((await chat('list the containers on my server')).body);
+    expect(textOf(frames)).toContain('this project has none configured yet');
   });
 
   it('reads the conversation back for a reloaded chat: messages, command notes, secrets redacted; scoped to the caller', async () => {

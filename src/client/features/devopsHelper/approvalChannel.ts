@@ -1,4 +1,13 @@
-import type { ApprovalClientMessage, ApprovalServerMessage } from '../../../shared/events';
+import type { ApprovalClientMessage, ApprovalServerMessage, RunsOn } from '../../../shared/events';
+
+/** A frame's `runs_on` when it has the contract's shape, else nothing (the card then says nothing of it). */
+function runsOnOf(value: unknown): RunsOn | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Partial<Record<string, unknown>>;
+  if (v.kind === 'sandbox') return { kind: 'sandbox' };
+  if (v.kind === 'server' && typeof v.name === 'string' && typeof v.address === 'string') return { kind: 'server', name: v.name, address: v.address };
+  return undefined;
+}
 import { createSocketChannel, webSocketUrl, type SocketChannel } from '../../common/channels/socketChannel';
 
 /** Accepts `approval_request` and `pong` frames of the contract's shape; anything else is skipped. */
@@ -13,6 +22,7 @@ export function parseApprovalFrame(raw: string): ApprovalServerMessage | null {
     id: frame.id,
     command: frame.command,
     ...(typeof frame.dangerous_reason === 'string' ? { dangerous_reason: frame.dangerous_reason } : {}),
+    ...(runsOnOf(frame.runs_on) ? { runs_on: runsOnOf(frame.runs_on) } : {}),
   };
 }
 

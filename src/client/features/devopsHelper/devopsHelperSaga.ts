@@ -41,7 +41,10 @@ export function* approvalSocket(projectId: number): Generator {
           const thread = (yield select(selectChatThread, key)) as ChatThread;
           const afterMessageId = thread.messages[thread.messages.length - 1]?.id ?? 0;
           yield put(
-            approvalRequested({ key, item: { id: message.id, command: message.command, dangerousReason: message.dangerous_reason ?? null, afterMessageId } }),
+            approvalRequested({
+              key,
+              item: { id: message.id, command: message.command, dangerousReason: message.dangerous_reason ?? null, ...(message.runs_on ? { runsOn: message.runs_on } : {}), afterMessageId },
+            }),
           );
         } else if (event.type === 'socket/closed') {
           clean = event.wasClean;

@@ -1,3 +1,4 @@
+import type { RunsOn } from '../../../shared/events';
 import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { rootReducer } from '../../app/store';
 import { turnEnded, turnFailed, turnStopped } from '../chat/chatSlice';
@@ -9,6 +10,8 @@ export interface ApprovalItem {
   id: string;
   command: string;
   dangerousReason: string | null;
+  /** Where the command runs once approved (the server's word); absent from servers that do not say. */
+  runsOn?: RunsOn;
   /** The chat message (of the helper's chat) this card follows; 0 before any message. */
   afterMessageId: number;
   status: ApprovalStatus;

@@ -1,18 +1,11 @@
 import type { PlannerReply, Turn } from './plannerTypes';
+import { intentOf, onServer, serviceOf, wordsOf } from './helperIntents';
+import { SSH_CONFIG } from './remoteShell';
 
 /** The DevOps Helper's one tool (see services/devopsHelper/devopsHelperAgent.ts). */
 import { DEVOPS_HELPER_TOOLS } from '../toolNames';
 
 export { DEVOPS_HELPER_TOOLS };
-
-/** Questions the offline helper answers with a read-only command of its own. */
-const INVESTIGATIONS: Array<{ pattern: RegExp; command: string; why: string }> = [
-  { pattern: /\b(disk|space|storage)\b/i, command: 'df -h', why: 'shows how full each filesystem is' },
-  { pattern: /\b(memory|ram|swap)\b/i, command: 'free -m', why: 'shows memory and swap use in MB' },
-  { pattern: /\b(containers?|docker)\b/i, command: 'docker ps -a', why: 'lists the containers and their state' },
-  { pattern: /\b(files?|workspace|directory|folder)\b/i, command: 'ls -la', why: 'lists the workspace' },
-  { pattern: /\b(processes|cpu|load)\b/i, command: 'ps aux --sort=-%cpu | head -15', why: 'lists the busiest processes' },
-];
 
 /**
  * The command a message asks to run: the first `backticked` command after run/execute (or any backticked
@@ -27,32 +20,58 @@ export function commandOf(message: string): string | undefined {
   return plain?.[1]?.trim() || undefined;
 }
 
+/** The servers block of the helper's system prompt (services/devopsHelper/projectServers.ts). */
+export interface HelperServers {
+  servers: Array<{ name: string; host: string; user: string | null; port: number }>;
+  services: string[];
+}
+
+/** Words that put a question in the sandbox rather than on the server. */
+const SANDBOX_WORDS = ['sandbox', 'workspace'];
+
 /**
- * The offline DevOps Helper: when the person asks to run something it proposes exactly that command
- * (which runs only after their approval); for common questions (disk, memory, containers, files,
- * processes) it proposes a read-only command; otherwise it says what it can do.
+ * The offline DevOps Helper: when the person asks to run something it proposes exactly that command;
+ * a question in words is mapped to a command by the intents table (helperIntents.ts), run on the
+ * project's server over the SSH configuration its steps wrote when the question is about the server,
+ * else in the sandbox. Every command runs only after the person approves it; otherwise it says what it
+ * can do.
  */
-export function devopsHelperReply(turns: Turn[]): PlannerReply {
+export function devopsHelperReply(turns: Turn[], known: HelperServers = { servers: [], services: [] }): PlannerReply {
   const message = [...turns].reverse().find((t) => t.role === 'user')?.content ?? '';
   const command = commandOf(message);
   if (command) {
     return {
-      text: `I will run \`${command}\` in the project sandbox once you approve it.`,
+      text: `I will run \`${command}\` once you approve it.`,
       toolCalls: [{ name: DEVOPS_HELPER_TOOLS.runCommand, args: { command } }],
     };
   }
-  const investigation = INVESTIGATIONS.find((i) => i.pattern.test(message));
-  if (investigation) {
+  const intent = intentOf(message);
+  const words = wordsOf(message);
+  // The server the question names (by name or address), else the project's first.
+  const server = known.servers.find((s) => words.includes(s.name.toLowerCase()) || words.includes(s.host.toLowerCase())) ?? known.servers[0];
+  if (intent) {
+    const ssh = server ? `ssh -F ${SSH_CONFIG} ${server.name}` : '';
+    const context = { services: known.services, ssh, ...(serviceOf(message, known.services) ? { service: serviceOf(message, known.services) } : {}) };
+    const inSandbox = intent.where === 'sandbox' || (intent.where === 'either' && (!server || words.some((w) => SANDBOX_WORDS.some((s) => w.startsWith(s)))));
+    if (!inSandbox && !server) {
+      return {
+        text: `That is a question about your server, and this project has none configured yet: its steps write the SSH configuration (\`${SSH_CONFIG}\`) when they first connect. Run the execution stage first, or ask me to run a command in the sandbox.`,
+        toolCalls: [],
+      };
+    }
+    const proposed = inSandbox ? intent.script(context) : intent.fromSandbox ? intent.script(context) : onServer(ssh, intent, context);
+    const where = inSandbox ? 'in the project sandbox' : `on ${server!.name} (${server!.user ? `${server!.user}@` : ''}${server!.host}), over SSH from the sandbox`;
     return {
-      text: `Let me check: \`${investigation.command}\` ${investigation.why}. It runs once you approve it.`,
-      toolCalls: [{ name: DEVOPS_HELPER_TOOLS.runCommand, args: { command: investigation.command } }],
+      text: `Let me check ${where}: this ${intent.why(context)}. It runs once you approve it.`,
+      toolCalls: [{ name: DEVOPS_HELPER_TOOLS.runCommand, args: { command: proposed } }],
     };
   }
+  const servers = known.servers.map((s) => `${s.name} (${s.host})`).join(', ');
   return {
     text: [
-      "I'm the DevOps Helper. I can investigate and change things in your project's sandbox (and, through it, on your VPS):",
-      'ask me to run a command, e.g. "run `docker ps`", or ask about disk space, memory, containers, files or processes.',
-      'Every command is shown to you first and runs only after you approve it.',
+      `I'm the DevOps Helper. I can investigate and change things in your project's sandbox${servers ? ` and on its server ${servers}` : ' (and, through it, on your VPS)'}:`,
+      'ask me to run a command, e.g. "run `docker ps`", or ask in words about the containers, a service\'s logs, disk and memory, restarting a service, updating images, certificate expiry or what changed since the deploy.',
+      'Every command is shown to you first, with where it runs, and runs only after you approve it.',
     ].join(' '),
     toolCalls: [],
   };

@@ -9,7 +9,7 @@ import { readRequirementLines, renderArchitecturePlan, renderImplementationPlan,
 import { emptyFacts, extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
 import { documentationReply, validationReply, type DocumentationContext } from './validationPlanner';
-import { devopsHelperReply } from './devopsHelperPlanner';
+import { devopsHelperReply, type HelperServers } from './devopsHelperPlanner';
 import { CONTINUE_PROMPT, TOOL_NAMES } from '../toolNames';
 
 /**
@@ -424,6 +424,6 @@ export function plan(system: string, turns: Turn[], now = new Date()): PlannerRe
     case 'documentation':
       return documentationReply(JSON.parse(contextBlock(system, 'documentation_context') ?? '{}') as DocumentationContext);
     case 'devops':
-      return devopsHelperReply(turns);
+      return devopsHelperReply(turns, JSON.parse(contextBlock(system, 'servers') ?? '{"servers":[],"services":[]}') as HelperServers);
   }
 }

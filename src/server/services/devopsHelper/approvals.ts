@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, notFound } from '../../errors';
 import type { EventBus } from '../execution/eventBus';
-import type { ApprovalRequestMessage } from '../../../shared/events';
+import type { ApprovalRequestMessage, RunsOn } from '../../../shared/events';
 
 /** Whose approval it is: the caller's installation and one of its projects. */
 export interface ApprovalScope {
@@ -22,6 +22,7 @@ interface Entry extends ApprovalScope {
   id: string;
   command: string;
   dangerousReason: string | undefined;
+  runsOn: RunsOn | undefined;
   state: 'pending' | ApprovalDecision;
   /** Resolves the decision the turn waits for; does nothing on a replica that only mirrors the request. */
   settle: (d: ApprovalDecision) => void;
@@ -39,6 +40,7 @@ interface RequestedEvent extends ApprovalScope {
   id: string;
   command: string;
   dangerousReason?: string;
+  runsOn?: RunsOn;
 }
 
 /** A request settled on some replica: the one whose turn waits for it runs (or drops) the command. */
@@ -79,6 +81,7 @@ export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: Eve
     id: e.id,
     command: e.command,
     ...(e.dangerousReason ? { dangerous_reason: e.dangerousReason } : {}),
+    ...(e.runsOn ? { runs_on: e.runsOn } : {}),
   });
 
   const announce = (e: Entry): void => {
@@ -120,7 +123,7 @@ export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: Eve
   const unsubscribeRequested = events?.subscribe(APPROVAL_TOPICS.requested, (event) => {
     const e = event as RequestedEvent;
     if (e.from === self || entries.has(e.id)) return;
-    const mirror = keep({ installationId: e.installationId, projectId: e.projectId, id: e.id, command: e.command, dangerousReason: e.dangerousReason, settle: () => undefined, owned: false });
+    const mirror = keep({ installationId: e.installationId, projectId: e.projectId, id: e.id, command: e.command, dangerousReason: e.dangerousReason, runsOn: e.runsOn, settle: () => undefined, owned: false });
     announce(mirror);
   });
   const unsubscribeSettled = events?.subscribe(APPROVAL_TOPICS.settled, (event) => {
@@ -134,11 +137,11 @@ export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: Eve
      * Creates a request for `command` as the person is shown it (secrets typed into it already blanked by
      * the caller, which runs its own exact bytes once approved) and announces it to the project's sockets (on every replica).
      */
-    request(scope: ApprovalScope, command: string, dangerousReason: string | undefined): PendingApproval {
+    request(scope: ApprovalScope, command: string, dangerousReason: string | undefined, runsOn?: RunsOn): PendingApproval {
       const id = randomUUID();
       let resolve!: (d: ApprovalDecision) => void;
       const decision = new Promise<ApprovalDecision>((r) => (resolve = r));
-      const entry = keep({ ...scope, id, command, dangerousReason, settle: resolve, owned: true });
+      const entry = keep({ ...scope, id, command, dangerousReason, runsOn, settle: resolve, owned: true });
       announce(entry);
       events?.publish(APPROVAL_TOPICS.requested, {
         from: self,
@@ -146,6 +149,7 @@ export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: Eve
         id,
         command,
         ...(dangerousReason ? { dangerousReason } : {}),
+        ...(runsOn ? { runsOn } : {}),
       } satisfies RequestedEvent);
       return { id, command, decision };
     },

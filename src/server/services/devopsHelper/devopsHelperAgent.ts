@@ -17,6 +17,7 @@ import { dangerousReason } from '../execution/dangerous';
 import type { Meter } from '../credits/meter';
 import type { StreamEvent } from '../../../shared/events';
 import type { ApprovalDecision, Approvals, ApprovalScope } from './approvals';
+import { loadProjectServers, runsOn, SSH_CONFIG_FILE, type ProjectServers } from './projectServers';
 
 /** The agent id its token usage is recorded under. */
 export const DEVOPS_HELPER_AGENT_ID = 'devopsHelperAgent';
@@ -34,7 +35,7 @@ const TOOLS: AgentTool[] = [
     function: {
       name: DEVOPS_HELPER_TOOLS.runCommand,
       description:
-        "Run one shell command in the project's sandbox (bash, in the workspace, with the User Secrets as environment variables). The person sees the exact command and it runs only if they approve it; you get its exit code and output.",
+        "Run one shell command in the project's sandbox (bash, in the workspace, with the User Secrets as environment variables); to run it on one of the project's servers, wrap it in `ssh -F ssh-keys/config <server name> '<command>'`. The person sees the exact command and where it runs, and it runs only if they approve it; you get its exit code and output.",
       parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
     },
   },
@@ -63,6 +64,8 @@ interface Turn {
   secrets: Record<string, string>;
   /** The values redacted (the secrets among `secrets`). */
   hidden: string[];
+  /** The servers the project's steps configured, read at the start of the turn. */
+  servers: ProjectServers;
 }
 
 /** The chat's note of a command that ran: its outcome and its (redacted) output in a code block. */
@@ -100,16 +103,22 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
   /** Running turns by thread id; the kill aborts a project's. */
   const running = new Map<string, Turn>();
 
-  const systemPrompt = [
-    'Role: devops',
-    "You are the DevOps Helper of a DevOps workspace. You help the person investigate and operate their infrastructure from the project's sandbox (which can reach their VPS over SSH). To run anything, call run_command with the exact shell command; the person approves or denies each command, and you get its output. Prefer read-only investigation before changes, explain what a command does, and never print secret values (User Secrets are environment variables).",
-  ].join('\n\n');
+  /** The system prompt of a turn: the role, and the project's servers with how to reach them. */
+  const systemPrompt = (servers: ProjectServers): string =>
+    [
+      'Role: devops',
+      "You are the DevOps Helper of a DevOps workspace. You help the person investigate and operate their infrastructure from the project's sandbox (which can reach their VPS over SSH). To run anything, call run_command with the exact shell command; the person approves or denies each command, and you get its output. Prefer read-only investigation before changes, explain what a command does, and never print secret values (User Secrets are environment variables).",
+      servers.servers.length
+        ? `The project's servers, as its steps configured them in ${SSH_CONFIG_FILE} (the stack lives in /opt/stack on the server; docker may need sudo): when a question is about a server, its containers, services, logs, disk, memory or certificates, run the command there with \`ssh -F ${SSH_CONFIG_FILE} <name> '<command>'\`, not in the sandbox.`
+        : 'The project has no server configured yet (no ssh-keys/config in the workspace): commands run in the sandbox.',
+      `<servers>\n${JSON.stringify(servers)}\n</servers>`,
+    ].join('\n\n');
 
   /** Waits for the person's decision on one command; a kill of the turn cancels the request. */
   async function awaitDecision(turn: Turn, command: string): Promise<ApprovalDecision> {
     const names = Object.keys(turn.secrets);
     // The person approves the command as shown (a secret typed into it blanked); the exact bytes run.
-    const pending = approvals.request(turn.scope, turn.redact(command), dangerousReason(command, names));
+    const pending = approvals.request(turn.scope, turn.redact(command), dangerousReason(command, names), runsOn(command, turn.servers.servers));
     const onAbort = (): void => approvals.cancel(pending.id);
     turn.controller.signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -158,7 +167,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
     checkpointer: new DrizzleCheckpointSaver(db, { secretValues: deps.hiddenValues ?? deps.secretValues }),
     model: () => choice().model,
     tools: TOOLS,
-    systemPrompt: async () => systemPrompt,
+    systemPrompt: async (config) => systemPrompt(running.get((config.configurable as { thread_id: string }).thread_id)?.servers ?? { servers: [], services: [] }),
     runTool,
   });
 
@@ -171,10 +180,13 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
     async startTurn(scope: ApprovalScope, body: { message: string; thread_id?: string }): Promise<{ threadId: string; events: AsyncIterable<StreamEvent> }> {
       await meter.assertCanSpend({ installationId: scope.installationId, model: choice().name });
       const threadId = await resolveThread(db, { projectId: scope.projectId, agent: THREAD_AGENT, threadId: body.thread_id });
-      if (running.has(threadId)) throw conflict('A reply is already being generated in this conversation');
       const secrets = await deps.secretValues(scope.projectId);
       const hidden = Object.values((await deps.hiddenValues?.(scope.projectId)) ?? secrets);
-      const turn: Turn = { controller: new AbortController(), scope, secrets, hidden, redact: textRedactor(hidden) };
+      const sandboxOf = { id: scope.projectId, installationId: scope.installationId };
+      const servers = await loadProjectServers((command) => sandbox.exec(sandboxOf, command, { timeoutMs: 10_000 }));
+      // Checked and taken with no await between: of two turns at once on one thread, one is refused.
+      if (running.has(threadId)) throw conflict('A reply is already being generated in this conversation');
+      const turn: Turn = { controller: new AbortController(), scope, secrets, hidden, servers, redact: textRedactor(hidden) };
       running.set(threadId, turn);
       const model = choice();
       async function* events(): AsyncGenerator<StreamEvent> {

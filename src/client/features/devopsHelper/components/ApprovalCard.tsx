@@ -37,6 +37,11 @@ export function ApprovalCard({ chatKey, item }: { chatKey: string; item: Approva
   return (
     <Card ref={cardRef} data-role="approval" aria-label={DEVOPS_HELPER_APPROVAL.title} $dangerous={Boolean(item.dangerousReason)}>
       <Title>{DEVOPS_HELPER_APPROVAL.title}</Title>
+      {item.runsOn && (
+        <Where data-testid="approval-runs-on">
+          {item.runsOn.kind === 'server' ? DEVOPS_HELPER_APPROVAL.runsOnServer(item.runsOn.name, item.runsOn.address) : DEVOPS_HELPER_APPROVAL.runsInSandbox}
+        </Where>
+      )}
       <Command>{item.command}</Command>
       {item.dangerousReason && <Caution role="alert">{DEVOPS_HELPER_APPROVAL.dangerous(item.dangerousReason)}</Caution>}
       {waiting ? (
@@ -75,6 +80,12 @@ const Title = styled.div`
   font-weight: 600;
   color: ${({ theme }) => theme.colors.textMuted};
   margin-bottom: ${({ theme }) => theme.space(1.5)};
+`;
+
+const Where = styled.p`
+  margin: 0 0 ${({ theme }) => theme.space(1.5)};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  font-weight: 600;
 `;
 
 const Command = styled.pre`
