@@ -72,6 +72,22 @@ test('every main screen at 1440, 1280 and 390 wide, and an execution stage desig
   await expect(steps.first()).toBeVisible({ timeout: 15_000 });
   await photograph(page, 'stage4-execution');
 
+  // ---- The stage opens on the step that waits: its card, with Approve and Reject, in view (issue 28) ----
+  for (const size of [SIZES[1], SIZES[2]]) {
+    await page.setViewportSize(size);
+    await page.reload();
+    const waiting = progress.getByRole('listitem').filter({ has: page.getByRole('button', { name: 'Approve', exact: true }) }).first();
+    await expect(waiting).toBeVisible({ timeout: 15_000 });
+    await expect.soft(waiting.getByRole('button', { name: 'Approve', exact: true }), `Approve in view at ${size.width}`).toBeInViewport();
+    await expect.soft(waiting.getByRole('button', { name: 'Reject', exact: true }), `Reject in view at ${size.width}`).toBeInViewport();
+  }
+  // Only the current step is open: the page's height with every step, measured at 1440.
+  await page.setViewportSize(SIZES[0]);
+  const stepCount = await steps.count();
+  const pageHeight = await page.evaluate(() => document.documentElement.scrollHeight);
+  test.info().annotations.push({ type: 'execution page height', description: `${pageHeight} px with ${stepCount} steps at 1440x900` });
+  process.stdout.write(`execution page height: ${pageHeight} px with ${stepCount} steps at 1440x900\n`);
+
   // ---- 1440: the terminal is at least 100 columns wide (the sandbox shell says how wide it is) ----
   await page.setViewportSize(SIZES[0]);
   const chatPanel = await openExecutionChat(page);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+import { expectAccessible } from './axe';
 
 /** The three sizes people use: a laptop, a smaller laptop and a phone. */
 export const SIZES = [
@@ -12,7 +13,10 @@ export const SIZES = [
 /** Where the screens are photographed; CI keeps the folder as an artifact, so layout regressions can be seen. */
 export const SCREENSHOT_DIR = path.resolve(import.meta.dirname, '..', '..', 'test-results', 'screenshots');
 
-/** Photographs the page at each size: what a person sees first, and the whole page. */
+/**
+ * Photographs the page at each size: what a person sees first, and the whole page; and checks it with
+ * axe-core at each size (a phone's layout has its own findings), expecting no serious or critical one.
+ */
 export async function photograph(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   for (const size of SIZES) {
@@ -21,5 +25,6 @@ export async function photograph(page: Page, name: string): Promise<void> {
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}x${size.height}.png`) });
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${size.width}x${size.height}-full.png`), fullPage: true });
+    await expectAccessible(page, `${name}-${size.width}x${size.height}`);
   }
 }
