@@ -99,6 +99,8 @@ const EnvSchema = Type.Object({
   DODO_PAYMENTS_ENVIRONMENT: Type.Union([Type.Literal('test_mode'), Type.Literal('live_mode')], { default: 'test_mode' }),
   DODO_PAYMENTS_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://' })),
   DODO_PAYMENTS_WEBHOOK_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /** The local test checkout on a server reached from other machines (HOST not a loopback address). */
+  LOCAL_TEST_CHECKOUT: Type.Optional(Bool),
   SUPPORT_EMAIL: Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' }),
   /** Where notification mail is sent from: `smtp://user:pass@host:587` or `smtps://…:465`; unset: no email. */
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://[^\\s]+$' })),
@@ -108,6 +110,13 @@ const EnvSchema = Type.Object({
 });
 
 type Env = Static<typeof EnvSchema>;
+
+/** Whether a listening address is reached from this machine only (127.0.0.0/8, ::1, localhost). */
+function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (net.isIPv4(host)) return host.startsWith('127.');
+  return host === '::1';
+}
 
 const DEFAULTS: Record<string, string> = {
   PORT: '8080',
@@ -259,6 +268,12 @@ export interface PaymentsConfig {
   dodo: DodoConfig | undefined;
   /** Standard Webhooks secret (`whsec_…`); the webhook route exists only when it is set. */
   webhookKey: string | undefined;
+  /**
+   * Whether the local test checkout (no payment provider) may add credits: on a server only this machine
+   * reaches (HOST on loopback), unless LOCAL_TEST_CHECKOUT says otherwise; off on one others reach, where
+   * anyone signed in would otherwise give themselves spendable credits.
+   */
+  localTestCheckout: boolean;
 }
 
 export interface AppConfig {
@@ -428,6 +443,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
           ? { apiKey: e.DODO_PAYMENTS_API_KEY, productId: e.DODO_PRODUCT_ID, environment: e.DODO_PAYMENTS_ENVIRONMENT, baseUrl: e.DODO_PAYMENTS_BASE_URL }
           : undefined,
       webhookKey: e.DODO_PAYMENTS_WEBHOOK_KEY,
+      localTestCheckout: e.LOCAL_TEST_CHECKOUT !== undefined ? e.LOCAL_TEST_CHECKOUT === 'true' || e.LOCAL_TEST_CHECKOUT === '1' : isLoopbackHost(e.HOST),
     },
   };
 }

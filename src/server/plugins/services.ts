@@ -97,7 +97,7 @@ export const servicesPlugin = fp(
     // Each failure recorded (a deployment step, a validation check) also reaches the person where they asked.
     const activity = withNotices(createActivityService({ db }), (projectId, notice) => notifications.notify(projectId, notice));
     const credits = createCreditsLedger({ db, signupCreditUsd: opts.config.payments.signupCreditUsd, events });
-    const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout();
+    const checkout = opts.config.payments.dodo ? createDodoCheckout(opts.config.payments.dodo) : createLocalCheckout(opts.config.payments.localTestCheckout);
     const sandboxDriver = await createSandboxDriver(opts.config.sandbox, app.log, await serverInstanceId(db));
     const costs = createCostsService({ db, events });
     const meter = createMeter({ ledger: credits, pricing: opts.config.pricing, costs });

@@ -301,6 +301,25 @@ describe.each(databaseKinds())('payments (%s)', (kind) => {
     }
   });
 
+  it('turns the test checkout off on a server reached from other machines, unless LOCAL_TEST_CHECKOUT turns it on', async () => {
+    const create = async (env: Record<string, string>) => {
+      const server = await buildTestApp(database, { env: { ...env, PUBLIC_URL: 'http://127.0.0.1:8080' } });
+      try {
+        const frank = await signIn(server, 'frank');
+        const answer = await server.inject({ method: 'POST', url: '/api/user/credits/create-dodo-payment', headers: frank.headers, payload: { amount: 5 } });
+        return { status: answer.statusCode, detail: answer.json<{ detail?: string }>().detail };
+      } finally {
+        await server.close();
+      }
+    };
+    const team = await create({ HOST: '0.0.0.0' });
+    expect(team.status).toBe(403);
+    expect(team.detail).toMatch(/LOCAL_TEST_CHECKOUT=true/);
+    expect((await create({ HOST: '0.0.0.0', LOCAL_TEST_CHECKOUT: 'true' })).status).toBe(200);
+    expect((await create({ HOST: '127.0.0.1' })).status).toBe(200);
+    expect((await create({ HOST: '127.0.0.1', LOCAL_TEST_CHECKOUT: 'false' })).status).toBe(403);
+  });
+
   it('rate-limits payment creation per installation', async () => {
     const limited = await buildTestApp(database, { env: { PAYMENT_RATE_LIMIT_PER_MINUTE: '3' } });
     try {

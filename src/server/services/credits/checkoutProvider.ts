@@ -18,13 +18,20 @@ export interface Checkout {
 /** Where a purchase is paid: Dodo Payments, or our own local test checkout. Chosen once from configuration. */
 export interface CheckoutProvider {
   kind: 'dodo' | 'local';
+  /** Why no purchase may be started here (the test checkout turned off), or null. */
+  refusal: string | null;
   create(request: CheckoutRequest): Promise<Checkout>;
 }
 
-/** The default: our own page, which says it is a test; no money moves. */
-export function createLocalCheckout(): CheckoutProvider {
+/** Why the local test checkout is off, in the words a person (and the operator reading README) needs. */
+export const TEST_CHECKOUT_OFF =
+  'No payment provider is configured, and the test checkout is off on a server reached from other machines (an operator turns it on with LOCAL_TEST_CHECKOUT=true)';
+
+/** The default: our own page, which says it is a test; no money moves. Off (`enabled` false) it starts no purchase. */
+export function createLocalCheckout(enabled = true): CheckoutProvider {
   return {
     kind: 'local',
+    refusal: enabled ? null : TEST_CHECKOUT_OFF,
     async create({ purchaseId }) {
       // Relative, so it opens on whatever host the browser (and its session cookie) is on.
       return { url: `/api/payments/test-checkout/${encodeURIComponent(purchaseId)}`, sessionId: null };
@@ -48,6 +55,7 @@ export function createDodoCheckout(config: DodoConfig): CheckoutProvider {
   });
   return {
     kind: 'dodo',
+    refusal: null,
     async create({ purchaseId, amountCents, returnUrl }) {
       const session = await client.checkoutSessions.create({
         product_cart: [{ product_id: config.productId, quantity: 1, amount: amountCents }],

@@ -172,6 +172,7 @@ export function createPaymentsService({
      * @throws HttpError 400 with the spec's amount message; 502 when the provider cannot be reached.
      */
     async createPayment(input: { installationId: number; userId: number; amount: unknown }): Promise<PaymentLinkResponse> {
+      if (checkout.refusal) throw forbidden(checkout.refusal);
       const invalid = creditAmountValueError(input.amount);
       if (invalid) throw badRequest(invalid);
       const amountCents = Math.round((input.amount as number) * 100);
