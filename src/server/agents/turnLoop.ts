@@ -8,6 +8,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { planningThreads } from '../db/schema';
 import { HttpError, notFound } from '../errors';
+import { isDiskFull } from '../services/health/diskSpace';
 import { createRedactor, redactText } from '../sandbox/redactor';
 import { STREAM_EVENTS, type StreamEvent } from '../../shared/events';
 import { modelErrorMessage } from './modelErrors';
@@ -232,8 +233,11 @@ export async function* streamTurn(req: TurnRequest): AsyncGenerator<StreamEvent>
     }
   } catch (err) {
     if (!req.signal.aborted) {
-      await forgetTurn(graph, threadId, human.id!);
-      const detail = err instanceof HttpError ? err.message : (modelErrorMessage(err, model) ?? req.failureDetail);
+      // The error event must reach the person even when the thread cannot be written (a full disk): a
+      // turn whose checkpoint was refused is not in the thread to be removed anyway.
+      await forgetTurn(graph, threadId, human.id!).catch(() => undefined);
+      const detail =
+        err instanceof HttpError ? err.message : isDiskFull(err) ? TURN_NOT_SAVED : (modelErrorMessage(err, model) ?? req.failureDetail);
       yield { event: STREAM_EVENTS.error, thread_id: threadId, model: model.name, data: { detail: redactor.push(detail) + redactor.flush() } };
       throw err;
     }
@@ -244,6 +248,9 @@ export async function* streamTurn(req: TurnRequest): AsyncGenerator<StreamEvent>
   if (rest) yield chunk(rest);
   yield { event: STREAM_EVENTS.end, thread_id: threadId, model: model.name };
 }
+
+/** What the person reads when the answer streamed but could not be kept: a reload would not show it. */
+export const TURN_NOT_SAVED = "This answer was not saved: the server's disk is full. Free some space, then send your message again.";
 
 /** Removes a failed turn's messages (its message and what followed) from the thread. */
 async function forgetTurn(graph: ToolGraph, threadId: string, humanId: string): Promise<void> {
