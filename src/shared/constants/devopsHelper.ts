@@ -53,3 +53,21 @@ export const DEVOPS_HELPER_ERRORS = {
   /** 'Server error: {data}' */
   server: (data: string): string => `Server error: ${data}`,
 } as const;
+
+/** The DevOps Helper page's query parameter carrying a prepared question (`/app/{id}/home/devops-helper?ask=…`). */
+export const DEVOPS_HELPER_ASK_PARAM = 'ask';
+
+/** The question a failed validation check prepares for the DevOps Helper: the check, its command and how it failed. */
+export const failedCheckQuestion = (check: { number: number; title: string; command: string | null; failure: string }): string =>
+  [
+    `Validation check ${check.number} (${check.title}) failed${check.failure ? `: ${check.failure}` : ''}.`,
+    ...(check.command ? ['', 'Its command:', check.command.length > 1_500 ? `${check.command.slice(0, 1_500)}…` : check.command] : []),
+    '',
+    'What is wrong on the server, and how do I fix it?',
+  ].join('\n');
+
+export const VALIDATION_HELP = {
+  ask: (n: number): string => `Ask the DevOps Helper about check ${n}`,
+  title: 'Failed checks',
+  text: 'The DevOps Helper can look at the server with you: it gets the check and its failure.',
+} as const;

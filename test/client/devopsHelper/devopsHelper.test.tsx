@@ -47,6 +47,23 @@ describe('DevOps Helper warning dialog', () => {
     expect(window.localStorage.getItem(DEVOPS_HELPER.acceptanceStorageKey)).toBe('true');
   });
 
+  it("puts a question another screen prepared (?ask=) in the input, unsent, and shows where an approval runs", async () => {
+    createMockSocketServer(SOCKET_URL);
+    const store = makeAppStore();
+    const { user } = renderWithProviders(<DevopsHelperPage />, {
+      store,
+      route: `${ROUTE}?ask=${encodeURIComponent('Validation check 3 (Proxy) failed: nothing answers')}`,
+      path: '/app/:projectId/home/devops-helper',
+    });
+    await user.click(await screen.findByRole('checkbox', { name: DEVOPS_HELPER_WARNING.checkbox }));
+    await user.click(screen.getByRole('button', { name: DEVOPS_HELPER_WARNING.proceed }));
+    expect(screen.getByLabelText(`Message ${DEVOPS_HELPER.title}`)).toHaveValue('Validation check 3 (Proxy) failed: nothing answers');
+    act(() => {
+      store.dispatch(approvalRequested({ key: KEY, item: { id: 'a1', command: "ssh -F ssh-keys/config da-server 'df -h'", dangerousReason: null, runsOn: { kind: 'server', name: 'da-server', address: 'deploy@203.0.113.7:2222' }, afterMessageId: 0 } }));
+    });
+    expect(await screen.findByTestId('approval-runs-on')).toHaveTextContent(DEVOPS_HELPER_APPROVAL.runsOnServer('da-server', 'deploy@203.0.113.7:2222'));
+  });
+
   it('keeps the acceptance in local storage for this page only: cleared on unload', async () => {
     createMockSocketServer(SOCKET_URL);
     window.localStorage.setItem(DEVOPS_HELPER.acceptanceStorageKey, 'true');

@@ -4,7 +4,7 @@ import { HOME_AFTER_MS } from '../../../src/client/features/validation/component
 import { ValidationStage } from '../../../src/client/features/validation/ValidationStage';
 import { validationApi } from '../../../src/client/features/validation/validationApi';
 import { selectValidationPending } from '../../../src/client/features/validation/validationSlice';
-import { DOCUMENTATION, INSTALLATION_ID_KEY, VALIDATION, VALIDATION_ERRORS, VALIDATION_TEXT } from '../../../src/shared/constants';
+import { DEVOPS_HELPER_ASK_PARAM, DOCUMENTATION, failedCheckQuestion, INSTALLATION_ID_KEY, VALIDATION, VALIDATION_ERRORS, VALIDATION_HELP, VALIDATION_TEXT } from '../../../src/shared/constants';
 import { makeStep } from '../execution/executionFixtures';
 import { makeProject, makeStages } from '../utils/factories';
 import { renderWithProviders } from '../utils/renderWithProviders';
@@ -247,6 +247,22 @@ describe('validation stage', () => {
     expect(logged).toEqual(['[validation.completeStage]']);
     await act(() => new Promise((r) => setTimeout(r, HOME_AFTER_MS + 200)));
     expect(screen.queryByRole('heading', { name: 'Project home' })).not.toBeInTheDocument();
+  });
+
+  it('offers the DevOps Helper for a failed check, with the check, its command and its failure as the question', async () => {
+    useFakeValidation(
+      [makeStep(1, { status: 'completed' }), makeStep(2, { status: 'failed', description: 'The proxy answers', command: 'curl -fsS http://x/', output: 'curl: (7) refused\nnothing answers on http://x/', error_message: 'exited with code 1' })],
+      { status: 'ready', plan: '# Plan' },
+    );
+    renderStage();
+    const box = await screen.findByRole('region', { name: VALIDATION_HELP.title });
+    const link = within(box).getByRole('link', { name: VALIDATION_HELP.ask(2) });
+    const url = new URL(link.getAttribute('href')!, 'http://app');
+    expect(url.pathname).toBe(`/app/${PROJECT}/home/devops-helper`);
+    expect(url.searchParams.get(DEVOPS_HELPER_ASK_PARAM)).toBe(
+      failedCheckQuestion({ number: 2, title: 'The proxy answers', command: 'curl -fsS http://x/', failure: 'nothing answers on http://x/' }),
+    );
+    expect(url.searchParams.get(DEVOPS_HELPER_ASK_PARAM)).toContain('Validation check 2 (The proxy answers) failed: nothing answers on http://x/');
   });
 
   it('shows the create-plan error when the agent fails', async () => {

@@ -25,6 +25,8 @@ export interface ChatProps {
   onSend?: (message: string) => void;
   /** Items shown after a message (the DevOps Helper's approval cards). */
   renderAfter?: (message: ChatMessage) => ReactNode;
+  /** The input's first text (a question another screen prepared, e.g. about a failed check); sent only by the person. */
+  initialDraft?: string;
 }
 
 /**
@@ -32,10 +34,10 @@ export interface ChatProps {
  * assistant, Enter sends and Shift+Enter breaks the line, a streaming reply disables the input and
  * Send and shows Stop; the Thread ID and the answering model are shown.
  */
-export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, onSend, renderAfter, headingLevel = 'h2' }: ChatProps): ReactElement {
+export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, onSend, renderAfter, initialDraft, headingLevel = 'h2' }: ChatProps): ReactElement {
   const dispatch = useAppDispatch();
   const thread = useAppSelector((state) => selectChatThread(state, chatKey));
-  const [draft, setDraft] = useState('');
+  const [draft, setDraft] = useState(initialDraft ?? '');
   const headingId = useId();
   const inputId = useId();
   const listRef = useRef<HTMLOListElement>(null);

@@ -1,7 +1,7 @@
 import type { ReactElement } from 'react';
-import { useNavigate, useParams } from 'react-router-dom';
+import { useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
-import { DEVOPS_HELPER } from '../../../shared/constants';
+import { DEVOPS_HELPER, DEVOPS_HELPER_ASK_PARAM } from '../../../shared/constants';
 import { Button } from '../../common/components/Button';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { DevopsHelperPanel } from './DevopsHelperPanel';
@@ -11,6 +11,9 @@ export function DevopsHelperPage(): ReactElement {
   useDocumentTitle(DEVOPS_HELPER.title);
   const { projectId = '' } = useParams();
   const navigate = useNavigate();
+  // `?ask=`: a question another screen prepared (a failed check, with its failure), put in the input unsent.
+  const [params] = useSearchParams();
+  const ask = params.get(DEVOPS_HELPER_ASK_PARAM)?.slice(0, 4_000);
   const home = `/app/${projectId}/home`;
   return (
     <Page>
@@ -19,7 +22,7 @@ export function DevopsHelperPage(): ReactElement {
           {DEVOPS_HELPER.backToHome}
         </Button>
       </Bar>
-      <DevopsHelperPanel projectId={Number(projectId)} onDecline={() => navigate(home)} headingLevel="h1" />
+      <DevopsHelperPanel projectId={Number(projectId)} onDecline={() => navigate(home)} headingLevel="h1" {...(ask ? { initialDraft: ask } : {})} />
     </Page>
   );
 }

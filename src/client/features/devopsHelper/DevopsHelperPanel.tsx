@@ -20,13 +20,15 @@ export interface DevopsHelperPanelProps {
   onDecline: () => void;
   /** h1 on the full page (the chat is the page), h2 in the project home's panel. */
   headingLevel?: 'h1' | 'h2';
+  /** A question prepared elsewhere (a failed validation check) in the input, for the person to send. */
+  initialDraft?: string;
 }
 
 /**
  * The DevOps Helper chat (part 2 sections 2 and 4): the 'Important Notice' first (until accepted on this
  * page), then the chat with approval cards from the approval socket, which is open while the panel is.
  */
-export function DevopsHelperPanel({ projectId, onDecline, headingLevel }: DevopsHelperPanelProps): ReactElement {
+export function DevopsHelperPanel({ projectId, onDecline, headingLevel, initialDraft }: DevopsHelperPanelProps): ReactElement {
   useInjectSaga(chatSaga, devopsHelperSaga);
   const dispatch = useAppDispatch();
   const key = devopsHelperChatKey(projectId);
@@ -67,6 +69,7 @@ export function DevopsHelperPanel({ projectId, onDecline, headingLevel }: Devops
   return (
     <Column>
       <Chat
+        {...(initialDraft ? { initialDraft } : {})}
         chatKey={key}
         title={DEVOPS_HELPER.title}
         endpoint={{ path: DEVOPS_HELPER_PATHS.chat, killPath: DEVOPS_HELPER_PATHS.kill }}

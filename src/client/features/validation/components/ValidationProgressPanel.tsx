@@ -13,6 +13,7 @@ import { StepCards } from '../../execution/components/StepCards';
 import { summarise, toViewSteps, type ViewStep } from '../../execution/executionModel';
 import type { StepActionKind } from '../../execution/stepActions';
 import { useGetValidationProgressQuery } from '../validationApi';
+import { FailedChecks } from './FailedChecks';
 import {
   autoApproveToggled,
   selectValidationAutoApprove,
@@ -73,6 +74,7 @@ export function ValidationProgressPanel({ projectId }: { projectId: number }): R
           <Switch label={VALIDATION_TEXT.autoApprove} checked={autoApprove} onChange={(on) => dispatch(autoApproveToggled(on))} />
         </ToggleRow>
         {summary.allCompleted && <ValidatedBanner projectId={projectId} />}
+        <FailedChecks projectId={projectId} steps={steps} />
         {steps.length === 0 ? (
           <MutedText>{VALIDATION_TEXT.noSteps}</MutedText>
         ) : (
