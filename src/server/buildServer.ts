@@ -15,7 +15,8 @@ import { PGLITE_TEMPLATE } from './db/pglite';
  * - packages with native code or files of their own found beside their modules: PGlite (its WASM and
  *   data), node-pty, the API reference page's assets (@fastify/swagger-ui), dockerode and its ssh2;
  * - packages loaded only when configured (dockerode, the Kubernetes client, ioredis, the OpenAI and
- *   Anthropic model clients): they stay out of the file a start parses (together about 2 MB).
+ *   Anthropic model clients) or used (mvdan-sh, the bash parser of the tools preflight, 1.5 MB): they
+ *   stay out of the file a start parses.
  */
 const EXTERNAL = [
   '@electric-sql/pglite',
@@ -29,6 +30,7 @@ const EXTERNAL = [
   'ioredis',
   '@langchain/openai',
   '@langchain/anthropic',
+  'mvdan-sh',
 ];
 
 const outdir = path.resolve('dist/server');

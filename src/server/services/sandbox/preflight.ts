@@ -1,43 +1,72 @@
+import { createRequire } from 'node:module';
 import type { SandboxMissingTool } from '../../../shared/api/sandbox';
 import type { PlannedStep } from '../execution/planSteps';
 
 /** A word that can name a program: no quotes, expansions, paths or assignments. */
 const PROGRAM = /^[A-Za-z][A-Za-z0-9._+-]*$/;
-/** Words that run the next word as the program. */
-const PREFIXES = new Set(['sudo', 'env', 'exec', 'time', 'nohup', 'command', 'xargs', 'then', 'do', 'else', 'if', 'while', 'until', '!']);
-/** `<<EOF`, `<<-'EOF'`, `<< "EOF"`: the delimiter of a here-document. */
-const HEREDOC = /<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1/;
+/** Programs that run their first non-option argument as the program (`sudo -E hcloud …`). */
+const WRAPPERS = new Set(['sudo', 'env', 'exec', 'nohup', 'xargs', 'nice', 'ionice', 'stdbuf', 'setsid']);
+/** Wrappers whose first argument is theirs, not the program (`timeout 30 curl …`). */
+const WRAPPER_ARGS: Record<string, number> = { timeout: 1 };
+
+/** The nodes of mvdan/sh's syntax tree this reads (GopherJS objects; the package ships no types). */
+interface ShNode {
+  Parts?: ShNode[];
+  Value?: string;
+  Args?: ShNode[];
+}
+interface ShSyntax {
+  NewParser(): { Parse(src: string, name: string): ShNode };
+  Walk(node: ShNode, visit: (node: ShNode | null) => boolean): void;
+  NodeType(node: ShNode): string;
+}
+const loadPackage = createRequire(import.meta.url);
+let syntax: ShSyntax | undefined;
+/** mvdan/sh's bash parser, loaded on first use (1.5 MB of GopherJS). */
+const shSyntax = (): ShSyntax => (syntax ??= (loadPackage('mvdan-sh') as { syntax: ShSyntax }).syntax);
+
+/** The text of a word when it is a plain literal (no quotes, expansions or globs), else undefined. */
+function literal(word: ShNode | undefined, sh: ShSyntax): string | undefined {
+  const parts = word?.Parts ?? [];
+  return parts.length === 1 && sh.NodeType(parts[0]!) === 'Lit' ? parts[0]!.Value : undefined;
+}
 
 /**
- * The programs a shell command calls, in order: the first word of each simple command (after `|`, `;`,
- * `&&`, `||`, `(`, `$(`, a backtick), skipping variable assignments and prefixes like `sudo`, and never
- * reading into a here-document's text. A heuristic, not a shell parser: it errs toward naming a word that
- * `command -v` then finds (builtins and keywords are found), never toward missing a real program.
+ * The programs a shell command calls, read with a real bash parser (mvdan/sh): the name of every simple
+ * command, also inside `$(…)`, pipelines, conditions and loops, past wrappers like `sudo` or `timeout 30`.
+ * Words inside strings, `curl -w` formats, awk programs and here-documents (a script piped to a server
+ * runs there, not in the sandbox) are data and never read as programs. `command -v x` only asks. A
+ * command that does not parse names nothing: the plan verifier reports its syntax.
  *
  * @example programsOf('hcloud server create --name x && printf "%s" "$(hcloud server ip x)" > .t')  // ['hcloud', 'printf']
  */
 export function programsOf(command: string): string[] {
-  const found = new Set<string>();
-  let heredocEnd: string | null = null;
-  for (const line of command.split('\n')) {
-    if (heredocEnd !== null) {
-      if (line.trim() === heredocEnd) heredocEnd = null;
-      continue;
-    }
-    heredocEnd = HEREDOC.exec(line)?.[2] ?? null;
-    // Single-quoted text is data (an awk program, a JSON body); double quotes may hold a `$(...)`.
-    const code = line
-      .replace(/<<-?\s*(['"]?)[A-Za-z_][A-Za-z0-9_]*\1/g, ' ')
-      .replace(/'[^']*'/g, "''")
-      .replace(/(^|\s)#.*$/, '');
-    for (const segment of code.split(/\|\||&&|[|;&(`{}]|\$\(/)) {
-      const words = segment.trim().split(/\s+/).filter(Boolean);
-      let i = 0;
-      while (i < words.length && (PREFIXES.has(words[i]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || words[i]!.startsWith('-'))) i++;
-      const word = words[i];
-      if (word && PROGRAM.test(word)) found.add(word);
-    }
+  const sh = shSyntax();
+  let file: ShNode;
+  try {
+    file = sh.NewParser().Parse(command, 'step');
+  } catch {
+    return [];
   }
+  const found = new Set<string>();
+  sh.Walk(file, (node) => {
+    if (!node || sh.NodeType(node) !== 'CallExpr') return true;
+    const args = node.Args ?? [];
+    let i = 0;
+    for (;;) {
+      const name = literal(args[i], sh);
+      if (name === undefined) break;
+      if (name === 'command' && literal(args[i + 1], sh)?.startsWith('-')) break;
+      if (!WRAPPERS.has(name) && WRAPPER_ARGS[name] === undefined) {
+        if (PROGRAM.test(name)) found.add(name);
+        break;
+      }
+      i += 1 + (WRAPPER_ARGS[name] ?? 0);
+      // The wrapper's own options and env's assignments come before the program.
+      while (i < args.length && /^(-|[A-Za-z_][A-Za-z0-9_]*=)/.test(literal(args[i], sh) ?? '-')) i += 1;
+    }
+    return true;
+  });
   return [...found];
 }
 
