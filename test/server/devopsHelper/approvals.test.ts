@@ -1,4 +1,4 @@
-import { createApprovals } from '../../../src/server/services/devopsHelper/approvals';
+import { APPROVAL_HOLDER_GONE, APPROVAL_NOT_FOUND, createApprovals } from '../../../src/server/services/devopsHelper/approvals';
 import { createInProcessEventBus } from '../../../src/server/services/execution/eventBus';
 
 describe('DevOps Helper approvals', () => {
@@ -40,6 +40,29 @@ describe('DevOps Helper approvals', () => {
     expect(seen).toEqual(['uptime']);
     expect(other).toEqual([]);
     approvals.close();
+  });
+
+  it('a replica killed outright: answering its request through another says the command can no longer run, never "approved"', async () => {
+    const bus = createInProcessEventBus<unknown>();
+    let alive = true;
+    // The killed replica's view of the bus: once it is gone, nothing it would say reaches anyone.
+    const killable = { publish: (topic: string, event: unknown) => alive && bus.publish(topic, event), subscribe: bus.subscribe };
+    const heartbeatMs = 20;
+    const a = createApprovals({ ttlMs: 60_000, events: bus, heartbeatMs });
+    const b = createApprovals({ ttlMs: 60_000, events: killable, heartbeatMs });
+    const held = b.request(alice, 'systemctl restart app', undefined);
+    const live = b.request(alice, 'uptime', undefined);
+    expect(a.decide(alice, live.id, true)).toBe('approved');
+
+    alive = false;
+    // Silence for longer than two heartbeats (longer is always safe: a killed replica never speaks again).
+    await new Promise((resolve) => setTimeout(resolve, 5 * heartbeatMs));
+    expect(() => a.decide(alice, held.id, true)).toThrow(expect.objectContaining({ statusCode: 409, message: APPROVAL_HOLDER_GONE }));
+    expect(() => a.decide(alice, held.id, true)).toThrow(expect.objectContaining({ statusCode: 404, message: APPROVAL_NOT_FOUND }));
+    // Settled as expired: gone, and nothing waits for it anywhere.
+    expect(a.pending(alice)).toEqual([]);
+    a.close();
+    b.close();
   });
 
   it('replicas on one bus: a request is announced everywhere, decided on any replica, settled where its turn waits', async () => {

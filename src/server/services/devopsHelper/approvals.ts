@@ -28,11 +28,16 @@ interface Entry extends ApprovalScope {
   settle: (d: ApprovalDecision) => void;
   /** Whether the turn waiting for it runs here (not a mirror of another replica's request). */
   owned: boolean;
+  /** The replica whose turn waits for it. */
+  holder: string;
   timer: NodeJS.Timeout;
 }
 
 /** Topics of the approvals on the app's event bus (replicas mirror each other's requests). */
-export const APPROVAL_TOPICS = { requested: 'approvals.requested', settled: 'approvals.settled' } as const;
+export const APPROVAL_TOPICS = { requested: 'approvals.requested', settled: 'approvals.settled', alive: 'approvals.alive' } as const;
+
+/** How often a replica says it is alive to the others; one silent for two of these holds no command any more. */
+export const APPROVAL_HEARTBEAT_MS = 5_000;
 
 /** A request announced by the replica whose turn waits for it. */
 interface RequestedEvent extends ApprovalScope {
@@ -52,6 +57,8 @@ interface SettledEvent {
 
 export const APPROVAL_NOT_FOUND = 'Approval request not found or expired';
 export const APPROVAL_DECIDED = 'This approval request has already been decided';
+export const APPROVAL_HOLDER_GONE =
+  'The server instance holding this command is gone, so it can no longer run: ask the DevOps Helper again';
 
 const scopeKey = (s: ApprovalScope): string => `${s.installationId}:${s.projectId}`;
 
@@ -70,11 +77,22 @@ const scopeKey = (s: ApprovalScope): string => `${s.installationId}:${s.projectI
  *   const a = approvals.request(scope, 'df -h', undefined);   // sockets get {"type":"approval_request","id":"…","command":"df -h"}
  *   approvals.decide(scope, a.id, true);                      // a.decision resolves 'approved'
  */
-export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: EventBus<unknown> }) {
+export function createApprovals({ ttlMs, events, heartbeatMs = APPROVAL_HEARTBEAT_MS }: { ttlMs: number; events?: EventBus<unknown>; heartbeatMs?: number }) {
   const entries = new Map<string, Entry>();
   const listeners = new Map<string, Set<(m: ApprovalRequestMessage) => void>>();
   /** Names this replica's announcements, which it has already applied. */
   const self = randomUUID();
+  /** When each other replica last said it is alive (its announcements and heartbeats). */
+  const lastHeard = new Map<string, number>();
+  const hear = (replica: string): void => void lastHeard.set(replica, Date.now());
+  // A replica killed outright (SIGKILL, a lost host) tells nobody its commands will not run: the others
+  // notice its silence, and an answer to one of its requests says so instead of "approved".
+  const heartbeat = events ? setInterval(() => events.publish(APPROVAL_TOPICS.alive, self), heartbeatMs) : undefined;
+  heartbeat?.unref();
+  const unsubscribeAlive = events?.subscribe(APPROVAL_TOPICS.alive, (event) => {
+    if (event !== self && typeof event === 'string') hear(event);
+  });
+  const holderGone = (e: Entry): boolean => !e.owned && Date.now() - (lastHeard.get(e.holder) ?? 0) > 2 * heartbeatMs;
 
   const messageOf = (e: Entry): ApprovalRequestMessage => ({
     type: 'approval_request',
@@ -123,7 +141,8 @@ export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: Eve
   const unsubscribeRequested = events?.subscribe(APPROVAL_TOPICS.requested, (event) => {
     const e = event as RequestedEvent;
     if (e.from === self || entries.has(e.id)) return;
-    const mirror = keep({ installationId: e.installationId, projectId: e.projectId, id: e.id, command: e.command, dangerousReason: e.dangerousReason, runsOn: e.runsOn, settle: () => undefined, owned: false });
+    hear(e.from);
+    const mirror = keep({ holder: e.from, installationId: e.installationId, projectId: e.projectId, id: e.id, command: e.command, dangerousReason: e.dangerousReason, runsOn: e.runsOn, settle: () => undefined, owned: false });
     announce(mirror);
   });
   const unsubscribeSettled = events?.subscribe(APPROVAL_TOPICS.settled, (event) => {
@@ -141,7 +160,7 @@ export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: Eve
       const id = randomUUID();
       let resolve!: (d: ApprovalDecision) => void;
       const decision = new Promise<ApprovalDecision>((r) => (resolve = r));
-      const entry = keep({ ...scope, id, command, dangerousReason, runsOn, settle: resolve, owned: true });
+      const entry = keep({ ...scope, id, command, dangerousReason, runsOn, settle: resolve, owned: true, holder: self });
       announce(entry);
       events?.publish(APPROVAL_TOPICS.requested, {
         from: self,
@@ -154,11 +173,18 @@ export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: Eve
       return { id, command, decision };
     },
 
-    /** The person's answer: 404 for an unknown, expired or other tenant's id, 409 for a second answer. */
+    /**
+     * The person's answer: 404 for an unknown, expired or other tenant's id, 409 for a second answer, and
+     * 409 with the reason when the replica holding the command has gone silent (it can no longer run).
+     */
     decide(scope: ApprovalScope, id: string, approved: boolean): 'approved' | 'denied' {
       const entry = entries.get(id);
       if (!entry || entry.installationId !== scope.installationId || entry.projectId !== scope.projectId) throw notFound(APPROVAL_NOT_FOUND);
       if (entry.state !== 'pending') throw conflict(APPROVAL_DECIDED);
+      if (holderGone(entry)) {
+        settle(entry, 'expired');
+        throw conflict(APPROVAL_HOLDER_GONE);
+      }
       const decision = approved ? 'approved' : 'denied';
       settleEverywhere(entry, decision);
       return decision;
@@ -191,6 +217,8 @@ export function createApprovals({ ttlMs, events }: { ttlMs: number; events?: Eve
     close(): void {
       unsubscribeRequested?.();
       unsubscribeSettled?.();
+      unsubscribeAlive?.();
+      clearInterval(heartbeat);
       for (const e of entries.values()) {
         if (e.state === 'pending' && e.owned) settleEverywhere(e, 'expired');
         else settle(e, 'expired');
