@@ -39,6 +39,14 @@ if (!image && process.env.CI) throw new Error('CI builds the test server images 
   const wait = (oneShot: string[]) =>
     spawnSync('bash', ['-c', `set -euo pipefail\n${DETECT_DOCKER}\ncd ${dir}\n${waitHealthy(90, oneShot)}`], { encoding: 'utf8', env: { ...process.env, COMPOSE_PROJECT_NAME: project }, timeout: 150_000 });
 
+  it('says what it waits for as it happens, not only when it gives up', () => {
+    compose({ slow: '    command: ["sh", "-c", "sleep 6; touch /tmp/ok; sleep 600"]\n    healthcheck:\n      test: ["CMD", "test", "-f", "/tmp/ok"]\n      interval: 1s\n      retries: 1\n' });
+    const r = wait([]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^waiting for: slow (starting|unhealthy) \(\d+ s\)$/m);
+    expect(r.stdout).toMatch(/^slow running healthy 0$/m);
+  });
+
   it('passes for running services with and without a healthcheck and a task that exited 0', () => {
     compose({
       checked: '    command: ["sleep", "600"]\n    healthcheck:\n      test: ["CMD", "true"]\n      interval: 1s\n',

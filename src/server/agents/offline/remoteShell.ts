@@ -43,6 +43,7 @@ export const waitHealthy = (seconds: number, oneShot: string[] = []): string => 
   const done = `${oneShot.length ? `^(${oneShot.join('|')}) exited [a-z-]+ 0$|` : ''} running (healthy|no-healthcheck) [0-9]+$`;
   return [
     `deadline=$((SECONDS + ${seconds}))`,
+    "started=$SECONDS said='' said_at=-30",
     'while :; do',
     '  ids=$(compose ps -a -q)',
     '  [ -n "$ids" ] || { echo "the stack has no containers" >&2; exit 1; }',
@@ -52,6 +53,12 @@ export const waitHealthy = (seconds: number, oneShot: string[] = []): string => 
     `  if [ -z "$open" ]; then printf '%s\\n' "$states"; break; fi`,
     `  if grep -qE ' (exited|dead) ' <<<"$open"; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'a container stopped' >&2; exit 1; fi`,
     `  if [ $SECONDS -ge $deadline ]; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'not every container is healthy after ${seconds} seconds' >&2; exit 1; fi`,
+    // What it waits for, as it happens (a step card shows its newest lines): when that changes, else every 30 s.
+    '  if [ "$open" != "$said" ] || [ $((SECONDS - said_at)) -ge 30 ]; then',
+    '    summary=$(while read -r name status health _; do if [ "$health" = no-healthcheck ]; then printf \'%s %s, \' "$name" "$status"; else printf \'%s %s, \' "$name" "$health"; fi; done <<<"$open")',
+    '    echo "waiting for: ${summary%, } ($((SECONDS - started)) s)"',
+    '    said=$open said_at=$SECONDS',
+    '  fi',
     '  sleep 3',
     'done',
   ].join('\n');
