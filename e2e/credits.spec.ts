@@ -25,7 +25,7 @@ test('a newcomer adds credits through the local test checkout and sees the balan
   await expect(dialog.locator('li.transaction-pending')).toHaveCount(1);
   await checkout.getByRole('button', { name: 'Pay $25.00' }).click();
 
-  await expect(checkout).toHaveURL(/\/payment-success\?amount=25\.00&payment_id=test_[0-9a-f-]+&status=succeeded$/);
+  await expect(checkout).toHaveURL(/\/payment-success\?purchase=[0-9a-f-]{36}&payment_id=test_[0-9a-f-]+&status=succeeded$/);
   await expect(checkout.getByRole('heading', { name: 'Payment Successful' })).toBeVisible();
   await expect(checkout.getByTestId('credits-added')).toHaveText('+$25.00');
   await expect(checkout.getByTestId('new-balance')).toHaveText('$30.00');

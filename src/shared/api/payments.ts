@@ -59,3 +59,29 @@ export const PaymentSuccessQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 50 })),
 });
 export type PaymentSuccessQuery = Static<typeof PaymentSuccessQuery>;
+
+/** GET /api/payments/lookup: our purchase id (`purchase`, in the return address) or the provider's payment id. */
+export const PaymentLookupQuery = Type.Object(
+  {
+    purchase: Type.Optional(Type.String({ pattern: '^[0-9a-f-]{36}$' })),
+    payment_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type PaymentLookupQuery = Static<typeof PaymentLookupQuery>;
+
+/**
+ * The server's record of one of the caller's payments: `pending` until the provider confirms it (then
+ * `completed`, the amount credited), or `failed`, `cancelled`, `refunded`. Never the address's amount.
+ */
+export const PaymentRecord = Type.Object({
+  purchase_id: Type.String(),
+  payment_id: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('refunded')]),
+  /** Dollars. */
+  amount: Type.Number({ minimum: 0 }),
+  currency: Type.String(),
+  created_at: Type.String(),
+  completed_at: Type.Union([Type.String(), Type.Null()]),
+});
+export type PaymentRecord = Static<typeof PaymentRecord>;

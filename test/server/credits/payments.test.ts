@@ -132,13 +132,28 @@ describe.each(databaseKinds())('payments (%s)', (kind) => {
       const [first, second] = [await post(alice, id, 'pay', token), await post(alice, id, 'pay', token)];
       for (const response of [first, second]) {
         expect(response.statusCode).toBe(303);
-        expect(response.headers.location).toBe(`/payment-success?amount=25.00&payment_id=test_${id}&status=succeeded`);
+        expect(response.headers.location).toBe(`/payment-success?purchase=${id}&payment_id=test_${id}&status=succeeded`);
       }
       expect(await balance(alice)).toBeCloseTo(before + 25, 8);
       const rows = (await transactions(alice)).filter((t: { status: string }) => t.status === 'completed');
       expect(rows[0]).toMatchObject({ transaction_type: 'add', amount: 25, payment_method: 'local' });
       expect((await page(alice, id)).body).toContain(TEST_CHECKOUT_TEXT.closed);
       await ledgerIsWhole();
+    });
+
+    it("answers the caller's record of a payment by purchase or payment id: pending, then completed with the amount credited; 404 to anyone else", async () => {
+      const id = await purchase(alice, 25);
+      const lookup = (user: TestUser, query: string) => app.inject({ method: 'GET', url: `/api/payments/lookup?${query}`, headers: user.headers });
+      expect((await lookup(alice, `purchase=${id}`)).json()).toMatchObject({ purchase_id: id, payment_id: null, status: 'pending', amount: 25, currency: 'USD', completed_at: null });
+      await post(alice, id, 'pay', tokenOf(await page(alice, id)));
+      const paid = (await lookup(alice, `payment_id=test_${id}`)).json();
+      expect(paid).toMatchObject({ purchase_id: id, payment_id: `test_${id}`, status: 'completed', amount: 25 });
+      expect(paid.completed_at).toEqual(expect.any(String));
+      expect((await lookup(mallory, `purchase=${id}`)).statusCode).toBe(404);
+      expect((await lookup(mallory, `payment_id=test_${id}`)).statusCode).toBe(404);
+      expect((await lookup(alice, 'payment_id=pay_123')).json()).toEqual({ detail: 'No payment of yours has this id' });
+      expect((await lookup(alice, '')).statusCode).toBe(400);
+      expect((await lookup(alice, 'purchase=not-a-uuid')).statusCode).toBe(400);
     });
 
     it('credits once when two Pay posts race', async () => {

@@ -1,56 +1,57 @@
 import { useEffect, useState, type ReactElement } from 'react';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
+import type { PaymentRecord } from '../../../shared/api/payments';
 import { PAYMENT_SUCCESS, PRODUCT_NAME } from '../../../shared/constants';
+import { errorStatus } from '../../api/apiSlice';
 import { Button } from '../../common/components/Button';
 import { ButtonRow, Card, CenteredPage } from '../../common/components/Card';
 import { Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { logError } from '../../common/log';
 import type { HomeNavigationState } from '../projects/navigationState';
-import { useGetCreditsQuery } from './creditsApi';
+import { useGetCreditsQuery, useLookupPaymentQuery } from './creditsApi';
 import { formatCredits } from './formatCredits';
 
 const HOME_AFTER_PAYMENT: HomeNavigationState = { paymentSuccess: true };
+/** While the provider has not confirmed the payment, the record is asked again this often. */
+const PENDING_POLL_MS = 3_000;
+const PURCHASE_ID = /^[0-9a-f-]{36}$/;
 
-/** The amount from the query as '+$25.00'; anything that is not a positive amount shows as unknown, never '+$abc'. */
-export function amountText(raw: string | null): string {
-  const value = Number(raw);
-  return raw !== null && /^\s*\d+(\.\d+)?\s*$/.test(raw) && Number.isFinite(value) && value > 0 ? `+$${value.toFixed(2)}` : '—';
-}
-
-/**
- * Provider statuses of a payment that went through (Dodo's 'succeeded', the test checkout's, Stripe's
- * 'paid'/'complete'); no status at all is the checkout's plain return. Anything else ('failed',
- * 'cancelled', 'processing') is not a success and is not shown as one.
- */
-const SUCCESS_STATUSES = new Set(['succeeded', 'success', 'successful', 'paid', 'complete', 'completed', 'active']);
-
-export function isSuccessfulStatus(status: string | null): boolean {
-  return status === null || SUCCESS_STATUSES.has(status.trim().toLowerCase());
-}
-
-/** Ours: the page's title and text when the query says the payment did not go through. */
-const NOT_COMPLETED = {
-  title: 'Payment Not Completed',
-  text: 'The payment provider reports this payment as not completed, so no credits were added by it. Your balance is below.',
+/** Ours: what the page says when the server's record is not a completed payment (the documents name none). */
+export const PAYMENT_RECORD_TEXT = {
+  processingTitle: 'Payment Processing',
+  processing: 'The payment provider has not confirmed this payment yet, so no credits have been added by it. This page checks again every few seconds.',
+  notCompletedTitle: 'Payment Not Completed',
+  notCompleted: (status: string): string => `This payment is ${status}: no credits were added by it. Your balance is below.`,
+  unknownTitle: 'No Such Payment',
+  unknown: 'We have no record of this payment for your account, so nothing was credited by it. Your balance is below.',
 } as const;
 
+/** The amount the server credited, as '+$25.00'. */
+export const creditedText = (record: PaymentRecord): string => `+$${record.amount.toFixed(2)}`;
+
 /**
- * /payment-success and /credits/success (part 2 sections 2 and 4): 'Processing Payment...' while the
- * new balance is fetched 1 s after arrival, then the success card with the amount, balance and payment
- * details, and an 8-second countdown to /app (which shows the payment banner).
+ * /payment-success and /credits/success (part 2 sections 2 and 4): 'Processing Payment...', then the
+ * server's record of the payment, looked up by the purchase (our id in the return address) or the
+ * provider's payment id, for this account only. 'Payment Successful' with the amount credited only when
+ * the server completed it; while the provider has not confirmed it, that it is still processing; the
+ * address's own amount or status is never shown as credited. After a success, an 8-second countdown to /app.
  */
 export function PaymentSuccessPage(): ReactElement {
   useDocumentTitle(`${PAYMENT_SUCCESS.title} - ${PRODUCT_NAME}`);
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const [fetchBalance, setFetchBalance] = useState(false);
-  const credits = useGetCreditsQuery(undefined, { skip: !fetchBalance });
-  const processing = !fetchBalance || credits.isLoading;
+  const purchase = params.get('purchase');
   const paymentId = params.get('payment_id');
-  const status = params.get('status');
-  const succeeded = isSuccessfulStatus(status);
+  const ids = purchase && PURCHASE_ID.test(purchase) ? { purchase } : paymentId ? { payment_id: paymentId.slice(0, 200) } : null;
+  const [fetchBalance, setFetchBalance] = useState(false);
+  const lookup = useLookupPaymentQuery(ids ?? {}, { skip: !ids || !fetchBalance });
+  // A pending payment is asked about again until the provider confirms it (a second subscription that polls).
+  useLookupPaymentQuery(ids ?? {}, { skip: !ids || lookup.data?.status !== 'pending', pollingInterval: PENDING_POLL_MS });
+  const record = lookup.data;
+  const credits = useGetCreditsQuery(undefined, { skip: !fetchBalance });
+  const completed = record?.status === 'completed';
   const [secondsLeft, setSecondsLeft] = useState<number>(PAYMENT_SUCCESS.redirectCountdownSeconds);
 
   useEffect(() => {
@@ -58,20 +59,28 @@ export function PaymentSuccessPage(): ReactElement {
     return () => window.clearTimeout(timer);
   }, []);
 
+  const pending = record?.status === 'pending';
+  // Once the provider confirmed it, the balance is read anew.
+  const refetchCredits = credits.refetch;
+  useEffect(() => {
+    if (completed && fetchBalance) void refetchCredits();
+  }, [completed, fetchBalance, refetchCredits]);
+
   useEffect(() => {
     if (credits.error) logError('credits', credits.error);
   }, [credits.error]);
 
+  const processing = !fetchBalance || credits.isLoading || (ids !== null && lookup.isLoading);
   useEffect(() => {
-    // A payment that did not go through is read, not hurried away to the 'payment successful' banner.
-    if (processing || !succeeded) return undefined;
+    // Only a payment the server completed is hurried on to the 'payment successful' banner.
+    if (processing || !completed) return undefined;
     if (secondsLeft <= 0) {
       navigate('/app', { state: HOME_AFTER_PAYMENT });
       return undefined;
     }
     const timer = window.setTimeout(() => setSecondsLeft((s) => s - 1), 1_000);
     return () => window.clearTimeout(timer);
-  }, [processing, succeeded, secondsLeft, navigate]);
+  }, [processing, completed, secondsLeft, navigate]);
 
   if (processing) {
     return (
@@ -83,16 +92,20 @@ export function PaymentSuccessPage(): ReactElement {
     );
   }
 
+  const unknown = !ids || errorStatus(lookup.error) === 404 || errorStatus(lookup.error) === 400;
+  const title = completed ? PAYMENT_SUCCESS.title : pending ? PAYMENT_RECORD_TEXT.processingTitle : unknown || !record ? PAYMENT_RECORD_TEXT.unknownTitle : PAYMENT_RECORD_TEXT.notCompletedTitle;
+  const note = completed ? null : pending ? PAYMENT_RECORD_TEXT.processing : unknown || !record ? PAYMENT_RECORD_TEXT.unknown : PAYMENT_RECORD_TEXT.notCompleted(record.status);
+
   return (
     <CenteredPage>
       <Card>
-        <h1>{succeeded ? PAYMENT_SUCCESS.title : NOT_COMPLETED.title}</h1>
-        {!succeeded && <p role="alert">{NOT_COMPLETED.text}</p>}
+        <h1>{title}</h1>
+        {note && <p role={pending ? 'status' : 'alert'}>{note}</p>}
         <Figures>
-          {succeeded && (
+          {completed && record && (
             <div>
               <dt>{PAYMENT_SUCCESS.creditsAdded}</dt>
-              <dd data-testid="credits-added">{amountText(params.get('amount'))}</dd>
+              <dd data-testid="credits-added">{creditedText(record)}</dd>
             </div>
           )}
           <div>
@@ -100,24 +113,26 @@ export function PaymentSuccessPage(): ReactElement {
             <dd data-testid="new-balance">{credits.data ? formatCredits(credits.data.credits_balance) : '—'}</dd>
           </div>
         </Figures>
-        <Details aria-label={PAYMENT_SUCCESS.paymentDetails}>
-          <h2>{PAYMENT_SUCCESS.paymentDetails}</h2>
-          <dl>
-            <dt>{PAYMENT_SUCCESS.paymentId}</dt>
-            <dd>{paymentId ?? '—'}</dd>
-            <dt>{PAYMENT_SUCCESS.status}</dt>
-            <dd>{status ?? '—'}</dd>
-          </dl>
-        </Details>
+        {record && (
+          <Details aria-label={PAYMENT_SUCCESS.paymentDetails}>
+            <h2>{PAYMENT_SUCCESS.paymentDetails}</h2>
+            <dl>
+              <dt>{PAYMENT_SUCCESS.paymentId}</dt>
+              <dd>{record.payment_id ?? record.purchase_id}</dd>
+              <dt>{PAYMENT_SUCCESS.status}</dt>
+              <dd data-testid="payment-status">{record.status}</dd>
+            </dl>
+          </Details>
+        )}
         <ButtonRow>
-          <Button $variant="primary" onClick={() => navigate('/app', succeeded ? { state: HOME_AFTER_PAYMENT } : undefined)}>
+          <Button $variant="primary" onClick={() => navigate('/app', completed ? { state: HOME_AFTER_PAYMENT } : undefined)}>
             {PAYMENT_SUCCESS.goToProjects}
           </Button>
           <Button onClick={() => void credits.refetch()} disabled={credits.isFetching}>
             {PAYMENT_SUCCESS.refreshBalance}
           </Button>
         </ButtonRow>
-        {succeeded && <p role="status">{PAYMENT_SUCCESS.redirecting(secondsLeft)}</p>}
+        {completed && <p role="status">{PAYMENT_SUCCESS.redirecting(secondsLeft)}</p>}
       </Card>
     </CenteredPage>
   );

@@ -1,4 +1,5 @@
 import type { CreatePaymentBody, CreditsResponse, PaymentLinkResponse, TransactionList } from '../../../shared/api/credits';
+import type { PaymentLookupQuery, PaymentRecord } from '../../../shared/api/payments';
 import { CREDITS_TIMING } from '../../../shared/constants';
 import { apiSlice } from '../../api/apiSlice';
 
@@ -11,6 +12,10 @@ export const creditsApi = apiSlice.injectEndpoints({
     getTransactions: build.query<TransactionList, void>({
       query: () => '/user/transactions',
       providesTags: ['Transactions'],
+    }),
+    /** The server's record of one of the caller's payments (the payment success page). */
+    lookupPayment: build.query<PaymentRecord, PaymentLookupQuery>({
+      query: (ids) => ({ url: '/payments/lookup', params: ids }),
     }),
     /** Records a pending purchase and answers the checkout page (part 1 section 7). */
     createPayment: build.mutation<PaymentLinkResponse, CreatePaymentBody>({
@@ -25,4 +30,4 @@ export function useCredits(): ReturnType<typeof creditsApi.useGetCreditsQuery> {
   return creditsApi.useGetCreditsQuery(undefined, { pollingInterval: CREDITS_TIMING.balancePollMs, skipPollingIfUnfocused: true });
 }
 
-export const { useGetCreditsQuery, useGetTransactionsQuery } = creditsApi;
+export const { useGetCreditsQuery, useGetTransactionsQuery, useLookupPaymentQuery } = creditsApi;

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { ErrorResponse } from '../../../shared/api/common';
-import { DodoWebhookBody, DodoWebhookHeaders, WebhookAck } from '../../../shared/api/payments';
+import { DodoWebhookBody, DodoWebhookHeaders, PaymentLookupQuery, PaymentRecord, WebhookAck } from '../../../shared/api/payments';
 import { badRequest, forbidden, unauthorized } from '../../errors';
 import { authOf } from '../../plugins/session';
 import { renderTestCheckoutPage, TEST_CHECKOUT_CSP } from '../../services/credits/testCheckoutPage';
@@ -18,6 +18,13 @@ const CheckoutForm = Type.Object({ token: Type.Optional(Type.String({ maxLength:
  */
 export const paymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { payments } = app.services;
+
+  /** The caller's record of one payment (the payment success page): 404 for anyone else's. */
+  app.get(
+    '/payments/lookup',
+    { schema: { tags: ['payments'], querystring: PaymentLookupQuery, response: { 200: PaymentRecord, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse } } },
+    async (request) => payments.lookup(authOf(request).installationId, request.query),
+  );
 
   if (payments.checkoutKind === 'local') {
     const checkoutRoutes: FastifyPluginAsyncTypebox = async (checkout) => {

@@ -11,11 +11,12 @@ import {
   DODO_PAYMENT_SUCCEEDED,
   DODO_REFUND_SUCCEEDED,
   type DodoWebhookBody,
+  type PaymentRecord,
 } from '../../../shared/api/payments';
 import { creditAmountValueError, TEST_CHECKOUT_TEXT } from '../../../shared/constants/credits';
 import type { CheckoutProvider } from './checkoutProvider';
 import type { CreditsLedger } from './ledger';
-import { centsToDollarText, centsToUnits } from './money';
+import { centsToUnits } from './money';
 
 export type PurchaseRow = typeof creditPurchases.$inferSelect;
 
@@ -166,6 +167,30 @@ export function createPaymentsService({
     checkoutKind: checkout.kind,
 
     /**
+     * The caller's record of a payment, by our purchase id or the provider's payment id: what the payment
+     * success page shows (never the amount its address carries).
+     *
+     * @throws HttpError 400 without either id; 404 for one that is not the caller's installation's.
+     */
+    async lookup(installationId: number, ids: { purchase?: string; payment_id?: string }): Promise<PaymentRecord> {
+      if (!ids.purchase && !ids.payment_id) throw badRequest('purchase or payment_id is required');
+      const [row] = await db
+        .select()
+        .from(creditPurchases)
+        .where(and(eq(creditPurchases.installationId, installationId), ids.purchase ? eq(creditPurchases.id, ids.purchase) : eq(creditPurchases.providerPaymentId, ids.payment_id!)));
+      if (!row) throw notFound('No payment of yours has this id');
+      return {
+        purchase_id: row.id,
+        payment_id: row.providerPaymentId,
+        status: row.status as PaymentRecord['status'],
+        amount: row.amountCents / 100,
+        currency: row.currency,
+        created_at: row.createdAt.toISOString(),
+        completed_at: row.completedAt?.toISOString() ?? null,
+      };
+    },
+
+    /**
      * Validates `amount` as the client does (a JSON number, $1 to $10,000, whole cents), records a pending
      * purchase and its pending `add` row, and asks the checkout provider for the page to pay on.
      *
@@ -197,7 +222,8 @@ export function createPaymentsService({
           purchaseId,
         });
       });
-      const returnUrl = `${publicUrl}/payment-success?amount=${centsToDollarText(amountCents)}`;
+      // The page looks the purchase up (the provider adds its payment id and status); no amount to trust.
+      const returnUrl = `${publicUrl}/payment-success?purchase=${purchaseId}`;
       try {
         const session = await checkout.create({ purchaseId, amountCents, currency: CURRENCY, returnUrl });
         if (session.sessionId) {
@@ -263,7 +289,7 @@ export function createPaymentsService({
       const providerPaymentId = `test_${purchase.id}`;
       const outcome = await creditPurchase({ purchaseId: purchase.id, providerPaymentId, amountCents: purchase.amountCents, currency: purchase.currency });
       if (outcome !== 'credited' && outcome !== 'already-credited') throw conflict(TEST_CHECKOUT_TEXT.closed);
-      const query = new URLSearchParams({ amount: centsToDollarText(purchase.amountCents), payment_id: providerPaymentId, status: 'succeeded' });
+      const query = new URLSearchParams({ purchase: purchase.id, payment_id: providerPaymentId, status: 'succeeded' });
       return { redirect: `/payment-success?${query.toString()}` };
     },
 
