@@ -8,7 +8,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Db } from '../db/client';
 import { planningThreads } from '../db/schema';
 import { HttpError, notFound } from '../errors';
-import { isDiskFull } from '../services/health/diskSpace';
+import { isDiskFull } from '../diskFull';
 import { createRedactor, redactText } from '../sandbox/redactor';
 import { STREAM_EVENTS, type StreamEvent } from '../../shared/events';
 import { modelErrorMessage } from './modelErrors';

@@ -17,7 +17,7 @@ const SERVER_LAYERS: Array<[RegExp, number, string]> = [
   [/^server\/services\//, 4, 'services'],
   [/^server\/agents\//, 3, 'agents'],
   [/^server\/sandbox\//, 2, 'sandbox drivers'],
-  [/^server\/(db\/|errors\.ts|config\.ts|dataDir\.ts)/, 1, 'database and basics'],
+  [/^server\/(db\/|errors\.ts|config\.ts|dataDir\.ts|diskFull\.ts)/, 1, 'database and basics'],
 ];
 const layerOf = (file: string): [number, string] | undefined => {
   const found = SERVER_LAYERS.find(([pattern]) => pattern.test(file));
