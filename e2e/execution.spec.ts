@@ -2,7 +2,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { planAnN8nStack, recordStatusTexts, STEP_TIMEOUT, STREAM_TIMEOUT } from './support/planning';
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
-import { openExecutionChat, openStep } from './support/executionChat';
+import { openExecutionChat, openStep, saveProposal } from './support/executionChat';
 
 /**
  * The execution journey of issue 4 with the offline planner and the local (bubblewrap) sandbox: a
@@ -131,10 +131,12 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   // The execution agent (Chat tab) changes step 2 into a recursive delete of /etc: it waits again, marked.
   await chatPanel.getByRole('tab', { name: 'Chat' }).click();
   const message = chatPanel.getByRole('textbox', { name: 'Message', exact: true });
-  await message.fill('Please change step 2 command to `rm -rf /etc/nginx /etc`');
+  // A change is a proposal: the card shows the difference, and only Save change makes it the step.
+  await message.fill('Change step 2: replace the whole command with `rm -rf /etc/nginx /etc`');
   await message.press('Enter');
-  await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText('I changed step 2', { timeout: STREAM_TIMEOUT });
+  await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText('I prepared a change to step 2', { timeout: STREAM_TIMEOUT });
   await expect(message).toBeEnabled();
+  await saveProposal(step(2));
   await expect(step(2)).toContainText('waiting approval', { timeout: 15_000 });
   const danger = step(2).getByRole('note');
   await expect(danger).toContainText('Needs your explicit approval (never auto-approved)');
@@ -158,9 +160,10 @@ test('a person confirms the implementation plan, approves, rejects and re-execut
   expect(approvals).toBe(0);
 
   // The same step made harmless is approved automatically: Auto-Approve works, the danger held it back.
-  await message.fill('Change step 2 command to `echo auto-approved-step && ls ssh-keys`');
+  await message.fill('Change step 2: replace the whole command with `echo auto-approved-step && ls ssh-keys`');
   await message.press('Enter');
-  await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText('I changed step 2', { timeout: STREAM_TIMEOUT });
+  await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText('I prepared a change to step 2', { timeout: STREAM_TIMEOUT });
+  await saveProposal(step(2));
   await expect(step(2).getByRole('note')).toHaveCount(0, { timeout: 15_000 });
   // (How the terminal shows an agent's command is checked with step 1 above: here Auto-Approve goes straight
   // on to step 3, whose long script scrolls step 2 out of the terminal's view.)

@@ -3,7 +3,7 @@ import { planAnN8nStack, recordStatusTexts, STEP_TIMEOUT, STREAM_TIMEOUT } from 
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
 import { photograph, SIZES } from './support/screenshots';
-import { openExecutionChat } from './support/executionChat';
+import { openExecutionChat, saveProposal } from './support/executionChat';
 
 /**
  * The validation journey with the offline planner and the local (bubblewrap) sandbox: a person plans an
@@ -41,9 +41,10 @@ test('a person executes every step with the remote ones skipped, proceeds to val
     const toggle = step(n).locator('button[aria-expanded]');
     if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
     if (!NEEDS_THE_OUTSIDE.test((await step(n).textContent()) ?? '')) continue;
-    await message.fill(`Change step ${n} command to \`echo "step ${n} needs a real server; skipped in the sandbox"\``);
+    await message.fill(`Change step ${n}: replace the whole command with \`echo "step ${n} needs a real server; skipped in the sandbox"\``);
     await message.press('Enter');
-    await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText(`I changed step ${n}`, { timeout: STREAM_TIMEOUT });
+    await expect(chatPanel.getByRole('list', { name: 'Messages', exact: true }).locator('li').last()).toContainText(`I prepared a change to step ${n}`, { timeout: STREAM_TIMEOUT });
+    await saveProposal(step(n));
     await expect(step(n)).toContainText('skipped in the sandbox', { timeout: 15_000 });
     await expect(message).toBeEnabled();
   }

@@ -1,4 +1,5 @@
-import type { Locator, Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
+import { EXECUTION_TEXT } from '../../src/shared/constants/execution';
 
 /**
  * The execution stage's agent panel (Chat and Terminal tabs), opened as a person opens it: it is closed
@@ -16,4 +17,16 @@ export async function openExecutionChat(page: Page): Promise<Locator> {
 export async function openStep(step: Locator): Promise<void> {
   const toggle = step.locator('button[aria-expanded]');
   if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+}
+
+/**
+ * Saves the change the execution agent proposed for a step: a change is a proposal until the person saves
+ * it, with the difference shown on the card.
+ */
+export async function saveProposal(card: Locator): Promise<void> {
+  await openStep(card);
+  const proposal = card.getByRole('region', { name: EXECUTION_TEXT.proposalLabel });
+  await expect(proposal).toBeVisible({ timeout: 15_000 });
+  await proposal.getByRole('button', { name: EXECUTION_TEXT.saveChange }).click();
+  await expect(proposal).toHaveCount(0, { timeout: 15_000 });
 }
