@@ -23,6 +23,8 @@ export const theme = {
     /** The fill behind white text that warns (badges): 4.61:1. */
     dangerFill: '#da3633',
     dangerSurface: 'rgba(248, 81, 73, 0.12)',
+    /** Red text on dangerSurface (an error block): 5.5:1 over the card; `danger` there is 3.7:1. */
+    dangerOnSurface: '#ff7b72',
     warning: '#d29922',
     focus: '#58a6ff',
     overlay: 'rgba(1, 4, 9, 0.7)',

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { projectDocumentation, projects } from '../../db/schema';
-import { textRedactor } from '../../sandbox/redactor';
+import { documentRedactor } from '../../sandbox/redactor';
 import type { DocumentationResponse } from '../../../shared/api/documentation';
 import { DOCUMENTATION } from '../../../shared/constants/documentation';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
@@ -148,7 +148,9 @@ export function createDocumentationService(deps: DocumentationDeps) {
 
     /** Stores the agent's documentation and quick start (redacted of the project's secret values) with the facts. */
     async save(project: StepProject, texts: { documentation: string; quickstart: string }, keyValue: Record<string, unknown>): Promise<void> {
-      const redact = textRedactor(Object.values(await planning.hiddenValues(project.projectId)));
+      // A document, like a plan: whole secret values and sealed references are blanked, not every 8-character run
+      // of one (a password holding "postgres" blanked the word in its diagram and broke it).
+      const redact = documentRedactor(Object.values(await planning.hiddenValues(project.projectId)));
       const { steps } = await deps.validation.steps(project.projectId);
       const row = {
         documentation: redact(texts.documentation),

@@ -348,7 +348,7 @@ export const Code = styled.pre`
 
 const ErrorBlock = styled.pre`
   ${code}
-  color: ${({ theme }) => theme.colors.danger};
+  color: ${({ theme }) => theme.colors.dangerOnSurface};
   background: ${({ theme }) => theme.colors.dangerSurface};
 `;
 
