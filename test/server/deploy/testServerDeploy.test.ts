@@ -7,7 +7,7 @@ import { renderImplementationPlan } from '../../../src/server/agents/offline/doc
 import { modelOfStack, renderStack } from '../../../src/server/agents/offline/stackModelBridge';
 import { extractFacts } from '../../../src/server/agents/offline/facts';
 import { renderValidationPlan } from '../../../src/server/agents/offline/validationPlanner';
-import { parsePlanSteps } from '../../../src/server/services/execution/planSteps';
+import { parsePlanSteps } from '../../../src/shared/planSteps';
 
 /**
  * The offline planner's deploy and validation plans against the real test server (`npm run

@@ -83,7 +83,7 @@ describe('validation follows the stack model', () => {
   it('checks each public endpoint through its proxy, each link from its user, and the backup', async () => {
     const { renderImplementationPlan } = await import('../../../src/server/agents/offline/documents');
     const { renderValidationPlan } = await import('../../../src/server/agents/offline/validationPlanner');
-    const { parsePlanSteps } = await import('../../../src/server/services/execution/planSteps');
+    const { parsePlanSteps } = await import('../../../src/shared/planSteps');
     const implementation = renderImplementationPlan(stackOf('Nextcloud with MariaDB at cloud.example.org on my server deploy@203.0.113.7'));
     const executed = parsePlanSteps(implementation).map((x) => ({ step_number: x.stepNumber, status: 'completed', description: x.description, command: x.command }));
     const checks = parsePlanSteps(renderValidationPlan(executed, implementation));

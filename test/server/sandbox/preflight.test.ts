@@ -1,4 +1,4 @@
-import { parsePlanSteps } from '../../../src/server/services/execution/planSteps';
+import { parsePlanSteps } from '../../../src/shared/planSteps';
 import { missingTools, plannedPrograms, programsOf } from '../../../src/server/services/sandbox/preflight';
 
 describe('sandbox tool preflight: the programs a plan calls', () => {

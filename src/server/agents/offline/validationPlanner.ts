@@ -105,7 +105,7 @@ export function validationChecks(executed: StepView[], implementationPlan = ''):
   return checks;
 }
 
-/** The validation plan as markdown, in the `## Step N: title` form the trigger reads (services/execution/planSteps.ts). */
+/** The validation plan as markdown, in the `## Step N: title` form the trigger reads (src/shared/planSteps.ts). */
 export function renderValidationPlan(executed: StepView[], implementationPlan = ''): string {
   const checks = validationChecks(executed, implementationPlan);
   const live = checks.some((c) => c.commands.some((x) => x.includes('da-server')));

@@ -9,7 +9,7 @@ import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from './eventBus';
-import { parsePlanSteps } from './planSteps';
+import { parsePlanSteps } from '../../../shared/planSteps';
 import { createStepRuns, type EndedStep, type PlanReplacement, type ProgressState, type StepChangeRequest, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
 
 export { INTERRUPTED_MESSAGE, SANDBOX_NOT_READY, terminalCommandsTopic, type ProgressState } from '../shared/stepRuns';

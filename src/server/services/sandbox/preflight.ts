@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { SandboxMissingTool } from '../../../shared/api/sandbox';
-import type { PlannedStep } from '../execution/planSteps';
+import type { PlannedStep } from '../../../shared/planSteps';
 
 /** A word that can name a program: no quotes, expansions, paths or assignments. */
 const PROGRAM = /^[A-Za-z][A-Za-z0-9._+-]*$/;

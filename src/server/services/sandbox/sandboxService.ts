@@ -13,7 +13,7 @@ import type {
   SandboxPreflightResponse,
   SandboxStatusResponse,
 } from '../../../shared/api/sandbox';
-import { parsePlanSteps } from '../execution/planSteps';
+import { parsePlanSteps } from '../../../shared/planSteps';
 import { missingProgramsCommand, missingTools, plannedPrograms } from './preflight';
 import { writeWorkspaceFile } from './workspaceFiles';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';

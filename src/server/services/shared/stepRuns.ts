@@ -11,7 +11,7 @@ import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import { dangerousReason } from '../execution/dangerous';
 import type { EventBus } from '../execution/eventBus';
-import type { PlannedStep } from '../execution/planSteps';
+import type { PlannedStep } from '../../../shared/planSteps';
 import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
 import { createVersionedSnapshots, sharedOn, type Snapshot, type SnapshotSource } from './versionedSnapshots';
 import { revisePlan } from './planRevision';

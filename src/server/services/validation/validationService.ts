@@ -12,7 +12,7 @@ import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from '../execution/eventBus';
 import { createStepActivityRecorder } from '../execution/executionService';
-import { parsePlanSteps } from '../execution/planSteps';
+import { parsePlanSteps } from '../../../shared/planSteps';
 import { createStepRuns, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
 
 export interface ValidationDeps {
