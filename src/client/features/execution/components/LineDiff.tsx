@@ -1,5 +1,5 @@
 import { useMemo, type ReactElement } from 'react';
-import styled from 'styled-components';
+import styled, { css } from 'styled-components';
 import { lineDiff } from '../../../../shared/lineDiff';
 
 /** Unchanged lines further than this from a change are folded into one "… n unchanged lines" row. */
@@ -37,7 +37,8 @@ export function LineDiff({ before, after }: { before: string; after: string }): 
   );
 }
 
-const Pre = styled.pre`
+/** A block of monospace text (commands, output, their differences). */
+export const codeBlock = css`
   margin: 0;
   padding: ${({ theme }) => theme.space(2)};
   border-radius: ${({ theme }) => theme.radii.sm};
@@ -46,6 +47,10 @@ const Pre = styled.pre`
   font-size: ${({ theme }) => theme.fontSizes.sm};
   white-space: pre-wrap;
   overflow-wrap: anywhere;
+`;
+
+const Pre = styled.pre`
+  ${codeBlock}
 `;
 
 const Line = styled.span<{ $kind: 'same' | 'removed' | 'added' }>`

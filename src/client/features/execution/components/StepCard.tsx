@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useId, useState, type ReactElement } from 'react';
-import styled, { css } from 'styled-components';
+import styled from 'styled-components';
 import { EXECUTION, EXECUTION_TEXT, formatStepStatus, FULL_OUTPUT_MODAL } from '../../../../shared/constants';
 import { Button } from '../../../common/components/Button';
 import { Spinner } from '../../../common/components/Spinner';
@@ -8,7 +8,7 @@ import { formatDuration, previewLines } from '../executionModel';
 import { lastLine, tailLines, terminalText } from '../terminalText';
 import type { PendingStepAction, StepActionKind } from '../executionSlice';
 import { FullOutputModal } from './FullOutputModal';
-import { LineDiff } from './LineDiff';
+import { codeBlock, LineDiff } from './LineDiff';
 
 /** Ours, not the spec's: the card of a step the server holds for a human says why. */
 const DANGEROUS_LABEL = 'Needs your explicit approval (never auto-approved)';
@@ -330,16 +330,7 @@ const Field = styled.div`
   p { margin: 0; white-space: pre-wrap; }
 `;
 
-const code = css`
-  margin: 0;
-  padding: ${({ theme }) => theme.space(2)};
-  border-radius: ${({ theme }) => theme.radii.sm};
-  background: ${({ theme }) => theme.colors.background};
-  font-family: ${({ theme }) => theme.fonts.mono};
-  font-size: ${({ theme }) => theme.fontSizes.sm};
-  white-space: pre-wrap;
-  overflow-wrap: anywhere;
-`;
+const code = codeBlock;
 
 /** A block of monospace text (commands, output), shared with the validation plan. */
 export const Code = styled.pre`
