@@ -11,6 +11,7 @@ import { executionReply } from './executionPlanner';
 import { documentationReply, validationReply, type DocumentationContext } from './validationPlanner';
 import { devopsHelperReply, type HelperServers } from './devopsHelperPlanner';
 import { CONTINUE_PROMPT, TOOL_NAMES } from '../toolNames';
+import { panelEditsOf, replayEdits, STACK_EDITS_TAG } from './panelEdits';
 
 /**
  * The offline planner's reasoning, free of LangChain: given the agent's role, the context the graph put
@@ -213,7 +214,9 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
       unknowns[q.key] = true;
     }
   }
-  const stack = composeStack(facts, { repository: analysis.repository });
+  // The panel's controls change the model the words make; their edits are applied after the words.
+  const edited = replayEdits(composeStack(facts, { repository: analysis.repository }), panelEditsOf(contextBlock(system, STACK_EDITS_TAG)), { repository: analysis.repository });
+  const stack = edited.stack;
   const document = renderRequirements(stack, unknowns, now);
   // A named workload missing from the plan keeps the requirements open, whatever defaults were accepted.
   const ready = toAsk.length === 0 && facts.unknown.length === 0;
@@ -221,6 +224,7 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
   const languageNote = facts.language && !spoken.includes(ENGLISH_NOTE) ? [`(I read your message as ${facts.language}; ${ENGLISH_NOTE}.)`, ''] : [];
   const secrets = stack.secrets.map(({ name, description, required, secret_type }) => ({ name, description, required, secret_type }));
   const known = describeFacts(stack, unknowns);
+  const refusedText = edited.refused.length ? ['', `Changes made in the panel that no longer apply: ${edited.refused.join('; ')}.`] : [];
   let text: string;
   if (!userTexts.length && !analysis.texts.length) {
     text = [
@@ -233,6 +237,7 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
       ...languageNote,
       known.length ? `Thanks. So far I have:\n${known.map((l) => `- ${l}`).join('\n')}` : 'Thanks.',
       ...(unknownText.length ? ['', ...unknownText] : []),
+      ...refusedText,
       ...(toAsk.length ? ['', toAsk.length === 1 ? 'One question to complete the requirements:' : 'A few questions to complete the requirements:'] : []),
       ...toAsk.map((q, i) => `${i + 1}. ${q.text}`),
       ...(assumed.length ? ['', `Meanwhile I assumed ${assumed.join('; ')}.`] : []),
@@ -244,6 +249,7 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
       ...known.map((l) => `- ${l}`),
       `- Machine: ${stack.machine.instanceType} (${stack.machine.vcpus} vCPU, ${stack.machine.memoryGb} GB RAM, ${stack.machine.diskGb} GB disk)`,
       ...(assumed.length ? ['', `Where you left it open I assumed ${assumed.join('; ')}. Tell me if any of that should change.`] : []),
+      ...refusedText,
       ...stack.notes.map((n) => `\nNote: ${n}`),
       '',
       `Please add the ${secrets.filter((s) => s.required && s.name !== 'GITHUB_TOKEN').length} required secrets under User Secrets (${secrets.map((s) => s.name).join(', ')}). When the Collected Requirements look right, confirm to move on to the architecture.`,
@@ -258,6 +264,7 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
           document,
           secrets,
           ready_to_continue: ready,
+          stack_model: edited.model,
           ...(userTexts.length && analysis.questions.length ? { analysis_answers: analysisAnswers(analysis.questions, stack, unknowns) } : {}),
         },
       },

@@ -83,7 +83,8 @@ export function modelOfStack(stack: Stack): StackModel {
     allowlist: [...f.allowlist],
     allowScope: f.allowScope,
   };
-  m.unknowns = f.unknown.map((name) => ({ name, status: 'asked' as const }));
+  // Names gone on without ("skip X") stay named, so a model edited later still says what was left out.
+  m.unknowns = [...f.unknown.map((name) => ({ name, status: 'asked' as const })), ...f.skipped.map((name) => ({ name, status: 'skipped' as const }))];
   m.excluded = [...f.excluded];
   if (stack.serverFacts && m.target) m.serverFacts = stack.serverFacts;
   return m;
@@ -142,6 +143,7 @@ export function factsOfModel(model: StackModel): Facts {
   f.allowlist = [...model.host.allowlist];
   f.allowScope = model.host.allowScope;
   f.unknown = model.unknowns.filter((u) => u.status === 'asked').map((u) => u.name);
+  f.skipped = model.unknowns.filter((u) => u.status === 'skipped').map((u) => u.name);
   for (const x of model.excluded) f.excluded.add(x);
   f.acceptsDefaults = true;
   return f;

@@ -17,6 +17,7 @@ import {
 import type { AgentName } from '../../agents/models';
 import { projectOf } from '../../plugins/projectHeader';
 import { sendStream } from '../../plugins/sse';
+import { planningStackRoutes } from './stack';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const streamErrors = { ...errors, 409: ErrorResponse };
@@ -79,6 +80,8 @@ export const planningRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/planning/implementation-plan', { schema: { tags, response: { 200: ImplementationPlanResponse, ...errors } } }, async (request) =>
     planning.implementationPlan((await projectOf(request)).projectId),
   );
+
+  await app.register(planningStackRoutes);
 
   app.get(
     '/planning/threads/:agent',

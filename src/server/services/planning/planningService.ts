@@ -26,6 +26,9 @@ import { verifierFactsOf } from '../../agents/verifier/stackModelFacts';
 import { readStackModel } from '../../agents/offline/documents';
 import type { PlanFinding } from '../../../shared/api/planning';
 import { findingsOf, putFindings, type VerifiedPlan } from './planFindings';
+import { createStackEditing, STACK_CATALOGUE } from './stackEditing';
+import { STACK_EDITS_TAG } from '../../agents/offline/panelEdits';
+import type { StackResponse } from '../../../shared/api/stack';
 
 /** One model call's tokens, as the credits meter takes them (`meter.record`); defined once, in the meter. */
 export type { ModelUsage };
@@ -288,17 +291,30 @@ export function createPlanningService(deps: PlanningDeps) {
     }
   }
 
+  /** Saves the requirements document with the secrets it declares: the agent's tool, the panel and a model's stack operations. */
+  async function saveRequirements(projectId: number, args: { document: string; secrets?: unknown; ready: boolean }): Promise<void> {
+    await declareSecrets(projectId, args.secrets ?? []);
+    await putDocument(projectId, 'requirements', args.document, args.ready);
+  }
+
+  const stackEditing = createStackEditing({
+    db,
+    saveRequirements,
+    wasReady: async (projectId) => (await getDocument(projectId, 'requirements'))?.ready ?? false,
+  });
+
   const secretStatusLine = (s: UserSecret): string => `${s.name} (${s.required ? 'required' : 'optional'}): ${s.provided ? 'provided' : 'missing'}`;
 
   const workspace: AgentWorkspace = {
     async systemPrompt(agent, ctx) {
-      const [requirements, architecture, implementation, analysis, secrets, project] = await Promise.all([
+      const [requirements, architecture, implementation, analysis, secrets, project, stack] = await Promise.all([
         getDocument(ctx.projectId, 'requirements'),
         getDocument(ctx.projectId, 'architecture'),
         getDocument(ctx.projectId, 'implementation'),
         getDocument(ctx.projectId, 'analysis'),
         listSecrets(ctx.projectId),
         db.query.projects.findFirst({ where: (p, { eq: is }) => is(p.id, ctx.projectId) }),
+        stackEditing.read(ctx.projectId),
       ]);
       const block = (tag: string, body: string | undefined): string => (body ? `<${tag}>\n${body}\n</${tag}>` : '');
       const common = [
@@ -314,6 +330,7 @@ export function createPlanningService(deps: PlanningDeps) {
           'When the person deploys to their own server ("my existing server deploy@203.0.113.7, SSH port 2222"), write the target as "Provider: Your existing server user@host, SSH port N" in Cloud Specifications, and declare SSH_PRIVATE_KEY with secret_type ssh_private_key (never ask for the key in the chat). A plan that creates a server at a provider reaches it the same way: over SSH with a key.',
           block('requirements_document', requirements?.content),
           block('repository_analysis', analysis?.content),
+          block(STACK_EDITS_TAG, stack.edits.length ? JSON.stringify(stack.edits.map((e) => e.op)) : undefined),
         ],
         analyzer: [
           'Role: analyzer',
@@ -342,8 +359,8 @@ export function createPlanningService(deps: PlanningDeps) {
     async runTool(agent, ctx, name, args) {
       if (agent === 'requirements' && name === TOOL_NAMES.requirements) {
         if (typeof args.document !== 'string' || !args.document.trim()) throw badRequest('document must be the whole requirements text');
-        await declareSecrets(ctx.projectId, args.secrets ?? []);
-        await putDocument(ctx.projectId, 'requirements', args.document, args.ready_to_continue === true);
+        await saveRequirements(ctx.projectId, { document: args.document, secrets: args.secrets, ready: args.ready_to_continue === true });
+        if (args.stack_model !== undefined) await stackEditing.keepModel(ctx.projectId, args.stack_model);
         await recordAnalysisAnswers(ctx.projectId, args.analysis_answers);
         const complete = isRequirementsComplete(args.document);
         return `Saved the requirements document (${complete ? 'every section has substance' : 'some sections are still open'}).`;
@@ -372,6 +389,13 @@ export function createPlanningService(deps: PlanningDeps) {
       throw badRequest(`unknown tool ${name}`);
     },
   };
+
+  /** The requirements document as the person reads it (secrets in it blanked). */
+  async function requirementsShown(projectId: number): Promise<{ content: string; ready_to_continue: boolean }> {
+    const doc = await getDocument(projectId, 'requirements');
+    if (!doc) return { content: '', ready_to_continue: false };
+    return { content: await shown(projectId, doc.content), ready_to_continue: doc.ready && isRequirementsComplete(doc.content) };
+  }
 
   const graphs = new Map<AgentName, AgentGraph>();
   const graphOf = (agent: AgentName): AgentGraph => {
@@ -451,11 +475,20 @@ export function createPlanningService(deps: PlanningDeps) {
       return { thread_id: threadId, model, messages };
     },
 
-    /** The requirements document as the person reads it (secrets in it blanked). */
-    async requirements(projectId: number): Promise<{ content: string; ready_to_continue: boolean }> {
-      const doc = await getDocument(projectId, 'requirements');
-      if (!doc) return { content: '', ready_to_continue: false };
-      return { content: await shown(projectId, doc.content), ready_to_continue: doc.ready && isRequirementsComplete(doc.content) };
+    requirements: requirementsShown,
+
+    /** The project's stack model, the catalogue to add from, and the requirements rendered from it. */
+    async stack(projectId: number): Promise<StackResponse> {
+      const { model } = await stackEditing.read(projectId);
+      const { content, ready_to_continue } = await requirementsShown(projectId);
+      return { model, catalogue: STACK_CATALOGUE, requirements: content, ready_to_continue };
+    },
+
+    /** Applies the panel's stack operations (all or none; 400 with why), then answers as `stack`. */
+    async editStack(projectId: number, ops: unknown[]): Promise<StackResponse> {
+      const { model } = await stackEditing.apply(projectId, ops, 'panel');
+      const { content, ready_to_continue } = await requirementsShown(projectId);
+      return { model, catalogue: STACK_CATALOGUE, requirements: content, ready_to_continue };
     },
 
     async analysis(projectId: number): Promise<AnalysisResponse> {

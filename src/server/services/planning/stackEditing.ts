@@ -1,0 +1,159 @@
+import { and, eq } from 'drizzle-orm';
+import { Type } from 'typebox';
+import { Value } from 'typebox/value';
+import type { Db } from '../../db/client';
+import { planningDocuments } from '../../db/schema';
+import { badRequest } from '../../errors';
+import { emptyStackModel, StackModel } from '../../../shared/stackModel';
+import { applyStackOps, StackOp, StackOpError } from '../../../shared/stackOps';
+import type { StackCatalogueItem } from '../../../shared/api/stack';
+import { CATALOGUE_VIEW } from '../../agents/offline/stackModelBridge';
+import { requirementsOfModel, type ModelRequirements } from '../../agents/offline/modelRequirements';
+
+/**
+ * The project's stack model, kept beside its documents (planning_documents, kind `stack`), and the one
+ * place where operations change it from outside the conversation: the Collected Requirements panel's
+ * controls and a real model's tool calls. After each change the requirements text is rendered from the
+ * model and saved as the requirements document, so what the panel shows and what the architect reads
+ * is the model.
+ *
+ * The panel's operations are also kept in order (`edits`): the offline requirements agent composes the
+ * stack from the conversation's words every turn, and applies these after them.
+ */
+
+const KIND = 'stack';
+/** Panel edits kept per project: each is replayed every offline turn, so they stay few. */
+export const MAX_EDITS = 200;
+
+const StackEdit = Type.Object({ op: StackOp, at: Type.String() }, { additionalProperties: false });
+const StackDocument = Type.Object({ model: StackModel, edits: Type.Array(StackEdit) }, { additionalProperties: false });
+export interface StackDocument {
+  model: StackModel;
+  edits: Array<{ op: StackOp; at: string }>;
+}
+
+/** Each operation's own schema, by name: a bad field is named against the operation meant, not the union. */
+const OP_SCHEMAS = new Map(StackOp.anyOf.map((schema) => [(schema.properties.op as { const: string }).const, schema]));
+export const STACK_OP_NAMES = [...OP_SCHEMAS.keys()];
+
+/** The operation a control or a model sent, checked against its schema; StackOpError says what is wrong. */
+export function checkedStackOp(raw: unknown, where: string): StackOp {
+  const name = typeof raw === 'object' && raw !== null && 'op' in raw ? String((raw as { op: unknown }).op) : undefined;
+  const schema = name ? OP_SCHEMAS.get(name) : undefined;
+  if (!schema) throw new StackOpError(`${where}: ${name ? `"${name.slice(0, 40)}"` : 'an operation without "op"'} is not a stack operation (they are ${STACK_OP_NAMES.join(', ')})`);
+  // Ajv-style issues; `boolean` is the false schema behind additionalProperties, said better by its own issue.
+  const issues = [...Value.Errors(schema, raw)].filter((e) => e.keyword !== 'boolean').slice(0, 3);
+  if (issues.length) {
+    const said = issues.map((e) => {
+      const extra = (e.params as { additionalProperties?: string[] }).additionalProperties;
+      return `${e.instancePath || 'it'} ${e.message}${extra ? ` (${extra.join(', ')})` : ''}`;
+    });
+    throw new StackOpError(`${where} (${name}): ${said.join('; ')}`);
+  }
+  return raw as StackOp;
+}
+
+/** The catalogue the panel offers to add from, by label. */
+export const STACK_CATALOGUE: StackCatalogueItem[] = Object.values(CATALOGUE_VIEW)
+  .map(({ id, label, category }) => ({ id, label, category }))
+  .sort((a, b) => a.label.localeCompare(b.label));
+
+export interface StackEditingDeps {
+  db: Db;
+  /** Saves the requirements rendered from the model (declares their secrets), as the agent's tool does. */
+  saveRequirements(projectId: number, requirements: ModelRequirements & { ready: boolean }): Promise<void>;
+  /** Whether the stored requirements were complete before this change (the conversation's go-ahead). */
+  wasReady(projectId: number): Promise<boolean>;
+}
+
+export function createStackEditing(deps: StackEditingDeps) {
+  const { db } = deps;
+
+  async function read(projectId: number): Promise<StackDocument> {
+    const [row] = await db
+      .select({ content: planningDocuments.content })
+      .from(planningDocuments)
+      .where(and(eq(planningDocuments.projectId, projectId), eq(planningDocuments.kind, KIND)));
+    return parse(row?.content);
+  }
+
+  function parse(content: string | undefined): StackDocument {
+    if (content) {
+      try {
+        const doc: unknown = JSON.parse(content);
+        if (Value.Check(StackDocument, doc)) return doc;
+      } catch {
+        // A document that does not parse is treated as none: the next change writes a good one.
+      }
+    }
+    return { model: emptyStackModel(), edits: [] };
+  }
+
+  /**
+   * Reads, changes and writes the document in one transaction with its row locked, so two controls
+   * pressed at once (or on two replicas) both land, one after the other.
+   */
+  async function change(projectId: number, update: (doc: StackDocument) => StackDocument): Promise<StackDocument> {
+    return db.transaction(async (tx) => {
+      await tx.insert(planningDocuments).values({ projectId, kind: KIND, content: '' }).onConflictDoNothing();
+      const [row] = await tx
+        .select({ content: planningDocuments.content })
+        .from(planningDocuments)
+        .where(and(eq(planningDocuments.projectId, projectId), eq(planningDocuments.kind, KIND)))
+        .for('update');
+      const next = update(parse(row?.content));
+      await tx
+        .update(planningDocuments)
+        .set({ content: JSON.stringify(next), updatedAt: new Date() })
+        .where(and(eq(planningDocuments.projectId, projectId), eq(planningDocuments.kind, KIND)));
+      return next;
+    });
+  }
+
+  return {
+    read,
+
+    /** The model the conversation's own turn made (the offline agent's), kept with the panel's edits. */
+    async keepModel(projectId: number, model: unknown): Promise<void> {
+      if (!Value.Check(StackModel, model)) return;
+      await change(projectId, (doc) => ({ model, edits: doc.edits }));
+    },
+
+    /**
+     * Applies operations in order, all or none (400 naming the one that cannot be done and why), then
+     * saves the requirements rendered from the result. `panel`: kept as edits for the offline agent's next
+     * turns, and complete only when the conversation had said so; `model`: a real model's tool call, whose
+     * model is the whole truth, complete when it runs something somewhere with no name left unanswered.
+     */
+    async apply(projectId: number, raw: unknown[], source: 'panel' | 'model'): Promise<StackDocument> {
+      const at = new Date();
+      let ops: StackOp[];
+      try {
+        ops = raw.map((o, i) => checkedStackOp(o, `operation ${i + 1}`));
+      } catch (err) {
+        if (err instanceof StackOpError) throw badRequest(err.message);
+        throw err;
+      }
+      const doc = await change(projectId, (current) => {
+        if (source === 'panel' && current.edits.length + ops.length > MAX_EDITS) {
+          throw badRequest(`the panel keeps at most ${MAX_EDITS} changes per project; say the rest in the chat`);
+        }
+        let model: StackModel;
+        try {
+          model = applyStackOps(current.model, ops, CATALOGUE_VIEW);
+        } catch (err) {
+          if (err instanceof StackOpError) throw badRequest(err.message);
+          throw err;
+        }
+        const edits = source === 'panel' ? [...current.edits, ...ops.map((op) => ({ op, at: at.toISOString() }))] : current.edits;
+        return { model, edits };
+      });
+      const requirements = requirementsOfModel(doc.model, at);
+      const ready = requirements.open.length === 0 && (source === 'panel' ? await deps.wasReady(projectId) : Boolean(doc.model.target));
+      await deps.saveRequirements(projectId, { ...requirements, ready });
+      return doc;
+    },
+  };
+}
+
+export type StackEditing = ReturnType<typeof createStackEditing>;
