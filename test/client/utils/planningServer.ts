@@ -16,6 +16,18 @@ import type {
 import type { BranchesResponse, Repository, RepositoriesResponse } from '../../../src/shared/api/repositories';
 import type { StreamEvent } from '../../../src/shared/events';
 import { NO_ANALYSIS_MESSAGE } from '../../../src/shared/constants';
+import type { StackOpsBody, StackResponse } from '../../../src/shared/api/stack';
+import { emptyStackModel, type StackModel } from '../../../src/shared/stackModel';
+import { applyStackOps, StackOpError, type CatalogueView, type StackOp } from '../../../src/shared/stackOps';
+
+/** A small catalogue for the fake server's stack operations (the real one is built from the catalogue files). */
+export const FAKE_CATALOGUE: CatalogueView = {
+  postgres: { id: 'postgres', label: 'PostgreSQL 16', category: 'database', ports: [5432], needs: [], proxy: false, hostPorts: [], upstreams: [] },
+  redis: { id: 'redis', label: 'Redis 7', category: 'cache', ports: [6379], needs: [], proxy: false, hostPorts: [], upstreams: [] },
+  adminer: { id: 'adminer', label: 'Adminer 4.8', category: 'dashboard', ports: [8080], needs: [], proxy: false, hostPorts: [], upstreams: ['adminer'] },
+  n8n: { id: 'n8n', label: 'n8n', category: 'automation', ports: [5678], needs: [['postgres']], proxy: false, hostPorts: [], upstreams: ['n8n'] },
+  caddy: { id: 'caddy', label: 'Caddy 2', category: 'proxy', ports: [80], needs: [], proxy: true, hostPorts: [80, 443], upstreams: [] },
+};
 
 const api = (path: string): string => `http://localhost/api${path}`;
 
@@ -126,6 +138,9 @@ export const planningDb = {
   branches: new Map<string, BranchesResponse['branches']>(),
   streamCalls: [] as StreamCall[],
   kills: 0,
+  /** The stack model GET /planning/stack answers; POST /planning/stack/ops applies the shared operations to it. */
+  stackModel: emptyStackModel() as StackModel,
+  stackOps: [] as StackOp[][],
   /** What a stream call answers; the default replies 'Hello there' on thread t-1. */
   stream: (_call: StreamCall): Response => sseResponse(sseText(replyEvents('Hello there'))),
 };
@@ -143,7 +158,14 @@ export function resetPlanningDb(): void {
   planningDb.branches = new Map();
   planningDb.streamCalls = [];
   planningDb.kills = 0;
+  planningDb.stackModel = emptyStackModel();
+  planningDb.stackOps = [];
   planningDb.stream = () => sseResponse(sseText(replyEvents('Hello there')));
+}
+
+function stackAnswer(): StackResponse {
+  const catalogue = Object.values(FAKE_CATALOGUE).map(({ id, label, category }) => ({ id, label, category }));
+  return { model: planningDb.stackModel, catalogue, requirements: planningDb.requirements.content, ready_to_continue: planningDb.requirements.ready_to_continue };
 }
 
 const STREAM_PATHS: Record<StreamAgent, string> = {
@@ -168,6 +190,18 @@ export const planningHandlers = [
   http.post<never, never, KillResponse>(api('/planning/requirements-gatherer/kill'), () => {
     planningDb.kills += 1;
     return HttpResponse.json({ status: 'stopped' });
+  }),
+  http.get<never, never, StackResponse>(api('/planning/stack'), () => HttpResponse.json(stackAnswer())),
+  http.post<never, StackOpsBody, StackResponse | ErrorResponse>(api('/planning/stack/ops'), async ({ request }) => {
+    const { ops } = (await request.json()) as { ops: StackOp[] };
+    planningDb.stackOps.push(ops);
+    try {
+      planningDb.stackModel = applyStackOps(planningDb.stackModel, ops, FAKE_CATALOGUE);
+    } catch (err) {
+      if (err instanceof StackOpError) return HttpResponse.json({ detail: err.message }, { status: 400 });
+      throw err;
+    }
+    return HttpResponse.json(stackAnswer());
   }),
   http.get<never, never, RequirementsResponse>(api('/planning/requirements'), () => HttpResponse.json(planningDb.requirements)),
   http.get<never, never, AnalysisResponse>(api('/planning/analysis'), () => HttpResponse.json(planningDb.analysis)),

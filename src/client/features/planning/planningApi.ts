@@ -14,7 +14,7 @@ import type { BranchesResponse, RepositoriesResponse } from '../../../shared/api
 import { apiSlice } from '../../api/apiSlice';
 
 /** Tags of the planning data, refreshed when an agent turn ends (planningSaga) or a secret is saved. */
-export const PLANNING_TAGS = ['Requirements', 'Analysis', 'UserSecrets', 'ArchitecturePlan', 'ImplementationPlan', 'PlanningThread'] as const;
+export const PLANNING_TAGS = ['Requirements', 'Analysis', 'UserSecrets', 'ArchitecturePlan', 'ImplementationPlan', 'PlanningThread', 'Stack'] as const;
 export type PlanningTag = (typeof PLANNING_TAGS)[number];
 
 /** The agents whose conversation GET /api/planning/threads/{agent} reads back. */

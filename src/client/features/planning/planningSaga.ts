@@ -100,7 +100,7 @@ export function* analysisWorker(action: ReturnType<typeof analysisRequested>): G
 
 /** What each planning chat's turn may have changed on the server. */
 const TAGS_AFTER_TURN: Record<PlanningChat, PlanningTag[]> = {
-  requirements: ['Requirements', 'UserSecrets'],
+  requirements: ['Requirements', 'UserSecrets', 'Stack'],
   architect: ['ArchitecturePlan'],
   implementation: ['ImplementationPlan'],
 };

@@ -9,6 +9,7 @@ import { AnalysisView } from './AnalysisView';
 import { ConfirmButton } from './ConfirmButton';
 import { CurrentRequirements } from './CurrentRequirements';
 import { SecretsForm } from './SecretsForm';
+import { StackControls } from './StackControls';
 import { Panel, PanelHeader } from './StageLayout';
 import { tabKeyTarget } from '../../../common/tabKeys';
 
@@ -87,7 +88,12 @@ export function RequirementsPanel({ projectId }: { projectId: number }): ReactEl
         {tab('secrets', REQUIREMENTS_TEXT.tabs.secrets, missing)}
       </TabList>
       <div role="tabpanel" id={`${baseId}-${active}-panel`} aria-labelledby={`${baseId}-${active}-tab`} tabIndex={0}>
-        {active === 'current' && <CurrentRequirements content={requirements?.content} />}
+        {active === 'current' && (
+          <>
+            <StackControls projectId={projectId} busy={generating} />
+            <CurrentRequirements content={requirements?.content} />
+          </>
+        )}
         {active === 'analysis' && analysis && <AnalysisView analysis={analysis} />}
         {active === 'secrets' && <SecretsForm projectId={projectId} secrets={secrets} />}
       </div>
