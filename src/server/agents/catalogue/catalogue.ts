@@ -34,6 +34,9 @@ export function catalogueDir(): string {
 /** Options that make wget or curl send HEAD instead of GET. */
 const HEAD_REQUEST = /(^|\s)(--spider|-I|--head)(\s|$)/;
 
+/** Categories whose products hold credentials or personal data behind a login (a file's `sensitive` overrides). */
+const SENSITIVE_CATEGORIES = new Set(['security', 'auth', 'ai', 'storage', 'productivity', 'communication']);
+
 const HEALTHCHECK_DEFAULTS = { interval: '15s', timeout: '5s', retries: 5, start_period: '20s' };
 
 function toComponent(p: ProductFile): Component {
@@ -55,6 +58,7 @@ function toComponent(p: ProductFile): Component {
     gpu: p.gpu ?? false,
     apexRank: p.apexRank ?? 0,
     tls: p.tls,
+    sensitive: p.sensitive ?? (p.tls === 'required' || SENSITIVE_CATEGORIES.has(p.category)),
     diskGb: p.diskGb,
     minCpus: p.minCpus ?? 1,
     secrets: (p.secrets ?? []).map((s) => ({ name: s.name, description: s.description, required: s.required ?? true, secret_type: s.secret_type ?? 'password' })),

@@ -58,8 +58,21 @@ export interface ServiceSpec {
   metrics?: { job: string; port: number; host?: string };
   datasource?: { name: string; type: string };
   generates?: { path: string; kind: 'prometheus-scrape' | 'grafana-datasources' };
+  /** Its web endpoints when it has several (see schema.ts): the first gets its domain. */
+  endpoints?: Array<{ name: string; port: number; label: string }>;
   /** False when its published ports do not speak HTTP. */
   http?: boolean;
+}
+
+/**
+ * The container ports a service serves people on over HTTP: its endpoints, or its `internalPort`; none
+ * when its ports do not speak HTTP. Other published ports (DNS on 53, Git over SSH, a sync protocol) are
+ * not web pages.
+ */
+export function webPortsOf(s: ServiceSpec): number[] {
+  if (s.http === false) return [];
+  if (s.endpoints?.length) return s.endpoints.map((e) => e.port);
+  return s.internalPort ? [s.internalPort] : [];
 }
 
 export interface ConfigFile {
@@ -97,6 +110,8 @@ export interface Component {
   proxy?: { config: 'caddyfile' | 'nginx' | 'traefik-labels' };
   gpu: boolean;
   apexRank: number;
+  /** Holds logins or personal data: its web ports are never public over plain HTTP unless the person said so. */
+  sensitive: boolean;
   /** Whether it needs HTTPS to work ('required'), should have it, or serves no people. */
   tls: 'required' | 'recommended' | 'none';
 }

@@ -66,6 +66,12 @@ export const ServiceSchema = Type.Object(
     datasource: Type.Optional(Type.Object({ name: Type.String({ minLength: 2 }), type: Type.String({ pattern: '^[a-z-]+$' }) }, { additionalProperties: false })),
     /** A config file generated from the stack: Prometheus' scrape jobs, Grafana's datasources. */
     generates: Type.Optional(Type.Object({ path: Type.String({ pattern: '^[a-z][\\w./-]*$' }), kind: Type.Union([Type.Literal('prometheus-scrape'), Type.Literal('grafana-datasources')]) }, { additionalProperties: false })),
+    /**
+     * Its web endpoints when it has more than one (MinIO's S3 API and its console): each a name and the
+     * container port; the first is what a proxy sends the service's domain to, the others get sub-domains
+     * (`<label>.<domain>`). Absent: one endpoint, `internalPort`.
+     */
+    endpoints: Type.Optional(Type.Array(Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), port: Type.Integer({ minimum: 1, maximum: 65535 }), label: Type.String({ pattern: '^[a-z0-9-]+$' }) }, { additionalProperties: false }), { minItems: 2 })),
     /** Its published ports speak HTTP (false for brokers and log inputs: no HTTP check is made of them). */
     http: Type.Optional(Type.Boolean()),
   },
@@ -112,6 +118,13 @@ export const ProductSchema = Type.Object(
     apexRank: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     /** Its image can use the host's NVIDIA GPUs (given to it when the person asks for a GPU). */
     gpu: Type.Optional(Type.Boolean()),
+    /**
+     * It holds logins, credentials or personal data (a password manager, an admin UI, a broker of
+     * messages): never served to the public over plain HTTP unless the person says so in words. Absent:
+     * true for products that need TLS and for the security, auth, ai, storage, productivity and
+     * communication categories.
+     */
+    sensitive: Type.Optional(Type.Boolean()),
     /** 'required': it refuses to work over plain HTTP (browsers' crypto, federation); 'recommended' otherwise. */
     tls: Type.Union([Type.Literal('required'), Type.Literal('recommended'), Type.Literal('none')]),
     /** Minimum resources: memory is the sum of its services' memoryMb; disk in GB beyond the system. */

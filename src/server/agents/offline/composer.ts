@@ -13,6 +13,7 @@ import {
   type SecretSpec,
   type ServiceSpec,
 } from './components';
+import { webPortsOf } from '../catalogue/component';
 import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
 import { adoptRepositoryCompose, REPOSITORY_COMPONENT, type RepositoryLayout } from './repositoryCompose';
 import { sshTargetLabel } from './sshTarget';
@@ -316,6 +317,12 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   }
   const byName = new Map(services.map((s) => [s.name, s]));
   const name = slugify(options.slug ?? 'stack');
+  /**
+   * A service holding logins or personal data (the catalogue's `sensitive`) is not served to the public on
+   * plain HTTP, unless the person said so or limited every inbound port to their own sources.
+   */
+  const onlyFromAllowlist = facts.allowScope === 'all' && facts.allowlist.length > 0;
+  const plainHttpBarred = (s: ServiceSpec): boolean => !facts.plainHttpOk && !onlyFromAllowlist && Boolean(COMPONENTS[componentOf(s.name)]?.sensitive) && s.image !== 'build';
 
   // The application built from its repository: its port and runtime follow its language.
   const app = services.find((x) => x.image === 'build');
@@ -345,7 +352,8 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     let apexTaken = [...explicit.values()].includes(domain ?? '');
     for (const s of routable) {
       if (!domain) {
-        if (!routes.length) routes.push({ host: ':80', service: s.name, port: s.internalPort! });
+        // Plain HTTP on the server's address: never a sensitive app's, unless the person said so (it stays on loopback below).
+        if (!routes.length && !plainHttpBarred(s)) routes.push({ host: ':80', service: s.name, port: s.internalPort! });
         continue;
       }
       let host = explicit.get(s.name);
@@ -445,8 +453,9 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const published: Array<{ service: string; port: string }> = [];
   let webPortTaken = false;
   // Host ports: one service each, none the server already uses (they move to the next free one, said in the notes).
-  const inUse = new Map((options.serverFacts?.portsInUse ?? []).filter((p) => p.protocol === 'tcp').map((p) => [p.port, p.holder ?? 'something on the server']));
-  const taken = new Set<number>();
+  const inUse = new Map((options.serverFacts?.portsInUse ?? []).map((p) => [`${p.port}/${p.protocol}`, p.holder ?? 'something on the server']));
+  const taken = new Set<string>();
+  const tunnelled: ServiceSpec[] = [];
   for (const s of services) {
     const ports: string[] = [...(s.alwaysPublish ?? [])];
     if (!proxy && s.publish && !routed.has(s.name)) {
@@ -460,6 +469,21 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     }
     if (proxy && s.publish && !routed.has(s.name) && s.webLabel !== undefined) ports.push(...s.publish.filter((p) => !p.startsWith('80:')));
     if (!hasWorkload && DATA_SERVICES.has(s.name) && s.internalPort) ports.push(`127.0.0.1:${s.internalPort}:${s.internalPort}`);
+    // A sensitive app's web ports without TLS: bound to loopback, reached through an SSH tunnel (the proxy holds 80).
+    if (plainHttpBarred(s) && !routed.has(s.name)) {
+      const web = webPortsOf(s);
+      const local = (p: string): string => {
+        const parts = p.split(':');
+        if (parts.length === 3 || !web.includes(Number(parts[1]!.split('/')[0]))) return p;
+        // Not 80 or 443 on loopback: the proxy binds them on every address, and a tunnel's local end needs no root.
+        const container = Number(parts[1]!.split('/')[0]);
+        const host = ['80', '443'].includes(parts[0]!) ? ([80, 443].includes(container) ? 8080 : container) : parts[0];
+        return `127.0.0.1:${host}:${parts[1]}`;
+      };
+      const bound = [...ports, ...(proxy ? (s.publish ?? []).filter((p) => p.startsWith('80:')) : [])].map(local);
+      ports.splice(0, ports.length, ...bound);
+      if (bound.some((p) => p.startsWith('127.0.0.1:'))) tunnelled.push(s);
+    }
     s.publish = [...new Set(ports)].map((p) => claimHostPort(p, s.name, taken, inUse, notes));
     for (const p of s.publish) published.push({ service: s.name, port: p });
     if (s.publish.length && !s.networks.includes('edge')) s.networks = ['edge', ...s.networks];
@@ -480,6 +504,18 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
         ? `The application is built from ${from} as ${built.length} services, one per Dockerfile: ${built.map((x) => `${x.name} (${x.build?.context ?? x.name}${x.internalPort ? `, port ${x.internalPort}` : ''})`).join(', ')}; add a HEALTHCHECK to each Dockerfile so Compose can report their health.`
         : `The application is built from ${from} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
     );
+  }
+  for (const s of tunnelled) {
+    const label = COMPONENTS[componentOf(s.name)]?.label ?? s.name;
+    const port = s.publish!.find((p) => p.startsWith('127.0.0.1:'))!.split(':')[1]!;
+    const login = facts.sshTarget ? `${facts.sshTarget.user}@${facts.sshTarget.host}${facts.sshTarget.port !== 22 ? ` -p ${facts.sshTarget.port}` : ''}` : '<user>@<server>';
+    notes.push(
+      `${label} holds logins or personal data and ${domain ? `is not served at ${domain}` : 'there is no domain for a certificate'}, so it is not served on public plain HTTP: it listens on the server's 127.0.0.1:${port} only. Reach it through an SSH tunnel (ssh -N -L ${port}:127.0.0.1:${port} ${login}, then open http://localhost:${port}). Give it a domain to serve it over HTTPS, or say that plain HTTP is what you want.`,
+    );
+  }
+  if (onlyFromAllowlist && !tls && !facts.plainHttpOk) {
+    const served = services.filter((x) => COMPONENTS[componentOf(x.name)]?.sensitive && (routed.has(x.name) || x.publish?.some((p) => !p.startsWith('127.0.0.1:'))));
+    for (const x of served) notes.push(`${COMPONENTS[componentOf(x.name)]!.label} is served over plain HTTP to ${facts.allowlist.join(', ')} only, as you limited it: its logins cross the network unencrypted; give it a domain to serve it over HTTPS.`);
   }
   if (!hasWorkload && services.some((x) => DATA_SERVICES.has(x.name))) {
     notes.push('Databases are not exposed to the internet: they listen on the server\'s loopback interface only; reach them through an SSH tunnel (ssh -L).');
@@ -540,18 +576,22 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
  * A `[ip:]host:container` mapping whose host port is free: the same, or moved to the next free port
  * (80 → 8080, 443 → 8443, others upwards) when the server or another service of the stack holds it.
  */
-function claimHostPort(mapping: string, service: string, taken: Set<number>, inUse: Map<number, string>, notes: string[]): string {
+function claimHostPort(mapping: string, service: string, taken: Set<string>, inUse: Map<string, string>, notes: string[]): string {
+  const protocol = mapping.endsWith('/udp') ? 'udp' : 'tcp';
   const parts = mapping.split(':');
   const hostIndex = parts.length - 2;
   const host = Number(parts[hostIndex]);
+  // A port is held per protocol: DNS publishes 53/tcp and 53/udp side by side.
+  const held = (p: number): boolean => taken.has(`${p}/${protocol}`) || inUse.has(`${p}/${protocol}`);
   let port = host;
-  if (taken.has(port) || inUse.has(port)) {
+  if (held(port)) {
     port = host === 80 ? 8080 : host === 443 ? 8443 : host + 1;
-    while (taken.has(port) || inUse.has(port)) port += 1;
-    const why = inUse.has(host) ? `the server already uses port ${host} (${inUse.get(host)})` : `port ${host} is published by another service of the stack`;
+    while (held(port)) port += 1;
+    const holder = inUse.get(`${host}/${protocol}`);
+    const why = holder ? `the server already uses port ${host} (${holder})` : `port ${host} is published by another service of the stack`;
     notes.push(`${service} is published on port ${port} instead of ${host}: ${why}.${host === 80 || host === 443 ? " Let's Encrypt needs ports 80 and 443, so no certificate can be obtained until the port is free." : ''}`);
   }
-  taken.add(port);
+  taken.add(`${port}/${protocol}`);
   parts[hostIndex] = String(port);
   return parts.join(':');
 }

@@ -44,6 +44,7 @@ const PORTS_PREFIX = 'Ports asked for';
 const SSH_PORT_PREFIX = 'SSH port';
 const ALLOW_PREFIX = 'Allowed sources';
 const EXCLUDED_PREFIX = 'Left out as asked';
+const PLAIN_HTTP_PREFIX = 'Plain HTTP';
 
 /** What the disks are, as the provider gives them: never a bigger or encrypted disk than the plan creates. */
 export function storageLine(stack: Stack): string {
@@ -100,6 +101,7 @@ export function readRequirementLines(requiredStack: string, configuration: strin
       facts.noDomain = false;
     }
     if (/^- Certificates: Let's Encrypt/.test(line)) facts.tls = true;
+    if (line.startsWith(`- ${PLAIN_HTTP_PREFIX}:`)) facts.plainHttpOk = true;
     const ports = line.match(new RegExp(`^- ${PORTS_PREFIX}: (.+)$`));
     if (ports) {
       for (const p of ports[1]!.split(/,\s*/)) {
@@ -153,6 +155,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (stack.facts.skipped.length) config.push(`Not in the offline catalogue, left out as you said: ${stack.facts.skipped.join(', ')}`);
   if (stack.allowlist.length) config.push(`${ALLOW_PREFIX}: ${stack.allowlist.join(', ')} (${stack.allowScope === 'ssh' ? 'SSH only' : 'every inbound port'})`);
   if (stack.tls) config.push("Certificates: Let's Encrypt, issued and renewed automatically");
+  else if (f.plainHttpOk) config.push(`${PLAIN_HTTP_PREFIX}: served without TLS, as you said`);
   const volumes = Object.keys((stack.compose.volumes as object | undefined) ?? {});
   if (volumes.length) config.push(`Persistent volumes: ${volumes.join(', ')}`);
   if (!stack.hostOnly && !stack.repository?.layout?.compose) config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
@@ -234,6 +237,7 @@ export function stackDefinition(stack: Stack): string {
     ['SSH port', stack.sshPort !== 22 ? String(stack.sshPort) : undefined],
     ['Allowed sources', stack.allowlist.length ? `${stack.allowlist.join(', ')} (${stack.allowScope})` : undefined],
     ['Left out', [...f.excluded].join(', ')],
+    ['Plain HTTP accepted', f.plainHttpOk ? 'yes' : undefined],
     ['Host only', stack.hostOnly ? [...f.hostTasks].join(', ') || 'ufw' : undefined],
     ['SSH target', f.sshTarget ? sshTargetLabel(f.sshTarget) : undefined],
   ];
@@ -306,6 +310,7 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
     facts.allowScope = allow[2] as 'ssh' | 'all';
   }
   for (const id of (get('Left out') ?? '').split(/,\s*/).filter(Boolean)) facts.excluded.add(id);
+  facts.plainHttpOk = get('Plain HTTP accepted') === 'yes';
   const hostOnly = get('Host only');
   if (hostOnly) {
     facts.noContainers = true;

@@ -37,6 +37,8 @@ export interface Facts {
   /** A proxy was asked for without naming one. */
   genericProxy: boolean;
   tls: boolean;
+  /** The person said in words that plain HTTP is what they want ("plain http is fine", "a lab on my LAN"): sensitive apps may then be served without TLS. */
+  plainHttpOk: boolean;
   domain: string | undefined;
   /** The person said there is no domain (serve on the IP). */
   noDomain: boolean;
@@ -85,6 +87,7 @@ export const emptyFacts = (): Facts => ({
   proxy: undefined,
   genericProxy: false,
   tls: false,
+  plainHttpOk: false,
   domain: undefined,
   noDomain: false,
   provider: undefined,
@@ -195,6 +198,7 @@ const RULES: Rule[] = [
     if (!on) f.proxy = undefined;
   } },
   { pattern: /\b(ssl|tls|https|let'?s ?encrypt|certificates?|certbot)\b/i, apply: (f, on) => void (f.tls = on), doc: true },
+  { pattern: /\b(plain[- ]?http|http[- ]only|unencrypted http|without (https|tls|ssl)|no (https|tls|ssl))\b/i, apply: (f, on) => void (f.plainHttpOk = on) },
   { pattern: /\b(aws|ec2|amazon( web services)?)\b/i, apply: (f, on) => void (on && (f.provider = 'aws')), doc: true },
   { pattern: /\b(gcp|google cloud|compute engine|gce)\b/i, apply: (f, on) => void (on && (f.provider = 'gcp')), doc: true },
   { pattern: /\bazure\b/i, apply: (f, on) => void (on && (f.provider = 'azure')), doc: true },

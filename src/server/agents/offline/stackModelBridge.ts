@@ -54,7 +54,8 @@ export function modelOfStack(stack: Stack): StackModel {
     const component = named.get(r.service);
     if (!component || !proxy) continue;
     const host = r.host === ':80' ? undefined : r.host;
-    m.exposures.push({ component, via: 'proxy', proxy, tls: stack.tls && Boolean(host), ...(host ? { domain: host } : {}) });
+    const tls = stack.tls && Boolean(host);
+    m.exposures.push({ component, via: 'proxy', proxy, tls, ...(host ? { domain: host } : {}), ...(!tls && f.plainHttpOk ? { plainHttpAccepted: true } : {}) });
   }
   for (const p of stack.published) {
     const component = named.get(p.service);
@@ -65,7 +66,7 @@ export function modelOfStack(stack: Stack): StackModel {
     if (CATALOGUE_VIEW[component]?.hostPorts.includes(hostPort!)) continue;
     const protocol = p.port.endsWith('/udp') ? 'udp' : 'tcp';
     if (m.exposures.some((e) => e.via === 'port' && e.hostPort === hostPort && (e.protocol ?? 'tcp') === protocol)) continue;
-    m.exposures.push({ component, via: 'port', hostPort: hostPort!, containerPort: container!, bind: loopback ? 'loopback' : 'all', ...(protocol === 'udp' ? { protocol } : {}) });
+    m.exposures.push({ component, via: 'port', hostPort: hostPort!, containerPort: container!, bind: loopback ? 'loopback' : 'all', ...(protocol === 'udp' ? { protocol } : {}), ...(!loopback && f.plainHttpOk ? { plainHttpAccepted: true } : {}) });
   }
   if (f.sshTarget) m.target = { kind: 'existing', host: f.sshTarget.host, user: f.sshTarget.user, port: f.sshTarget.port };
   else if (f.provider && f.provider !== 'vps') m.target = { kind: 'new', provider: f.provider, ...(f.region ? { region: f.region } : {}), ...(f.instanceType ? { size: f.instanceType } : {}) };
@@ -115,6 +116,7 @@ export function factsOfModel(model: StackModel): Facts {
   const proxied = model.exposures.filter((e): e is Extract<Exposure, { via: 'proxy' }> => e.via === 'proxy');
   for (const e of proxied) if (e.domain && !f.domains.some((d) => d.host === e.domain)) f.domains.push({ host: e.domain, component: e.component });
   f.tls = proxied.some((e) => e.tls);
+  f.plainHttpOk = model.exposures.some((e) => e.plainHttpAccepted);
   f.genericProxy = proxied.length > 0;
   f.domain = f.domains[0]?.host;
   f.noDomain = !f.domain;

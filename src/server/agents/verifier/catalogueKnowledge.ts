@@ -1,5 +1,5 @@
 import { COMPONENTS } from '../offline/components';
-import type { Component } from '../catalogue/component';
+import { webPortsOf, type Component } from '../catalogue/component';
 import { imageRepository, type ComposeService } from './composeModel';
 
 /**
@@ -10,12 +10,6 @@ import { imageRepository, type ComposeService } from './composeModel';
 
 /** Categories whose services are reached by other services only: publishing them is an error. */
 const PRIVATE_CATEGORIES = new Set(['database', 'cache', 'queue', 'search']);
-
-/**
- * Categories whose products hold credentials or personal data behind a login; beside them, every product
- * the catalogue marks `tls: required`.
- */
-const SENSITIVE_CATEGORIES = new Set(['security', 'auth', 'ai', 'storage', 'productivity', 'communication']);
 
 const byRepository = new Map<string, Component>();
 const byServiceName = new Map<string, Component>();
@@ -39,7 +33,7 @@ export function componentOf(service: ComposeService): Component | undefined {
 export const entryMustStayPrivate = (c: Component | undefined): boolean => Boolean(c && PRIVATE_CATEGORIES.has(c.category));
 
 /** A password manager, identity provider, admin or personal-data app: never public over plain HTTP. */
-export const entryIsSensitive = (c: Component | undefined): boolean => Boolean(c && (c.tls === 'required' || SENSITIVE_CATEGORIES.has(c.category)));
+export const entryIsSensitive = (c: Component | undefined): boolean => Boolean(c?.sensitive);
 
 export const mustStayPrivate = (service: ComposeService): boolean => entryMustStayPrivate(componentOf(service));
 
@@ -47,4 +41,16 @@ export const isSensitive = (service: ComposeService): boolean => entryIsSensitiv
 
 export function isProxy(service: ComposeService): boolean {
   return componentOf(service)?.category === 'proxy';
+}
+
+/**
+ * The container ports of a compose service that serve web pages, by the catalogue (its endpoints or its
+ * web port); undefined for a service the catalogue does not know, whose every port may be HTTP.
+ */
+export function webPorts(service: ComposeService): number[] | undefined {
+  const c = componentOf(service);
+  if (!c) return undefined;
+  const repo = service.image ? imageRepository(service.image) : undefined;
+  const spec = c.services.find((s) => s.name === service.name) ?? c.services.find((s) => s.image !== 'build' && imageRepository(s.image) === repo) ?? (c.services.length === 1 ? c.services[0] : undefined);
+  return spec ? webPortsOf(spec) : undefined;
 }

@@ -1,5 +1,5 @@
 import { caddySites, nginxServers, parseCaddyfile, parseNginx } from './blockConfig';
-import { isSensitive, mustStayPrivate } from './catalogueKnowledge';
+import { isSensitive, mustStayPrivate, webPorts } from './catalogueKnowledge';
 import type { ComposeModel, ComposeService, PublishedPort } from './composeModel';
 import { hostOf } from './references';
 import type { Finding, PersonIntent, PlanFile, TargetFacts } from './types';
@@ -88,7 +88,9 @@ function plainHttpRoutes(compose: ComposeModel, files: PlanFile[]): Array<{ serv
       if (!router || labels[`traefik.http.routers.${router}.tls`] === 'true' || labels[`traefik.http.routers.${router}.tls.certresolver`]) continue;
       if (value.split(',').includes('web')) out.push({ service: s.name, how: `the Traefik router ${router} on the plain HTTP entrypoint`, where: `docker-compose.yml services.${s.name}.labels` });
     }
-    for (const p of s.ports) if (!loopback(p) && p.containerPort !== 443) out.push({ service: s.name, how: `port ${p.hostPort} published straight to it`, where: `docker-compose.yml services.${s.name}.ports` });
+    // Only ports that serve web pages count: DNS on 53 or a sync protocol carry no login form.
+    const web = webPorts(s);
+    for (const p of s.ports) if (!loopback(p) && p.containerPort !== 443 && (!web || web.includes(p.containerPort))) out.push({ service: s.name, how: `port ${p.hostPort} published straight to it`, where: `docker-compose.yml services.${s.name}.ports` });
   }
   return out;
 }
@@ -106,15 +108,18 @@ function plainHttpFindings(compose: ComposeModel, files: PlanFile[], intent: Per
     const s = compose.services.find((x) => x.name === route.service);
     if (!s || !isSensitive(s) || mustStayPrivate(s) || seen.has(s.name)) continue;
     seen.add(s.name);
+    const onlyFrom = intent?.onlyFrom?.length ? intent.onlyFrom.join(', ') : undefined;
     findings.push(
       intent?.plainHttpAccepted?.includes(s.name)
         ? { severity: 'warning', code: 'sensitive-plain-http', message: `${s.name} is served over plain HTTP through ${route.how}, as you asked: its logins travel unencrypted`, where: route.where }
-        : {
-            severity: 'error',
-            code: 'sensitive-plain-http',
-            message: `${s.name} holds logins or personal data and is served to the public over plain HTTP through ${route.how}: give it a domain with TLS, keep it private (SSH tunnel), or say that plain HTTP is what you want`,
-            where: route.where,
-          },
+        : onlyFrom
+          ? { severity: 'warning', code: 'sensitive-plain-http', message: `${s.name} is served over plain HTTP through ${route.how}, reachable from ${onlyFrom} only as you asked: its logins still cross the network unencrypted; a domain with TLS would protect them`, where: route.where }
+            : {
+              severity: 'error',
+              code: 'sensitive-plain-http',
+              message: `${s.name} holds logins or personal data and is served to the public over plain HTTP through ${route.how}: give it a domain with TLS, keep it private (SSH tunnel), or say that plain HTTP is what you want`,
+              where: route.where,
+            },
     );
   }
   return findings;

@@ -18,6 +18,7 @@ export function verifierFactsOf(model: StackModel | undefined): { intent?: Perso
   const intent: PersonIntent = {
     keepPrivate: model.components.filter((c) => c.keepPrivate).flatMap((c) => servicesOf(model, c.name)),
     plainHttpAccepted: model.exposures.filter((e) => e.plainHttpAccepted).flatMap((e) => servicesOf(model, e.component)),
+    ...(model.host.allowScope === 'all' && model.host.allowlist.length ? { onlyFrom: [...model.host.allowlist] } : {}),
     backupSkip: (model.backup.enabled ? model.backup.skip : model.components.map((c) => c.name)).flatMap((n) => servicesOf(model, n)),
   };
   const f = model.serverFacts;

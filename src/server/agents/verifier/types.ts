@@ -41,6 +41,8 @@ export interface PersonIntent {
   plainHttpAccepted?: string[];
   /** Services whose data the person said not to back up. */
   backupSkip?: string[];
+  /** Sources (CIDRs) the person limited every inbound port to: what is published is reached from them only, not the public. */
+  onlyFrom?: string[];
 }
 
 export interface PlanArtifacts {
