@@ -6,7 +6,7 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { buildApp } from '../../src/server/app';
 import { loadConfig } from '../../src/server/config';
 import type { Database } from '../../src/server/db/client';
-import { AGENT_TOOLS } from '../../src/server/agents/graphs';
+import { REQUIREMENTS_TOOLS } from '../../src/server/services/planning/agents/requirementsAgent';
 import { OfflineChatModel, messageText } from '../../src/server/agents/offline/offlineChatModel';
 
 /** The same request every turn: its answer is a few hundred tokens of the requirements agent. */
@@ -73,7 +73,7 @@ function finish(text: string, startedAt: number, arrivedAt: number[]): Turn {
  * and the same tools bound.
  */
 async function rawTurn(): Promise<Turn> {
-  const model = new OfflineChatModel({ tokenDelayMs: 0 }).bindTools(AGENT_TOOLS.requirements);
+  const model = new OfflineChatModel({ tokenDelayMs: 0 }).bindTools(REQUIREMENTS_TOOLS);
   const messages = [new SystemMessage(`Role: requirements\n\n<project_name>\n${PROJECT_NAME}\n</project_name>`), new HumanMessage(PROMPT)];
   emitted.length = 0;
   const startedAt = clock();

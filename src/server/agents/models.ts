@@ -26,6 +26,11 @@ export interface ModelChoice {
   provider: ProviderName;
   /** Shown in the chat, so a person knows who is answering. */
   name: string;
+  /**
+   * How long an answer may go without a token before its turn ends with an error (MODEL_TIMEOUT_SECONDS):
+   * a client library's timeout bounds the wait for the first byte, not a stream that stalls after it.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** Chooses the model of each agent once, from configuration; the graphs never ask which it is. */
@@ -65,6 +70,7 @@ export async function createModelProvider(config: ModelConfig): Promise<ModelPro
         return {
           provider,
           name,
+          idleTimeoutMs: config.timeoutMs,
           model: new ChatOpenAI!({
             model: name,
             // OpenAI-compatible servers without auth (Ollama, vLLM) still need a non-empty key in the client.
@@ -81,6 +87,7 @@ export async function createModelProvider(config: ModelConfig): Promise<ModelPro
         return {
           provider,
           name,
+          idleTimeoutMs: config.timeoutMs,
           model: new ChatAnthropic!({
             model: name,
             apiKey: config.anthropic.apiKey,
@@ -92,7 +99,7 @@ export async function createModelProvider(config: ModelConfig): Promise<ModelPro
         };
       }
       case 'offline':
-        return { provider, name: OFFLINE_MODEL_NAME, model: new OfflineChatModel({ tokenDelayMs: config.offlineTokenDelayMs }) };
+        return { provider, name: OFFLINE_MODEL_NAME, idleTimeoutMs: config.timeoutMs, model: new OfflineChatModel({ tokenDelayMs: config.offlineTokenDelayMs }) };
     }
   };
   return {

@@ -11,6 +11,7 @@ import { HttpError, notFound } from '../errors';
 import { isDiskFull } from '../diskFull';
 import { createRedactor, redactText } from '../sandbox/redactor';
 import { STREAM_EVENTS, type StreamEvent } from '../../shared/events';
+import { TURN_TEXTS } from '../../shared/constants/agents';
 import { modelErrorMessage } from './modelErrors';
 import type { ModelChoice } from './models';
 import { messageText } from './messageText';
@@ -184,7 +185,7 @@ export interface TurnRequest {
   configurable?: Record<string, unknown>;
   message: string;
   signal: AbortSignal;
-  model: Pick<ModelChoice, 'name' | 'provider'>;
+  model: Pick<ModelChoice, 'name' | 'provider' | 'idleTimeoutMs'>;
   recursionLimit: number;
   /** Secret values never shown in the chat. */
   secrets?: readonly string[];
@@ -196,58 +197,131 @@ export interface TurnRequest {
   failureDetail: string;
   /** On a stop, keep what the model already said in the thread. */
   keepPartialOnStop?: boolean;
+  /** Asked after each run of the graph: a message to send on in the same turn (a nudge), or none. */
+  next?(): Promise<string | undefined>;
+  /** Asked once the runs are done: an error the turn ends with instead of its end (a document not saved). */
+  verdict?(): Promise<string | undefined>;
 }
+
+/** Thrown into a model call that sent nothing for its idle timeout. */
+class ModelStalled extends Error {}
+
+/**
+ * One model call as it streams, for metering a call that never reported its usage (stopped or stalled):
+ * its input estimated at four characters a token, its output one token a streamed chunk, as providers
+ * stream them.
+ */
+interface OpenCall {
+  inputChars: number;
+  chunks: number;
+}
+
+const charsOf = (input: unknown): number => {
+  const messages = (input as { messages?: BaseMessage[][] } | undefined)?.messages?.flat() ?? [];
+  return messages.reduce((n, m) => n + messageText(m).length, 0);
+};
 
 /**
  * Streams one turn as the chat's events: text chunks, then one `on_chat_model_end` — or one `error`
  * (then the error is thrown on, for the route to log), in which case the turn's messages are removed
- * from the thread, so the person sends the message again into a thread that never saw it.
+ * from the thread, so the person sends the message again into a thread that never saw it. A model call
+ * that sends nothing for the model's idle timeout ends the turn with an error saying so; a call stopped
+ * or stalled before it reported its usage is metered from what it streamed.
  */
 export async function* streamTurn(req: TurnRequest): AsyncGenerator<StreamEvent> {
   const { graph, threadId, model } = req;
   const config = { configurable: { ...req.configurable, thread_id: threadId } };
   const redactor = createRedactor(req.secrets ?? []);
   const chunk = (text: string): StreamEvent => ({ event: STREAM_EVENTS.stream, thread_id: threadId, model: model.name, chunk: { content: text } });
+  const stall = new AbortController();
+  const signal = AbortSignal.any([req.signal, stall.signal]);
+  let timer: NodeJS.Timeout | undefined;
+  const watch = (on: boolean): void => {
+    clearTimeout(timer);
+    if (on && model.idleTimeoutMs) timer = setTimeout(() => stall.abort(new ModelStalled()), model.idleTimeoutMs);
+  };
+  const open = new Map<string, OpenCall>();
   const human = new HumanMessage({ content: req.message, id: randomUUID() });
   let partial = '';
   try {
-    const events = graph.streamEvents(
-      { messages: [...(await openToolCallAnswers(graph, threadId)), human] },
-      { ...config, version: 'v2', signal: req.signal, recursionLimit: req.recursionLimit },
-    );
-    for await (const ev of events) {
-      let text = '';
-      if (ev.event === 'on_chat_model_stream') {
-        const c = ev.data.chunk as AIMessageChunk | undefined;
-        text = c ? messageText(c) : '';
-        partial += text;
-      } else if (req.noteEvent && ev.event === 'on_custom_event' && ev.name === req.noteEvent) {
-        text = (ev.data as { text: string }).text;
-      } else if (ev.event === 'on_chat_model_end') {
-        partial = '';
-        const usage = (ev.data.output as AIMessageChunk | undefined)?.usage_metadata;
-        if (usage) await req.record({ inputTokens: usage.input_tokens, outputTokens: usage.output_tokens });
+    for (let message: BaseMessage | undefined = human; message; ) {
+      const events = graph.streamEvents(
+        { messages: [...(await openToolCallAnswers(graph, threadId)), message] },
+        { ...config, version: 'v2', signal, recursionLimit: req.recursionLimit },
+      );
+      for await (const ev of events) {
+        let text = '';
+        if (ev.event === 'on_chat_model_start') {
+          open.set(ev.run_id, { inputChars: charsOf(ev.data.input), chunks: 0 });
+          watch(true);
+        } else if (ev.event === 'on_chat_model_stream') {
+          watch(true);
+          const call = open.get(ev.run_id);
+          if (call) call.chunks += 1;
+          const c = ev.data.chunk as AIMessageChunk | undefined;
+          text = c ? messageText(c) : '';
+          partial += text;
+        } else if (req.noteEvent && ev.event === 'on_custom_event' && ev.name === req.noteEvent) {
+          text = (ev.data as { text: string }).text;
+        } else if (ev.event === 'on_chat_model_end') {
+          watch(false);
+          open.delete(ev.run_id);
+          partial = '';
+          const usage = (ev.data.output as AIMessageChunk | undefined)?.usage_metadata;
+          if (usage) await req.record({ inputTokens: usage.input_tokens, outputTokens: usage.output_tokens });
+        }
+        const safe = text ? redactor.push(text) : '';
+        if (safe) yield chunk(safe);
       }
-      const safe = text ? redactor.push(text) : '';
-      if (safe) yield chunk(safe);
+      const more = signal.aborted ? undefined : await req.next?.();
+      message = more ? new HumanMessage({ content: more, id: randomUUID() }) : undefined;
     }
   } catch (err) {
+    watch(false);
+    const stalled = stall.signal.aborted && !req.signal.aborted;
     if (!req.signal.aborted) {
       // The error event must reach the person even when the thread cannot be written (a full disk): a
       // turn whose checkpoint was refused is not in the thread to be removed anyway.
       await forgetTurn(graph, threadId, human.id!).catch(() => undefined);
-      const detail =
-        err instanceof HttpError ? err.message : isDiskFull(err) ? TURN_NOT_SAVED : (modelErrorMessage(err, model) ?? req.failureDetail);
+      const detail = stalled
+        ? TURN_TEXTS.stalled(Math.round(model.idleTimeoutMs! / 1000))
+        : err instanceof HttpError
+          ? err.message
+          : isDiskFull(err)
+            ? TURN_NOT_SAVED
+            : (modelErrorMessage(err, model) ?? req.failureDetail);
       yield { event: STREAM_EVENTS.error, thread_id: threadId, model: model.name, data: { detail: redactor.push(detail) + redactor.flush() } };
+      if (stalled) return;
       throw err;
     }
     // Stopped: what was already said stays in the thread when the agent keeps it.
     if (req.keepPartialOnStop && partial) await graph.updateState(config, { messages: [new AIMessage(partial)] }, 'agent');
+  } finally {
+    watch(false);
+    await meterOpenCalls(open, req);
   }
   const rest = redactor.flush();
   if (rest) yield chunk(rest);
+  const verdict = req.signal.aborted ? undefined : await req.verdict?.();
+  if (verdict) {
+    yield { event: STREAM_EVENTS.error, thread_id: threadId, model: model.name, data: { detail: redactor.push(verdict) + redactor.flush() } };
+    return;
+  }
   yield { event: STREAM_EVENTS.end, thread_id: threadId, model: model.name };
 }
+
+/** Meters the model calls a stop or a stall cut off before they reported their usage. */
+async function meterOpenCalls(open: Map<string, OpenCall>, req: Pick<TurnRequest, 'record'>): Promise<void> {
+  for (const call of open.values()) {
+    // A call that streamed nothing may never have reached the model; one that did was answered and is paid for.
+    if (!call.chunks) continue;
+    await req.record({ inputTokens: Math.ceil(call.inputChars / 4), outputTokens: call.chunks }).catch(() => undefined);
+  }
+  open.clear();
+}
+
+/** What a failed turn says when neither an HttpError nor the model provider's answer says more. */
+export const TURN_FAILED = 'The agent failed to answer; please try again.';
 
 /** What the person reads when the answer streamed but could not be kept: a reload would not show it. */
 export const TURN_NOT_SAVED = "This answer was not saved: the server's disk is full. Free some space, then send your message again.";

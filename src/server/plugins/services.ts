@@ -107,9 +107,7 @@ export const servicesPlugin = fp(
       db,
       models,
       secretBox,
-      // Every model call is priced and charged; a turn is refused with 402 when the balance is spent.
-      onUsage: (usage) => meter.record(usage),
-      beforeTurn: (ctx) => meter.assertCanSpend(ctx),
+      meter,
       events,
     });
     const repositorySource = opts.config.github

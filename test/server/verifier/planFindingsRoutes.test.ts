@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ArchitecturePlanResponse } from '../../../src/shared/api/planning';
-import { MAX_PLAN_REVISIONS } from '../../../src/server/services/planning/planningService';
+import { MAX_PLAN_REVISIONS } from '../../../src/server/services/planning/planVerification';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { startModelWireServer, type ModelWireServer } from '../helpers/modelWireServer';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';

@@ -39,7 +39,7 @@ export const planningRoutes: FastifyPluginAsyncTypebox = async (app) => {
       async (request, reply) => {
         const ctx = await projectOf(request);
         const turn = await planning.startTurn(agent, ctx, request.body);
-        await sendStream(request, reply, turn, () => planning.abortTurn(ctx.projectId, turn.threadId));
+        await sendStream(request, reply, turn, () => planning.abortTurn(turn.threadId));
       },
     );
   };
@@ -50,7 +50,7 @@ export const planningRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/planning/requirements-gatherer/kill',
     { schema: { tags, response: { 200: KillResponse, ...errors } } },
-    async (request) => ({ status: planning.kill((await projectOf(request)).projectId) }),
+    async (request) => ({ status: planning.kill(await projectOf(request)) }),
   );
 
   app.get('/planning/requirements', { schema: { tags, response: { 200: RequirementsResponse, ...errors } } }, async (request) =>

@@ -48,7 +48,7 @@ export const repositoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const ctx = await projectOf(request);
       const turn = await repositories.analyze(ctx, installationOf(request), request.body);
-      await sendStream(request, reply, turn, () => planning.abortTurn(ctx.projectId, turn.threadId));
+      await sendStream(request, reply, turn, () => planning.abortTurn(turn.threadId));
     },
   );
 };

@@ -3,20 +3,17 @@ import type { ToolMessage } from '@langchain/core/messages';
 import type { ToolCall } from '@langchain/core/messages/tool';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Db } from '../../db/client';
-import { conflict, HttpError } from '../../errors';
-import { DrizzleCheckpointSaver } from '../../agents/checkpointer';
+import { HttpError } from '../../errors';
 import type { ModelProvider } from '../../agents/models';
 import { DEVOPS_HELPER_TOOLS } from '../../agents/toolNames';
-import { buildToolGraph, chatHistory, findThread, resolveThread, STOPPED_TOOL_ANSWER, streamTurn, threadMessages, type AgentTool } from '../../agents/turnLoop';
+import { STOPPED_TOOL_ANSWER, type AgentTool } from '../../agents/turnLoop';
+import { createTurnSession, type Turn, type TurnMeter } from '../../agents/turnSession';
 import { messageText } from '../../agents/messageText';
-import type { ChatThreadResponse } from '../../../shared/api/common';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
 import { execOutcome } from '../../sandbox/execTracker';
 import { textRedactor } from '../../sandbox/redactor';
 import { dangerousReason } from '../execution/dangerous';
-import type { Meter } from '../credits/meter';
-import type { StreamEvent } from '../../../shared/events';
-import type { ApprovalDecision, Approvals, ApprovalScope } from './approvals';
+import type { ApprovalDecision, Approvals } from './approvals';
 import { loadProjectServers, runsOn, SSH_CONFIG_FILE, type ProjectServers } from './projectServers';
 
 /** The agent id its token usage is recorded under. */
@@ -51,14 +48,13 @@ export interface DevopsHelperDeps {
   secretValues(projectId: number): Promise<Record<string, string>>;
   /** The values that are secrets, for redaction (a host or a port the person wrote is not); all when absent. */
   hiddenValues?(projectId: number): Promise<Record<string, string>>;
-  meter: Pick<Meter, 'assertCanSpend' | 'record'>;
+  meter: TurnMeter;
   /** Upper bound of one command; the driver's default when absent. */
   commandTimeoutMs?: number;
 }
 
-interface Turn {
-  controller: AbortController;
-  scope: ApprovalScope;
+/** What a helper turn reads before it starts. */
+interface HelperState {
   /** Redacts everything the turn sends to the chat and to the model. */
   redact(text: string): string;
   secrets: Record<string, string>;
@@ -67,6 +63,8 @@ interface Turn {
   /** The servers the project's steps configured, read at the start of the turn. */
   servers: ProjectServers;
 }
+
+type HelperTurn = Turn<HelperState>;
 
 /** The chat's note of a command that ran: its outcome and its (redacted) output in a code block. */
 const ranNote = (command: string, outcome: string, output: string): string => {
@@ -98,10 +96,8 @@ function noteOfResult(call: ToolCall | undefined, result: ToolMessage): string |
  * metered; a turn is refused with 402 at a spent balance.
  */
 export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
-  const { db, models, approvals, sandbox, meter } = deps;
-  const choice = () => models.forAgent('implementation');
-  /** Running turns by thread id; the kill aborts a project's. */
-  const running = new Map<string, Turn>();
+  const { approvals, sandbox } = deps;
+  const hiddenValues = deps.hiddenValues ?? deps.secretValues;
 
   /** The system prompt of a turn: the role, and the project's servers with how to reach them. */
   const systemPrompt = (servers: ProjectServers): string =>
@@ -115,126 +111,73 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
     ].join('\n\n');
 
   /** Waits for the person's decision on one command; a kill of the turn cancels the request. */
-  async function awaitDecision(turn: Turn, command: string): Promise<ApprovalDecision> {
-    const names = Object.keys(turn.secrets);
+  async function awaitDecision(turn: HelperTurn, command: string): Promise<ApprovalDecision> {
+    const { state } = turn;
     // The person approves the command as shown (a secret typed into it blanked); the exact bytes run.
-    const pending = approvals.request(turn.scope, turn.redact(command), dangerousReason(command, names), runsOn(command, turn.servers.servers));
+    const pending = approvals.request(turn.project, state.redact(command), dangerousReason(command, Object.keys(state.secrets)), runsOn(command, state.servers.servers));
     const onAbort = (): void => approvals.cancel(pending.id);
-    turn.controller.signal.addEventListener('abort', onAbort, { once: true });
+    turn.signal.addEventListener('abort', onAbort, { once: true });
     try {
       return await pending.decision;
     } finally {
-      turn.controller.signal.removeEventListener('abort', onAbort);
+      turn.signal.removeEventListener('abort', onAbort);
     }
   }
 
-  async function runCommand(turn: Turn, command: string, config: RunnableConfig): Promise<string> {
+  async function runCommand(turn: HelperTurn, command: string, config: RunnableConfig): Promise<string> {
     if (!command.trim() || command.length > MAX_COMMAND_LENGTH) return `Error: the command must be 1 to ${MAX_COMMAND_LENGTH} characters.`;
     const decision = await awaitDecision(turn, command);
-    turn.controller.signal.throwIfAborted();
+    turn.signal.throwIfAborted();
+    const { state } = turn;
     if (decision !== 'approved') {
       const note = decision === 'denied' ? 'The command was denied; it did not run.' : 'The approval request expired; the command did not run.';
       await dispatchCustomEvent(CHAT_NOTE, { text: notRunNote(note) }, config);
       return note;
     }
     try {
-      const result = await sandbox.exec({ id: turn.scope.projectId, installationId: turn.scope.installationId }, command, {
-        env: turn.secrets,
-        secrets: turn.hidden,
-        signal: turn.controller.signal,
+      const result = await sandbox.exec({ id: turn.project.projectId, installationId: turn.project.installationId }, command, {
+        env: state.secrets,
+        secrets: state.hidden,
+        signal: turn.signal,
         ...(deps.commandTimeoutMs ? { timeoutMs: deps.commandTimeoutMs } : {}),
       });
-      const output = turn.redact(result.output);
+      const output = state.redact(result.output);
       await dispatchCustomEvent(CHAT_NOTE, { text: ranNote(command, execOutcome(result), output) }, config);
       return `The command ${execOutcome(result)}. Output:\n${output.slice(-MAX_TOOL_OUTPUT)}`;
     } catch (err) {
-      turn.controller.signal.throwIfAborted();
-      const detail = turn.redact(err instanceof HttpError ? err.message : `The command could not run: ${(err as Error).message}`);
+      turn.signal.throwIfAborted();
+      const detail = state.redact(err instanceof HttpError ? err.message : `The command could not run: ${(err as Error).message}`);
       await dispatchCustomEvent(CHAT_NOTE, { text: notRunNote(detail) }, config);
       return `Error: ${detail}`;
     }
   }
 
-  /** The one tool: a command that runs once the person approves it (outside a running turn, never). */
-  async function runTool(call: ToolCall, config: RunnableConfig): Promise<string> {
-    const turn = running.get((config.configurable as { thread_id: string }).thread_id);
-    if (!turn) throw new Error('tools node outside a running turn');
-    const command = (call.args as { command?: unknown }).command;
-    return call.name === DEVOPS_HELPER_TOOLS.runCommand && typeof command === 'string' ? runCommand(turn, command, config) : `Error: bad call of ${call.name}`;
-  }
-
-  const graph = buildToolGraph({
-    checkpointer: new DrizzleCheckpointSaver(db, { secretValues: deps.hiddenValues ?? deps.secretValues }),
-    model: () => choice().model,
+  return createTurnSession<HelperState>({
+    db: deps.db,
+    meter: deps.meter,
+    model: () => deps.models.forAgent('implementation'),
+    usageAgent: DEVOPS_HELPER_AGENT_ID,
+    threadAgent: THREAD_AGENT,
     tools: TOOLS,
-    systemPrompt: async (config) => systemPrompt(running.get((config.configurable as { thread_id: string }).thread_id)?.servers ?? { servers: [], services: [] }),
-    runTool,
+    hiddenValues,
+    defaultMessage: 'What can you do?',
+    recursionLimit: 12,
+    failureDetail: 'The DevOps Helper failed to answer; please try again.',
+    noteEvent: CHAT_NOTE,
+    toolNote: noteOfResult,
+    async prepare(project) {
+      const secrets = await deps.secretValues(project.projectId);
+      const hidden = Object.values(await hiddenValues(project.projectId));
+      const servers = await loadProjectServers((command) => sandbox.exec({ id: project.projectId, installationId: project.installationId }, command, { timeoutMs: 10_000 }));
+      return { secrets, hidden, servers, redact: textRedactor(hidden) };
+    },
+    systemPrompt: ({ state }) => systemPrompt(state.servers),
+    /** The one tool: a command that runs once the person approves it. */
+    async runTool(turn, call, config) {
+      const command = (call.args as { command?: unknown }).command;
+      return call.name === DEVOPS_HELPER_TOOLS.runCommand && typeof command === 'string' ? runCommand(turn, command, config) : `Error: bad call of ${call.name}`;
+    },
   });
-
-  return {
-    /**
-     * Starts a turn: 402 when the installation has no credit left, 404 for a thread that is not this
-     * project's helper thread, 409 while another turn runs on the thread. The events end with one
-     * `on_chat_model_end`, or an `error` event.
-     */
-    async startTurn(scope: ApprovalScope, body: { message: string; thread_id?: string }): Promise<{ threadId: string; events: AsyncIterable<StreamEvent> }> {
-      await meter.assertCanSpend({ installationId: scope.installationId, model: choice().name });
-      const threadId = await resolveThread(db, { projectId: scope.projectId, agent: THREAD_AGENT, threadId: body.thread_id });
-      const secrets = await deps.secretValues(scope.projectId);
-      const hidden = Object.values((await deps.hiddenValues?.(scope.projectId)) ?? secrets);
-      const sandboxOf = { id: scope.projectId, installationId: scope.installationId };
-      const servers = await loadProjectServers((command) => sandbox.exec(sandboxOf, command, { timeoutMs: 10_000 }));
-      // Checked and taken with no await between: of two turns at once on one thread, one is refused.
-      if (running.has(threadId)) throw conflict('A reply is already being generated in this conversation');
-      const turn: Turn = { controller: new AbortController(), scope, secrets, hidden, servers, redact: textRedactor(hidden) };
-      running.set(threadId, turn);
-      const model = choice();
-      async function* events(): AsyncGenerator<StreamEvent> {
-        try {
-          yield* streamTurn({
-            graph,
-            threadId,
-            message: body.message.trim() || 'What can you do?',
-            signal: turn.controller.signal,
-            model,
-            recursionLimit: 12,
-            secrets: hidden,
-            record: (usage) => meter.record({ ...scope, agent: DEVOPS_HELPER_AGENT_ID, model: model.name, ...usage }),
-            noteEvent: CHAT_NOTE,
-            failureDetail: 'The DevOps Helper failed to answer; please try again.',
-          });
-        } finally {
-          if (running.get(threadId) === turn) running.delete(threadId);
-        }
-      }
-      return { threadId, events: events() };
-    },
-
-    /** Stops the project's running turns (a waiting approval is cancelled, a running command killed). */
-    kill(scope: ApprovalScope): 'stopped' | 'idle' {
-      let stopped = false;
-      for (const turn of running.values()) {
-        if (turn.scope.projectId !== scope.projectId || turn.scope.installationId !== scope.installationId) continue;
-        turn.controller.abort();
-        stopped = true;
-      }
-      return stopped ? 'stopped' : 'idle';
-    },
-
-    /** The project's latest conversation with the helper, as the chat showed it (redacted), for a reload. */
-    async thread(scope: ApprovalScope): Promise<ChatThreadResponse> {
-      const model = choice().name;
-      const threadId = await findThread(db, { projectId: scope.projectId, agent: THREAD_AGENT });
-      if (!threadId) return { thread_id: null, model, messages: [] };
-      const secrets = Object.values((await deps.hiddenValues?.(scope.projectId)) ?? (await deps.secretValues(scope.projectId)));
-      return { thread_id: threadId, model, messages: chatHistory(await threadMessages(graph, threadId), { secrets, toolNote: noteOfResult }) };
-    },
-
-    /** Stops one turn whose stream the browser left. */
-    abortTurn(threadId: string): void {
-      running.get(threadId)?.controller.abort();
-    },
-  };
 }
 
 export type DevopsHelperAgent = ReturnType<typeof createDevopsHelperAgent>;

@@ -1,8 +1,9 @@
 import type { Db } from '../../db/client';
 import type { ModelProvider } from '../../agents/models';
+import { TURN_FAILED } from '../../agents/turnLoop';
 import { VALIDATION_TOOLS } from '../../agents/toolNames';
 import { DOCUMENTATION } from '../../../shared/constants/documentation';
-import { createToolAgent, type AgentMeter } from '../shared/toolAgent';
+import { createTurnSession, NO_STATE, type TurnMeter } from '../../agents/turnSession';
 import type { DocumentationService } from './documentationService';
 
 /** Documentation is written by the validation stage's agent (ARCHITECTURE.md stage agents). */
@@ -29,29 +30,31 @@ export interface DocumentationAgentDeps {
   models: ModelProvider;
   documentation: Pick<DocumentationService, 'sources' | 'save' | 'begin' | 'end'>;
   secretValues(projectId: number): Promise<Record<string, string>>;
-  meter: AgentMeter;
+  meter: TurnMeter;
 }
 
 /**
- * The documentation writer (a `createToolAgent`): its system prompt carries the project's requirements,
+ * The documentation writer (on the one turn session (agents/turnSession.ts)): its system prompt carries the project's requirements,
  * architecture, implementation plan, executed and validation steps and non-secret facts; its tool
  * stores the documentation and quick start with those facts as `key_value_data`. The documentation is
  * `generating` for the length of a turn.
  */
 export function createDocumentationAgent(deps: DocumentationAgentDeps) {
   const { documentation } = deps;
-  return createToolAgent({
+  return createTurnSession({
     db: deps.db,
-    models: deps.models,
-    modelAgent: 'implementation',
-    agentId: DOCUMENTATION_AGENT_ID,
+    model: () => deps.models.forAgent('implementation'),
+    prepare: NO_STATE,
+    recursionLimit: 8,
+    failureDetail: TURN_FAILED,
+    usageAgent: DOCUMENTATION_AGENT_ID,
     threadAgent: 'documentation',
     tools: TOOLS,
     defaultMessage: DOCUMENTATION.generatePrompt,
-    secretValues: deps.secretValues,
+    hiddenValues: deps.secretValues,
     meter: deps.meter,
     onTurn: ({ projectId }, phase) => (phase === 'started' ? documentation.begin(projectId) : documentation.end(projectId)),
-    async systemPrompt(project) {
+    async systemPrompt({ project }) {
       const sources = await documentation.sources(project);
       return [
         'Role: documentation',
@@ -59,7 +62,7 @@ export function createDocumentationAgent(deps: DocumentationAgentDeps) {
         `<documentation_context>\n${JSON.stringify(sources)}\n</documentation_context>`,
       ].join('\n\n');
     },
-    async runTool(project, name, args) {
+    async runTool({ project }, { name, args }) {
       if (name === VALIDATION_TOOLS.saveDocumentation && typeof args.documentation === 'string' && typeof args.quickstart === 'string') {
         const { keyValueData } = await documentation.sources(project);
         await documentation.save(project, { documentation: args.documentation, quickstart: args.quickstart }, keyValueData);

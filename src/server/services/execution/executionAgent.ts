@@ -1,7 +1,8 @@
 import type { Db } from '../../db/client';
 import type { ModelProvider } from '../../agents/models';
+import { TURN_FAILED } from '../../agents/turnLoop';
 import { EXECUTION_TOOLS } from '../../agents/toolNames';
-import { createToolAgent, type AgentMeter } from '../shared/toolAgent';
+import { createTurnSession, NO_STATE, type TurnMeter } from '../../agents/turnSession';
 import { toEdits } from '../shared/commandEdits';
 import type { ExecutionService } from './executionService';
 
@@ -53,29 +54,31 @@ export interface ExecutionAgentDeps {
   models: ModelProvider;
   execution: Pick<ExecutionService, 'steps' | 'proposeChange' | 'addStep'>;
   secretValues(projectId: number): Promise<Record<string, string>>;
-  meter: AgentMeter;
+  meter: TurnMeter;
 }
 
 /** The last this many characters of a step's output go into the agent's context. */
 const OUTPUT_CONTEXT = 4000;
 
 /**
- * The execution agent (a `createToolAgent`): its system prompt carries the run's steps, so it answers
+ * The execution agent (on the one turn session (agents/turnSession.ts)): its system prompt carries the run's steps, so it answers
  * questions about the run and may change or add steps (a changed step waits for approval again).
  */
 export function createExecutionAgent(deps: ExecutionAgentDeps) {
   const { execution } = deps;
-  return createToolAgent({
+  return createTurnSession({
     db: deps.db,
-    models: deps.models,
-    modelAgent: 'implementation',
-    agentId: EXECUTION_AGENT_ID,
+    model: () => deps.models.forAgent('implementation'),
+    prepare: NO_STATE,
+    recursionLimit: 8,
+    failureDetail: TURN_FAILED,
+    usageAgent: EXECUTION_AGENT_ID,
     threadAgent: 'execution',
     tools: TOOLS,
     defaultMessage: 'How is the execution going?',
-    secretValues: deps.secretValues,
+    hiddenValues: deps.secretValues,
     meter: deps.meter,
-    async systemPrompt({ projectId }) {
+    async systemPrompt({ project: { projectId } }) {
       const { steps } = await execution.steps(projectId);
       const view = steps.map((s) => ({ ...s, output: s.output && s.output.length > OUTPUT_CONTEXT ? s.output.slice(-OUTPUT_CONTEXT) : s.output }));
       return [
@@ -84,7 +87,7 @@ export function createExecutionAgent(deps: ExecutionAgentDeps) {
         `<execution_steps>\n${JSON.stringify(view)}\n</execution_steps>`,
       ].join('\n\n');
     },
-    async runTool({ projectId }, name, args) {
+    async runTool({ project: { projectId } }, { name, args }) {
       const a = args as { step_number?: number; command?: string; edits?: unknown; description?: string; prompt?: string; reason?: string };
       if (name === EXECUTION_TOOLS.updateStep && typeof a.step_number === 'number') {
         const step = await execution.proposeChange(projectId, a.step_number, {

@@ -1,7 +1,7 @@
 import type { AnalyzerBody } from '../../../shared/api/planning';
 import type { Branch, RepositoriesResponse } from '../../../shared/api/repositories';
 import { USER_SECRETS } from '../../../shared/constants/planning';
-import type { AgentRunContext } from '../../agents/graphs';
+import type { TurnProject as AgentRunContext } from '../../agents/turnSession';
 import type { AgentTurn, PlanningService } from '../planning/planningService';
 import { digestEnvironments } from './environmentConfigs';
 import { HttpError } from '../../errors';

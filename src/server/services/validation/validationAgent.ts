@@ -1,7 +1,8 @@
 import type { Db } from '../../db/client';
 import type { ModelProvider } from '../../agents/models';
+import { TURN_FAILED } from '../../agents/turnLoop';
 import { VALIDATION_TOOLS } from '../../agents/toolNames';
-import { createToolAgent, type AgentMeter } from '../shared/toolAgent';
+import { createTurnSession, NO_STATE, type TurnMeter } from '../../agents/turnSession';
 import type { ExecutionService } from '../execution/executionService';
 import type { ValidationService } from './validationService';
 
@@ -28,31 +29,33 @@ export interface ValidationAgentDeps {
   /** The implementation plan the executed steps came from (what was deployed, where, with which domain). */
   implementationPlan(projectId: number): Promise<string>;
   secretValues(projectId: number): Promise<Record<string, string>>;
-  meter: AgentMeter;
+  meter: TurnMeter;
 }
 
 const OUTPUT_CONTEXT = 2000;
 const clip = <T extends { output: string | null }>(s: T): T => ({ ...s, output: s.output && s.output.length > OUTPUT_CONTEXT ? s.output.slice(-OUTPUT_CONTEXT) : s.output });
 
 /**
- * The validation agent (a `createToolAgent`, answering with the implementation planner's model): asked
+ * The validation agent (on the one turn session (agents/turnSession.ts), answering with the implementation planner's model): asked
  * with `VALIDATION.planPrompt`, it writes read-only checks of the executed steps and saves them as the
  * validation plan; otherwise it answers about the validation run. Its turns drive the plan's status.
  */
 export function createValidationAgent(deps: ValidationAgentDeps) {
   const { execution, validation } = deps;
-  return createToolAgent({
+  return createTurnSession({
     db: deps.db,
-    models: deps.models,
-    modelAgent: 'implementation',
-    agentId: VALIDATION_AGENT_ID,
+    model: () => deps.models.forAgent('implementation'),
+    prepare: NO_STATE,
+    recursionLimit: 8,
+    failureDetail: TURN_FAILED,
+    usageAgent: VALIDATION_AGENT_ID,
     threadAgent: 'validation',
     tools: TOOLS,
     defaultMessage: 'How is the validation going?',
-    secretValues: deps.secretValues,
+    hiddenValues: deps.secretValues,
     meter: deps.meter,
     onTurn: ({ projectId }, phase) => validation.onPlanTurn(projectId, phase),
-    async systemPrompt({ projectId }) {
+    async systemPrompt({ project: { projectId } }) {
       const [executed, validated, plan, implementation] = await Promise.all([
         execution.steps(projectId),
         validation.steps(projectId),
@@ -68,7 +71,7 @@ export function createValidationAgent(deps: ValidationAgentDeps) {
         `<implementation_plan>\n${implementation}\n</implementation_plan>`,
       ].join('\n\n');
     },
-    async runTool({ projectId }, name, args) {
+    async runTool({ project: { projectId } }, { name, args }) {
       if (name === VALIDATION_TOOLS.savePlan && typeof args.plan === 'string') {
         const count = await validation.savePlan(projectId, args.plan);
         return `Validation plan saved with ${count} steps.`;
