@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'drizzle-orm';
 import WebSocket from 'ws';
+import { planningDocuments } from '../../../src/server/db/schema';
 import { textRedactor } from '../../../src/server/sandbox/redactor';
 import { SEALED_REFERENCE, sealedReference } from '../../../src/server/sandbox/sealedSecrets';
 import type { ApprovalRequestMessage } from '../../../src/shared/events';
@@ -111,6 +112,8 @@ describe('a secret typed literally into a command', () => {
     alice = await signIn(app, 'alice');
     projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Literal' } })).json().id;
     await app.services.planning.storeAnalysisSecrets(projectId, { environment: [{ name: 'DB_PASSWORD', description: 'database password', value: SECRET }] });
+    // The implementation planner plans from an architecture plan: without one it refuses to start (409).
+    await database.db.insert(planningDocuments).values({ projectId, kind: 'architecture', content: '# Architecture\n\nOne server.' });
     expect((await call('POST', `/api/sandbox/initialize/${projectId}`, {})).json().status).toBe('success');
   });
   afterAll(async () => {
