@@ -23,8 +23,8 @@ import { createLocalRepositories } from '../services/repositories/localRepositor
 import { createRepositoryService, type RepositoryService } from '../services/repositories/repositoryService';
 import { createTerminalSessions, type TerminalSessions } from '../services/terminal/terminalSessions';
 import { createSandboxDriver } from '../sandbox';
-import { createInProcessEventBus, topicsOf, type EventBus } from '../services/execution/eventBus';
-import { createRedisEventBus } from '../services/execution/redisEventBus';
+import { createInProcessEventBus, topicsOf, type EventBus } from '../services/events/eventBus';
+import { createRedisEventBus } from '../services/events/redisEventBus';
 import { createExecutionService, type ExecutionService } from '../services/execution/executionService';
 import { createValidationService, type ValidationService } from '../services/validation/validationService';
 import { createDocumentationService, type DocumentationService } from '../services/documentation/documentationService';

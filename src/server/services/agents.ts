@@ -1,5 +1,5 @@
 import type { Db } from '../db/client';
-import type { EventBus } from './execution/eventBus';
+import type { EventBus } from './events/eventBus';
 import type { ModelProvider } from '../agents/models';
 import type { Meter } from './credits/meter';
 import { createApprovals } from './devopsHelper/approvals';

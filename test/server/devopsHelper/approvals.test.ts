@@ -1,5 +1,5 @@
 import { APPROVAL_HOLDER_GONE, APPROVAL_NOT_FOUND, createApprovals } from '../../../src/server/services/devopsHelper/approvals';
-import { createInProcessEventBus } from '../../../src/server/services/execution/eventBus';
+import { createInProcessEventBus } from '../../../src/server/services/events/eventBus';
 
 describe('DevOps Helper approvals', () => {
   const alice = { installationId: 1, projectId: 10 };

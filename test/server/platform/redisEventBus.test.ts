@@ -1,4 +1,4 @@
-import { createRedisEventBus } from '../../../src/server/services/execution/redisEventBus';
+import { createRedisEventBus } from '../../../src/server/services/events/redisEventBus';
 import { freePort } from '../helpers/freePort';
 
 const quiet = { warn: () => undefined, info: () => undefined };

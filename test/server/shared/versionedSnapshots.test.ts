@@ -1,6 +1,6 @@
 import { createVersionedSnapshots } from '../../../src/server/services/shared/versionedSnapshots';
 import { etagMatches } from '../../../src/server/plugins/hotPoll';
-import { BUS_RESYNC_TOPIC, createInProcessEventBus } from '../../../src/server/services/execution/eventBus';
+import { BUS_RESYNC_TOPIC, createInProcessEventBus } from '../../../src/server/services/events/eventBus';
 
 /** A load the test finishes by hand, to order it against invalidations. */
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {

@@ -2,7 +2,7 @@ import { hash as digest, randomBytes } from 'node:crypto';
 import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { installations, sessions } from '../../db/schema';
-import { BUS_RESYNC_TOPIC } from '../execution/eventBus';
+import { BUS_RESYNC_TOPIC } from '../events/eventBus';
 
 export interface SessionInfo {
   userId: number;

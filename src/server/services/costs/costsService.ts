@@ -2,7 +2,7 @@ import { asc, count, desc, eq, max, sql, sum } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { tokenUsage } from '../../db/schema';
 import type { TokenUsageResponse } from '../../../shared/api/costs';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
 
 /** How many of the latest model calls the costs page lists one by one. */

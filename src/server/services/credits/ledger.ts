@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client';
 import { creditAccounts, creditTransactions } from '../../db/schema';
 import type { CreditsResponse, Transaction } from '../../../shared/api/credits';
 import type { TransactionStatusName, TransactionTypeName } from '../../../shared/constants/credits';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
 import { toUnits, unitsToDecimal, unitsToNumber } from './money';
 

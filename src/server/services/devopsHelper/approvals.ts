@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, notFound } from '../../errors';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 import type { ApprovalRequestMessage, RunsOn } from '../../../shared/events';
 
 /** Whose approval it is: the caller's installation and one of its projects. */

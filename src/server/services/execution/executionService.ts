@@ -8,7 +8,7 @@ import type { StatusResponse } from '../../../shared/api/common';
 import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
-import type { EventBus } from './eventBus';
+import type { EventBus } from '../events/eventBus';
 import { parsePlanSteps } from '../../../shared/planSteps';
 import { createStepRuns, type EndedStep, type PlanReplacement, type ProgressState, type StepChangeRequest, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
 

@@ -6,7 +6,7 @@ import type { RepositoryAnalysis } from '../../../shared/api/planning';
 import { documentRedactor } from '../../sandbox/redactor';
 import { sealSecrets } from '../../sandbox/sealedSecrets';
 import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 
 export type DocumentKind = 'requirements' | 'analysis' | 'architecture' | 'implementation';
 

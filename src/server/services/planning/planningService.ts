@@ -7,7 +7,7 @@ import { NO_ANALYSIS_MESSAGE } from '../../../shared/constants/planning';
 import type { AnalysisResponse, PlanFinding, RepositoryAnalysis } from '../../../shared/api/planning';
 import type { ChatThreadResponse } from '../../../shared/api/common';
 import { isRequirementsComplete } from '../../../shared/requirementsDocument';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 import { createUserSecrets } from '../userSecrets/userSecrets';
 import type { SecretBox } from './secretBox';
 import { createPlanningDocuments } from './planningDocuments';

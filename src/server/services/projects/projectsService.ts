@@ -7,7 +7,7 @@ import type { ProjectState, Stage, StageUpdateBody } from '../../../shared/api/s
 import { DEFAULT_STAGES } from '../stages/defaultStages';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import { requirementsSummary, type ActivityService } from '../activity/activityService';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 import { PROJECT_TOUCHED_TOPIC } from './touchProject';
 import { assertConfirmable } from '../planning/planFindings';
 import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';

@@ -17,7 +17,7 @@ import { parsePlanSteps } from '../../../shared/planSteps';
 import { missingProgramsCommand, missingTools, plannedPrograms } from './preflight';
 import { writeWorkspaceFile } from './workspaceFiles';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
 import { textRedactor } from '../../sandbox/redactor';
 import { isDiskFull, type DiskSpace } from '../health/diskSpace';

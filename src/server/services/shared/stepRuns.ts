@@ -10,7 +10,7 @@ import type { PlanRevision, Step, StepStatus } from '../../../shared/api/executi
 import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import { dangerousReason } from '../execution/dangerous';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 import type { PlannedStep } from '../../../shared/planSteps';
 import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
 import { createVersionedSnapshots, sharedOn, type Snapshot, type SnapshotSource } from './versionedSnapshots';

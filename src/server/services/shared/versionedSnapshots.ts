@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { BUS_RESYNC_TOPIC, type EventBus } from '../execution/eventBus';
+import { BUS_RESYNC_TOPIC, type EventBus } from '../events/eventBus';
 
 /** One version of a key's state: its weak ETag always, its JSON body only when a caller needs it. */
 export interface Snapshot<V> {

@@ -10,7 +10,7 @@ import type { TerminalStreamEvent } from '../../../shared/api/terminal';
 import type { ValidationApproveStepBody, ValidationApproveStepResponse, ValidationPlanResponse, ValidationProgress } from '../../../shared/api/validation';
 import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
-import type { EventBus } from '../execution/eventBus';
+import type { EventBus } from '../events/eventBus';
 import { createStepActivityRecorder } from '../execution/executionService';
 import { parsePlanSteps } from '../../../shared/planSteps';
 import { createStepRuns, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
