@@ -12,7 +12,7 @@ import { createPaymentsService, type PaymentsService } from '../services/credits
 import { createProjectsService, type ProjectsService } from '../services/projects/projectsService';
 import { createStageGates } from '../services/stages/stageGates';
 import { createPlanningService, type PlanningService } from '../services/planning/planningService';
-import { createSecretBox, loadSecretKey } from '../services/planning/secretBox';
+import { createSecretBox, loadSecretKey } from '../services/userSecrets/secretBox';
 import { createNotificationService, type NotificationService } from '../services/notifications/notificationService';
 import { withNotices } from '../services/notifications/activityNotices';
 import { createModelProvider } from '../agents/models';

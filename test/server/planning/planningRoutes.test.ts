@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { and, eq } from 'drizzle-orm';
 import { planningSecrets, tokenUsage } from '../../../src/server/db/schema';
-import { KEY_FILE_NAME } from '../../../src/server/services/planning/secretBox';
+import { KEY_FILE_NAME } from '../../../src/server/services/userSecrets/secretBox';
 import type { StreamEvent } from '../../../src/shared/events';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { projectNotifications, type DeliveryRecord } from '../../db/schema';
 import type { NotificationsConfig } from '../../config';
 import type { NotificationEvent, NotificationSettings, NotificationSettingsBody, NotificationTestResponse } from '../../../shared/api/notifications';
-import type { SecretBox } from '../planning/secretBox';
+import type { SecretBox } from '../userSecrets/secretBox';
 import { createEmailChannel, type EmailChannel } from './emailChannel';
 import { postWebhook, type WebhookMessage } from './webhookChannel';
 

@@ -9,7 +9,7 @@ import type { ChatThreadResponse } from '../../../shared/api/common';
 import { isRequirementsComplete } from '../../../shared/requirementsDocument';
 import type { EventBus } from '../events/eventBus';
 import { createUserSecrets } from '../userSecrets/userSecrets';
-import type { SecretBox } from './secretBox';
+import type { SecretBox } from '../userSecrets/secretBox';
 import { createPlanningDocuments } from './planningDocuments';
 import { createPlanVerification } from './planVerification';
 import { planningPrompt, type PlanningAgent, type PlanningWorkspace } from './agents/planningAgent';

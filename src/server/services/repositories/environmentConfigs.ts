@@ -1,7 +1,7 @@
 import type { EnvironmentConfig } from '../../../shared/api/planning';
 import { USER_SECRETS } from '../../../shared/constants/planning';
 import { variableNames } from './repositoryInspector';
-import { isSecretVariable } from '../planning/secretKinds';
+import { isSecretVariable } from '../userSecrets/secretKinds';
 
 /** A plain value longer than this is cut in the summary. */
 const MAX_PLAIN_VALUE = 200;

@@ -4,10 +4,10 @@ import { planningSecrets } from '../../db/schema';
 import { badRequest, notFound } from '../../errors';
 import { USER_SECRETS } from '../../../shared/constants/planning';
 import { toSecretType, type UserSecret, type UserSecretStatus } from '../../../shared/api/planning';
-import type { SecretBox } from '../planning/secretBox';
-import { checkedSshPrivateKey } from '../planning/sshPrivateKey';
-import { resealProject } from '../planning/resealSecrets';
-import { isSecretVariable, looksLikeCredential } from '../planning/secretKinds';
+import type { SecretBox } from './secretBox';
+import { checkedSshPrivateKey } from './sshPrivateKey';
+import { resealProject } from './resealSecrets';
+import { isSecretVariable, looksLikeCredential } from './secretKinds';
 
 export const MAX_SECRETS = 60;
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isSecretName, isSecretVariable, looksLikeCredential } from '../../../src/server/services/planning/secretKinds';
+import { isSecretName, isSecretVariable, looksLikeCredential } from '../../../src/server/services/userSecrets/secretKinds';
 import { digestEnvironments } from '../../../src/server/services/repositories/environmentConfigs';
 
 describe('which values are secrets', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createSecretBox } from '../../../src/server/services/planning/secretBox';
+import { createSecretBox } from '../../../src/server/services/userSecrets/secretBox';
 
 describe('user-secret box', () => {
   const box = createSecretBox(randomBytes(32));
