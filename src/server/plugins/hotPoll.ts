@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { SessionInfo } from '../services/auth/sessionStore';
-import type { Snapshot, SnapshotSource } from '../services/shared/versionedSnapshots';
+import type { Snapshot, SnapshotSource } from '../services/snapshots/versionedSnapshots';
 import { hookList } from './routeHooks';
 
 declare module 'fastify' {

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { eq, sql } from 'drizzle-orm';
 import { executionSteps, planningDocuments } from '../../../src/server/db/schema';
 import { INTERRUPTED_MESSAGE, NO_IMPLEMENTATION_PLAN, SANDBOX_NOT_READY } from '../../../src/server/services/execution/executionService';
-import { CANCELLED_MESSAGE } from '../../../src/server/services/shared/stepRuns';
+import { CANCELLED_MESSAGE } from '../../../src/server/services/steps/stepRuns';
 import type { ExecutionProgress, Step } from '../../../src/shared/api/execution';
 import { LEFT_OUT_NOTE_NAME } from '../../../src/server/sandbox/workspaceLayout';
 import { processesWith } from '../helpers/processes';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { revisePlan, type RanStep } from '../../../src/server/services/shared/planRevision';
+import { revisePlan, type RanStep } from '../../../src/server/services/steps/planRevision';
 
 const ran = (n: number, description: string, command: string, status: RanStep['status'] = 'completed'): RanStep => ({ stepNumber: n, description, prompt: description, command, status });
 const step = (description: string, command: string) => ({ description, prompt: description, command });

@@ -1,4 +1,4 @@
-import { applyEdits } from '../../../src/server/services/shared/commandEdits';
+import { applyEdits } from '../../../src/server/services/steps/commandEdits';
 import { stepChange } from '../../../src/server/agents/offline/stepChange';
 
 const LONG = [

@@ -1,4 +1,4 @@
-import type { CommandEdit } from '../../services/shared/commandEdits';
+import type { CommandEdit } from '../../services/steps/commandEdits';
 
 /**
  * The offline execution agent's reading of "change step N …": the message is split into quoted pieces

@@ -7,7 +7,7 @@ const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 /**
  * The tables of a stage that runs approved steps in the project's sandbox (execution, validation): one
  * plan per project and its ordered steps. A step's command is stored once and is exactly what an
- * approval runs. Both stages share the shape, so they share the step runner (services/shared/stepRuns.ts).
+ * approval runs. Both stages share the shape, so they share the step runner (services/steps/stepRuns.ts).
  */
 export function stepTables(prefix: string) {
   const plans = pgTable(

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client';
 import { tokenUsage } from '../../db/schema';
 import type { TokenUsageResponse } from '../../../shared/api/costs';
 import type { EventBus } from '../events/eventBus';
-import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../snapshots/versionedSnapshots';
 
 /** How many of the latest model calls the costs page lists one by one. */
 export const TURNS_SHOWN = 50;

@@ -4,7 +4,7 @@ import { creditAccounts, creditTransactions } from '../../db/schema';
 import type { CreditsResponse, Transaction } from '../../../shared/api/credits';
 import type { TransactionStatusName, TransactionTypeName } from '../../../shared/constants/credits';
 import type { EventBus } from '../events/eventBus';
-import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../snapshots/versionedSnapshots';
 import { toUnits, unitsToDecimal, unitsToNumber } from './money';
 
 /** 'signup' (the starting credit), 'local' (test checkout), 'dodo', 'usage' (model calls). */

@@ -6,7 +6,7 @@ import type { DocumentationResponse } from '../../../shared/api/documentation';
 import { DOCUMENTATION } from '../../../shared/constants/documentation';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
 import type { Step } from '../../../shared/api/execution';
-import type { StepProject } from '../shared/stepRuns';
+import type { StepProject } from '../steps/stepRuns';
 import { conflict } from '../../errors';
 import { undocumentedReason } from '../stages/stageGates';
 import { basisOf, changesSince, outOfDateNote, resultsSection, resultsSummary, withResults } from './validationResults';

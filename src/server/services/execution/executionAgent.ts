@@ -3,7 +3,7 @@ import type { ModelProvider } from '../../agents/models';
 import { TURN_FAILED } from '../../agents/turnLoop';
 import { EXECUTION_TOOLS } from '../../agents/toolNames';
 import { createTurnSession, NO_STATE, type TurnMeter } from '../../agents/turnSession';
-import { toEdits } from '../shared/commandEdits';
+import { toEdits } from '../steps/commandEdits';
 import type { ExecutionService } from './executionService';
 
 /** The agent id token usage is recorded under (ARCHITECTURE.md stage agents). */

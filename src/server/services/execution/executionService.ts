@@ -10,9 +10,9 @@ import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from '../events/eventBus';
 import { parsePlanSteps } from '../../../shared/planSteps';
-import { createStepRuns, type EndedStep, type PlanReplacement, type ProgressState, type StepChangeRequest, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
+import { createStepRuns, type EndedStep, type PlanReplacement, type ProgressState, type StepChangeRequest, type StepProject, type StepSandbox, type StepSecrets } from '../steps/stepRuns';
 
-export { INTERRUPTED_MESSAGE, SANDBOX_NOT_READY, terminalCommandsTopic, type ProgressState } from '../shared/stepRuns';
+export { INTERRUPTED_MESSAGE, SANDBOX_NOT_READY, terminalCommandsTopic, type ProgressState } from '../steps/stepRuns';
 
 /** A project already resolved within the caller's installation (`projectOf`). */
 export type ExecutionProject = StepProject;
@@ -114,7 +114,7 @@ export function createStepActivityRecorder(
 
 /**
  * The execution stage: turns the project's implementation plan into steps and runs approved ones in the
- * project's sandbox through the shared step runner (services/shared/stepRuns.ts), which answers the
+ * project's sandbox through the shared step runner (services/steps/stepRuns.ts), which answers the
  * progress poll — the product's hottest — from memory. DEPLOYMENT_FAILED / DEPLOYMENT_COMPLETED
  * activities are recorded as steps end.
  */

@@ -10,7 +10,7 @@ import { requirementsSummary, type ActivityService } from '../activity/activityS
 import type { EventBus } from '../events/eventBus';
 import { PROJECT_TOUCHED_TOPIC } from './touchProject';
 import { assertConfirmable } from '../planning/planFindings';
-import { createVersionedSnapshots, sharedOn, type Snapshot } from '../shared/versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type Snapshot } from '../snapshots/versionedSnapshots';
 import type { CompletionRefusal } from '../stages/stageGates';
 
 type ProjectRow = typeof projects.$inferSelect;

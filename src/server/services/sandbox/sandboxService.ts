@@ -18,7 +18,7 @@ import { missingProgramsCommand, missingTools, plannedPrograms } from './preflig
 import { writeWorkspaceFile } from './workspaceFiles';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import type { EventBus } from '../events/eventBus';
-import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../shared/versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../snapshots/versionedSnapshots';
 import { textRedactor } from '../../sandbox/redactor';
 import { isDiskFull, type DiskSpace } from '../health/diskSpace';
 

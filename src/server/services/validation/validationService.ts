@@ -13,7 +13,7 @@ import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from '../events/eventBus';
 import { createStepActivityRecorder } from '../execution/executionService';
 import { parsePlanSteps } from '../../../shared/planSteps';
-import { createStepRuns, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../shared/stepRuns';
+import { createStepRuns, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../steps/stepRuns';
 
 export interface ValidationDeps {
   db: Db;
@@ -41,7 +41,7 @@ const progressOf = (state: ProgressState): ValidationProgress => ({ steps: state
 /**
  * The validation stage: the validation agent writes a plan of read-only checks of what execution built
  * (`savePlan`, its tool); the trigger turns it into steps that wait for approval; approved steps run in
- * the project's sandbox through the step runner shared with execution (services/shared/stepRuns.ts),
+ * the project's sandbox through the step runner shared with execution (services/steps/stepRuns.ts),
  * which answers the 3-second progress poll from memory with a weak ETag.
  */
 export function createValidationService(deps: ValidationDeps) {

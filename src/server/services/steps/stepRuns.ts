@@ -13,7 +13,7 @@ import { dangerousReason } from '../execution/dangerous';
 import type { EventBus } from '../events/eventBus';
 import type { PlannedStep } from '../../../shared/planSteps';
 import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
-import { createVersionedSnapshots, sharedOn, type Snapshot, type SnapshotSource } from './versionedSnapshots';
+import { createVersionedSnapshots, sharedOn, type Snapshot, type SnapshotSource } from '../snapshots/versionedSnapshots';
 import { revisePlan } from './planRevision';
 import { applyEdits, type CommandEdit } from './commandEdits';
 

@@ -1,4 +1,4 @@
-import { createVersionedSnapshots } from '../../../src/server/services/shared/versionedSnapshots';
+import { createVersionedSnapshots } from '../../../src/server/services/snapshots/versionedSnapshots';
 import { etagMatches } from '../../../src/server/plugins/hotPoll';
 import { BUS_RESYNC_TOPIC, createInProcessEventBus } from '../../../src/server/services/events/eventBus';
 
