@@ -9,8 +9,8 @@
 import '../features/activity/activityApi';
 import '../features/auth/authApi';
 import '../features/auth/authSlice';
-import '../features/chat/chatApi';
-import '../features/chat/chatSlice';
+import '../common/chat/chatApi';
+import '../common/chat/chatSlice';
 import '../features/costs/costsApi';
 import '../features/credits/creditsApi';
 import '../features/credits/creditsSlice';

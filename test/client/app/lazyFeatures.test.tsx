@@ -16,7 +16,7 @@ describe('app-only features load with their chunks', () => {
       const store = makeEntryStore();
       expect(Object.keys(store.getState())).toEqual(['api']);
 
-      const { chatKey, selectChatThread, turnStarted } = await import('../../../src/client/features/chat/chatSlice');
+      const { chatKey, selectChatThread, turnStarted } = await import('../../../src/client/common/chat/chatSlice');
       const key = chatKey(7, 'requirements');
       expect(selectChatThread(store.getState(), key).messages).toEqual([]);
       store.dispatch(turnStarted({ key, userMessage: 'hello' }));

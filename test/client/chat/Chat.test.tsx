@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { HttpResponse } from 'msw';
-import { Chat } from '../../../src/client/features/chat/Chat';
-import { chatKey } from '../../../src/client/features/chat/chatSlice';
-import { safeUrl } from '../../../src/client/features/chat/markdown/Markdown';
+import { Chat } from '../../../src/client/common/chat/Chat';
+import { chatKey } from '../../../src/client/common/chat/chatSlice';
+import { safeUrl } from '../../../src/client/common/chat/markdown/Markdown';
 import { CHAT, HOME, INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import type { StreamEvent } from '../../../src/shared/events';
 import { planningDb, replyEvents, sseResponse, sseText, textStream } from '../utils/planningServer';

@@ -1,5 +1,5 @@
 import { screen, within } from '@testing-library/react';
-import { Markdown } from '../../../src/client/features/chat/markdown/Markdown';
+import { Markdown } from '../../../src/client/common/chat/markdown/Markdown';
 import { renderWithProviders } from '../utils/renderWithProviders';
 
 describe('Markdown (GitHub-flavoured, as plans and models write it)', () => {

@@ -1,7 +1,7 @@
 import { combineReducers } from '@reduxjs/toolkit';
 import { browser } from '../../../src/client/common/browser';
 import { clearSession } from '../../../src/client/common/session';
-import { messageSubmittedWorker, requestKill, runAgentTurn, type AgentTurn } from '../../../src/client/features/chat/chatSaga';
+import { messageSubmittedWorker, requestKill, runAgentTurn, type AgentTurn } from '../../../src/client/common/chat/chatSaga';
 import {
   chatSlice,
   chunkReceived,
@@ -10,8 +10,8 @@ import {
   stopRequested,
   turnStarted,
   type ChatState,
-} from '../../../src/client/features/chat/chatSlice';
-import { createAgentStreamChannel, type FetchLike } from '../../../src/client/features/chat/streamChannel';
+} from '../../../src/client/common/chat/chatSlice';
+import { createAgentStreamChannel, type FetchLike } from '../../../src/client/common/chat/streamChannel';
 import { CALL_ERRORS, CHAT, INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import type { StreamEvent } from '../../../src/shared/events';
 import { expectSaga, matchers } from '../utils/sagaHelpers';

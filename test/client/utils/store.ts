@@ -1,7 +1,7 @@
 import { injectSaga } from '../../../src/client/app/injectSaga';
 import { makeStore, type AppStore, type RootState } from '../../../src/client/app/store';
 import { authSaga } from '../../../src/client/features/auth/authSaga';
-import { chatSaga } from '../../../src/client/features/chat/chatSaga';
+import { chatSaga } from '../../../src/client/common/chat/chatSaga';
 import { creditsSaga } from '../../../src/client/features/credits/creditsSaga';
 import { executionSaga } from '../../../src/client/features/execution/executionSaga';
 import { planningSaga } from '../../../src/client/features/planning/planningSaga';

@@ -4,8 +4,8 @@ import { all, call, cancel, delay, fork, select, take, takeEvery, put } from 're
 import { DEVOPS_HELPER, DEVOPS_HELPER_ERRORS } from '../../../shared/constants';
 import type { ApprovalClientMessage, ApprovalServerMessage } from '../../../shared/events';
 import type { SocketChannel, SocketEvent } from '../../common/channels/socketChannel';
-import { runAgentTurn } from '../chat/chatSaga';
-import { selectChatStreaming, selectChatThread, type ChatThread } from '../chat/chatSlice';
+import { runAgentTurn } from '../../common/chat/chatSaga';
+import { selectChatStreaming, selectChatThread, type ChatThread } from '../../common/chat/chatSlice';
 import { createApprovalChannel } from './approvalChannel';
 import { approvalRequested, devopsHelperChatKey, messageSubmitted, panelClosed, panelOpened } from './devopsHelperSlice';
 

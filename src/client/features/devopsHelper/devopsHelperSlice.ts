@@ -1,7 +1,7 @@
 import type { RunsOn } from '../../../shared/events';
 import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { rootReducer } from '../../app/store';
-import { turnEnded, turnFailed, turnStopped } from '../chat/chatSlice';
+import { turnEnded, turnFailed, turnStopped } from '../../common/chat/chatSlice';
 
 export type ApprovalStatus = 'pending' | 'sending' | 'approved' | 'denied' | 'expired';
 

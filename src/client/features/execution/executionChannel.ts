@@ -2,8 +2,8 @@ import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
 import { CALL_ERRORS } from '../../../shared/constants';
 import { browser } from '../../common/browser';
 import { clearSession, getInstallationId } from '../../common/session';
-import { readSseBody, type SseFrame } from '../chat/sseParser';
-import { AGENT_EVENTS, errorDetail, httpErrorText, parseStreamEvent } from '../chat/streamChannel';
+import { readSseBody, type SseFrame } from '../../common/chat/sseParser';
+import { AGENT_EVENTS, errorDetail, httpErrorText, parseStreamEvent } from '../../common/chat/streamChannel';
 
 /**
  * Opens a same-origin GET event stream with fetch (so that headers travel, ARCHITECTURE.md), with the

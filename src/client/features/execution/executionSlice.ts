@@ -1,7 +1,7 @@
 import { createSlice, nanoid, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import type { ChatRole } from '../../../shared/constants';
 import { rootReducer } from '../../app/store';
-import { historyBefore } from '../chat/chatHistory';
+import { historyBefore } from '../../common/chat/chatHistory';
 import { executionApi } from './executionApi';
 import { toViewSteps } from './executionModel';
 import { stepActionReducers, stepActions, type PendingStepAction, type StepActionKind } from './stepActions';

@@ -1,4 +1,4 @@
-import type { ChatEndpoint } from '../chat/chatSlice';
+import type { ChatEndpoint } from '../../common/chat/chatSlice';
 
 /** Stop in any planning chat calls the requirements gatherer's kill, which stops every generation of the project. */
 const KILL_PATH = '/planning/requirements-gatherer/kill';

@@ -3,7 +3,7 @@ import type { RequirementsResponse } from '../../../shared/api/planning';
 import { PLANNING_ERRORS, PLANNING_PROMPTS, STAGE_INDEX } from '../../../shared/constants';
 import { errorMessage } from '../../api/apiSlice';
 import { runEndpoint } from '../../api/runEndpoint';
-import { runAgentTurn, type TurnOutcome } from '../chat/chatSaga';
+import { runAgentTurn, type TurnOutcome } from '../../common/chat/chatSaga';
 import {
   chatKey,
   messageSubmitted,
@@ -13,7 +13,7 @@ import {
   turnFailed,
   turnStopped,
   type ChatThread,
-} from '../chat/chatSlice';
+} from '../../common/chat/chatSlice';
 import { completeStageAndMove } from '../stages/stageSagas';
 import { planningApi, type PlanningTag } from './planningApi';
 import { ANALYZER_ENDPOINT, PLANNING_CHATS, type PlanningChat } from './planningChats';

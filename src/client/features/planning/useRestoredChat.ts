@@ -1,5 +1,5 @@
-import { chatKey } from '../chat/chatSlice';
-import { useChatRestored, useThreadRestore } from '../chat/useThreadRestore';
+import { chatKey } from '../../common/chat/chatSlice';
+import { useChatRestored, useThreadRestore } from '../../common/chat/useThreadRestore';
 import { useGetPlanningThreadQuery } from './planningApi';
 import type { PlanningChat } from './planningChats';
 

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { END } from 'redux-saga';
 import { DOCUMENTATION } from '../../../shared/constants';
-import { createAgentStreamChannel, type AgentStreamEvent } from '../chat/streamChannel';
+import { createAgentStreamChannel, type AgentStreamEvent } from '../../common/chat/streamChannel';
 
 export interface Regeneration {
   running: boolean;

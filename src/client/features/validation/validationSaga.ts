@@ -5,7 +5,7 @@ import type { ValidationPlanResponse, ValidationProgress, ValidationTriggerRespo
 import type { ProjectState, StageId } from '../../../shared/api/stages';
 import { DOCUMENTATION, DOCUMENTATION_ERRORS, isDocumentationMissing, isQuickstartMissing, VALIDATION, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
-import { createAgentStreamChannel, type AgentStreamEvent } from '../chat/streamChannel';
+import { createAgentStreamChannel, type AgentStreamEvent } from '../../common/chat/streamChannel';
 import { documentationApi } from '../documentation/documentationApi';
 import { createAgentQueryChannel, type AgentStreamMessage } from '../execution/executionChannel';
 import { summarise, toViewSteps } from '../execution/executionModel';

@@ -1,7 +1,7 @@
 import type { ReactElement } from 'react';
 import styled from 'styled-components';
 import type { RepositoryAnalysis } from '../../../../shared/api/planning';
-import { LazyMarkdown } from '../../chat/markdown/LazyMarkdown';
+import { LazyMarkdown } from '../../../common/chat/markdown/LazyMarkdown';
 
 function show(value: unknown): string {
   if (Array.isArray(value)) return value.map(show).join(', ');

@@ -3,7 +3,7 @@ import styled from 'styled-components';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
 import { ErrorText } from '../../../common/components/Field';
-import { LazyMarkdown } from '../../chat/markdown/LazyMarkdown';
+import { LazyMarkdown } from '../../../common/chat/markdown/LazyMarkdown';
 import type { PlanFinding } from '../../../../shared/api/planning';
 import { PlanFindings } from './PlanFindings';
 import { Panel, PanelHeader } from './StageLayout';

@@ -2,7 +2,7 @@ import { useId, useRef, useState, type KeyboardEvent, type ReactElement } from '
 import styled from 'styled-components';
 import { PLANNING_TIMING, REQUIREMENTS_TEXT } from '../../../../shared/constants';
 import { useAppSelector } from '../../../app/hooks';
-import { chatKey, selectChatStreaming } from '../../chat/chatSlice';
+import { chatKey, selectChatStreaming } from '../../../common/chat/chatSlice';
 import { isAnalysis, useGetAnalysisQuery, useGetRequirementsQuery, useGetUserSecretsQuery } from '../planningApi';
 import { canConfirmRequirements, missingRequiredCount } from '../planningRules';
 import { AnalysisView } from './AnalysisView';

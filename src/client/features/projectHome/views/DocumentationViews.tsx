@@ -15,7 +15,7 @@ import { Card } from '../../../common/components/Card';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
-import { LazyMarkdown } from '../../chat/markdown/LazyMarkdown';
+import { LazyMarkdown } from '../../../common/chat/markdown/LazyMarkdown';
 import { useRegenerateDocumentation } from '../useRegenerateDocumentation';
 
 /** What the documentation views receive: the GET /documentation/current query's state. */

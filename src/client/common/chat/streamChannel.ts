@@ -1,7 +1,7 @@
 import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
 import type { KnownStreamEventName, StreamEvent } from '../../../shared/events';
 import { CALL_ERRORS } from '../../../shared/constants';
-import { getInstallationId, projectIdFromPath } from '../../common/session';
+import { getInstallationId, projectIdFromPath } from '../session';
 import { readSseBody } from './sseParser';
 
 /**

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
-import { logError } from '../../../common/log';
-import { theme } from '../../../common/theme';
+import { logError } from '../../log';
+import { theme } from '../../theme';
 
 /** Below this scale a diagram's labels get too small to read: the diagram scrolls instead. */
 const MIN_SCALE = 0.8;

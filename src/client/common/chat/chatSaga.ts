@@ -2,8 +2,8 @@ import type { Action } from '@reduxjs/toolkit';
 import type { EventChannel } from 'redux-saga';
 import { call, cancelled, put, race, select, take, takeEvery } from 'redux-saga/effects';
 import { CHAT } from '../../../shared/constants';
-import { browser } from '../../common/browser';
-import { clearSession } from '../../common/session';
+import { browser } from '../browser';
+import { clearSession } from '../session';
 import { chatApi } from './chatApi';
 import {
   chunkReceived,

@@ -3,11 +3,11 @@ import { Link } from 'react-router-dom';
 import styled, { css } from 'styled-components';
 import { CHAT, HOME } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { Button } from '../../common/components/Button';
-import { TextArea } from '../../common/components/Field';
+import { Button } from '../components/Button';
+import { TextArea } from '../components/Field';
 import { messageSubmitted, selectChatThread, stopRequested, type ChatEndpoint, type ChatMessage } from './chatSlice';
 import { LazyMarkdown } from './markdown/LazyMarkdown';
-import { useComposerFocus } from '../../common/hooks/useComposerFocus';
+import { useComposerFocus } from '../hooks/useComposerFocus';
 
 export interface ChatProps {
   /** `chatKey(projectId, agent)`: the conversation shown. */
