@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${DA_TEST_SERVER_PREFIX:-da-test-server}
 state=${DA_TEST_SERVER_DIR:-$here/../../../.test-server}
-docker rm -f -v "$prefix-host" "$prefix-registry" >/dev/null 2>&1 || true
+docker rm -f -v "$prefix-host" "$prefix-registry" "$prefix-backup" >/dev/null 2>&1 || true
 docker volume rm "$prefix-docker" >/dev/null 2>&1 || true
 rm -rf "$state"
 if [ "${DA_TEST_SERVER_IMAGES:-}" = remove ]; then

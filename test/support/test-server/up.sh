@@ -3,7 +3,8 @@
 #  - <prefix>-registry: Debian's docker-registry holding stand-in images (built from Debian packages)
 #    under the names the planner's catalogue pins (standins.json), and
 #  - <prefix>-host: a privileged container running sshd (port 2222) and its own Docker engine, which
-#    uses the registry as its `registry-mirrors`, so `docker-compose pull && up -d` works unchanged.
+#    uses the registry as its `registry-mirrors`, so `docker-compose pull && up -d` works unchanged, and
+#  - <prefix>-backup: a plain SSH host taking the test server's backups over SFTP (backup-host.sh).
 # Prints one line of JSON: {"host","port","user","private_key_file"}. Everything else goes to stderr.
 # Images are cached by a hash of what they are built from; `test-server:down` removes what this starts.
 set -euo pipefail
@@ -109,5 +110,7 @@ for i in $(seq 1 120); do
   if [ "$i" = 120 ]; then log "the server did not answer over SSH with a running engine"; docker logs "$prefix-host" >&2; exit 1; fi
   sleep 0.5
 done
+# The destination of the off-server backups: a second SSH host (backup.json beside server.json).
+DA_TEST_SERVER_PREFIX=$prefix DA_TEST_SERVER_DIR=$state bash "$here/backup-host.sh" up >/dev/null
 log "ready: ssh -i $key -p $ssh_port $user@$host"
 printf '{"host":"%s","port":%s,"user":"%s","private_key_file":"%s"}\n' "$host" "$ssh_port" "$user" "$key" | tee "$state/server.json"

@@ -53,7 +53,14 @@ export interface ServiceSpec {
   uses?: Record<string, Record<string, string>>;
   environmentWhen?: { domain?: Record<string, string>; plainHttp?: Record<string, string> };
   /** A dump of its data to stdout; without one its named volumes are backed up as files. */
-  backup?: { dump: string; extension: string };
+  backup?: {
+    dump: string;
+    extension: string;
+    /** One line per table, `<name> <rows>`, recorded at backup time and compared by the restore drill. */
+    tables?: string;
+    /** The restore drill: a throwaway container's environment, when it answers, and how it loads the dump. */
+    restore?: { env: Record<string, string>; ready: string; load: string };
+  };
   hostSysctl?: Record<string, string>;
   metrics?: { job: string; port: number; host?: string };
   datasource?: { name: string; type: string };

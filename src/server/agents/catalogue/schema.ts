@@ -57,7 +57,25 @@ export const ServiceSchema = Type.Object(
     /** Environment only when it is served at a domain (`domain`), or only over plain HTTP (`plainHttp`). */
     environmentWhen: Type.Optional(Type.Object({ domain: Type.Optional(Env), plainHttp: Type.Optional(Env) }, { additionalProperties: false })),
     /** A consistent copy of its data written to stdout (`pg_dump …`); without one its named volumes are backed up as files. */
-    backup: Type.Optional(Type.Object({ dump: Type.String({ minLength: 5 }), extension: Type.String({ pattern: '^[a-z0-9.]+$' }) }, { additionalProperties: false })),
+    backup: Type.Optional(
+      Type.Object(
+        {
+          dump: Type.String({ minLength: 5 }),
+          extension: Type.String({ pattern: '^[a-z0-9.]+$' }),
+          /** Prints one line per table, `<name> <rows>` (run beside each dump, and again in the restore drill). */
+          tables: Type.Optional(Type.String({ minLength: 5 })),
+          /**
+           * How the restore drill loads the dump into a throwaway container of the same image: its environment
+           * (a fresh instance without the live secrets), the command that succeeds once it answers, and the
+           * command that reads the dump on stdin.
+           */
+          restore: Type.Optional(
+            Type.Object({ env: Type.Record(Type.String({ pattern: '^[A-Z_][A-Z0-9_]*$' }), Type.String()), ready: Type.String({ minLength: 5 }), load: Type.String({ minLength: 5 }) }, { additionalProperties: false }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Kernel settings the host needs for it (Elasticsearch's vm.max_map_count). */
     hostSysctl: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9_.]+$' }), Type.String({ pattern: '^[0-9]+$' }))),
     /** Prometheus scrapes it: job name, port, and the host when it is not the service's own name. */

@@ -1,0 +1,116 @@
+import type { SecretSpec } from '../catalogue/component';
+import type { PlanStep } from './plannerTypes';
+import { emptyStackModel } from '../../../shared/stackModel';
+import { BACKUP_ENV, BACKUP_SCRIPT, BACKUP_STATE, backupScript, type BackupSource, DRILL_SCRIPT, drillScript, type StackPlace } from './backupScripts';
+import { remote } from './remoteShell';
+
+/**
+ * The deploy plan's backup step: restic on the server (installed with its package manager when missing),
+ * the destination and password from User Secrets written root-only to /etc/stack-backup, the backup and
+ * restore-drill scripts (backupScripts.ts), a nightly cron entry, and a first backup run now, so the step
+ * fails when the destination does not take it.
+ */
+
+/** The User Secrets the backup reads; all optional: without a destination the repository stays on the server, and says so. */
+export const BACKUP_SECRETS: SecretSpec[] = [
+  {
+    name: 'BACKUP_REPOSITORY',
+    description: 'Where backups go (restic repository): sftp:user@host:/path, sftp://user@host:port//path or s3:https://host/bucket/path; unset, they stay on the server',
+    required: false,
+    secret_type: 'text',
+  },
+  { name: 'BACKUP_PASSWORD', description: 'Password that encrypts the backups (restic); keep a copy: without it nothing can be restored', required: false, secret_type: 'password' },
+  { name: 'BACKUP_SSH_KEY', description: 'Private SSH key allowed on the backup host (sftp destination)', required: false, secret_type: 'ssh_private_key' },
+  { name: 'AWS_ACCESS_KEY_ID', description: 'Access key of the S3-compatible store (s3 destination)', required: false, secret_type: 'text' },
+  { name: 'AWS_SECRET_ACCESS_KEY', description: 'Secret key of the S3-compatible store (s3 destination)', required: false, secret_type: 'password' },
+];
+
+const SECRET_NAMES = BACKUP_SECRETS.map((s) => s.name);
+
+/** A file written as root from a quoted here-document (nothing in it is expanded). */
+function rootFile(path: string, mode: string, content: string): string {
+  let tag = 'FILE';
+  while (content.includes(tag)) tag += '_';
+  return `as_root install -m ${mode} /dev/null ${path}\nas_root tee ${path} > /dev/null <<'${tag}'\n${content.trimEnd()}\n${tag}`;
+}
+
+/**
+ * Remote (as the deploy user, sudo where needed): the settings of the backup from the secrets, checked
+ * and written root-only. The secrets travel as the step's environment (never echoed); what is printed is
+ * where the backups go, without credentials.
+ */
+export function installBackupScript(sources: BackupSource[], place: StackPlace, schedule: string, keepDays: number): string {
+  return [
+    'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; elif sudo -n true 2>/dev/null; then as_root() { sudo "$@"; }; else echo "this user has no password-less sudo: the backup runs as root" >&2; exit 1; fi',
+    'if ! command -v restic >/dev/null 2>&1; then',
+    '  echo "restic: missing, installing it"',
+    '  if command -v apt-get >/dev/null 2>&1; then as_root apt-get update -q >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -yq restic >/dev/null',
+    '  elif command -v dnf >/dev/null 2>&1; then as_root dnf install -y restic',
+    '  elif command -v apk >/dev/null 2>&1; then as_root apk add restic',
+    '  else echo "restic is not installed and this server has no package manager the plan knows: install restic, then re-execute this step" >&2; exit 1; fi',
+    'fi',
+    'echo "restic: $(restic version | cut -d" " -f2)"',
+    `as_root install -d -m 700 /etc/stack-backup ${BACKUP_STATE}`,
+    'repo=${BACKUP_REPOSITORY:-} sftp_cmd=',
+    'case "$repo" in',
+    `  '') repo=${BACKUP_STATE}/repo; dest="this server's own disk (${BACKUP_STATE}/repo)"`,
+    '     echo "WARNING: no BACKUP_REPOSITORY is set, so the backups stay on this server: a lost server takes them with it. Set the User Secret BACKUP_REPOSITORY (sftp:user@host:/path or s3:https://host/bucket/path) and re-execute this step." ;;',
+    '  sftp://*) rest=${repo#sftp://}; login=${rest%%/*}; path=/${rest#*/}; path=${path#/}',
+    '     hostport=${login#*@}; user=; [ "$login" = "$hostport" ] || user=${login%@*}; host=${hostport%:*}; port=22; [ "$host" = "$hostport" ] || port=${hostport##*:} ;;',
+    '  sftp:*) rest=${repo#sftp:}; login=${rest%%:*}; path=${rest#*:}; host=${login#*@}; user=; [ "$login" = "$host" ] || user=${login%@*}; port=22 ;;',
+    '  s3:*) dest="S3-compatible store ${repo#s3:}"',
+    '     [ -n "${AWS_ACCESS_KEY_ID:-}" ] && [ -n "${AWS_SECRET_ACCESS_KEY:-}" ] || { echo "an s3 destination needs the User Secrets AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" >&2; exit 1; } ;;',
+    '  *) echo "BACKUP_REPOSITORY must start with sftp: or s3: (or be unset to keep backups on the server)" >&2; exit 1 ;;',
+    'esac',
+    'if [ "${repo#sftp}" != "$repo" ]; then',
+    '  [ -n "$host" ] && [ -n "$path" ] || { echo "BACKUP_REPOSITORY: no host or path in it (sftp:user@host:/path)" >&2; exit 1; }',
+    '  case "$port" in ""|*[!0-9]*) echo "BACKUP_REPOSITORY: the port is not a number" >&2; exit 1 ;; esac',
+    '  [ -n "${BACKUP_SSH_KEY:-}" ] || { echo "an sftp destination needs the User Secret BACKUP_SSH_KEY (a private key the backup host accepts)" >&2; exit 1; }',
+    "  printf '%s\\n' \"$BACKUP_SSH_KEY\" | as_root install -m 600 /dev/stdin /etc/stack-backup/ssh_key",
+    '  as_root touch /etc/stack-backup/known_hosts',
+    // The backup host's key is pinned on first contact and any other refused afterwards, as for the server itself.
+    '  sftp_cmd="ssh -i /etc/stack-backup/ssh_key -o IdentitiesOnly=yes -o UserKnownHostsFile=/etc/stack-backup/known_hosts -o StrictHostKeyChecking=accept-new -o BatchMode=yes -o ConnectTimeout=20 -o ServerAliveInterval=15 -p $port ${user:+-l $user} $host -s sftp"',
+    '  dest="SSH host ${user:+$user@}$host port $port, $path"',
+    'fi',
+    'if [ -n "${BACKUP_PASSWORD:-}" ]; then printf \'%s\' "$BACKUP_PASSWORD" | as_root install -m 600 /dev/stdin /etc/stack-backup/password',
+    'elif ! as_root test -s /etc/stack-backup/password; then',
+    `  if [ "$repo" != ${BACKUP_STATE}/repo ]; then echo "set the User Secret BACKUP_PASSWORD: it encrypts the backups, and a copy you hold is the only way to restore them once the server is gone" >&2; exit 1; fi`,
+    '  head -c 32 /dev/urandom | base64 | as_root install -m 600 /dev/stdin /etc/stack-backup/password',
+    '  echo "a backup password was generated and kept on the server only (/etc/stack-backup/password)"',
+    'fi',
+    // The settings file: every value quoted by printf %q, readable by root only.
+    '{',
+    '  printf \'export RESTIC_REPOSITORY=%q\\n\' "$repo"',
+    '  echo "export RESTIC_PASSWORD_FILE=/etc/stack-backup/password"',
+    `  echo "export RESTIC_CACHE_DIR=${BACKUP_STATE}/cache"`,
+    '  printf \'RESTIC_SFTP_COMMAND=%q\\n\' "$sftp_cmd"',
+    '  printf \'BACKUP_DESTINATION=%q\\n\' "$dest"',
+    '  printf \'BACKUP_HOST=%q\\n\' "$(hostname)"',
+    `  echo "KEEP_DAYS=${keepDays}"`,
+    '  if [ -n "${AWS_ACCESS_KEY_ID:-}" ]; then printf \'export AWS_ACCESS_KEY_ID=%q\\nexport AWS_SECRET_ACCESS_KEY=%q\\n\' "$AWS_ACCESS_KEY_ID" "${AWS_SECRET_ACCESS_KEY:-}"; fi',
+    `} | as_root install -m 600 /dev/stdin ${BACKUP_ENV}`,
+    rootFile(BACKUP_SCRIPT, '700', backupScript(sources, place)),
+    rootFile(DRILL_SCRIPT, '700', drillScript(sources, place)),
+    rootFile('/etc/cron.d/stack-backup', '644', `${schedule} root ${BACKUP_SCRIPT} >/dev/null 2>&1`),
+    'echo "backups go to: $dest (nightly at cron \\"$(cut -d" " -f1-5 /etc/cron.d/stack-backup)\\", kept ' + keepDays + ' days)"',
+    'echo "first backup:"',
+    `as_root ${BACKUP_SCRIPT}`,
+  ].join('\n');
+}
+
+/** The step: the settings from the secrets, the scripts, the schedule and a first backup. */
+export function backupStep(sources: BackupSource[], place: StackPlace): PlanStep {
+  const { schedule, keepDays } = emptyStackModel().backup;
+  const covered = sources.map((s) => (s.kind === 'dump' ? `${s.service} (a dump${s.restore ? ', loaded again by the drill' : ''})` : `volume ${s.volume} (its files)`));
+  const script = installBackupScript(sources, place, schedule, keepDays);
+  return {
+    title: 'Back up off the server, encrypted (restic)',
+    description: `Backs up ${covered.join(', ')} with restic, encrypted, to the destination in the User Secret BACKUP_REPOSITORY (an SSH host or an S3-compatible store), nightly and once now, keeping ${keepDays} days; installs the restore drill, which restores the latest backup into throwaway containers and checks it.`,
+    commands: [remoteWithOptional(script, SECRET_NAMES)],
+  };
+}
+
+/** Like `remote`, for optional secrets: an unset one travels as an empty value instead of stopping `set -u`. */
+function remoteWithOptional(script: string, env: string[]): string {
+  return [...env.map((e) => `: "\${${e}:=}"`), remote(script, env)].join('\n');
+}

@@ -1,0 +1,132 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { COMPONENTS } from '../../../src/server/agents/offline/components';
+import { backupScript, backupSources, drillScript } from '../../../src/server/agents/offline/backupScripts';
+import { backupStep, installBackupScript } from '../../../src/server/agents/offline/backupSteps';
+import { BACKUP_RESULT_MARKER, failureInWords, parseScriptResults } from '../../../src/shared/api/backups';
+
+/**
+ * The backup and drill scripts from the catalogue's data: every product's services give scripts that
+ * parse and pass ShellCheck, what is backed up follows the data (dumps, named volumes once, never bind
+ * mounts), and the result lines are read with a JSON parser and the contract's schema.
+ */
+
+const hasShellcheck = spawnSync('shellcheck', ['--version'], { stdio: 'ignore' }).status === 0;
+const place = { dir: '/opt/stack', project: 'stack' };
+
+function shellProblems(scripts: Record<string, string>): string[] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'da-backup-scripts-'));
+  try {
+    const files = Object.entries(scripts).map(([name, text]) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    });
+    const problems: string[] = [];
+    for (const f of files) {
+      const syntax = spawnSync('bash', ['-n', f], { encoding: 'utf8' });
+      if (syntax.status !== 0) problems.push(`${path.basename(f)}: ${syntax.stderr}`);
+    }
+    if (hasShellcheck) {
+      const checked = spawnSync('shellcheck', ['-s', 'bash', '-S', 'warning', '-f', 'gcc', ...files], { encoding: 'utf8' });
+      if (checked.status !== 0) problems.push(checked.stdout);
+    }
+    return problems;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('backup sources come from the catalogue data', () => {
+  it('dumps a service that declares a dump, archives the named volumes of the others once, never bind mounts', () => {
+    const sources = backupSources([
+      { name: 'db', volumes: ['dbdata:/var/lib/db'], backup: { dump: 'dump-it', extension: 'sql' } },
+      { name: 'app', volumes: ['uploads:/srv/uploads', './config:/etc/app:ro', '/var/run/x:/x'] },
+      { name: 'worker', volumes: ['uploads:/data'] },
+      { name: 'web' },
+    ]);
+    expect(sources).toEqual([
+      { kind: 'dump', service: 'db', dump: 'dump-it', extension: 'sql' },
+      { kind: 'files', service: 'app', volume: 'uploads', path: '/srv/uploads' },
+    ]);
+  });
+
+  it('every named volume of the stack is covered, by a dump of its service or as files (any services)', () => {
+    const name = fc.constantFrom('a', 'b', 'c', 'd');
+    const service = fc.record({
+      name: fc.string({ minLength: 1, maxLength: 6 }).map((s) => s.replace(/[^a-z]/g, 'x')),
+      volumes: fc.array(fc.oneof(name.map((v) => `${v}:/data/${v}`), fc.constant('./conf:/etc/conf')), { maxLength: 3 }),
+      backup: fc.option(fc.constant({ dump: 'dump-it', extension: 'sql' }), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(fc.array(service, { maxLength: 6 }), (services) => {
+        const sources = backupSources(services);
+        const dumped = new Set(sources.flatMap((s) => (s.kind === 'dump' ? [s.service] : [])));
+        const files = sources.flatMap((s) => (s.kind === 'files' ? [s.volume] : []));
+        expect(new Set(files).size).toBe(files.length);
+        for (const s of services) {
+          for (const v of s.volumes.filter((x) => !x.startsWith('.'))) {
+            const volume = v.split(':')[0]!;
+            const covered = files.includes(volume) || services.some((o) => dumped.has(o.name) && o.volumes.some((x) => x.startsWith(`${volume}:`)));
+            expect(covered).toBe(true);
+          }
+        }
+      }),
+    );
+  });
+});
+
+describe('the scripts', () => {
+  it.each(Object.keys(COMPONENTS))('%s: the backup, the drill and the install step parse and pass ShellCheck', (id) => {
+    const sources = backupSources(COMPONENTS[id]!.services);
+    const problems = shellProblems({
+      'stack-backup': backupScript(sources, place),
+      'stack-restore-drill': drillScript(sources, place),
+      'install.sh': `#!/bin/bash\n${installBackupScript(sources, place, '30 3 * * *', 14)}\n`,
+      'step.sh': `#!/bin/bash\n${backupStep(sources, place).commands.join('\n')}\n`,
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('the drill runs throwaway containers on their own internal network, without published ports', () => {
+    const drill = drillScript(backupSources(COMPONENTS.postgres!.services), place);
+    const runs = drill.split('\n').filter((l) => l.includes('docker run'));
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toContain('--network "$drill"');
+    expect(runs[0]).toContain('--label "com.docker.compose.project=$drill"');
+    expect(runs[0]).not.toMatch(/ -p |--publish/);
+    expect(drill).toContain('docker network create --internal');
+    expect(drill).toContain('drill=stack-drill');
+  });
+
+  it('no secret value is in a script: the settings file holds them, readable by root only', () => {
+    const step = backupStep(backupSources(COMPONENTS.postgres!.services), place).commands.join('\n');
+    expect(step).toContain('install -m 600 /dev/stdin /etc/stack-backup/env');
+    expect(step).not.toMatch(/echo "\$BACKUP_PASSWORD|echo "\$BACKUP_SSH_KEY|set -x/);
+  });
+});
+
+describe('result lines', () => {
+  const line = (value: unknown): string => `${BACKUP_RESULT_MARKER} ${JSON.stringify(value)}`;
+  const ok = { kind: 'backup', ok: true, started_at: '2026-11-28T05:00:00Z', seconds: 3, destination: 'SSH host b port 22, /srv/r', snapshot: 'abcd1234', bytes: 10 };
+
+  it('reads the marked lines that hold a valid result, and the last backup a drill repeats', () => {
+    const drill = { kind: 'drill', ok: false, started_at: '2026-11-28T05:10:00Z', seconds: 9, destination: 'x', step: 'restore the latest snapshot', detail: 'Fatal: wrong password', last_backup: ok };
+    const output = ['noise', line(ok), `${BACKUP_RESULT_MARKER} {not json`, line({ kind: 'other' }), `  ${line(ok)}`, line(drill)].join('\n');
+    const results = parseScriptResults(output);
+    expect(results.map((r) => [r.kind, r.ok])).toEqual([
+      ['backup', true],
+      ['drill', false],
+      ['backup', true],
+    ]);
+    expect(failureInWords(results[1]!)).toBe('Failed at "restore the latest snapshot": Fatal: wrong password');
+    expect(failureInWords(results[0]!)).toBeNull();
+  });
+
+  it('never throws on any text', () => {
+    fc.assert(fc.property(fc.string(), (text) => void parseScriptResults(`${BACKUP_RESULT_MARKER} ${text}\n${text}`)));
+  });
+});
