@@ -339,7 +339,8 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   }
 
   // Routes: a domain named for a product goes to it; the primary workload gets the main domain, the others sub-domains of it.
-  const routable = services.filter((s) => s.webLabel !== undefined);
+  // What the person said must stay private is never served through the proxy.
+  const routable = services.filter((s) => s.webLabel !== undefined && !facts.keepPrivate.has(componentOf(s.name)));
   routable.sort((a, b) => (COMPONENTS[componentOf(a.name)]?.apexRank ?? 0) - (COMPONENTS[componentOf(b.name)]?.apexRank ?? 0));
   const routes: Route[] = [];
   if (proxy) {
@@ -484,7 +485,9 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
       ports.splice(0, ports.length, ...bound);
       if (bound.some((p) => p.startsWith('127.0.0.1:'))) tunnelled.push(s);
     }
-    s.publish = [...new Set(ports)].map((p) => claimHostPort(p, s.name, taken, inUse, notes));
+    // Kept private: loopback only (reached through an SSH tunnel), never on the server's public addresses.
+    const own = facts.keepPrivate.has(componentOf(s.name)) ? ports.filter((p) => p.startsWith('127.0.0.1:')) : ports;
+    s.publish = [...new Set(own)].map((p) => claimHostPort(p, s.name, taken, inUse, notes));
     for (const p of s.publish) published.push({ service: s.name, port: p });
     if (s.publish.length && !s.networks.includes('edge')) s.networks = ['edge', ...s.networks];
   }

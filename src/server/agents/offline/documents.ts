@@ -45,6 +45,7 @@ const SSH_PORT_PREFIX = 'SSH port';
 const ALLOW_PREFIX = 'Allowed sources';
 const EXCLUDED_PREFIX = 'Left out as asked';
 const PLAIN_HTTP_PREFIX = 'Plain HTTP';
+const PRIVATE_PREFIX = 'Kept private as asked';
 
 /** What the disks are, as the provider gives them: never a bigger or encrypted disk than the plan creates. */
 export function storageLine(stack: Stack): string {
@@ -113,6 +114,8 @@ export function readRequirementLines(requiredStack: string, configuration: strin
     if (ssh) facts.sshPort = Number(ssh[1]);
     const excluded = line.match(new RegExp(`^- ${EXCLUDED_PREFIX}: (.+)$`));
     if (excluded) for (const id of excluded[1]!.split(/,\s*/)) facts.excluded.add(id);
+    const kept = line.match(new RegExp(`^- ${PRIVATE_PREFIX}: (.+)$`));
+    if (kept) for (const id of kept[1]!.split(/,\s*/)) facts.keepPrivate.add(id);
     const allow = line.match(new RegExp(`^- ${ALLOW_PREFIX}: (.+) \\((SSH only|every inbound port)\\)$`));
     if (allow) {
       facts.allowlist = allow[1]!.split(/,\s*/);
@@ -151,6 +154,8 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (asked.length) config.push(`${PORTS_PREFIX}: ${asked.map((p) => `${p.host}${p.component ? ` for ${p.component}${p.ssh ? ' SSH' : ''}` : ''}`).join(', ')}`);
   if (stack.sshPort !== 22) config.push(`${SSH_PORT_PREFIX}: ${stack.sshPort}`);
   if (stack.facts.excluded.size) config.push(`${EXCLUDED_PREFIX}: ${[...stack.facts.excluded].join(', ')}`);
+  const kept = [...stack.facts.keepPrivate].filter((id) => stack.components.some((c) => c.id === id));
+  if (kept.length) config.push(`${PRIVATE_PREFIX}: ${kept.join(', ')}`);
   // Unknown software the person went on without: named, with nothing in its place.
   if (stack.facts.skipped.length) config.push(`Not in the offline catalogue, left out as you said: ${stack.facts.skipped.join(', ')}`);
   if (stack.allowlist.length) config.push(`${ALLOW_PREFIX}: ${stack.allowlist.join(', ')} (${stack.allowScope === 'ssh' ? 'SSH only' : 'every inbound port'})`);
@@ -238,6 +243,7 @@ export function stackDefinition(stack: Stack): string {
     ['Allowed sources', stack.allowlist.length ? `${stack.allowlist.join(', ')} (${stack.allowScope})` : undefined],
     ['Left out', [...f.excluded].join(', ')],
     ['Plain HTTP accepted', f.plainHttpOk ? 'yes' : undefined],
+    ['Kept private', [...f.keepPrivate].join(', ')],
     ['Host only', stack.hostOnly ? [...f.hostTasks].join(', ') || 'ufw' : undefined],
     ['SSH target', f.sshTarget ? sshTargetLabel(f.sshTarget) : undefined],
   ];
@@ -311,6 +317,7 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
   }
   for (const id of (get('Left out') ?? '').split(/,\s*/).filter(Boolean)) facts.excluded.add(id);
   facts.plainHttpOk = get('Plain HTTP accepted') === 'yes';
+  for (const id of (get('Kept private') ?? '').split(/,\s*/).filter(Boolean)) facts.keepPrivate.add(id);
   const hostOnly = get('Host only');
   if (hostOnly) {
     facts.noContainers = true;

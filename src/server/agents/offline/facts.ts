@@ -58,6 +58,8 @@ export interface Facts {
   /** Products the person ruled out ("not Prometheus", "MariaDB, not MySQL"): never added by a default. */
   excluded: Set<string>;
   wants: Set<Want>;
+  /** Products the person said must stay private ("keep Adminer private", "don't expose Postgres"): never routed or published. */
+  keepPrivate: Set<string>;
   /** Software named that the catalogue does not hold, as the person wrote it. */
   unknown: string[];
   /** Unknown names the person chose to go on without ("skip X", "continue", or asked once and not answered): the plan names them. */
@@ -102,6 +104,7 @@ export const emptyFacts = (): Facts => ({
   acceptsDefaults: false,
   excluded: new Set(),
   wants: new Set(),
+  keepPrivate: new Set(),
   unknown: [],
   skipped: [],
   images: {},
@@ -124,6 +127,7 @@ export function cloneFacts(f: Facts): Facts {
     components: new Set(f.components),
     excluded: new Set(f.excluded),
     wants: new Set(f.wants),
+    keepPrivate: new Set(f.keepPrivate),
     unknown: [...f.unknown],
     skipped: [...f.skipped],
     images: { ...f.images },
@@ -338,6 +342,39 @@ function readScalars(text: string, facts: Facts, pending: Pending): void {
   if (DEFAULTS.test(text)) facts.acceptsDefaults = true;
 }
 
+/**
+ * What must stay private and what may be public, said of the product the words govern: "keep Adminer
+ * private", "Postgres must not be public", "don't expose Redis". The negation there governs the exposure,
+ * not the product: the product stays in the stack (the rules above read "don't … Redis" as ruling it out).
+ */
+
+/** Said before the product: "keep Adminer private", "don't expose Redis". */
+const PRIVATE_BEFORE = /\bkeep\s+(?=(?:[\w.-]+\s+){1,3}(?:private|internal)\b)|\b(?:don'?t|do not|never|no need to)\s+(?:expose|publish)\b/gi;
+/** Said after it: "Postgres must not be public", "Adminer stays private", "Redis (internal only)". */
+const PRIVATE_AFTER = /\b(?:kept|stays?|remains?|be|is|are)\s+(?:private|internal|local[- ]only|off the internet)\b|\b(?:private|internal)[- ]only\b|\bnot\s+(?:be\s+)?(?:public(?:ly)?|exposed|published|reachable from (?:the )?(?:internet|outside))\b/gi;
+const PUBLIC_WORDS = /\b(?:make|made)\s+(?:[\w.-]+\s+){0,3}?public\b|\b(?:be|is)\s+public\b|\b(?:expose|publish)\b/gi;
+
+function readPrivacy(clause: string, named: Array<{ id: string; index: number }>, facts: Facts): void {
+  const privateAt: number[] = [];
+  const mark = (id: string | undefined, at: number): void => {
+    privateAt.push(at);
+    if (!id) return;
+    facts.keepPrivate.add(id);
+    component(id)(facts, true);
+  };
+  for (const m of clause.matchAll(PRIVATE_BEFORE)) mark(named.find((n) => n.index > (m.index ?? 0))?.id, m.index ?? 0);
+  for (const m of clause.matchAll(PRIVATE_AFTER)) mark(productNear(named, m.index ?? 0), m.index ?? 0);
+  for (const m of clause.matchAll(PUBLIC_WORDS)) {
+    const at = m.index ?? 0;
+    if (privateAt.some((p) => Math.abs(p - at) < 24) || isNegated(clause, at)) continue;
+    const id = productNear(named, at);
+    if (id) facts.keepPrivate.delete(id);
+  }
+}
+
+/** Words that make a domain named in the clause replace the stack's domain instead of adding one. */
+const DOMAIN_CHANGE = /\b(instead|rather than|change|switch|move|replace|new domain|rename)\b/i;
+
 /** Splits a message into clauses so that a negation only reaches the words it governs. */
 function clauses(text: string): string[] {
   return text.split(/[.;!?]+(?=\s|$)|\n+|,\s*(?=but\b|and no\b|without\b)|\bbut\b/i).map((c) => c.trim()).filter(Boolean);
@@ -375,6 +412,7 @@ function readClause(clause: string, facts: Facts): void {
     for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0));
   }
   if (/\b(no|without|not? using|don'?t (use|want))\s+(docker|containers?|compose)\b/i.test(clause)) facts.noContainers = true;
+  readPrivacy(clause, named, facts);
   // Images named: a catalogued product's image replaces its pinned one; any other runs as the person's own service.
   for (const img of findImages(clause)) {
     const owner = productOfImage(img.image);
@@ -444,6 +482,14 @@ function readClause(clause: string, facts: Facts): void {
   // Domains with the product the sentence names next to them.
   for (const d of domainsIn(clause)) {
     const product = productNear(named, d.index);
+    // "use files.example.net instead": the stack's domain moves, its sub-domains with it.
+    const old = primaryDomain(facts);
+    if (!product && old && old !== d.host && DOMAIN_CHANGE.test(clause) && !facts.domains.some((x) => x.host === d.host)) {
+      facts.domains = facts.domains.map((x) => (x.host === old ? { ...x, host: d.host } : x.host.endsWith(`.${old}`) ? { ...x, host: `${x.host.slice(0, -old.length)}${d.host}` } : x));
+      if (!facts.domains.some((x) => x.host === d.host)) facts.domains.unshift({ host: d.host });
+      facts.domain = d.host;
+      continue;
+    }
     const existing = facts.domains.find((x) => x.host === d.host);
     if (existing) {
       if (product) existing.component = product;

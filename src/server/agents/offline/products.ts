@@ -121,6 +121,8 @@ export function unknownNames(text: string): string[] {
       if (!word || COMMON.has(word.toLowerCase()) || NOT_SOFTWARE.test(word) || ANY_ALIAS.test(word) || /^\d/.test(word)) continue;
       if (PRODUCT_RULES.some((r) => new RegExp(r.pattern.source, 'i').test(word))) continue;
       if (/[:/]/.test(word)) continue;
+      // A domain ("use files.example.net instead") is an address, not software: the facts read it as the stack's domain.
+      if (/^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|dev|app|de|eu|co|uk|me|cloud|xyz|site|online|tech|info|biz|fr|nl|ch|at|se|no|pl|es|it|local|lan|internal|home|test|example)$/.test(word) && word.includes('.')) continue;
       // A lower-case compound ("self-hosted", "high-availability") is an ordinary word; a name has a capital, a digit, a dot or a plus.
       const looksLikeName = /^[A-Z]/.test(word) || /[a-z][A-Z]|\d|[.+]/.test(word);
       if (strict && !looksLikeName) continue;

@@ -25,6 +25,7 @@ export function modelOfStack(stack: Stack): StackModel {
       name: c.id,
       source: { kind: 'catalogue', id: c.id, ...(image ? { image } : {}) },
       ...(c.services.some((s) => s.image === 'build') && f.appLanguage ? { language: f.appLanguage } : {}),
+      ...(f.keepPrivate.has(c.id) ? { keepPrivate: true } : {}),
     });
     for (const s of c.services) named.set(s.name, c.id);
   }
@@ -62,6 +63,8 @@ export function modelOfStack(stack: Stack): StackModel {
     if (!component || proxyServices.has(p.service)) continue;
     const parts = p.port.split(':');
     const loopback = parts.length === 3;
+    // Kept private: its loopback port is for an SSH tunnel, not an exposure (the model forbids any).
+    if (loopback && f.keepPrivate.has(component)) continue;
     const [hostPort, container] = parts.slice(-2).map((x) => Number(x.split('/')[0]));
     if (CATALOGUE_VIEW[component]?.hostPorts.includes(hostPort!)) continue;
     const protocol = p.port.endsWith('/udp') ? 'udp' : 'tcp';
@@ -110,6 +113,7 @@ export function factsOfModel(model: StackModel): Facts {
     if (!entry) continue;
     if (entry.category === 'proxy') f.proxy = entry.id as ProxyId;
     else f.components.add(entry.id);
+    if (c.keepPrivate) f.keepPrivate.add(entry.id);
     if (c.source.image) f.images[entry.id] = c.source.image;
     if (c.language) f.appLanguage = c.language;
   }
