@@ -29,7 +29,7 @@ describe('the Collected Requirements panel’s stack controls', () => {
     expect(within(stack).getByRole('listitem', { name: 'postgres' })).toHaveTextContent('added for n8n');
     await user.click(within(stack).getByRole('button', { name: 'Remove redis' }));
     await waitFor(() => expect(within(stack).queryByRole('listitem', { name: 'redis' })).not.toBeInTheDocument());
-    expect(planningDb.stackOps).toEqual([[{ op: 'removeComponent', name: 'redis' }]]);
+    expect(planningDb.stackOps).toEqual([[{ op: 'exclude', name: 'redis' }]]);
     expect(within(stack).getByRole('status')).toHaveTextContent('Removed redis.');
   });
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import YAML from 'yaml';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,7 +53,7 @@ describe.each(databaseKinds())('stack operations route (%s)', (kind) => {
     expect(first.catalogue.find((c) => c.id === 'adminer')).toMatchObject({ label: expect.stringContaining('Adminer'), category: 'dashboard' });
     expect(first.ready_to_continue).toBe(true);
 
-    const removed = await ops(alice, projectId, [{ op: 'removeComponent', name: 'redis' }]);
+    const removed = await ops(alice, projectId, [{ op: 'exclude', name: 'redis' }]);
     expect(removed.statusCode).toBe(200);
     const afterRemove = removed.json<StackResponse>();
     expect(names(afterRemove)).not.toContain('redis');
@@ -78,6 +79,38 @@ describe.each(databaseKinds())('stack operations route (%s)', (kind) => {
     expect(later.model.components.find((c) => c.name === 'adminer')).toMatchObject({ keepPrivate: true });
     expect(later.requirements).toContain('cloud.example.org');
     expect(later.requirements).not.toMatch(/^- Redis/m);
+  });
+
+  test('eight corrections with the controls reach the architecture plan', async () => {
+    const projectId = await newProject(alice, 'eight');
+    await say(projectId, 'Nextcloud with MariaDB, Redis and Adminer behind Caddy at cloud.example.org on my VPS, light load');
+    const corrections: Array<[string, unknown[]]> = [
+      ['remove', [{ op: 'exclude', name: 'redis' }]],
+      ['replace', [{ op: 'replaceComponent', name: 'mariadb', product: 'postgres' }]],
+      ['add', [{ op: 'addComponent', product: 'uptime-kuma' }]],
+      ['domain', [{ op: 'setDomain', component: 'nextcloud', domain: 'files.example.net' }]],
+      ['port', [{ op: 'setPort', component: 'adminer', hostPort: 8090 }]],
+      ['private', [{ op: 'makePrivate', component: 'adminer' }]],
+      ['public', [{ op: 'expose', component: 'uptime-kuma', via: 'proxy', domain: 'status.example.net' }]],
+      ['rule out', [{ op: 'exclude', name: 'nginxProxy' }]],
+    ];
+    for (const [name, list] of corrections) {
+      const r = await ops(alice, projectId, list);
+      expect({ name, status: r.statusCode, body: r.statusCode === 200 ? '' : r.body }).toEqual({ name, status: 200, body: '' });
+    }
+    const arch = await call(alice, projectId, 'POST', '/api/planning/cloud-architect', { message: 'Generate architecture plan' });
+    expect(arch.statusCode).toBe(200);
+    const plan = (await call(alice, projectId, 'GET', '/api/planning/architecture-plan')).json<{ plan: string }>().plan;
+    const compose = YAML.parse(plan.match(/## docker-compose.yml\n\n```yaml\n([\s\S]*?)\n```/)![1]!) as { services: Record<string, { ports?: string[] }> };
+    const services = Object.keys(compose.services);
+    expect(services).toEqual(expect.arrayContaining(['nextcloud', 'postgres', 'adminer', 'caddy']));
+    expect(services.some((s) => s.startsWith('uptime'))).toBe(true);
+    expect(services).not.toContain('redis');
+    expect(services).not.toContain('mariadb');
+    expect(plan).toMatch(/files\.example\.net \{[^}]*reverse_proxy nextcloud:/);
+    expect(plan).toMatch(/status\.example\.net \{[^}]*reverse_proxy uptime[\w-]*:/);
+    expect(plan).not.toMatch(/reverse_proxy adminer:/);
+    expect((compose.services.adminer!.ports ?? []).filter((p) => !p.startsWith('127.0.0.1:'))).toEqual([]);
   });
 
   test('bad input answers 400 with a detail naming the operation and why; nothing changes', async () => {

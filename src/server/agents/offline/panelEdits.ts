@@ -1,5 +1,5 @@
 import { Value } from 'typebox/value';
-import type { StackModel } from '../../../shared/stackModel';
+import { StackModel } from '../../../shared/stackModel';
 import { applyStackOp, StackOp, StackOpError } from '../../../shared/stackOps';
 import type { Stack, StackOptions } from './composer';
 import { CATALOGUE_VIEW, modelOfStack, renderStack } from './stackModelBridge';
@@ -12,6 +12,19 @@ import { CATALOGUE_VIEW, modelOfStack, renderStack } from './stackModelBridge';
 
 /** The system prompt's block that carries them (a JSON array of StackOp, oldest first). */
 export const STACK_EDITS_TAG = 'stack_edits';
+/** The block with the stack model the confirmed requirements were rendered from (the architect plans from it). */
+export const STACK_MODEL_TAG = 'stack_model';
+
+/** The model of a block, when it is one. */
+export function stackModelOf(block: string | undefined): StackModel | undefined {
+  if (!block) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(block);
+    return Value.Check(StackModel, parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The operations of the block; anything that is not a StackOp is ignored (the server wrote it checked). */
 export function panelEditsOf(block: string | undefined): StackOp[] {

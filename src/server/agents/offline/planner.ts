@@ -5,13 +5,16 @@ import { COMPONENTS } from './components';
 import { alternativesFor } from './products';
 import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
 import type { RepositoryLayout } from './repositoryCompose';
-import { readRequirementLines, renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
+import { readRequirementLines, renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, readStackModel, type Unknowns } from './documents';
 import { emptyFacts, extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
 import { documentationReply, validationReply, type DocumentationContext } from './validationPlanner';
 import { devopsHelperReply, type HelperServers } from './devopsHelperPlanner';
 import { CONTINUE_PROMPT, TOOL_NAMES } from '../toolNames';
-import { panelEditsOf, replayEdits, STACK_EDITS_TAG } from './panelEdits';
+import { panelEditsOf, replayEdits, stackModelOf, STACK_EDITS_TAG, STACK_MODEL_TAG } from './panelEdits';
+import { modelChanges, unchangedText } from './planCorrections';
+import { factsOfModel, modelOfStack } from './stackModelBridge';
+import { PLANNING_PROMPTS } from '../../../shared/constants/planning';
 
 /**
  * The offline planner's reasoning, free of LangChain: given the agent's role, the context the graph put
@@ -300,6 +303,15 @@ function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 
   }
   const doc = contextBlock(system, 'requirements_document');
   if (!doc) return undefined;
+  // The model the requirements were rendered from holds what the text cannot (what must stay private, the panel's removals).
+  const model = stackModelOf(contextBlock(system, STACK_MODEL_TAG));
+  if (model) {
+    const facts = extractFacts(own, factsOfModel(model));
+    facts.acceptsDefaults = true;
+    const repoLine = doc.match(/built from ([\w.-]+\/[\w.-]+)/);
+    const repository = analysisTexts(system).repository ?? (repoLine ? { fullName: repoLine[1]!, branch: '' } : undefined);
+    return { facts, repository };
+  }
   const parsed = parseRequirementsDocument(doc);
   const sections = [REQUIREMENTS_SECTION.requiredStack, REQUIREMENTS_SECTION.configuration, REQUIREMENTS_SECTION.scale].map((s) => parsed.sections[s] ?? '');
   const cloud = ['Provider', 'Compute', 'Region'].map((f) => parsed.cloud[f] ?? '');
@@ -313,6 +325,23 @@ function factsForPlanning(system: string, turns: Turn[], base: 'requirements' | 
   return { facts, repository };
 }
 
+/**
+ * A correction to a plan already made: the plan is rendered again from the corrected model and the reply
+ * says what changed; words that change nothing leave the plan as it was and say what can be changed. The
+ * generate prompt (and a first plan) gets the summary instead (undefined here).
+ */
+function correctionReply(system: string, turns: Turn[], kind: 'architecture' | 'implementation', stack: Stack, plan: string): PlannerReply | undefined {
+  const said = [...turns].reverse().find((t) => t.role === 'user')?.content.trim() ?? '';
+  const generate = kind === 'architecture' ? PLANNING_PROMPTS.generateArchitecturePlan : PLANNING_PROMPTS.generateImplementationPlan;
+  const before = readStackModel(contextBlock(system, kind === 'architecture' ? 'architecture_plan' : 'implementation_plan') ?? '');
+  if (!before || !said || said === generate) return undefined;
+  const changes = modelChanges(before, modelOfStack(stack));
+  if (!changes.length) return { text: unchangedText(said, kind), toolCalls: [] };
+  const tool = kind === 'architecture' ? TOOL_NAMES.architecture : TOOL_NAMES.implementation;
+  const where = kind === 'architecture' ? 'The Cloud Architecture Plan view has the new docker-compose.yml, files and diagram' : 'The Implementation Plan view has the steps made again from it';
+  return { text: [`I changed the ${kind === 'architecture' ? 'architecture' : 'plan'}:`, ...changes.map((c) => `- ${c}`), '', `${where}. Ask for another change, or confirm.`].join('\n'), toolCalls: [{ name: tool, args: { plan } }] };
+}
+
 function architectReply(system: string, turns: Turn[]): PlannerReply {
   const input = factsForPlanning(system, turns, 'requirements');
   if (!input) {
@@ -321,6 +350,8 @@ function architectReply(system: string, turns: Turn[]): PlannerReply {
   const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name') });
   const plan = renderArchitecturePlan(stack);
   const m = stack.machine;
+  const correction = correctionReply(system, turns, 'architecture', stack, plan);
+  if (correction) return correction;
   const text = [
     `Here is the architecture: ${stack.services.length} containers with Docker Compose on one ${m.providerLabel} machine (${m.instanceType}, ${m.vcpus} vCPU, ${m.memoryGb} GB RAM, ${m.diskGb} GB disk) in ${m.region}.`,
     '',
@@ -339,6 +370,8 @@ function implementationReply(system: string, turns: Turn[]): PlannerReply {
   }
   const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name') });
   const plan = renderImplementationPlan(stack);
+  const correction = correctionReply(system, turns, 'implementation', stack, plan);
+  if (correction) return correction;
   const titles = [...plan.matchAll(/^## Step (\d+): (.+)$/gm)].map((m) => `${m[1]}. ${m[2]}`);
   const text = [
     `The implementation plan has ${titles.length} steps, each with the exact commands the execution stage will run:`,

@@ -26,10 +26,12 @@ const KIND = 'stack';
 export const MAX_EDITS = 200;
 
 const StackEdit = Type.Object({ op: StackOp, at: Type.String() }, { additionalProperties: false });
-const StackDocument = Type.Object({ model: StackModel, edits: Type.Array(StackEdit) }, { additionalProperties: false });
+const StackDocument = Type.Object({ model: StackModel, edits: Type.Array(StackEdit), stale: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
 export interface StackDocument {
   model: StackModel;
   edits: Array<{ op: StackOp; at: string }>;
+  /** The requirements were last written whole by a model that did not render them from this model. */
+  stale?: boolean;
 }
 
 /** Each operation's own schema, by name: a bad field is named against the operation meant, not the union. */
@@ -115,9 +117,9 @@ export function createStackEditing(deps: StackEditingDeps) {
 
     /** The model the conversation's own turn made (the offline agent's), kept with the panel's edits. */
     async keepModel(projectId: number, model: unknown): Promise<void> {
-      if (!Value.Check(StackModel, model)) return;
-      await change(projectId, (doc) => ({ model, edits: doc.edits }));
+      await change(projectId, (doc) => (Value.Check(StackModel, model) ? { model, edits: doc.edits } : { ...doc, stale: true }));
     },
+
 
     /**
      * Applies operations in order, all or none (400 naming the one that cannot be done and why), then

@@ -114,6 +114,8 @@ function ComponentItem({
   const why = addedFor(model, component);
   // Typing a domain or a port for a component kept private is the person's own decision to publish it.
   const confirm = component.keepPrivate ? { confirmPublic: true } : {};
+  // Removing a catalogue product rules it out: a product that needs it would otherwise get it back by default.
+  const remove: StackOp = component.source.kind === 'catalogue' ? { op: 'exclude', name: component.source.id } : { op: 'removeComponent', name };
 
   const onDomain = (event: FormEvent): void => {
     event.preventDefault();
@@ -135,7 +137,7 @@ function ComponentItem({
         <span>
           <strong>{label}</strong> <code>{name}</code> <Muted>{[exposureText(model, component), why].filter(Boolean).join(' · ')}</Muted>
         </span>
-        <Button $size="sm" $variant="danger" disabled={disabled} aria-label={`Remove ${name}`} onClick={() => void run([{ op: 'removeComponent', name }], `Removed ${name}.`)}>
+        <Button $size="sm" $variant="danger" disabled={disabled} aria-label={`Remove ${name}`} onClick={() => void run([remove], `Removed ${name}.`)}>
           Remove
         </Button>
       </Head>

@@ -2,6 +2,7 @@ import { badRequest } from '../../../errors';
 import type { AgentTool } from '../../../agents/turnLoop';
 import { TOOL_NAMES } from '../../../agents/toolNames';
 import { block, type PlanningAgent } from './planningAgent';
+import { STACK_MODEL_TAG } from '../../../agents/offline/panelEdits';
 
 export const ARCHITECT_TOOLS: AgentTool[] = [
   {
@@ -27,6 +28,7 @@ export const architectAgent: PlanningAgent = {
     'Role: architect',
     'You are a cloud architect. From the confirmed requirements, design a single-host docker-compose deployment and call save_architecture_plan with the complete plan (mermaid diagram, services, networking and security, the full docker-compose.yml with pinned images and healthchecks, every mounted file). Apply changes the person asks for and save the plan again.',
     block('requirements_document', context.requirements),
+    block(STACK_MODEL_TAG, context.stackModel),
     block('repository_analysis', context.analysis),
     block('architecture_plan', context.architecture),
   ],

@@ -16,6 +16,8 @@ export interface PlanningContext {
   implementation?: string;
   /** The stack operations the person made in the Collected Requirements panel, as JSON. */
   stackEdits?: string;
+  /** The stack model the requirements were rendered from, as JSON; absent when a model wrote them whole (stale). */
+  stackModel?: string;
   secrets: UserSecret[];
 }
 

@@ -1,0 +1,67 @@
+import { plan, TOOL_NAMES, type Turn } from '../../../src/server/agents/offline/planner';
+import { converse, SYSTEM } from '../helpers/plannerConversation';
+
+/**
+ * The architecture and implementation assistants take corrections through the stack model: the plan is
+ * rendered again and the reply says what changed; words that change nothing say so and why, never the
+ * summary again.
+ */
+
+const requirements = converse(['Nextcloud with MariaDB, Redis and Adminer behind Caddy at cloud.example.org on my VPS, light load']).document;
+
+function architect(messages: string[]): { replies: string[]; plan: string } {
+  const turns: Turn[] = [];
+  let current = '';
+  const replies: string[] = [];
+  for (const message of messages) {
+    turns.push({ role: 'user', content: message });
+    const system = `${SYSTEM.architect(requirements)}${current ? `\n<architecture_plan>\n${current}\n</architecture_plan>` : ''}`;
+    const reply = plan(system, turns);
+    replies.push(reply.text);
+    turns.push({ role: 'assistant', content: reply.text });
+    const saved = reply.toolCalls.find((c) => c.name === TOOL_NAMES.architecture);
+    if (saved) current = saved.args.plan as string;
+  }
+  return { replies, plan: current };
+}
+
+describe('corrections to the architecture plan', () => {
+  it('are taken through the model and said as changes, not as the summary again', () => {
+    const { replies, plan: result } = architect(['Generate architecture plan', 'keep Adminer private', 'remove Redis', 'serve it at files.example.net instead']);
+    expect(replies[0]).toContain('Here is the architecture');
+    expect(replies[1]).toMatch(/^I changed the architecture:\n- adminer: no longer published.*\n- adminer: kept private/);
+    expect(replies[2]).toContain('- removed redis');
+    expect(replies[3]).toMatch(/files\.example\.net/);
+    for (const r of replies.slice(1)) expect(r).not.toContain('Here is the architecture');
+    expect(result).not.toMatch(/reverse_proxy adminer:/);
+    expect(result).not.toMatch(/^\s+redis:$/m);
+  });
+
+  it('say plainly what cannot be changed and why, and leave the plan as it was', () => {
+    const first = architect(['Generate architecture plan']).plan;
+    const { replies, plan: after } = architect(['Generate architecture plan', 'run it on Kubernetes with two nodes']);
+    expect(replies[1]).toMatch(/^I can't make that change: these plans run one Docker Compose stack on one server; an orchestrator is not something I can plan; these plans run on one server/);
+    expect(replies[1]).toContain('What I can change here');
+    expect(after).toBe(first);
+    const vague = architect(['Generate architecture plan', 'make it better']);
+    expect(vague.replies[1]).toMatch(/^I found nothing to change in the architecture from that, so the plan is as it was\./);
+  });
+});
+
+describe('corrections to the implementation plan', () => {
+  it('re-plan the steps from the corrected model, or say that a step is changed in the execution stage', () => {
+    const architecture = architect(['Generate architecture plan']).plan;
+    const turns: Turn[] = [{ role: 'user', content: 'Generate implementation plan' }];
+    const first = plan(SYSTEM.implementation(requirements, architecture), turns);
+    const implementation = first.toolCalls[0]!.args.plan as string;
+    turns.push({ role: 'assistant', content: first.text }, { role: 'user', content: 'change step 3 to use rsync' });
+    const withPlan = `${SYSTEM.implementation(requirements, architecture)}\n<implementation_plan>\n${implementation}\n</implementation_plan>`;
+    const unchanged = plan(withPlan, turns);
+    expect(unchanged.toolCalls).toEqual([]);
+    expect(unchanged.text).toContain("a single step's commands are changed in the execution stage");
+    turns.push({ role: 'assistant', content: unchanged.text }, { role: 'user', content: 'keep Adminer private' });
+    const changed = plan(withPlan, turns);
+    expect(changed.text).toMatch(/^I changed the plan:\n- adminer/);
+    expect(changed.toolCalls[0]!.name).toBe(TOOL_NAMES.implementation);
+  });
+});
