@@ -131,6 +131,24 @@ test('a person plans an n8n stack with the offline planner: requirements, archit
   await expect(document).toContainText('automations.example.com');
   await expect(document).not.toContainText('Not collected yet');
   await expect(collected.getByText('The requirements are complete; confirm to plan the architecture.')).toBeVisible();
+
+  // Corrections with the controls: the stack's components are items; one is added from the catalogue,
+  // kept private, then removed; the requirements text follows each change (rendered from the stack model).
+  const components = collected.getByRole('region', { name: 'Stack components' });
+  await expect(components.getByRole('listitem', { name: 'n8n', exact: true })).toContainText('public at automations.example.com (HTTPS)');
+  await components.getByRole('searchbox', { name: 'Add from the catalogue' }).fill('admin');
+  await components.getByRole('button', { name: /^Add Adminer/ }).click();
+  const adminer = components.getByRole('listitem', { name: 'adminer', exact: true });
+  await expect(adminer).toBeVisible();
+  await expect(document).toContainText('Adminer');
+  await adminer.getByText('Change adminer').click();
+  await adminer.getByRole('button', { name: /^(Keep|Make) adminer private$/ }).click();
+  await expect(adminer).toContainText('kept private');
+  await expect(document).toContainText('Kept private as asked: adminer');
+  await adminer.getByRole('button', { name: 'Remove adminer' }).click();
+  await expect(adminer).toHaveCount(0);
+  await expect(document).not.toContainText('Adminer 4');
+  await expect(components.getByRole('alert')).toHaveCount(0);
   await expect(confirmRequirements).toBeEnabled({ timeout: 15_000 });
   await confirmRequirements.click();
 
