@@ -77,7 +77,8 @@ test('a second tab opens a terminal of its own, the first stays; Reconnect bring
   expect(reply.length).toBeGreaterThan(0);
   await page.reload();
   const after = (await openExecutionChat(page)).getByRole('list', { name: 'Messages' });
-  await expect(after.getByRole('listitem')).toHaveText(['How is the execution going?', reply]);
+  // Each message is shown under its speaker (You, Assistant), as in every chat.
+  await expect(after.getByRole('listitem')).toHaveText([/How is the execution going\?$/, reply]);
 
   expect(errors).toEqual([]);
 });

@@ -7,8 +7,8 @@ import {
   type FetchBaseQueryMeta,
 } from '@reduxjs/toolkit/query/react';
 import { CALL_ERRORS } from '../../shared/constants';
-import { browser } from '../common/browser';
-import { clearSession, getInstallationId, projectIdFromPath } from '../common/session';
+import { getInstallationId } from '../common/session';
+import { API_BASE, endSession, setCallHeaders } from './callConventions';
 
 /**
  * The error every endpoint rejects with: serialisable, and `message` is the text to show
@@ -41,15 +41,11 @@ async function contentHandler(response: Response): Promise<unknown> {
 export const blobResponse = (response: Response): Promise<Blob> => response.blob();
 
 const rawBaseQuery = fetchBaseQuery({
-  // Absolute, because `new Request()` outside a browser (tests, workers) rejects relative URLs.
-  baseUrl: `${globalThis.location?.origin ?? ''}/api`,
+  baseUrl: API_BASE,
   credentials: 'same-origin',
   responseHandler: contentHandler,
   prepareHeaders: (headers) => {
-    const installationId = getInstallationId();
-    if (installationId) headers.set('Installation-Id', installationId);
-    const projectId = projectIdFromPath(window.location.pathname);
-    if (projectId && !headers.has('Project-Id')) headers.set('Project-Id', projectId);
+    setCallHeaders(headers);
     if (!headers.has('Accept')) headers.set('Accept', 'application/json');
     return headers;
   },
@@ -95,10 +91,14 @@ export function toApiError(error: FetchBaseQueryError, meta?: FetchBaseQueryMeta
  */
 const signingOut = (state: unknown): boolean => (state as { auth?: { signOutStatus?: string } }).auth?.signOutStatus === 'pending';
 
+/** Calls a visitor who is not signed in makes: sign-in, and the support address and prices (public-config). */
+const PUBLIC_PATHS = ['/github', '/public-config'];
+const isPublic = (url: string): boolean => PUBLIC_PATHS.some((path) => url.startsWith(path));
+
 /**
- * fetchBaseQuery with the call conventions of part 1 section 7: every call but `/github…` needs the
- * stored installation id (and none goes out once Sign Out has begun), a 401 ends the session (session
- * storage cleared, browser sent to /).
+ * fetchBaseQuery with the call conventions of part 1 section 7 (callConventions.ts): every call but the
+ * public ones (`/github…`, `/public-config`) needs the stored installation id (and none goes out once Sign
+ * Out has begun), a 401 ends the session (session storage cleared, browser sent to /).
  */
 export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiError, object, FetchBaseQueryMeta> = async (
   args,
@@ -106,15 +106,12 @@ export const baseQuery: BaseQueryFn<string | FetchArgs, unknown, ApiError, objec
   extraOptions,
 ) => {
   const url = typeof args === 'string' ? args : args.url;
-  if ((!getInstallationId() || signingOut(api.getState())) && !url.startsWith('/github')) {
+  if ((!getInstallationId() || signingOut(api.getState())) && !isPublic(url)) {
     return { error: { status: 'CUSTOM_ERROR', message: CALL_ERRORS.noInstallationId } };
   }
   const result = await rawBaseQuery(args, api, extraOptions);
   if (!result.error) return result;
-  if (result.error.status === 401) {
-    clearSession();
-    browser.assign('/');
-  }
+  if (result.error.status === 401) endSession();
   return { error: toApiError(result.error, result.meta), meta: result.meta };
 };
 

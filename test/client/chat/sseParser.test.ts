@@ -1,4 +1,4 @@
-import { createSseParser, type SseFrame } from '../../../src/client/common/chat/sseParser';
+import { createSseParser, type SseFrame } from '../../../src/client/api/sseParser';
 
 function parseAll(pieces: readonly string[], end = true): SseFrame[] {
   const frames: SseFrame[] = [];

@@ -383,7 +383,7 @@ describe('step cards', () => {
   });
 });
 
-describe('execution chat panel', () => {
+describe('execution chat panel (the one chat, with each message under its speaker)', () => {
   /** Streams `frames` 20 ms apart, once `before` (when given) has resolved. */
   function serveAgent(frames: string[], before?: Promise<void>): { urls: string[] } {
     const seen = { urls: [] as string[] };
@@ -448,7 +448,7 @@ describe('execution chat panel', () => {
     const { user } = await renderStageWithChat();
     const messages = screen.getByRole('list', { name: 'Messages' });
     expect(await within(messages).findByText('Step 1 failed: the port is taken.')).toBeInTheDocument();
-    expect(within(messages).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['Why did step 1 fail?', 'Step 1 failed: the port is taken.']);
+    expect(within(messages).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['YouWhy did step 1 fail?', 'AssistantStep 1 failed: the port is taken.']);
     expect(screen.getByText(/Thread ID/)).toHaveTextContent('t-stored');
 
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'And now?{Enter}');
@@ -484,10 +484,10 @@ describe('execution chat panel', () => {
     answerHistory();
     expect(await within(messages).findByText('Earlier answer')).toBeInTheDocument();
     expect(within(messages).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
-      'Earlier question',
-      'Earlier answer',
-      'Live question',
-      'Live answer',
+      'YouEarlier question',
+      'AssistantEarlier answer',
+      'YouLive question',
+      'AssistantLive answer',
     ]);
   });
 

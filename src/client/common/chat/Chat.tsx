@@ -27,6 +27,13 @@ export interface ChatProps {
   renderAfter?: (message: ChatMessage) => ReactNode;
   /** The input's first text (a question another screen prepared, e.g. about a failed check); sent only by the person. */
   initialDraft?: string;
+  /** A text another control offers to finish (a step card's 'Change step N: '): each new `id` puts it in the input. */
+  offeredDraft?: { id: string; text: string } | null;
+  /**
+   * Inside a panel that already names the conversation (the execution stage's Chat tab): no card or title
+   * of its own, and the input and the list are named plainly 'Message' and 'Messages'.
+   */
+  bare?: boolean;
 }
 
 /**
@@ -34,7 +41,20 @@ export interface ChatProps {
  * assistant, Enter sends and Shift+Enter breaks the line, a streaming reply disables the input and
  * Send and shows Stop; the Thread ID and the answering model are shown.
  */
-export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, onSend, renderAfter, initialDraft, headingLevel = 'h2' }: ChatProps): ReactElement {
+export function Chat({
+  chatKey,
+  title,
+  endpoint,
+  placeholder,
+  actions,
+  intro,
+  onSend,
+  renderAfter,
+  initialDraft,
+  offeredDraft,
+  bare = false,
+  headingLevel = 'h2',
+}: ChatProps): ReactElement {
   const dispatch = useAppDispatch();
   const thread = useAppSelector((state) => selectChatThread(state, chatKey));
   const [draft, setDraft] = useState(initialDraft ?? '');
@@ -44,6 +64,15 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
   const streaming = thread.status === 'streaming';
   const canSend = !streaming && draft.trim() !== '';
   const { ref: composerRef, sent: composerSent } = useComposerFocus<HTMLTextAreaElement>(streaming);
+  // An offered text replaces the draft once per offer (state adjusted while rendering), then takes the focus.
+  const [takenOffer, setTakenOffer] = useState<string | undefined>(undefined);
+  if (offeredDraft && offeredDraft.id !== takenOffer) {
+    setTakenOffer(offeredDraft.id);
+    setDraft(offeredDraft.text);
+  }
+  useEffect(() => {
+    if (offeredDraft) composerRef.current?.focus();
+  }, [offeredDraft, composerRef]);
 
   const lastContent = thread.messages[thread.messages.length - 1]?.content;
   useEffect(() => {
@@ -71,12 +100,14 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
   };
 
   return (
-    <ChatCard aria-labelledby={headingId}>
-      <Header>
+    <ChatCard aria-labelledby={bare ? undefined : headingId} $bare={bare}>
+      <Header $bare={bare}>
         <div>
-          <Title as={headingLevel} id={headingId}>
-            {title}
-          </Title>
+          {!bare && (
+            <Title as={headingLevel} id={headingId}>
+              {title}
+            </Title>
+          )}
           <Meta>
             {thread.model && (
               <span>
@@ -93,7 +124,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
         {actions && <HeaderActions>{actions}</HeaderActions>}
       </Header>
 
-      <Messages ref={listRef} aria-label={`${title} messages`} aria-live="polite" aria-busy={streaming} tabIndex={0}>
+      <Messages ref={listRef} aria-label={bare ? 'Messages' : `${title} messages`} aria-live="polite" aria-busy={streaming} tabIndex={0}>
         {thread.messages.length === 0 && intro && <Intro>{intro}</Intro>}
         {thread.messages.map((message) => (
           <Fragment key={message.id}>
@@ -105,7 +136,7 @@ export function Chat({ chatKey, title, endpoint, placeholder, actions, intro, on
 
       <Composer onSubmit={onSubmit}>
         <label htmlFor={inputId} className="visually-hidden">
-          Message {title}
+          {bare ? 'Message' : `Message ${title}`}
         </label>
         <TextArea
           ref={composerRef}
@@ -156,22 +187,29 @@ function MessageItem({ message }: { message: ChatMessage }): ReactElement {
   );
 }
 
-const ChatCard = styled.section`
+const ChatCard = styled.section<{ $bare: boolean }>`
   display: flex;
   flex-direction: column;
-  min-height: 480px;
+  min-height: ${({ $bare }) => ($bare ? '0' : '480px')};
   max-height: calc(100vh - 96px);
-  border-radius: ${({ theme }) => theme.radii.lg};
-  border: 1px solid ${({ theme }) => theme.colors.border};
-  background: ${({ theme }) => theme.colors.surface};
+  ${({ $bare, theme }) =>
+    $bare
+      ? css`
+          flex: 1;
+        `
+      : css`
+          border-radius: ${theme.radii.lg};
+          border: 1px solid ${theme.colors.border};
+          background: ${theme.colors.surface};
+        `}
 `;
 
-const Header = styled.header`
+const Header = styled.header<{ $bare: boolean }>`
   display: flex;
   align-items: flex-start;
   justify-content: space-between;
   gap: ${({ theme }) => theme.space(3)};
-  padding: ${({ theme }) => `${theme.space(4)} ${theme.space(5)}`};
+  padding: ${({ theme, $bare }) => ($bare ? `0 0 ${theme.space(2)}` : `${theme.space(4)} ${theme.space(5)}`)};
   border-bottom: 1px solid ${({ theme }) => theme.colors.border};
   h2 { font-size: ${({ theme }) => theme.fontSizes.lg}; }
 `;

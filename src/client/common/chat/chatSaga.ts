@@ -2,8 +2,6 @@ import type { Action } from '@reduxjs/toolkit';
 import type { EventChannel } from 'redux-saga';
 import { call, cancelled, put, race, select, take, takeEvery } from 'redux-saga/effects';
 import { CHAT } from '../../../shared/constants';
-import { browser } from '../browser';
-import { clearSession } from '../session';
 import { chatApi } from './chatApi';
 import {
   chunkReceived,
@@ -31,8 +29,8 @@ export interface AgentTurn {
   request: AgentStreamRequest;
   /** Shown as the user's message; null sends without one (the empty message after an analysis). */
   userMessage: string | null;
-  /** Kill path under /api for Stop. */
-  killPath: string;
+  /** Kill path under /api for Stop (none: ending the stream stops the server's turn). */
+  killPath?: string;
   /** False when another agent speaks in this chat (the analyser): its thread id is not the chat's. */
   ownThread?: boolean;
   /** The reply text of a failure; the default is 'Sorry, I encountered an error. Please try again.' */
@@ -40,7 +38,6 @@ export interface AgentTurn {
 }
 
 const PAYMENT_REQUIRED = 402;
-const UNAUTHORISED = 401;
 
 const isStopFor =
   (key: string) =>
@@ -93,15 +90,11 @@ export function* runAgentTurn(turn: AgentTurn): Generator<unknown, TurnOutcome> 
     outcome?: TurnOutcome;
   };
   if (!outcome) {
-    yield call(requestKill, turn.killPath);
+    if (turn.killPath) yield call(requestKill, turn.killPath);
     yield put(turnStopped({ key: turn.key }));
     return { status: 'stopped' };
   }
   if (outcome.status === 'failed') {
-    if (outcome.httpStatus === UNAUTHORISED) {
-      yield call(clearSession);
-      yield call([browser, browser.assign], '/');
-    }
     const outOfCredits = outcome.httpStatus === PAYMENT_REQUIRED;
     const text = outOfCredits ? outcome.message : (turn.failureText?.(outcome) ?? CHAT.errorReply);
     yield put(turnFailed({ key: turn.key, text, kind: outOfCredits ? 'outOfCredits' : 'error' }));
@@ -111,13 +104,14 @@ export function* runAgentTurn(turn: AgentTurn): Generator<unknown, TurnOutcome> 
 
 /** A message from the chat input (or a confirm flow): blank text or a running reply → not sent. */
 export function* messageSubmittedWorker(action: ReturnType<typeof messageSubmitted>): Generator {
-  const { key, message, path, killPath } = action.payload;
+  const { key, message, path, method, killPath } = action.payload;
   if (!message.trim()) return;
   const streaming = (yield select(selectChatStreaming, key)) as boolean;
   if (streaming) return;
   const thread = (yield select(selectChatThread, key)) as ChatThread;
-  const body = thread.threadId ? { message, thread_id: thread.threadId } : { message };
-  yield call(runAgentTurn, { key, request: { path, body }, userMessage: message, killPath });
+  const fields: Record<string, string> = thread.threadId ? { message, thread_id: thread.threadId } : { message };
+  const request: AgentStreamRequest = method === 'GET' ? { path, method, query: fields } : { path, body: fields };
+  yield call(runAgentTurn, { key, request, userMessage: message, ...(killPath ? { killPath } : {}) });
 }
 
 /** The one streaming saga of every chat: each submitted message runs its turn. */

@@ -52,8 +52,10 @@ export const emptyThread: ChatThread = {
 export interface ChatEndpoint {
   /** Stream path under /api, e.g. '/planning/requirements-gatherer'. */
   path: string;
-  /** Kill path under /api, called by Stop. */
-  killPath: string;
+  /** GET sends the message and thread in the query (execution, validation); POST (the default) in a JSON body. */
+  method?: 'GET' | 'POST';
+  /** Kill path under /api, called by Stop; without one, Stop ends the stream, which stops the server's turn. */
+  killPath?: string;
 }
 
 export interface MessageSubmittedPayload extends ChatEndpoint {

@@ -1,8 +1,7 @@
 import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
 import type { KnownStreamEventName, StreamEvent } from '../../../shared/events';
-import { CALL_ERRORS } from '../../../shared/constants';
-import { getInstallationId, projectIdFromPath } from '../session';
-import { readSseBody } from './sseParser';
+import { EventStreamRefused, readEventStream, type EventStreamRequest, type FetchLike } from '../../api/eventStream';
+import type { SseFrame } from '../../api/sseParser';
 
 /**
  * The event names this reader acts on. Spelled here, checked against the contract's union by
@@ -30,34 +29,10 @@ export type AgentStreamEvent =
    */
   | { type: 'stream/failed'; phase: 'start' | 'stream'; status: number | null; message: string };
 
-export interface AgentStreamRequest {
-  /** API path under /api, e.g. '/planning/requirements-gatherer'. */
-  path: string;
-  /** JSON body, e.g. `{ message, thread_id }`. */
-  body: unknown;
-}
+/** An agent stream to open (`{ path, body }` POSTs JSON; `method: 'GET'` sends the message in `query`). */
+export type AgentStreamRequest = EventStreamRequest;
 
-/** The fetch the channel uses; tests hand in one that answers a ReadableStream they build. */
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
-
-const defaultFetch: FetchLike = (input, init) => fetch(input, init);
-
-/** Text for a non-OK answer (part 1 section 8): `detail` or `message`, else 'HTTP {status}: {statusText or body}'. */
-export async function httpErrorText(response: Response): Promise<string> {
-  const body = await response.text().catch(() => '');
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (typeof parsed === 'object' && parsed !== null) {
-      for (const field of ['detail', 'message'] as const) {
-        const value = (parsed as Record<string, unknown>)[field];
-        if (typeof value === 'string' && value.trim()) return value;
-      }
-    }
-  } catch {
-    // Not JSON: fall through to the status line.
-  }
-  return CALL_ERRORS.http(response.status, response.statusText || body);
-}
+export type { FetchLike };
 
 /** A `data:` frame's StreamEvent, or null when it is not one. */
 export function parseStreamEvent(data: string): StreamEvent | null {
@@ -87,20 +62,17 @@ export function errorDetail(event: StreamEvent): string {
 }
 
 /**
- * POSTs to an agent stream (ARCHITECTURE.md: `text/event-stream`, read with fetch so that the
- * Installation-Id and Project-Id headers travel) and wraps the body in an `eventChannel`. Each
- * `data:` frame becomes an `AgentStreamEvent`; `on_chat_model_end` emits `stream/ended` and closes the
- * channel; closing the channel (a cancelled saga, Stop) aborts the fetch, which stops the server's
- * generation too.
+ * The one agent stream of the app, wrapped in an `eventChannel`: every agent chat and flow reads its turns
+ * through it (the planning agents and the documentation POST a JSON body; execution and validation GET with
+ * the message in the query). Opened with the call conventions (api/eventStream.ts); each `data:` frame
+ * becomes an `AgentStreamEvent`; `on_chat_model_end` emits `stream/ended` and closes the channel; closing
+ * the channel (a cancelled saga, Stop) aborts the fetch, which stops the server's generation too.
  *
  * Wire example:
  *   data: {"event":"on_chat_model_stream","thread_id":"t-1","chunk":{"content":"Hel"},"model":"offline-planner"}
  *   data: {"event":"on_chat_model_end","thread_id":"t-1","model":"offline-planner"}
  */
-export function createAgentStreamChannel(
-  request: AgentStreamRequest,
-  fetchImpl: FetchLike = defaultFetch,
-): EventChannel<AgentStreamEvent> {
+export function createAgentStreamChannel(request: AgentStreamRequest, fetchImpl?: FetchLike): EventChannel<AgentStreamEvent> {
   return eventChannel<AgentStreamEvent>((emit) => {
     const controller = new AbortController();
     let finished = false;
@@ -114,63 +86,48 @@ export function createAgentStreamChannel(
     const fail = (phase: 'start' | 'stream', status: number | null, message: string): void =>
       finish({ type: 'stream/failed', phase, status, message });
 
-    const run = async (): Promise<void> => {
-      const installationId = getInstallationId();
-      if (!installationId) return fail('start', null, CALL_ERRORS.noInstallationId);
-      const projectId = projectIdFromPath(window.location.pathname);
-      if (!projectId) return fail('start', null, CALL_ERRORS.noProjectIdInUrl);
-
-      const response = await fetchImpl(`${window.location.origin}/api${request.path}`, {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'text/event-stream',
-          'Installation-Id': installationId,
-          'Project-Id': projectId,
-        },
-        body: JSON.stringify(request.body),
-        signal: controller.signal,
-      });
-      if (!response.ok) return fail('start', response.status, await httpErrorText(response));
-      if (!response.body) return fail('start', response.status, 'The server sent no stream');
+    const onFrame = (frame: SseFrame): boolean => {
+      if (finished) return true;
+      // Named frames (the DevOps Helper's, events.ts): `error` carries `{detail}`, `id` names the thread.
+      if (frame.event === AGENT_EVENTS.error) {
+        fail('stream', null, errorDetail({ event: AGENT_EVENTS.error, thread_id: '', data: parseJson(frame.data) }));
+        return true;
+      }
+      if (frame.event === 'id') {
+        const thread = parseJson(frame.data) as { thread_id?: unknown } | null;
+        if (typeof thread?.thread_id === 'string') emit({ type: 'stream/chunk', threadId: thread.thread_id, content: '', model: null });
+        return false;
+      }
+      const event = parseStreamEvent(frame.data);
+      if (!event) return false;
+      const model = event.model ?? null;
+      if (event.event === AGENT_EVENTS.stream) {
+        emit({ type: 'stream/chunk', threadId: event.thread_id, content: event.chunk?.content ?? '', model });
+      } else if (event.event === AGENT_EVENTS.end) {
+        finish({ type: 'stream/ended', threadId: event.thread_id ?? null, model });
+      } else if (event.event === AGENT_EVENTS.error) {
+        fail('stream', null, errorDetail(event));
+      }
+      return finished;
+    };
+    const onOpen = (): void => {
       opened = true;
       emit({ type: 'stream/opened' });
-
-      const stopped = await readSseBody(response.body, (frame) => {
-        if (finished) return true;
-        // Named frames (the DevOps Helper's, events.ts): `error` carries `{detail}`, `id` names the thread.
-        if (frame.event === AGENT_EVENTS.error) {
-          fail('stream', null, errorDetail({ event: AGENT_EVENTS.error, thread_id: '', data: parseJson(frame.data) }));
-          return true;
-        }
-        if (frame.event === 'id') {
-          const thread = parseJson(frame.data) as { thread_id?: unknown } | null;
-          if (typeof thread?.thread_id === 'string') emit({ type: 'stream/chunk', threadId: thread.thread_id, content: '', model: null });
-          return false;
-        }
-        const event = parseStreamEvent(frame.data);
-        if (!event) return false;
-        const model = event.model ?? null;
-        if (event.event === AGENT_EVENTS.stream) {
-          emit({ type: 'stream/chunk', threadId: event.thread_id, content: event.chunk?.content ?? '', model });
-        } else if (event.event === AGENT_EVENTS.end) {
-          finish({ type: 'stream/ended', threadId: event.thread_id ?? null, model });
-        } else if (event.event === AGENT_EVENTS.error) {
-          fail('stream', null, errorDetail(event));
-        }
-        return finished;
-      });
-      if (!stopped) fail('stream', null, 'The stream closed before the reply finished');
     };
 
     // Started on the next microtask: an eventChannel must not emit before its subscriber returns.
     Promise.resolve()
-      .then(run)
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return;
-        fail(opened ? 'stream' : 'start', null, error instanceof Error ? error.message : String(error));
-      });
+      .then(() => readEventStream(request, controller.signal, onFrame, { onOpen, ...(fetchImpl ? { fetch: fetchImpl } : {}) }))
+      .then(
+        (stopped) => {
+          if (!stopped) fail('stream', null, 'The stream closed before the reply finished');
+        },
+        (error: unknown) => {
+          if (controller.signal.aborted) return;
+          const status = error instanceof EventStreamRefused ? error.status : null;
+          fail(opened ? 'stream' : 'start', status, error instanceof Error ? error.message : String(error));
+        },
+      );
 
     return () => {
       finished = true;

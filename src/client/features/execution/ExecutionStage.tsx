@@ -10,6 +10,7 @@ import type { StagePanelProps } from '../stages/types';
 import { ExecutionChatPanel } from './components/ExecutionChatPanel';
 import { ExecutionProgressPanel } from './components/ExecutionProgressPanel';
 import { executionSaga } from './executionSaga';
+import { chatSaga } from '../../common/chat/chatSaga';
 import { selectOfferedDraft } from './executionSlice';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
 import { ToolPreflightNotice } from '../sandbox/ToolPreflightNotice';
@@ -29,7 +30,7 @@ const OPEN_CHAT = 'Open the agent chat and terminal';
  * stage follows the steps.
  */
 export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
-  useInjectSaga(executionSaga);
+  useInjectSaga(chatSaga, executionSaga);
   const [chatOpen, setChatOpen] = useState(false);
   const offered = useAppSelector(selectOfferedDraft);
   // A card's 'Change with the agent' opens the chat (state adjusted while rendering, once per offer).

@@ -1,12 +1,10 @@
-import type { EventChannel } from 'redux-saga';
-import { call, cancelled, put, race, select, take, takeEvery, takeLeading } from 'redux-saga/effects';
+import { call, put, select, takeEvery, takeLeading } from 'redux-saga/effects';
 import type { ExecutionProgress } from '../../../shared/api/execution';
 import type { StageId } from '../../../shared/api/stages';
-import { CHAT, EXECUTION, EXECUTION_TEXT, STAGE_INDEX, VALIDATION_ERRORS } from '../../../shared/constants';
+import { EXECUTION, EXECUTION_TEXT, STAGE_INDEX, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
 import { completeStageAndMove } from '../stages/stageSagas';
 import { executionApi } from './executionApi';
-import { createExecutionAgentChannel, type AgentStreamMessage } from './executionChannel';
 import { createValidationPlan, triggerValidation } from '../validation/validationSaga';
 import { autoRetryDecision, summarise, toViewSteps, type AutoRetryDecision } from './executionModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from './stepActionSagas';
@@ -15,18 +13,11 @@ import {
   autoApproveToggled,
   autoRetrySkipped,
   autoRetryToggled,
-  chatChunkReceived,
-  chatMessageSent,
-  chatStopped,
-  chatStopRequested,
-  chatStreamEnded,
-  chatStreamFailed,
   proceedToValidationFailed,
   proceedToValidationRequested,
   proceedToValidationSucceeded,
   selectAutoApprove,
   selectAutoRetry,
-  selectChat,
   selectPendingActions,
   stepActionAnswered,
   stepActionFailed,
@@ -87,41 +78,6 @@ export function* autoActionsWatcher(): Generator {
   yield call(watchProgress<ExecutionProgress>, executionApi.endpoints.getExecutionProgress.matchFulfilled, [autoApproveToggled.type, autoRetryToggled.type], autoActions);
 }
 
-/** One chat turn with the execution agent: stream until the end event, a failure, or Stop. */
-export function* chatTurnWorker(action: ReturnType<typeof chatMessageSent>): Generator {
-  const { projectId, message } = action.payload;
-  const chat = (yield select(selectChat)) as ReturnType<typeof selectChat>;
-  // The reducer refused the message (blank, or a reply already in progress).
-  if (chat.status !== 'sending') return;
-  const channel = (yield call(createExecutionAgentChannel, projectId, message, chat.threadId)) as EventChannel<AgentStreamMessage>;
-  try {
-    for (;;) {
-      const { event, stop } = (yield race({ event: take(channel), stop: take(chatStopRequested.type) })) as {
-        event?: AgentStreamMessage;
-        stop?: unknown;
-      };
-      if (stop) {
-        yield put(chatStopped(CHAT.generationStopped));
-        return;
-      }
-      if (!event) return;
-      if (event.type === 'agentStream/chunk') {
-        yield put(chatChunkReceived({ content: event.content, threadId: event.threadId }));
-      } else if (event.type === 'agentStream/ended') {
-        yield put(chatStreamEnded({ threadId: event.threadId }));
-        return;
-      } else {
-        yield call(logError, 'execution.agentStream', event.message);
-        yield put(chatStreamFailed(CHAT.errorReply));
-        return;
-      }
-    }
-  } finally {
-    if ((yield cancelled()) as boolean) yield put(chatStreamEnded({ threadId: null }));
-    channel.close();
-  }
-}
-
 const EXECUTION_STAGE = 'execution' satisfies StageId;
 
 /**
@@ -145,10 +101,9 @@ export function* proceedToValidationWorker(action: ReturnType<typeof proceedToVa
   }
 }
 
-/** The execution stage's workflows (STYLE.md habit 2): step actions, auto-approve/retry, the agent chat. */
+/** The execution stage's workflows (STYLE.md habit 2): step actions, auto-approve/retry, the move to validation. */
 export function* executionSaga(): Generator {
   yield takeEvery(stepActionRequested.type, stepActionWorker<StepActionRequest>, executionStepActions);
-  yield takeLeading(chatMessageSent.type, chatTurnWorker);
   yield takeLeading(proceedToValidationRequested.type, proceedToValidationWorker);
   yield call(autoActionsWatcher);
 }

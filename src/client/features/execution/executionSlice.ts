@@ -1,32 +1,10 @@
 import { createSlice, nanoid, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
-import type { ChatRole } from '../../../shared/constants';
 import { rootReducer } from '../../app/store';
-import { historyBefore } from '../../common/chat/chatHistory';
 import { executionApi } from './executionApi';
 import { toViewSteps } from './executionModel';
 import { stepActionReducers, stepActions, type PendingStepAction, type StepActionKind } from './stepActions';
 
 export type { PendingStepAction, StepActionKind } from './stepActions';
-
-export interface ChatMessage {
-  role: ChatRole;
-  content: string;
-}
-
-export type ChatStatus = 'idle' | 'sending' | 'streaming';
-
-/** The execution agent's chat of one project (the stage shows one project at a time). */
-export interface ExecutionChat {
-  /** Whose chat this is; another project's stage starts its own. */
-  projectId: number | null;
-  messages: ChatMessage[];
-  status: ChatStatus;
-  threadId: string | null;
-  /** The stored conversation was read back (once per page and project). */
-  restored: boolean;
-}
-
-const emptyChat = (projectId: number | null): ExecutionChat => ({ projectId, messages: [], status: 'idle', threadId: null, restored: false });
 
 export interface ExecutionState {
   autoApprove: boolean;
@@ -35,7 +13,6 @@ export interface ExecutionState {
   autoRetryNote: string | null;
   /** Keyed by step number. */
   pendingActions: Record<string, PendingStepAction>;
-  chat: ExecutionChat;
   proceed: { status: 'idle' | 'pending' | 'failed'; error: string | null };
   /** Text a step card offers the chat's message box ('Change step N: '), new id each time. */
   offeredDraft?: { id: string; text: string };
@@ -46,7 +23,6 @@ const initialState: ExecutionState = {
   autoRetry: false,
   autoRetryNote: null,
   pendingActions: {},
-  chat: emptyChat(null),
   proceed: { status: 'idle', error: null },
 };
 
@@ -84,54 +60,6 @@ export const executionSlice = createSlice({
     },
     ...stepActionReducers<StepActionRequest>(),
 
-    /** Ignored when blank or while a reply is in progress (part 2 section 5). */
-    chatMessageSent(state, action: PayloadAction<{ projectId: number; message: string }>) {
-      if (state.chat.status !== 'idle' || !action.payload.message.trim()) return;
-      if (state.chat.projectId !== action.payload.projectId) state.chat = emptyChat(action.payload.projectId);
-      state.chat.messages.push({ role: 'user', content: action.payload.message });
-      state.chat.messages.push({ role: 'assistant', content: '' });
-      state.chat.status = 'sending';
-    },
-    chatChunkReceived(state, action: PayloadAction<{ content: string; threadId: string | null }>) {
-      if (state.chat.status === 'idle') return;
-      const last = state.chat.messages[state.chat.messages.length - 1];
-      if (last?.role === 'assistant') last.content += action.payload.content;
-      if (action.payload.threadId) state.chat.threadId = action.payload.threadId;
-      state.chat.status = 'streaming';
-    },
-    chatStreamEnded(state, action: PayloadAction<{ threadId: string | null }>) {
-      if (action.payload.threadId) state.chat.threadId = action.payload.threadId;
-      state.chat.status = 'idle';
-    },
-    /** The stream failed: the assistant bubble says so (`CHAT.errorReply` in the payload). */
-    chatStreamFailed(state, action: PayloadAction<string>) {
-      appendAssistant(state, action.payload);
-      state.chat.status = 'idle';
-    },
-    /** Stop: the saga aborts the stream; `CHAT.generationStopped` follows in `chatStopped`. */
-    chatStopRequested() {},
-    chatStopped(state, action: PayloadAction<string>) {
-      appendAssistant(state, action.payload);
-      state.chat.status = 'idle';
-    },
-
-    /**
-     * The stored conversation (GET /api/execution/thread), read when the chat first shows so that a
-     * reload shows it again; it goes before what this page already said (`historyBefore`).
-     */
-    chatHistoryLoaded(state, action: PayloadAction<{ projectId: number; threadId: string | null; messages: ChatMessage[] }>) {
-      const { projectId, threadId, messages } = action.payload;
-      if (state.chat.projectId !== projectId) {
-        if (state.chat.status !== 'idle') return;
-        state.chat = emptyChat(projectId);
-      }
-      const chat = state.chat;
-      if (chat.restored) return;
-      chat.restored = true;
-      chat.threadId ??= threadId;
-      chat.messages = [...historyBefore(messages, chat.messages), ...chat.messages];
-    },
-
     proceedToValidationRequested(state, _action: PayloadAction<{ projectId: number }>) {
       state.proceed = { status: 'pending', error: null };
     },
@@ -153,18 +81,10 @@ export const executionSlice = createSlice({
     selectAutoRetry: (state) => state.autoRetry,
     selectAutoRetryNote: (state) => state.autoRetryNote,
     selectPendingActions: (state) => state.pendingActions,
-    selectChat: (state) => state.chat,
     selectOfferedDraft: (state) => state.offeredDraft,
     selectProceed: (state) => state.proceed,
   },
 });
-
-/** The empty assistant bubble of a turn that produced nothing is replaced rather than left empty. */
-function appendAssistant(state: ExecutionState, content: string): void {
-  const last = state.chat.messages[state.chat.messages.length - 1];
-  if (last?.role === 'assistant' && !last.content) last.content = content;
-  else state.chat.messages.push({ role: 'assistant', content });
-}
 
 export const {
   autoApproveToggled,
@@ -174,13 +94,6 @@ export const {
   stepActionRequested,
   stepActionFailed,
   stepActionAnswered,
-  chatMessageSent,
-  chatChunkReceived,
-  chatStreamEnded,
-  chatStreamFailed,
-  chatStopRequested,
-  chatStopped,
-  chatHistoryLoaded,
   proceedToValidationRequested,
   proceedToValidationSucceeded,
   proceedToValidationFailed,
@@ -192,4 +105,4 @@ declare module '../../app/store' {
 
 // In the store's reducer from when this module (a lazy chunk's) loads; the selectors read the initial state before that.
 const injectedExecutionSlice = executionSlice.injectInto(rootReducer);
-export const { selectAutoApprove, selectAutoRetry, selectAutoRetryNote, selectPendingActions, selectChat, selectProceed, selectOfferedDraft } = injectedExecutionSlice.selectors;
+export const { selectAutoApprove, selectAutoRetry, selectAutoRetryNote, selectPendingActions, selectProceed, selectOfferedDraft } = injectedExecutionSlice.selectors;

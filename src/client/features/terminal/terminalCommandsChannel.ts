@@ -1,6 +1,6 @@
 import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
 import type { TerminalCommandEvent, TerminalEndEvent, TerminalOutputEvent } from '../../../shared/api/terminal';
-import { readEventStream } from '../execution/executionChannel';
+import { readEventStream } from '../../api/eventStream';
 
 export type TerminalCommandsMessage =
   | { type: 'terminalCommands/command'; command: TerminalCommandEvent }
@@ -55,7 +55,7 @@ export function createTerminalCommandsChannel(projectId: number): EventChannel<T
     // Started on the next microtask: an eventChannel must not emit before its subscriber returns.
     Promise.resolve()
       .then(() =>
-        readEventStream('/terminal/commands', projectId, controller.signal, (frame) => {
+        readEventStream({ path: '/terminal/commands', method: 'GET', projectId }, controller.signal, (frame) => {
           // An `event: error` frame is a failure whatever its data says.
           emit(frame.event === 'error' ? { type: 'terminalCommands/failed', message: frame.data } : parseCommandFrame(frame.data));
         }),

@@ -7,7 +7,7 @@ import { DOCUMENTATION, DOCUMENTATION_ERRORS, isDocumentationMissing, isQuicksta
 import { logError } from '../../common/log';
 import { createAgentStreamChannel, type AgentStreamEvent } from '../../common/chat/streamChannel';
 import { documentationApi } from '../documentation/documentationApi';
-import { createAgentQueryChannel, type AgentStreamMessage } from '../execution/executionChannel';
+
 import { summarise, toViewSteps } from '../execution/executionModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../execution/stepActionSagas';
 import { runEndpoint } from '../../api/runEndpoint';
@@ -39,12 +39,13 @@ const VALIDATION_STAGE = 'validation' satisfies StageId;
  * model-end event; the agent saves the plan on the way. Throws on a failed stream.
  */
 export function* createValidationPlan(projectId: number): Generator {
-  const channel = (yield call(createAgentQueryChannel, '/validation/agent', projectId, VALIDATION.planPrompt, null)) as EventChannel<AgentStreamMessage>;
+  const request = { path: '/validation/agent', method: 'GET' as const, query: { message: VALIDATION.planPrompt }, projectId };
+  const channel = (yield call(createAgentStreamChannel, request)) as EventChannel<AgentStreamEvent>;
   try {
     for (;;) {
-      const event = (yield take(channel)) as AgentStreamMessage;
-      if (event.type === 'agentStream/ended') return;
-      if (event.type === 'agentStream/failed') throw new Error(event.message);
+      const event = (yield take(channel)) as AgentStreamEvent;
+      if (event.type === 'stream/ended') return;
+      if (event.type === 'stream/failed') throw new Error(event.message);
     }
   } finally {
     channel.close();

@@ -1,15 +1,17 @@
-import { lazy, Suspense, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactElement } from 'react';
+import { lazy, Suspense, useId, useRef, useState, type KeyboardEvent, type ReactElement } from 'react';
 import styled from 'styled-components';
-import { CHAT, TERMINAL } from '../../../../shared/constants';
-import { useAppDispatch, useAppSelector } from '../../../app/hooks';
+import { TERMINAL } from '../../../../shared/constants';
+import { useAppSelector } from '../../../app/hooks';
 import { Button } from '../../../common/components/Button';
 import { Card } from '../../../common/components/Card';
 import { tabKeyTarget } from '../../../common/tabKeys';
-import { TextArea } from '../../../common/components/Field';
 import { Spinner } from '../../../common/components/Spinner';
-import { useComposerFocus } from '../../../common/hooks/useComposerFocus';
 import { useGetExecutionThreadQuery } from '../executionApi';
-import { chatHistoryLoaded, chatMessageSent, chatStopRequested, selectChat, selectOfferedDraft, type ChatMessage } from '../executionSlice';
+import { selectOfferedDraft } from '../executionSlice';
+import { Chat } from '../../../common/chat/Chat';
+import { chatKey, type ChatEndpoint } from '../../../common/chat/chatSlice';
+import { useChatRestored, useThreadRestore } from '../../../common/chat/useThreadRestore';
+
 
 const TerminalView = lazy(() =>
   import(/* webpackChunkName: "terminal" */ '../../terminal/TerminalView').then((m) => ({ default: m.TerminalView })),
@@ -91,7 +93,7 @@ export function ExecutionChatPanel({ projectId, title, placeholder, onClose }: E
         ))}
       </TabList>
       <TabPanel role="tabpanel" id={`${baseId}-Chat-panel`} aria-labelledby={`${baseId}-Chat-tab`} hidden={tab !== 'Chat'}>
-        <ChatView projectId={projectId} placeholder={placeholder} />
+        <ChatView projectId={projectId} placeholder={placeholder} title={title} />
       </TabPanel>
       <TabPanel role="tabpanel" id={`${baseId}-Terminal-panel`} aria-labelledby={`${baseId}-Terminal-tab`} hidden={tab !== 'Terminal'}>
         {terminalOpened && (
@@ -104,103 +106,17 @@ export function ExecutionChatPanel({ projectId, title, placeholder, onClose }: E
   );
 }
 
-const NO_MESSAGES: ChatMessage[] = [];
-
-function ChatView({ projectId, placeholder }: { projectId: number; placeholder: string }): ReactElement {
-  const dispatch = useAppDispatch();
-  const chat = useAppSelector(selectChat);
-  // Another project's chat is not this one's (the stage shows one project at a time).
-  const own = chat.projectId === projectId;
-  const messages = own ? chat.messages : NO_MESSAGES;
-  const status = own ? chat.status : 'idle';
-  const threadId = own ? chat.threadId : null;
-  const restored = own && chat.restored;
+/** The execution agent's conversation in the one chat: GET with the message in the query; Stop ends the stream. */
+function ChatView({ projectId, placeholder, title }: { projectId: number; placeholder: string; title: string }): ReactElement {
+  const key = chatKey(projectId, 'execution');
+  const restored = useChatRestored(key);
   // A reload shows the stored conversation again: read once per page, fresh from the server each time.
-  const history = useGetExecutionThreadQuery(projectId, { skip: restored, refetchOnMountOrArgChange: true });
-  useEffect(() => {
-    if (restored || !history.data || history.isFetching) return;
-    dispatch(chatHistoryLoaded({ projectId, threadId: history.data.thread_id, messages: history.data.messages }));
-  }, [restored, history.data, history.isFetching, projectId, dispatch]);
-  const [draft, setDraft] = useState('');
-  const listRef = useRef<HTMLOListElement>(null);
-  const busy = status !== 'idle';
-  const { ref: composerRef, sent: composerSent } = useComposerFocus<HTMLTextAreaElement>(busy);
+  useThreadRestore(key, useGetExecutionThreadQuery(projectId, { skip: restored, refetchOnMountOrArgChange: true }));
   const offered = useAppSelector(selectOfferedDraft);
-  const [takenOffer, setTakenOffer] = useState<string | undefined>(undefined);
-  if (offered && offered.id !== takenOffer) {
-    setTakenOffer(offered.id);
-    setDraft(offered.text);
-  }
-  useEffect(() => {
-    if (offered) composerRef.current?.focus();
-  }, [offered, composerRef]);
-
-  useEffect(() => {
-    const list = listRef.current;
-    if (list && typeof list.scrollTo === 'function') list.scrollTo({ top: list.scrollHeight });
-  }, [messages]);
-
-  const send = (): void => {
-    if (busy || !draft.trim()) return;
-    dispatch(chatMessageSent({ projectId, message: draft }));
-    setDraft('');
-    composerSent();
-  };
-
-  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>): void => {
-    // Enter sends; Shift+Enter adds a line (part 1 section 2).
-    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
-      event.preventDefault();
-      send();
-    }
-  };
-
-  return (
-    <ChatBody>
-      <Messages ref={listRef} aria-label="Messages" aria-live="polite" tabIndex={0}>
-        {messages.map((message, index) => {
-          const thinking = message.role === 'assistant' && !message.content && status === 'sending' && index === messages.length - 1;
-          return (
-            <Bubble key={index} $role={message.role}>
-              {thinking ? CHAT.thinking : message.content}
-            </Bubble>
-          );
-        })}
-      </Messages>
-      {threadId && (
-        <ThreadId>
-          {CHAT.threadIdLabel}: <code>{threadId}</code>
-        </ThreadId>
-      )}
-      <Composer
-        onSubmit={(event) => {
-          event.preventDefault();
-          send();
-        }}
-      >
-        <TextArea
-          ref={composerRef}
-          aria-label="Message"
-          placeholder={placeholder}
-          value={draft}
-          disabled={busy}
-          rows={2}
-          onChange={(event) => setDraft(event.target.value)}
-          onKeyDown={onKeyDown}
-        />
-        {busy ? (
-          <Button $variant="danger" onClick={() => dispatch(chatStopRequested())}>
-            {CHAT.stop}
-          </Button>
-        ) : (
-          <Button type="submit" $variant="primary" disabled={!draft.trim()}>
-            {CHAT.send}
-          </Button>
-        )}
-      </Composer>
-    </ChatBody>
-  );
+  return <Chat bare chatKey={key} title={title} endpoint={EXECUTION_AGENT} placeholder={placeholder} offeredDraft={offered ?? null} />;
 }
+
+const EXECUTION_AGENT: ChatEndpoint = { path: '/execution/agent', method: 'GET' };
 
 /** Fills the height its place gives it (the stage's side column); the messages scroll inside. */
 const Panel = styled(Card)`
@@ -241,49 +157,4 @@ const TabPanel = styled.div`
   flex-direction: column;
   min-height: 0;
   &[hidden] { display: none; }
-`;
-
-const ChatBody = styled.div`
-  display: flex;
-  flex: 1;
-  flex-direction: column;
-  gap: ${({ theme }) => theme.space(3)};
-  min-height: 0;
-`;
-
-const Messages = styled.ol`
-  flex: 1;
-  display: flex;
-  flex-direction: column;
-  gap: ${({ theme }) => theme.space(2)};
-  max-height: 520px;
-  min-height: 0;
-  margin: 0;
-  padding: 0;
-  overflow-y: auto;
-  list-style: none;
-`;
-
-const Bubble = styled.li<{ $role: string }>`
-  align-self: ${({ $role }) => ($role === 'user' ? 'flex-end' : 'flex-start')};
-  max-width: 85%;
-  padding: ${({ theme }) => `${theme.space(2)} ${theme.space(3)}`};
-  border-radius: ${({ theme }) => theme.radii.lg};
-  background: ${({ theme, $role }) => ($role === 'user' ? theme.colors.primaryFill : theme.colors.surfaceRaised)};
-  color: ${({ theme, $role }) => ($role === 'user' ? theme.colors.primaryText : theme.colors.text)};
-  white-space: pre-wrap;
-  overflow-wrap: anywhere;
-`;
-
-const ThreadId = styled.p`
-  margin: 0;
-  color: ${({ theme }) => theme.colors.textMuted};
-  font-size: ${({ theme }) => theme.fontSizes.xs};
-`;
-
-const Composer = styled.form`
-  display: flex;
-  align-items: flex-end;
-  gap: ${({ theme }) => theme.space(2)};
-  textarea { min-height: 48px; }
 `;
