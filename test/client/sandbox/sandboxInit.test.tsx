@@ -1,7 +1,8 @@
 import { act, screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { SandboxInitStatus } from '../../../src/client/features/sandbox/SandboxInitStatus';
-import { implementationConfirmRequested, selectSandboxInit } from '../../../src/client/features/sandbox/sandboxSlice';
+import { selectSandboxInit } from '../../../src/client/features/sandbox/sandboxSlice';
+import { implementationConfirmRequested } from '../../../src/client/features/planning/planningSlice';
 import type { ExecutionTriggerBody } from '../../../src/shared/api/execution';
 import type { SandboxInitializeResponse, SandboxProvisioningStatus } from '../../../src/shared/api/sandbox';
 import { CALL_ERRORS, INSTALLATION_ID_KEY, SANDBOX_INIT, SANDBOX_INIT_ERRORS } from '../../../src/shared/constants';

@@ -5,7 +5,7 @@ import { chatSaga } from '../../../src/client/common/chat/chatSaga';
 import { creditsSaga } from '../../../src/client/features/credits/creditsSaga';
 import { executionSaga } from '../../../src/client/features/execution/executionSaga';
 import { planningSaga } from '../../../src/client/features/planning/planningSaga';
-import { sandboxInitSaga } from '../../../src/client/features/sandbox/sandboxInitSaga';
+import { sandboxInitSaga } from '../../../src/client/features/planning/sandboxInitSaga';
 
 /** Every saga the lazy chunks start; importing them also injects every app-only slice. */
 const APP_SAGAS = [authSaga, creditsSaga, chatSaga, planningSaga, sandboxInitSaga, executionSaga];

@@ -3,8 +3,9 @@ import { cycles, importGraph } from './importGraph';
 /**
  * How the code may depend on itself (ARCHITECTURE.md, "Layout"): the contract imports nothing of the app
  * or the server; in the server, arrows point down only — routes, then plugins, then services, then agents,
- * then the sandbox drivers, then the database and the server's basics; and no file, in the server or the
- * app, imports itself back through others.
+ * then the sandbox drivers, then the database and the server's basics; in the app, the shared modules
+ * (client/common, client/api) import no feature and no two features import each other; and no file, in
+ * the server or the app, imports itself back through others.
  */
 
 const graph = importGraph();
@@ -40,6 +41,29 @@ test('server arrows point down: routes, plugins, services, agents, sandbox drive
     }
   }
   expect(up).toEqual([]);
+});
+
+/** The app feature a file belongs to (`client/features/<feature>/…`), if any. */
+const featureOf = (file: string): string | undefined => /^client\/features\/([^/]+)\//.exec(file)?.[1];
+
+test("the app's shared modules (client/common, client/api) import no feature", () => {
+  const wrong = [...graph].flatMap(([file, targets]) =>
+    /^client\/(common|api)\//.test(file) ? targets.filter((t) => featureOf(t)).map((t) => `${file} -> ${t}`) : [],
+  );
+  expect(wrong).toEqual([]);
+});
+
+test('no two app features import each other: what both need lives in a shared module', () => {
+  const arrows = new Map<string, string>();
+  for (const [file, targets] of graph) {
+    const from = featureOf(file);
+    for (const target of targets) {
+      const to = featureOf(target);
+      if (from && to && from !== to && !arrows.has(`${from} -> ${to}`)) arrows.set(`${from} -> ${to}`, `${file} -> ${target}`);
+    }
+  }
+  const both = [...arrows.keys()].filter((arrow) => arrows.has(arrow.split(' -> ').reverse().join(' -> ')));
+  expect(both.map((arrow) => `${arrow} (${arrows.get(arrow)})`)).toEqual([]);
 });
 
 test('no import cycle anywhere in src/', () => {

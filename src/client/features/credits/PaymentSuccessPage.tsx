@@ -9,7 +9,7 @@ import { ButtonRow, Card, CenteredPage } from '../../common/components/Card';
 import { Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { logError } from '../../common/log';
-import type { HomeNavigationState } from '../projects/navigationState';
+import type { HomeNavigationState } from '../../common/navigationState';
 import { useGetCreditsQuery, useLookupPaymentQuery } from './creditsApi';
 import { formatCredits } from './formatCredits';
 

@@ -13,7 +13,7 @@ import { executionSaga } from './executionSaga';
 import { chatSaga } from '../../common/chat/chatSaga';
 import { selectOfferedDraft } from './executionSlice';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
-import { ToolPreflightNotice } from '../sandbox/ToolPreflightNotice';
+import { ToolPreflightNotice } from './ToolPreflightNotice';
 
 /** Ours: the spec leaves the execution chat's title and placeholder to the caller. */
 const CHAT_TITLE = 'Execution Agent';
@@ -127,26 +127,4 @@ const ChatColumn = styled.div`
     direction: rtl;
     > * { direction: ltr; }
   }
-`;
-
-/**
- * The stage's work beside a narrow side column (the validation stage: its steps beside the plan). The
- * steps get the room; below 1100 px the side column goes under them.
- */
-export const StageColumns = styled.div`
-  display: grid;
-  grid-template-columns: minmax(0, 1fr) minmax(260px, 340px);
-  gap: ${({ theme }) => theme.space(5)};
-  align-items: start;
-  @media (max-width: 1100px) {
-    grid-template-columns: minmax(0, 1fr);
-  }
-`;
-
-export const StageSide = styled.div`
-  display: flex;
-  flex-direction: column;
-  gap: ${({ theme }) => theme.space(5)};
-  min-width: 0;
-  h3 { font-size: ${({ theme }) => theme.fontSizes.md}; margin-bottom: ${({ theme }) => theme.space(1)}; }
 `;

@@ -6,9 +6,9 @@ import { logError } from '../../common/log';
 import { completeStageAndMove } from '../stages/stageSagas';
 import { executionApi } from './executionApi';
 import { createValidationPlan, triggerValidation } from '../validation/validationSaga';
-import { autoRetryDecision, summarise, toViewSteps, type AutoRetryDecision } from './executionModel';
-import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from './stepActionSagas';
-import type { PendingStepActions } from './stepActions';
+import { autoRetryDecision, summarise, toViewSteps, type AutoRetryDecision } from '../../common/steps/executionModel';
+import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../../common/steps/stepActionSagas';
+import type { PendingStepActions } from '../../common/steps/stepActions';
 import {
   autoApproveToggled,
   autoRetrySkipped,
@@ -24,7 +24,7 @@ import {
   stepActionRequested,
   type StepActionRequest,
 } from './executionSlice';
-import { incrementRetryCount, readRetryCounts } from './retryCounts';
+import { incrementRetryCount, readRetryCounts } from '../../common/steps/retryCounts';
 
 /** The execution stage's step actions (POST /api/execution/approve-step and cancel-step). */
 export const executionStepActions: StepActionStage<StepActionRequest> = {

@@ -1,10 +1,10 @@
 import { createSlice, nanoid, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { rootReducer } from '../../app/store';
 import { executionApi } from './executionApi';
-import { toViewSteps } from './executionModel';
-import { stepActionReducers, stepActions, type PendingStepAction, type StepActionKind } from './stepActions';
+import { toViewSteps } from '../../common/steps/executionModel';
+import { stepActionReducers, stepActions, type PendingStepAction, type StepActionKind } from '../../common/steps/stepActions';
 
-export type { PendingStepAction, StepActionKind } from './stepActions';
+export type { PendingStepAction, StepActionKind } from '../../common/steps/stepActions';
 
 export interface ExecutionState {
   autoApprove: boolean;

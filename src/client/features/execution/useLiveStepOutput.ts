@@ -4,11 +4,9 @@ import { useAppDispatch } from '../../app/hooks';
 import { createTerminalCommandsChannel, type TerminalCommandsMessage } from '../terminal/terminalCommandsChannel';
 import { executionApi } from './executionApi';
 
-/** A running step's output as it arrives, and when its last chunk came (ms since the epoch). */
-export interface LiveOutput {
-  output: string;
-  lastAt: number;
-}
+import type { LiveOutput } from '../../common/steps/StepCards';
+
+export type { LiveOutput };
 
 /**
  * The output of the project's running steps as the server streams it (GET /api/terminal/commands, the

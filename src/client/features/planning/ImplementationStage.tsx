@@ -11,7 +11,7 @@ import { Chat } from '../../common/chat/Chat';
 import { chatSaga } from '../../common/chat/chatSaga';
 import { messageSubmitted, selectChatStreaming } from '../../common/chat/chatSlice';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
-import { sandboxInitSaga } from '../sandbox/sandboxInitSaga';
+import { sandboxInitSaga } from './sandboxInitSaga';
 import type { StagePanelProps } from '../stages/types';
 import { ConfirmButton } from './components/ConfirmButton';
 import { PlanView } from './components/PlanView';

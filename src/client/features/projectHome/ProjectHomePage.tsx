@@ -14,7 +14,7 @@ import { Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { UserProfile } from '../auth/UserProfile';
 import { useGetCurrentDocumentationQuery } from '../documentation/documentationApi';
-import { projectFromState } from '../projects/navigationState';
+import { projectFromState } from '../../common/navigationState';
 import { ProjectNotFound } from '../projects/ProjectNotFound';
 import { useGetProjectQuery } from '../projects/projectsApi';
 import { ProjectCost } from '../stages/components/ProjectCost';

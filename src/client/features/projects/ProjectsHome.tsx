@@ -12,7 +12,7 @@ import { CreditsButton } from '../credits/CreditsButton';
 import { CreateProjectDialog } from './components/CreateProjectDialog';
 import { PaymentBanner } from './components/PaymentBanner';
 import { ProjectList } from './components/ProjectList';
-import { projectNavigationState } from './navigationState';
+import { projectNavigationState } from '../../common/navigationState';
 
 /** The projects home at /app (part 1 section 2). */
 export function ProjectsHome(): ReactElement {

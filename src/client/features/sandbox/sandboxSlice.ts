@@ -1,12 +1,10 @@
 import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { rootReducer } from '../../app/store';
-import { implementationConfirmRequested } from '../planning/planningSlice';
 
 /**
- * The Implementation stage's confirm button dispatches planning's `implementation/confirmRequested`;
- * `sandboxInitSaga` runs the flow and this slice tracks it.
+ * The sandbox's preparation as the Implementation stage's confirm runs it (planning/sandboxInitSaga.ts):
+ * the flow tells this slice each phase, from `initialisationStarted` to done or failed.
  */
-export { implementationConfirmRequested };
 
 export type SandboxInitPhase = 'idle' | 'checking' | 'initialising' | 'starting' | 'done' | 'failed';
 
@@ -26,6 +24,11 @@ export const sandboxSlice = createSlice({
   name: 'sandbox',
   initialState,
   reducers: {
+    /** The confirm flow began for a project (a second one while it runs is ignored: the flow takes the leading click). */
+    initialisationStarted(state, action: PayloadAction<{ projectId: number }>) {
+      if (state.phase === 'checking' || state.phase === 'initialising' || state.phase === 'starting') return;
+      return { ...initialState, phase: 'checking', projectId: action.payload.projectId };
+    },
     initialisationAttempted(state, action: PayloadAction<number>) {
       state.phase = 'initialising';
       state.attempt = action.payload;
@@ -46,20 +49,13 @@ export const sandboxSlice = createSlice({
       return initialState;
     },
   },
-  extraReducers: (builder) => {
-    builder.addCase(implementationConfirmRequested, (state, action) => {
-      // A second click while the flow runs is ignored (the saga takes the leading one).
-      if (state.phase === 'checking' || state.phase === 'initialising' || state.phase === 'starting') return;
-      return { ...initialState, phase: 'checking', projectId: action.payload.projectId };
-    });
-  },
   selectors: {
     selectSandboxInit: (state) => state,
     selectSandboxInitBusy: (state) => state.phase === 'checking' || state.phase === 'initialising' || state.phase === 'starting',
   },
 });
 
-export const { initialisationAttempted, sandboxReady, implementationConfirmed, initialisationFailed, initialisationDismissed } =
+export const { initialisationStarted, initialisationAttempted, sandboxReady, implementationConfirmed, initialisationFailed, initialisationDismissed } =
   sandboxSlice.actions;
 
 declare module '../../app/store' {

@@ -8,8 +8,8 @@ import { logError } from '../../common/log';
 import { createAgentStreamChannel, type AgentStreamEvent } from '../../common/chat/streamChannel';
 import { documentationApi } from '../documentation/documentationApi';
 
-import { summarise, toViewSteps } from '../execution/executionModel';
-import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../execution/stepActionSagas';
+import { summarise, toViewSteps } from '../../common/steps/executionModel';
+import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../../common/steps/stepActionSagas';
 import { runEndpoint } from '../../api/runEndpoint';
 import { errorMessage, errorStatus } from '../../api/apiSlice';
 import { stagesApi } from '../stages/stagesApi';

@@ -1,7 +1,7 @@
 import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { rootReducer } from '../../app/store';
-import { toViewSteps } from '../execution/executionModel';
-import { stepActionReducers, stepActions, type PendingStepActions, type StepActionKind } from '../execution/stepActions';
+import { toViewSteps } from '../../common/steps/executionModel';
+import { stepActionReducers, stepActions, type PendingStepActions, type StepActionKind } from '../../common/steps/stepActions';
 import { validationApi } from './validationApi';
 
 export interface ValidationState {

@@ -1,15 +1,14 @@
-import { useCallback, useId, type ReactElement, type ReactNode } from 'react';
+import { useCallback, type ReactElement, type ReactNode } from 'react';
 import styled from 'styled-components';
 import { EXECUTION, EXECUTION_ERRORS, EXECUTION_TEXT, formatStepStatus } from '../../../../shared/constants';
 import { errorMessage } from '../../../api/apiSlice';
 import { useAppDispatch, useAppSelector } from '../../../app/hooks';
 import { Button } from '../../../common/components/Button';
-import { Card } from '../../../common/components/Card';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
 import { useGetExecutionProgressQuery, useResolveChangeMutation } from '../executionApi';
-import { summarise, toViewSteps, type ViewStep } from '../executionModel';
+import { summarise, toViewSteps, type ViewStep } from '../../../common/steps/executionModel';
 import {
   autoApproveToggled,
   autoRetryToggled,
@@ -23,9 +22,10 @@ import {
   stepActionRequested,
   type StepActionKind,
 } from '../executionSlice';
-import { ProgressRing } from './ProgressRing';
+import { ProgressRing } from '../../../common/steps/ProgressRing';
 import { useLiveStepOutput } from '../useLiveStepOutput';
-import { StepCards } from './StepCards';
+import { StepCards } from '../../../common/steps/StepCards';
+import { Banner, Fact, Facts, Overview, Panel, PanelTitle, Switch, ToggleRow } from '../../../common/steps/progressParts';
 
 /**
  * The execution progress panel (part 2 section 2): polls GET /api/execution/progress every 5 s and
@@ -149,18 +149,6 @@ function Toggles(): ReactElement {
   );
 }
 
-/** A labelled on/off switch (a checkbox with role switch), shared with the validation panel. */
-export function Switch({ label, checked, onChange }: { label: string; checked: boolean; onChange: (on: boolean) => void }): ReactElement {
-  const id = useId();
-  return (
-    <SwitchLabel htmlFor={id}>
-      <input id={id} type="checkbox" role="switch" checked={checked} onChange={(event) => onChange(event.target.checked)} />
-      <span aria-hidden="true" className="track" />
-      {label}
-    </SwitchLabel>
-  );
-}
-
 /** All steps completed: the banner and the move to validation (part 2 section 4). */
 function CompletionBanner({ projectId }: { projectId: number }): ReactElement {
   const dispatch = useAppDispatch();
@@ -176,79 +164,6 @@ function CompletionBanner({ projectId }: { projectId: number }): ReactElement {
   );
 }
 
-export const Panel = styled(Card)`
-  display: flex;
-  flex-direction: column;
-  gap: ${({ theme }) => theme.space(4)};
-  h2 { font-size: ${({ theme }) => theme.fontSizes.lg}; }
-`;
-
-export const Overview = styled.div`
-  display: flex;
-  align-items: center;
-  gap: ${({ theme }) => theme.space(5)};
-`;
-
-export const Facts = styled.div`
-  display: flex;
-  flex-direction: column;
-  gap: ${({ theme }) => theme.space(1)};
-`;
-
-export const Fact = styled.p`
-  margin: 0;
-  span { color: ${({ theme }) => theme.colors.textMuted}; }
-`;
-
-export const ToggleRow = styled.div`
-  display: flex;
-  flex-wrap: wrap;
-  gap: ${({ theme }) => theme.space(5)};
-`;
-
-const SwitchLabel = styled.label`
-  display: inline-flex;
-  align-items: center;
-  gap: ${({ theme }) => theme.space(2)};
-  cursor: pointer;
-  font-size: ${({ theme }) => theme.fontSizes.sm};
-  input { position: absolute; opacity: 0; width: 1px; height: 1px; }
-  .track {
-    position: relative;
-    width: 34px;
-    height: 18px;
-    border-radius: ${({ theme }) => theme.radii.round};
-    background: ${({ theme }) => theme.colors.border};
-    transition: background 120ms ease;
-  }
-  .track::after {
-    content: '';
-    position: absolute;
-    top: 2px;
-    left: 2px;
-    width: 14px;
-    height: 14px;
-    border-radius: 50%;
-    background: ${({ theme }) => theme.colors.text};
-    transition: transform 120ms ease;
-  }
-  input:checked + .track { background: ${({ theme }) => theme.colors.success}; }
-  input:checked + .track::after { transform: translateX(16px); }
-  input:focus-visible + .track { outline: 2px solid ${({ theme }) => theme.colors.focus}; }
-`;
-
-export const Banner = styled.div`
-  display: flex;
-  flex-wrap: wrap;
-  align-items: center;
-  justify-content: space-between;
-  gap: ${({ theme }) => theme.space(3)};
-  padding: ${({ theme }) => theme.space(4)};
-  border-radius: ${({ theme }) => theme.radii.md};
-  border: 1px solid ${({ theme }) => theme.colors.success};
-  background: ${({ theme }) => theme.colors.successSurface};
-`;
-
 const Revision = styled.div`
   display: flex;
   flex-direction: column;
@@ -258,12 +173,4 @@ const Revision = styled.div`
   border: 1px solid ${({ theme }) => theme.colors.warning};
   font-size: ${({ theme }) => theme.fontSizes.sm};
   ul { margin: 0; padding-left: ${({ theme }) => theme.space(5)}; }
-`;
-
-export const PanelTitle = styled.div`
-  display: flex;
-  flex-wrap: wrap;
-  align-items: center;
-  justify-content: space-between;
-  gap: ${({ theme }) => theme.space(2)};
 `;

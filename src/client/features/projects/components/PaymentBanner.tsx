@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState, type ReactElement } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import styled from 'styled-components';
 import { HOME, TIMING } from '../../../../shared/constants';
-import type { HomeNavigationState } from '../navigationState';
+import type { HomeNavigationState } from '../../../common/navigationState';
 
 /**
  * 'Payment successful! …' when the home is reached with `paymentSuccess` in navigation state. It

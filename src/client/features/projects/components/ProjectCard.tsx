@@ -4,7 +4,7 @@ import styled from 'styled-components';
 import type { Project } from '../../../../shared/api/projects';
 import { HOME } from '../../../../shared/constants';
 import { formatDate, formatDateTime } from '../../../common/format';
-import { projectNavigationState } from '../navigationState';
+import { projectNavigationState } from '../../../common/navigationState';
 
 /** One project: a link to its workspace carrying the project in navigation state. */
 export function ProjectCard({ project }: { project: Project }): ReactElement {

@@ -7,11 +7,11 @@ import { Button } from '../../../common/components/Button';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
-import { Banner, Fact, Facts, Overview, Panel, Switch, ToggleRow } from '../../execution/components/ExecutionProgressPanel';
-import { ProgressRing } from '../../execution/components/ProgressRing';
-import { StepCards } from '../../execution/components/StepCards';
-import { summarise, toViewSteps, type ViewStep } from '../../execution/executionModel';
-import type { StepActionKind } from '../../execution/stepActions';
+import { Banner, Fact, Facts, Overview, Panel, Switch, ToggleRow } from '../../../common/steps/progressParts';
+import { ProgressRing } from '../../../common/steps/ProgressRing';
+import { StepCards } from '../../../common/steps/StepCards';
+import { summarise, toViewSteps, type ViewStep } from '../../../common/steps/executionModel';
+import type { StepActionKind } from '../../../common/steps/stepActions';
 import { useGetValidationProgressQuery } from '../validationApi';
 import { FailedChecks } from './FailedChecks';
 import {

@@ -1,6 +1,6 @@
 import { useMemo, type ReactElement } from 'react';
 import styled, { css } from 'styled-components';
-import { lineDiff } from '../../../../shared/lineDiff';
+import { lineDiff } from '../../../shared/lineDiff';
 
 /** Unchanged lines further than this from a change are folded into one "… n unchanged lines" row. */
 const CONTEXT = 2;

@@ -1,9 +1,9 @@
 import { useEffect, type ReactElement } from 'react';
 import styled from 'styled-components';
-import { FULL_OUTPUT_MODAL } from '../../../../shared/constants';
-import { Button } from '../../../common/components/Button';
-import { Dialog, DialogActions } from '../../../common/components/Dialog';
-import { logError } from '../../../common/log';
+import { FULL_OUTPUT_MODAL } from '../../../shared/constants';
+import { Button } from '../components/Button';
+import { Dialog, DialogActions } from '../components/Dialog';
+import { logError } from '../log';
 
 /**
  * The 'Full Output' modal of a step card (part 2 section 2): the info hint, the whole output, Close

@@ -1,10 +1,15 @@
 import { useEffect, useRef, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
-import { Button } from '../../../common/components/Button';
-import { currentStepNumber, type ViewStep } from '../executionModel';
-import type { PendingStepAction, StepActionKind } from '../stepActions';
-import type { LiveOutput } from '../useLiveStepOutput';
+import { Button } from '../components/Button';
+import { currentStepNumber, type ViewStep } from './executionModel';
+import type { PendingStepAction, StepActionKind } from './stepActions';
 import { StepCard } from './StepCard';
+
+/** A running step's output as it arrives, and when its last chunk came (ms since the epoch). */
+export interface LiveOutput {
+  output: string;
+  lastAt: number;
+}
 
 /** Ours: the list's controls. */
 const EXPAND_ALL = 'Expand all';

@@ -2,10 +2,10 @@ import { useEffect, useMemo, type ReactElement } from 'react';
 import styled from 'styled-components';
 import type { SandboxMissingTool } from '../../../shared/api/sandbox';
 import { useAppSelector } from '../../app/hooks';
-import { executionApi } from '../execution/executionApi';
-import { toViewSteps } from '../execution/executionModel';
-import { sandboxControlApi } from './sandboxControlApi';
-import { selectSandboxInit } from './sandboxSlice';
+import { executionApi } from './executionApi';
+import { toViewSteps } from '../../common/steps/executionModel';
+import { sandboxControlApi } from '../sandbox/sandboxControlApi';
+import { selectSandboxInit } from '../sandbox/sandboxSlice';
 
 /** Ours: the spec has no tool check; the wording says what was checked and what follows, nothing more. */
 const TITLE = 'Tools missing from the sandbox';

@@ -7,15 +7,15 @@ import { errorMessage } from '../../api/apiSlice';
 import { executionApi } from '../execution/executionApi';
 import { runEndpoint } from '../../api/runEndpoint';
 import { completeStageAndMove } from '../stages/stageSagas';
-import { confirmFailed, confirmSucceeded } from '../planning/planningSlice';
-import { sandboxApi } from './sandboxApi';
+import { confirmFailed, confirmSucceeded, implementationConfirmRequested } from './planningSlice';
+import { sandboxApi } from '../sandbox/sandboxApi';
 import {
   implementationConfirmed,
-  implementationConfirmRequested,
   initialisationAttempted,
+  initialisationStarted,
   initialisationFailed,
   sandboxReady,
-} from './sandboxSlice';
+} from '../sandbox/sandboxSlice';
 
 /** A failure of the confirm flow decided here (not a failed call), shown as it is. */
 class ConfirmFlowError extends Error {}
@@ -71,6 +71,7 @@ export function* moveToExecution(projectId: number): Generator {
  */
 export function* implementationConfirmWorker(action: ReturnType<typeof implementationConfirmRequested>): Generator {
   const { projectId } = action.payload;
+  yield put(initialisationStarted({ projectId }));
   try {
     if (!Number.isSafeInteger(projectId) || projectId <= 0) throw new ConfirmFlowError(CALL_ERRORS.invalidProjectId);
     yield call(initialiseSandbox, projectId);

@@ -1,4 +1,4 @@
-import type { Project } from '../../../shared/api/projects';
+import type { Project } from '../../shared/api/projects';
 
 /** Travels with navigation to /app/{id}: the project, so the workspace need not load it again. */
 export interface ProjectNavigationState {

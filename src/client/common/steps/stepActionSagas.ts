@@ -1,7 +1,7 @@
 import type { PayloadAction, UnknownAction } from '@reduxjs/toolkit';
 import { call, put, select, take } from 'redux-saga/effects';
 import type { RootState } from '../../app/store';
-import { logError } from '../../common/log';
+import { logError } from '../log';
 import { runEndpoint } from '../../api/runEndpoint';
 import { nextAutoApproval, type ViewStep } from './executionModel';
 import type { PendingStepActions, StepActionPayload } from './stepActions';

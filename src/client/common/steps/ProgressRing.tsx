@@ -1,6 +1,6 @@
 import type { ReactElement } from 'react';
 import styled from 'styled-components';
-import { EXECUTION } from '../../../../shared/constants';
+import { EXECUTION } from '../../../shared/constants';
 
 const STROKE = 8;
 

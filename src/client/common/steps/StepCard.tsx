@@ -1,12 +1,12 @@
 import { useCallback, useEffect, useId, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
-import { EXECUTION, EXECUTION_TEXT, formatStepStatus, FULL_OUTPUT_MODAL } from '../../../../shared/constants';
-import { Button } from '../../../common/components/Button';
-import { Spinner } from '../../../common/components/Spinner';
-import type { ViewStep } from '../executionModel';
-import { formatDuration, previewLines } from '../executionModel';
-import { lastLine, tailLines, terminalText } from '../terminalText';
-import type { PendingStepAction, StepActionKind } from '../executionSlice';
+import { EXECUTION, EXECUTION_TEXT, formatStepStatus, FULL_OUTPUT_MODAL } from '../../../shared/constants';
+import { Button } from '../components/Button';
+import { Spinner } from '../components/Spinner';
+import type { ViewStep } from './executionModel';
+import { formatDuration, previewLines } from './executionModel';
+import { lastLine, tailLines, terminalText } from './terminalText';
+import type { PendingStepAction, StepActionKind } from './stepActions';
 import { FullOutputModal } from './FullOutputModal';
 import { codeBlock, LineDiff } from './LineDiff';
 
