@@ -18,7 +18,7 @@ export function catalogueView(components: Record<string, Component>): CatalogueV
           label: c.label,
           category: c.category,
           ports,
-          needs: c.requires.map((r) => [r]),
+          needs: c.needs,
           proxy: c.category === 'proxy',
           hostPorts: [...new Set(hostPorts)],
           upstreams: web.map((s) => s.webLabel || s.name),

@@ -125,7 +125,7 @@ export function createStackEditing(deps: StackEditingDeps) {
      * Applies operations in order, all or none (400 naming the one that cannot be done and why), then
      * saves the requirements rendered from the result. `panel`: kept as edits for the offline agent's next
      * turns, and complete only when the conversation had said so; `model`: a real model's tool call, whose
-     * model is the whole truth, complete when it runs something somewhere with no name left unanswered.
+     * model is the whole truth, complete when it runs something with no name left unanswered.
      */
     async apply(projectId: number, raw: unknown[], source: 'panel' | 'model'): Promise<StackDocument> {
       const at = new Date();
@@ -151,7 +151,8 @@ export function createStackEditing(deps: StackEditingDeps) {
         return { model, edits };
       });
       const requirements = requirementsOfModel(doc.model, at);
-      const ready = requirements.open.length === 0 && (source === 'panel' ? await deps.wasReady(projectId) : Boolean(doc.model.target));
+      // Where it runs is not required: without a target the plan is for an existing server of the person's, as in words.
+      const ready = requirements.open.length === 0 && (source === 'panel' ? await deps.wasReady(projectId) : true);
       await deps.saveRequirements(projectId, { ...requirements, ready });
       return doc;
     },

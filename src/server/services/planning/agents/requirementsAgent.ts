@@ -4,7 +4,8 @@ import { TOOL_NAMES } from '../../../agents/toolNames';
 import { REQUIREMENTS_DOCUMENT, REQUIREMENTS_SECTION } from '../../../../shared/constants/planning';
 import { SECRET_TYPES } from '../../../../shared/api/planning';
 import { isRequirementsComplete } from '../../../../shared/requirementsDocument';
-import { STACK_EDITS_TAG } from '../../../agents/offline/panelEdits';
+import { STACK_EDITS_TAG, STACK_MODEL_TAG } from '../../../agents/offline/panelEdits';
+import { isStackOpTool, runStackOpTool, STACK_OP_AGENT_TOOLS, STACK_OP_INSTRUCTION } from './stackOpTools';
 import { block, type PlanningAgent } from './planningAgent';
 
 const SECRET_ITEM = {
@@ -56,7 +57,7 @@ export const REQUIREMENTS_TOOLS: AgentTool[] = [
 export const requirementsAgent: PlanningAgent = {
   name: 'requirements',
   usageAgent: 'requirementsAgent',
-  tools: REQUIREMENTS_TOOLS,
+  tools: [...REQUIREMENTS_TOOLS, ...STACK_OP_AGENT_TOOLS],
   instructions: (context) => [
     'Role: requirements',
     'You are a senior DevOps engineer gathering the requirements to deploy a docker-compose stack. Ask only what the requirements document needs (workload, where it runs, region, domain and TLS, load and data size), a few questions at a time. After every answer call update_requirements with the whole document, the secrets the plan needs and ready_to_continue (true only when every section has substance). Reply briefly in the chat; the document is shown beside it.',
@@ -65,8 +66,12 @@ export const requirementsAgent: PlanningAgent = {
     block('requirements_document', context.requirements),
     block('repository_analysis', context.analysis),
     block(STACK_EDITS_TAG, context.stackEdits),
+    STACK_OP_INSTRUCTION,
+    block(STACK_MODEL_TAG, context.stackModel),
   ],
-  async runTool({ documents, stackEditing, saveRequirements }, projectId, name, args) {
+  async runTool(workspace, projectId, name, args) {
+    if (isStackOpTool(name)) return runStackOpTool(workspace, projectId, name, args);
+    const { documents, stackEditing, saveRequirements } = workspace;
     if (name !== TOOL_NAMES.requirements) throw badRequest(`unknown tool ${name}`);
     if (typeof args.document !== 'string' || !args.document.trim()) throw badRequest('document must be the whole requirements text');
     await saveRequirements(projectId, { document: args.document, secrets: args.secrets, ready: args.ready_to_continue === true });

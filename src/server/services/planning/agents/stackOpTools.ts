@@ -1,0 +1,44 @@
+import type { AgentTool } from '../../../agents/turnLoop';
+import { STACK_OP_TOOLS } from '../../../../shared/stackOps';
+import type { StackModel } from '../../../../shared/stackModel';
+import type { PlanningWorkspace } from './planningAgent';
+
+/**
+ * The stack operations as a real model's tools (one per operation, its JSON schema as parameters): the
+ * requirements agent edits the project's stack model with them, as the panel's controls do, and the
+ * requirements text is rendered from the result. A call that does not fit its schema or cannot be done
+ * answers `Error: <why>` (the turn loop turns the 400 into the tool's answer), so the model can correct it.
+ */
+
+export const STACK_OP_AGENT_TOOLS: AgentTool[] = STACK_OP_TOOLS.map((t) => ({
+  type: 'function',
+  function: { name: t.name, description: `Stack model operation: ${t.description}`, parameters: t.parameters },
+}));
+
+const NAMES = new Set<string>(STACK_OP_TOOLS.map((t) => t.name));
+
+export const isStackOpTool = (name: string): boolean => NAMES.has(name);
+
+/** What the model reads back: the stack as it now stands, and what keeps the requirements open. */
+function summary(model: StackModel): string {
+  const components = model.components.map((c) => `${c.name}${c.keepPrivate ? ' (private)' : ''}${c.auto ? ' (added as a need)' : ''}`).join(', ') || 'nothing yet';
+  const exposures = model.exposures
+    .map((e) => (e.via === 'proxy' ? `${e.component} at ${e.domain ?? "the server's address"}${e.tls ? ' (HTTPS)' : ''}` : `${e.component} on port ${e.hostPort}`))
+    .join(', ');
+  const open = [
+    ...(model.components.length ? [] : ['what to run']),
+    ...model.unknowns.filter((u) => u.status === 'asked').map((u) => `${u.name} (not in the catalogue)`),
+  ];
+  const where = model.target ? '' : " Runs on: an existing server of the person's (setTarget to name it, or a new machine at a provider).";
+  return `Components: ${components}. Public: ${exposures || 'nothing'}.${where} ${open.length ? `Still open: ${open.join('; ')}.` : 'The requirements are complete.'}`;
+}
+
+/** Applies one operation the model called; the requirements document is rendered from the new model. */
+export async function runStackOpTool({ stackEditing }: PlanningWorkspace, projectId: number, name: string, args: Record<string, unknown>): Promise<string> {
+  const { model } = await stackEditing.apply(projectId, [{ ...args, op: name }], 'model');
+  return `Applied ${name}. ${summary(model)}`;
+}
+
+/** The instruction that goes with the tools. */
+export const STACK_OP_INSTRUCTION =
+  'The stack is a model (stack_model below) that you change only with the stack operation tools: addComponent with a catalogue product id (or a custom image with its ports), removeComponent or exclude ("I do not want X"), replaceComponent, expose/setDomain/setPort, makePrivate ("keep X private"), setTarget (where it runs), askUnknown/skipUnknown for software the catalogue does not hold (never a stand-in). Each call answers the stack as it now stands, or "Error: …" saying why it could not be done: correct the call, or tell the person. The requirements document is rendered from the model after every operation.';
