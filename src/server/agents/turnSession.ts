@@ -8,7 +8,7 @@ import type { ChatThreadResponse } from '../../shared/api/common';
 import type { StreamEvent } from '../../shared/events';
 import { DrizzleCheckpointSaver } from './checkpointer';
 import type { ModelChoice } from './models';
-import { buildToolGraph, chatHistory, findThread, resolveThread, streamTurn, threadMessages, type AgentTool, type HistoryOptions } from './turnLoop';
+import { buildToolGraph, chatHistory, findThread, resolveThread, streamTurn, threadMessages, TURN_FAILED, type AgentTool, type HistoryOptions } from './turnLoop';
 
 /**
  * The one turn session every agent runs on (planning, execution, validation, documentation, DevOps
@@ -81,8 +81,10 @@ export interface TurnSessionDeps<S> {
   /** Messages no person typed (a flow's fixed prompt), left out of the thread read back. */
   hiddenMessages?: readonly string[];
   required?: RequiredSave;
-  recursionLimit: number;
-  failureDetail: string;
+  /** Model and tool steps a turn may take (LangGraph's recursion limit); 8 when absent. */
+  recursionLimit?: number;
+  /** What a failure says when neither an HttpError nor the provider's answer says more; TURN_FAILED when absent. */
+  failureDetail?: string;
   keepPartialOnStop?: boolean;
   /** A custom graph event whose `{ text }` goes into the chat (the helper's command outcome). */
   noteEvent?: string;
@@ -161,10 +163,10 @@ export function createTurnSession<S>(deps: TurnSessionDeps<S>) {
             message: body.message.trim() || deps.defaultMessage,
             signal: controller.signal,
             model,
-            recursionLimit: deps.recursionLimit,
+            recursionLimit: deps.recursionLimit ?? 8,
             secrets,
             record: (usage) => meter.record({ ...project, agent: deps.usageAgent, model: model.name, ...usage }),
-            failureDetail: deps.failureDetail,
+            failureDetail: deps.failureDetail ?? TURN_FAILED,
             ...(deps.keepPartialOnStop ? { keepPartialOnStop: true } : {}),
             ...(deps.noteEvent ? { noteEvent: deps.noteEvent } : {}),
             // An agent that exists to save a document and ended without it is told once, then the person is.

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/client';
 import type { ModelProvider } from '../../agents/models';
-import { TURN_FAILED } from '../../agents/turnLoop';
 import { VALIDATION_TOOLS } from '../../agents/toolNames';
 import { DOCUMENTATION } from '../../../shared/constants/documentation';
 import { createTurnSession, NO_STATE, type TurnMeter } from '../../agents/turnSession';
@@ -28,13 +27,13 @@ const TOOLS = [
 export interface DocumentationAgentDeps {
   db: Db;
   models: ModelProvider;
-  documentation: Pick<DocumentationService, 'sources' | 'save' | 'begin' | 'end'>;
+  documentation: Pick<DocumentationService, 'sources' | 'save' | 'begin' | 'end' | 'written'>;
   secretValues(projectId: number): Promise<Record<string, string>>;
   meter: TurnMeter;
 }
 
 /**
- * The documentation writer (on the one turn session (agents/turnSession.ts)): its system prompt carries the project's requirements,
+ * The documentation writer, on the one turn session (agents/turnSession.ts): its system prompt carries the project's requirements,
  * architecture, implementation plan, executed and validation steps and non-secret facts; its tool
  * stores the documentation and quick start with those facts as `key_value_data`. The documentation is
  * `generating` for the length of a turn.
@@ -45,12 +44,11 @@ export function createDocumentationAgent(deps: DocumentationAgentDeps) {
     db: deps.db,
     model: () => deps.models.forAgent('implementation'),
     prepare: NO_STATE,
-    recursionLimit: 8,
-    failureDetail: TURN_FAILED,
     usageAgent: DOCUMENTATION_AGENT_ID,
     threadAgent: 'documentation',
     tools: TOOLS,
     defaultMessage: DOCUMENTATION.generatePrompt,
+    required: { tool: VALIDATION_TOOLS.saveDocumentation, missing: 'no documentation was saved', exists: ({ projectId }) => documentation.written(projectId) },
     hiddenValues: deps.secretValues,
     meter: deps.meter,
     onTurn: ({ projectId }, phase) => (phase === 'started' ? documentation.begin(projectId) : documentation.end(projectId)),

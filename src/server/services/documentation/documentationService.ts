@@ -133,6 +133,12 @@ export function createDocumentationService(deps: DocumentationDeps) {
       };
     },
 
+    /** Whether the agent ever saved the documentation (a turn that must write it is told once, then fails). */
+    async written(projectId: number): Promise<boolean> {
+      const [row] = await db.select({ writtenAt: projectDocumentation.writtenAt }).from(projectDocumentation).where(eq(projectDocumentation.projectId, projectId));
+      return Boolean(row?.writtenAt);
+    },
+
     /** A generation started: `generating` until it ends (the texts so far stay). */
     async begin(projectId: number): Promise<void> {
       await db

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/client';
 import type { ModelProvider } from '../../agents/models';
-import { TURN_FAILED } from '../../agents/turnLoop';
 import { EXECUTION_TOOLS } from '../../agents/toolNames';
 import { createTurnSession, NO_STATE, type TurnMeter } from '../../agents/turnSession';
 import { toEdits } from '../steps/commandEdits';
@@ -61,7 +60,7 @@ export interface ExecutionAgentDeps {
 const OUTPUT_CONTEXT = 4000;
 
 /**
- * The execution agent (on the one turn session (agents/turnSession.ts)): its system prompt carries the run's steps, so it answers
+ * The execution agent, on the one turn session (agents/turnSession.ts): its system prompt carries the run's steps, so it answers
  * questions about the run and may change or add steps (a changed step waits for approval again).
  */
 export function createExecutionAgent(deps: ExecutionAgentDeps) {
@@ -70,8 +69,6 @@ export function createExecutionAgent(deps: ExecutionAgentDeps) {
     db: deps.db,
     model: () => deps.models.forAgent('implementation'),
     prepare: NO_STATE,
-    recursionLimit: 8,
-    failureDetail: TURN_FAILED,
     usageAgent: EXECUTION_AGENT_ID,
     threadAgent: 'execution',
     tools: TOOLS,

@@ -1,7 +1,6 @@
 import type { Db } from '../../db/client';
 import type { AgentName, ModelProvider } from '../../agents/models';
 import { CONTINUE_PROMPT } from '../../agents/toolNames';
-import { TURN_FAILED } from '../../agents/turnLoop';
 import { createTurnSession, NO_STATE, type StartedTurn, type TurnMeter, type TurnProject } from '../../agents/turnSession';
 import { NO_ANALYSIS_MESSAGE } from '../../../shared/constants/planning';
 import type { AnalysisResponse, PlanFinding, RepositoryAnalysis } from '../../../shared/api/planning';
@@ -122,7 +121,6 @@ export function createPlanningService(deps: PlanningDeps) {
         ? { required: { tool: agent.required.tool, missing: agent.required.missing, exists: (project: TurnProject) => agent.required!.exists(workspace, project.projectId) } }
         : {}),
       recursionLimit: 12,
-      failureDetail: TURN_FAILED,
       keepPartialOnStop: true,
     });
   const sessions = Object.fromEntries(Object.entries(PLANNING_AGENTS).map(([name, agent]) => [name, sessionOf(agent)])) as Record<AgentName, ReturnType<typeof sessionOf>>;

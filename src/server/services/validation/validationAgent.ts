@@ -1,6 +1,5 @@
 import type { Db } from '../../db/client';
 import type { ModelProvider } from '../../agents/models';
-import { TURN_FAILED } from '../../agents/turnLoop';
 import { VALIDATION_TOOLS } from '../../agents/toolNames';
 import { createTurnSession, NO_STATE, type TurnMeter } from '../../agents/turnSession';
 import type { ExecutionService } from '../execution/executionService';
@@ -36,7 +35,7 @@ const OUTPUT_CONTEXT = 2000;
 const clip = <T extends { output: string | null }>(s: T): T => ({ ...s, output: s.output && s.output.length > OUTPUT_CONTEXT ? s.output.slice(-OUTPUT_CONTEXT) : s.output });
 
 /**
- * The validation agent (on the one turn session (agents/turnSession.ts), answering with the implementation planner's model): asked
+ * The validation agent, on the one turn session (agents/turnSession.ts) and answering with the implementation planner's model: asked
  * with `VALIDATION.planPrompt`, it writes read-only checks of the executed steps and saves them as the
  * validation plan; otherwise it answers about the validation run. Its turns drive the plan's status.
  */
@@ -46,12 +45,11 @@ export function createValidationAgent(deps: ValidationAgentDeps) {
     db: deps.db,
     model: () => deps.models.forAgent('implementation'),
     prepare: NO_STATE,
-    recursionLimit: 8,
-    failureDetail: TURN_FAILED,
     usageAgent: VALIDATION_AGENT_ID,
     threadAgent: 'validation',
     tools: TOOLS,
     defaultMessage: 'How is the validation going?',
+    required: { tool: VALIDATION_TOOLS.savePlan, missing: 'no validation plan was saved', exists: async ({ projectId }) => (await validation.plan(projectId)).plan !== null },
     hiddenValues: deps.secretValues,
     meter: deps.meter,
     onTurn: ({ projectId }, phase) => validation.onPlanTurn(projectId, phase),
