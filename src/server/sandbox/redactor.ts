@@ -1,15 +1,15 @@
 import { SEALED_REFERENCE } from './sealedSecrets';
+import { blankablePieces, MIN_SECRET_LENGTH, secretForms } from './secretForms';
+
+export { MIN_SECRET_LENGTH } from './secretForms';
 
 /** What a secret is replaced with in any output. */
 export const REDACTED = '[REDACTED]';
 
-/** Secrets shorter than this are not redacted: blanking every `a` would destroy the output and protect nothing. */
-export const MIN_SECRET_LENGTH = 4;
-
 export interface Redactor {
   /**
-   * Redacts one chunk of a stream. A tail that could be the start of a secret is held back until the
-   * next chunk (or `flush`), so a value split across chunks is still caught.
+   * Redacts one chunk of a stream. A tail that could be the start of a secret's form is held back until
+   * the next chunk (or `flush`), so a value split across chunks is still caught.
    */
   push(chunk: string): string;
   /** Emits whatever is held back (end of stream, or an idle terminal). */
@@ -18,54 +18,142 @@ export interface Redactor {
   readonly pending: boolean;
 }
 
-/**
- * How many characters of a secret are enough to blank on their own: any 8 consecutive characters of
- * a secret (`printf "$S" | cut -c1-8`, half of it on stdout and half on stderr) are redacted. Below
- * that, a fragment could be ordinary text.
- */
-export const FRAGMENT_LENGTH = 8;
-
-/**
- * The base64 characters that depend on the secret's bytes alone, wherever the secret starts in the
- * encoded data (offset 0, 1 or 2 bytes into a 3-byte group) and whatever follows it
- * (`echo "$S" | base64` encodes a trailing newline too, `base64 <<< "x$S"` a prefix).
- */
-function base64Cores(bytes: Buffer): string[] {
-  const cores: string[] = [];
-  for (const offset of [0, 1, 2]) {
-    const data = Buffer.concat([Buffer.alloc(offset), bytes]);
-    const encoded = data.toString('base64');
-    const core = encoded.slice(offset === 0 ? 0 : 4, Math.floor(data.length / 3) * 4);
-    if (core.length >= FRAGMENT_LENGTH) cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
-  }
-  return cores;
+/** Where a pattern comes from: a form, the offset in it, and whether a match may grow along the form. */
+interface Source {
+  form: string;
+  offset: number;
+  grows: boolean;
 }
 
-/**
- * The forms of a secret that get blanked: the value; its base64 and base64url encodings (padded or
- * not, at any byte offset); its hex, lower and upper case; its characters separated by spaces; and
- * every run of FRAGMENT_LENGTH characters of it. What is not caught: other encodings (rot13, gzip,
- * reversed, characters on separate lines), fragments shorter than FRAGMENT_LENGTH, and hex or base64
- * of a fragment.
- */
-export function secretForms(secret: string): string[] {
-  if (secret.length < MIN_SECRET_LENGTH) return [];
-  const bytes = Buffer.from(secret, 'utf8');
-  const b64 = bytes.toString('base64');
-  const hex = bytes.toString('hex');
-  const fragments: string[] = [];
-  for (let i = 0; i + FRAGMENT_LENGTH <= secret.length; i += 1) fragments.push(secret.slice(i, i + FRAGMENT_LENGTH));
-  return [
-    ...new Set([secret, b64, b64.replace(/=+$/, ''), bytes.toString('base64url'), ...base64Cores(bytes), hex, hex.toUpperCase(), [...secret].join(' '), ...fragments]),
-  ];
+/** A stretch of canonical text to blank; `open` when the form it holds could go on past its end. */
+interface Span {
+  start: number;
+  end: number;
+  open: boolean;
+}
+
+/** A text with its whitespace removed, and for each character left its index in the text. */
+interface Canonical {
+  text: string;
+  at: Int32Array;
+}
+
+function toCanonical(text: string): Canonical {
+  const at = new Int32Array(text.length);
+  let out = '';
+  let n = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    if (!/\s/.test(text[i])) {
+      out += text[i];
+      at[n] = i;
+      n += 1;
+    }
+  }
+  return { text: out, at: at.subarray(0, n) };
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The forms of the given secrets, longest first, and one pattern matching any of them (null when none). */
-function compile(secrets: readonly string[]): { forms: string[]; pattern: RegExp | null } {
-  const forms = [...new Set(secrets.flatMap(secretForms))].sort((a, b) => b.length - a.length);
-  return { forms, pattern: forms.length ? new RegExp(forms.map(escapeRegExp).join('|'), 'g') : null };
+/**
+ * The matcher of a set of secrets: every pattern (a whole form, or a blankable piece of a cuttable form)
+ * in one alternation, longest first; what each pattern is part of; and the patterns joined, to ask
+ * quickly whether a stream's tail could still become one.
+ */
+class Matcher {
+  private readonly pattern: RegExp;
+  private readonly sources = new Map<string, Source[]>();
+  private readonly starts: string;
+  readonly longest: number;
+
+  private constructor(patterns: Map<string, Source[]>) {
+    this.sources = patterns;
+    const list = [...patterns.keys()].sort((a, b) => b.length - a.length);
+    this.pattern = new RegExp(list.map(escapeRegExp).join('|'), 'g');
+    this.starts = `\0${list.join('\0')}`;
+    this.longest = list[0]?.length ?? 0;
+  }
+
+  static of(secrets: readonly string[]): Matcher | null {
+    const patterns = new Map<string, Source[]>();
+    const add = (key: string, source: Source): void => {
+      const list = patterns.get(key);
+      if (list) list.push(source);
+      else patterns.set(key, [source]);
+    };
+    for (const secret of new Set(secrets)) {
+      const { whole, cuttable } = secretForms(secret);
+      for (const form of whole) add(form, { form, offset: 0, grows: false });
+      for (const form of cuttable) {
+        add(form, { form, offset: 0, grows: true });
+        for (const piece of blankablePieces(form)) {
+          // A piece can occur more than once in a form; growing from its first place is enough to cover it.
+          add(piece, { form, offset: form.indexOf(piece), grows: true });
+        }
+      }
+    }
+    return patterns.size ? new Matcher(patterns) : null;
+  }
+
+  /** Whether some pattern is longer than `text` and starts with it. */
+  private startsLonger(text: string): boolean {
+    for (let i = this.starts.indexOf(`\0${text}`); i >= 0; i = this.starts.indexOf(`\0${text}`, i + 1)) {
+      const next = this.starts[i + 1 + text.length];
+      if (next !== undefined && next !== '\0') return true;
+    }
+    return false;
+  }
+
+  /**
+   * The spans of `text` (canonical) holding a form or a piece of one, each grown to all it covers, in
+   * order; `open` when more of the form could follow the span (a stream holds such a span at its end).
+   */
+  spans(text: string): Span[] {
+    const spans: Span[] = [];
+    this.pattern.lastIndex = 0;
+    for (let m = this.pattern.exec(text); m; m = this.pattern.exec(text)) {
+      let [start, end, open] = [m.index, m.index + m[0].length, this.startsLonger(m[0])];
+      for (const source of this.sources.get(m[0]) ?? []) {
+        if (!source.grows) continue;
+        let [l, fl] = [m.index, source.offset];
+        while (l > 0 && fl > 0 && text[l - 1] === source.form[fl - 1]) [l, fl] = [l - 1, fl - 1];
+        let [r, fr] = [m.index + m[0].length, source.offset + m[0].length];
+        while (r < text.length && fr < source.form.length && text[r] === source.form[fr]) [r, fr] = [r + 1, fr + 1];
+        if (r - l > end - start) [start, end] = [l, r];
+        if (r === end && fr < source.form.length) open = true;
+      }
+      const last = spans[spans.length - 1];
+      // Overlapping spans are one; spans that only touch stay two, so the whitespace between them stays.
+      if (last && start < last.end) Object.assign(last, { end: Math.max(last.end, end), open: end >= last.end ? open : last.open });
+      else spans.push({ start, end, open });
+      this.pattern.lastIndex = end;
+    }
+    return spans;
+  }
+
+  /** Length of the longest suffix of `text` (canonical) that is a proper start of some pattern. */
+  openTail(text: string): number {
+    let longest = 0;
+    for (let k = 1; k < this.longest && k <= text.length; k += 1) {
+      if (this.starts.includes(`\0${text.slice(text.length - k)}`)) longest = k;
+    }
+    return longest;
+  }
+}
+
+/** `text` with the given canonical spans replaced by REDACTED (the whitespace inside a span goes with it). */
+function blank(text: string, canon: Canonical, spans: readonly Span[]): string {
+  let out = '';
+  let last = 0;
+  for (const { start, end } of spans) {
+    out += text.slice(last, canon.at[start]) + REDACTED;
+    last = canon.at[end - 1] + 1;
+  }
+  return out + text.slice(last);
+}
+
+function redactWith(matcher: Matcher, text: string): string {
+  const canon = toCanonical(text);
+  return blank(text, canon, matcher.spans(canon.text));
 }
 
 /**
@@ -75,53 +163,26 @@ function compile(secrets: readonly string[]): { forms: string[]; pattern: RegExp
  * With no secrets it passes chunks through untouched.
  */
 export function createRedactor(secrets: readonly string[]): Redactor {
-  const { forms, pattern } = compile(secrets);
+  const matcher = Matcher.of(secrets);
   let held = '';
-  if (!pattern) {
-    return { push: (chunk) => chunk, flush: () => '', pending: false };
-  }
-
-  /** Length of the longest suffix of `text` that is a proper prefix of some secret form. */
-  const partialTail = (text: string): number => {
-    let longest = 0;
-    for (const form of forms) {
-      for (let k = Math.min(form.length - 1, text.length); k > longest; k--) {
-        if (text.endsWith(form.slice(0, k))) {
-          longest = k;
-          break;
-        }
-      }
-    }
-    return longest;
-  };
-
+  if (!matcher) return { push: (chunk) => chunk, flush: () => '', pending: false };
   return {
     push(chunk: string): string {
       const text = held + chunk;
-      let out = '';
-      let last = 0;
-      let lastMatchEnd = 0;
-      pattern.lastIndex = 0;
-      for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-        // A fragment at the end may be the start of the whole secret: wait for the next chunk.
-        const tail = text.slice(m.index);
-        if (forms.some((form) => form.length > tail.length && form.startsWith(tail))) {
-          out += text.slice(last, m.index);
-          held = tail;
-          return out;
-        }
-        out += text.slice(last, m.index) + REDACTED;
-        last = m.index + m[0].length;
-        lastMatchEnd = last;
+      const canon = toCanonical(text);
+      const spans = matcher.spans(canon.text);
+      // Hold back a tail that could start a form, a span running into it, and a span at the end that could grow.
+      let keep = canon.text.length - matcher.openTail(canon.text);
+      for (const span of [...spans].reverse()) {
+        if (span.end > keep || (span.open && span.end === canon.text.length)) keep = Math.min(keep, span.start);
       }
-      const rest = text.slice(last);
-      const keep = Math.min(partialTail(text.slice(lastMatchEnd)), rest.length);
-      held = rest.slice(rest.length - keep);
-      return out + rest.slice(0, rest.length - keep);
+      const cut = keep >= canon.text.length ? text.length : canon.at[keep];
+      held = text.slice(cut);
+      return blank(text.slice(0, cut), canon, spans.filter((span) => span.end <= keep));
     },
     flush(): string {
-      // Nothing more will come: a fragment held back in case the whole secret followed is final now.
-      const out = held.replace(pattern, REDACTED);
+      // Nothing more will come: a piece held back in case more of the secret followed is final now.
+      const out = redactWith(matcher, held);
       held = '';
       return out;
     },
@@ -134,32 +195,35 @@ export function createRedactor(secrets: readonly string[]): Redactor {
 /**
  * The one whole-text redaction: a function that blanks every form of the given secret values, and every
  * sealed reference to a secret, in a complete text (a command, an error, a stored output, a commit
- * message, a log line). The pattern is
- * built once, so keep the function for as long as the secrets stay the same.
+ * message, a log line, a document). The matcher is built once, so keep the function for as long as the
+ * secrets stay the same.
  *   const redact = textRedactor(Object.values(await secrets.secretValues(projectId)));
  *   store({ command: redact(command) });
  */
 export function textRedactor(secrets: readonly string[]): (text: string) => string {
-  const { pattern } = compile(secrets);
+  const matcher = Matcher.of(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH));
   // A stored command or plan holds sealed references to secrets (sealedSecrets.ts): shown like the value.
   const hideSealed = (text: string): string => text.replace(SEALED_REFERENCE, REDACTED);
-  // The longest form first at each position, as the streaming redactor does: a whole text has no tail to hold.
-  return pattern ? (text) => hideSealed(text.replace(pattern, REDACTED)) : hideSealed;
+  return matcher ? (text) => hideSealed(redactWith(matcher, text)) : hideSealed;
 }
 
 /**
- * The redaction of a document people read as written (a requirements document, a plan): each whole
- * secret value and each sealed reference blanked, but not the fragments and encodings `textRedactor`
- * also blanks. Those guard command output (`printf "$S" | cut -c1-8`); in a plan, blanking every
- * 8-character run of `e2e-postgres-password` would blank the word "postgres" and break its diagram.
+ * The redaction of a document people read as written (a requirements document, a plan). The same as
+ * `textRedactor`: a piece of a secret is blanked only when it is random enough (secretForms.ts), so the
+ * word "postgres" in `e2e-postgres-password` no longer blanks the word in a diagram.
  */
-export function documentRedactor(secrets: readonly string[]): (text: string) => string {
-  const values = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
-  const pattern = values.length ? new RegExp(values.map(escapeRegExp).join('|'), 'g') : null;
-  return (text) => (pattern ? text.replace(pattern, REDACTED) : text).replace(SEALED_REFERENCE, REDACTED);
-}
+export const documentRedactor = textRedactor;
 
 /** Redacts a complete text in one go (a single use of `textRedactor`). */
 export function redactText(text: string, secrets: readonly string[]): string {
   return textRedactor(secrets)(text);
+}
+
+/**
+ * A test for whether a text holds any form of the secrets (a file a step wrote, checked before it enters
+ * history or a download). Built once per set of secrets, like `textRedactor`.
+ */
+export function secretFinder(secrets: readonly string[]): (text: string) => boolean {
+  const matcher = Matcher.of(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH));
+  return matcher ? (text) => matcher.spans(toCanonical(text).text).length > 0 : () => false;
 }
