@@ -441,6 +441,10 @@ function readClause(clause: string, facts: Facts): void {
       return from >= 0 && from <= to && /^\s*(?:or|\/|oder|ou|o)\s*$/i.test(clause.slice(from, to));
     });
     if (!isNegated(clause, at) && !eitherKnown && !facts.custom.some((c) => c.name.includes(key)) && !facts.skipped.some((s) => s.toLowerCase() === key)) facts.unknown.push(name);
+    // "outline wiki": the catalogued word after an unknown name says what kind of software it is; it asks for no product.
+    const end = at + name.length;
+    const kind = named.find((n) => n.index > end && /^\s{1,2}$/.test(clause.slice(end, n.index)));
+    if (at >= 0 && kind && named.filter((n) => n.id === kind.id).length === 1) facts.components.delete(kind.id);
   }
   readSkips(clause, facts);
   if (ownServer(clause)) facts.provider = 'vps';

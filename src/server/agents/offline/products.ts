@@ -130,8 +130,60 @@ export function unknownNames(text: string): string[] {
       out.add(word);
     }
   }
+  for (const name of slotNames(text, clause)) if (![...out].some((o) => o.toLowerCase() === name.split(' ')[0]!.toLowerCase())) out.add(name);
   return [...out];
 }
+
+/**
+ * Words that say what kind of software the name before them is ("outline wiki", "zabbix server",
+ * "immich for family photos"); the ones kept with the name are part of how it is called ("Firefly III").
+ */
+const KIND_AFTER = /^(for|as|on|server|wiki|forum|dashboard|instance|exporter|online|manager|ce|ee|ii|iii)$/i;
+const KEPT_WITH_NAME = /^(exporter|online|ii|iii)$/i;
+/** Said before a name of software: "self-hosted gitlab". */
+const BEFORE = /^(self-hosted|selfhosted|self|hosted)$/i;
+/** Ordinary words that also open a sentence ("light load", "sounds good"): never a name in a slot. */
+const OPENERS = new Set(
+  `hi hello hey thanks thank yes no ok okay sure sounds go continue skip make keep put publish remove drop replace actually lets let's can could would should
+   what how why when about around roughly light low high heavy medium moderate just mostly everything nothing germany please i we you they need want
+   daily nightly weekly hourly automatic automated regular full more less extra separate dedicated same another other family team personal company home office
+   default defaults rest sensible whatever recommended standard usual normal typical fine good great done
+   space room memory ram disk cpu cpus traffic load users access email mail notifications port ports domain domains dns region location data`.split(/\s+/).filter(Boolean),
+);
+
+/**
+ * Lower-case names in the places a request puts software: opening a clause before a kind word ("immich for
+ * family photos", "outline wiki"), after an article before one ("a discourse forum"), after "self-hosted",
+ * or joined to a catalogued product ("n8n and baserow", "jellyfin plus jellyseerr") when no ordinary noun
+ * follows (in "postgres and daily backups" the word is a modifier). `blanked` has the catalogued names
+ * blanked out, at the same positions as `text`.
+ */
+function slotNames(text: string, blanked: string): string[] {
+  const tokens = [...text.matchAll(/[\w.+'-]+|[&+]/g)].map((m) => ({ word: m[0].replace(/[.,;:!?)]+$/, ''), index: m.index ?? 0 }));
+  const aliasBefore = (index: number): boolean => ANY_ALIAS_GLOBAL_END.test(text.slice(0, index).trimEnd());
+  // Part of a catalogued name ("wiki" of Wiki.js): blanked there.
+  const catalogued = (t: { word: string; index: number }): boolean => !blanked.slice(t.index, t.index + t.word.length).trim();
+  const ordinary = (w: string): boolean =>
+    !w || w.length < 3 || COMMON.has(w.toLowerCase()) || OPENERS.has(w.toLowerCase()) || STOP.test(w) || NOT_SOFTWARE.test(w) || ANY_ALIAS.test(w) || !/^[a-z][a-z0-9.+-]*$/i.test(w) || /\d{2,}/.test(w) || /\.(com|net|org|io|dev|de)$/i.test(w);
+  const out: string[] = [];
+  tokens.forEach((t, i) => {
+    if (ordinary(t.word) || catalogued(t)) return;
+    const next = tokens[i + 1]?.word ?? '';
+    const after = tokens[i + 2]?.word ?? '';
+    const prev = tokens[i - 1]?.word ?? '';
+    const opening = i === 0 || (i === 1 && /^(a|an|the|my|our)$/i.test(prev)) || /[,;:]\s*$/.test(blanked.slice(0, t.index));
+    const named = KEPT_WITH_NAME.test(next) ? `${t.word} ${next}` : t.word;
+    const kind = KIND_AFTER.test(next) || (!COMMON.has(next.toLowerCase()) && /^(manager|server|app|tool)$/i.test(after));
+    if ((opening || /^(a|an)$/i.test(prev)) && kind && !(/^(for|as|on)$/i.test(next) && !opening)) out.push(named);
+    else if (BEFORE.test(prev) && !(prev.toLowerCase() === 'self' && t.word.toLowerCase() !== 'hosted')) out.push(named);
+    else if (/^(and|plus|&|\+)$/i.test(prev) && aliasBefore(tokens[i - 1]!.index) && !(COMMON.has(next.toLowerCase()) && !STOP.test(next) && !/^(and|or|plus)$/i.test(next))) out.push(named);
+    else if (prev.toLowerCase() === 'with' && /^(as|exporter)$/i.test(next)) out.push(named);
+  });
+  return out.filter((n) => !/^hosted$/i.test(n));
+}
+
+/** A catalogued name at the end of a text. */
+const ANY_ALIAS_GLOBAL_END = new RegExp(`(?<![\\w-])(?:${Object.values(COMPONENTS).flatMap((c) => c.aliases).join('|')})$`, 'i');
 
 // ---------------------------------------------------------------------------------------------------
 // The person's language
