@@ -55,8 +55,8 @@ const QUESTIONS: Question[] = [
     key: 'workload',
     marker: 'What should the server run',
     text: 'What should the server run? For example your own application (which language or framework?), n8n, a database (PostgreSQL, MySQL, MongoDB), a cache or queue (Redis, RabbitMQ), monitoring (Prometheus and Grafana) or log management (ELK).',
-    // Software named and left out (skipped) is the workload: no placeholder is put in its place.
-    open: (f) => f.components.size === 0 && !f.basicServer && !f.custom.length && !f.hostTasks.size && !f.noContainers && !f.unknown.length && !f.skipped.length,
+    // Software named and left out leaves nothing to run: asked (or the basic server assumed out loud), never put in silently.
+    open: (f) => f.components.size === 0 && !f.basicServer && !f.custom.length && !f.hostTasks.size && !f.noContainers && !f.unknown.length,
     assume: () => 'a basic server with an Nginx web server, so there is something to check',
     applyDefault: (f) => void (f.basicServer = true),
   },
