@@ -10,6 +10,9 @@ export const DOCUMENTATION = {
   /** Where a writer wants the server's live validation results in its texts (else they go at the end). */
   resultsMarker: '<!-- validation-results -->',
   resultsHeading: 'Validation results',
+  /** Where a writer wants what the server read back (its facts and the files as deployed); else after the results. */
+  serverMarker: '<!-- server-as-deployed -->',
+  serverHeading: 'The server as deployed',
   /** Protocols a rendered documentation link may use; relative links are allowed too. */
   safeLinkProtocols: ['http', 'https', 'irc', 'ircs', 'mailto', 'xmpp'],
 } as const;

@@ -31,6 +31,10 @@ export interface TargetFacts {
   /** `sshd -T`'s passwordauthentication, when read. */
   sshPasswordAuthentication?: boolean;
   firewallActive?: boolean;
+  cpus?: number;
+  memoryGb?: number;
+  /** How many TLS certificates the server holds or serves (read after the deploy). */
+  tlsCertificates?: number;
 }
 
 /** What the person said in words that the checks must respect. */

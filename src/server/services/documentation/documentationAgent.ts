@@ -56,7 +56,7 @@ export function createDocumentationAgent(deps: DocumentationAgentDeps) {
       const sources = await documentation.sources(project);
       return [
         'Role: documentation',
-        `You write the documentation of a deployed infrastructure from the context below: a full documentation and a quick start guide, both in markdown, saved with save_documentation. Use only the facts given; never include secret values. Do not state validation results yourself: write the line ${DOCUMENTATION.resultsMarker} where they belong, and the server puts the latest results of every check there, with their times, whenever the documents are read.`,
+        `You write the documentation of a deployed infrastructure from the context below: a full documentation and a quick start guide, both in markdown, saved with save_documentation. Use only the facts given; never include secret values. What the server has and runs is in \`server\` (read back from it after the deploy): state the operating system, versions, sizes, SSH settings, firewall and TLS only as it says or as a step that ran did; a sentence claiming more is left out when the documents are read. Do not copy configuration files: write the line ${DOCUMENTATION.serverMarker} where the files as deployed belong, and the server puts what it read back there. Do not state validation results yourself: write the line ${DOCUMENTATION.resultsMarker} where they belong, and the server puts the latest results of every check there, with their times, whenever the documents are read.`,
         `<documentation_context>\n${JSON.stringify(sources)}\n</documentation_context>`,
       ].join('\n\n');
     },

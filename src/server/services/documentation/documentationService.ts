@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { projectDocumentation, projects } from '../../db/schema';
-import { documentRedactor } from '../../sandbox/redactor';
+import { documentRedactor, textRedactor } from '../../sandbox/redactor';
 import type { DocumentationResponse } from '../../../shared/api/documentation';
 import { DOCUMENTATION } from '../../../shared/constants/documentation';
 import type { ContainerStatusResponse } from '../../../shared/api/sandbox';
@@ -9,6 +9,7 @@ import type { Step } from '../../../shared/api/execution';
 import type { StepProject } from '../steps/stepRuns';
 import { conflict } from '../../errors';
 import { undocumentedReason } from '../stages/stageGates';
+import { evidenceOf, latestReadback, renderedFromServer, serverKeyValues, serverSection, serverSummary, withServer, type ReadBack } from './serverSections';
 import { basisOf, changesSince, outOfDateNote, resultsSection, resultsSummary, withResults } from './validationResults';
 
 export interface DocumentationDeps {
@@ -35,6 +36,8 @@ export interface DocumentationSources {
   executionSteps: Array<Pick<Step, 'step_number' | 'status' | 'description' | 'command'>>;
   validationSteps: Array<Pick<Step, 'step_number' | 'status' | 'description' | 'command'>>;
   keyValueData: Record<string, unknown>;
+  /** What the read-back check found on the server (facts and files as deployed), as the documents show it. */
+  server: string;
 }
 
 const PLACEHOLDER_DOCUMENTATION = DOCUMENTATION.documentationPlaceholders[0];
@@ -49,6 +52,17 @@ function liveValidationFacts(steps: Step[]): Record<string, unknown> {
     ...(times.length ? { validation_last_checked_at: times.at(-1) } : {}),
     ...(failed.length ? { validation_failed_checks: failed } : {}),
   };
+}
+
+/**
+ * The latest read-back of the server among the validation checks, its files blanked of whole secret values
+ * (a password written into a configuration file); the check's command was stored blanked as step commands are.
+ */
+function readbackOf(steps: Step[], secrets: string[]): ReadBack | undefined {
+  const readback = latestReadback(steps, textRedactor(secrets));
+  if (!readback) return undefined;
+  const redact = documentRedactor(secrets);
+  return { ...readback, files: readback.files.map((f) => ({ ...f, content: redact(f.content) })) };
 }
 
 const brief = ({ steps }: { steps: Step[] }) => steps.map(({ step_number, status, description, command }) => ({ step_number, status, description, command }));
@@ -90,23 +104,30 @@ export function createDocumentationService(deps: DocumentationDeps) {
      * from those the texts were written from, and the live validation facts in `key_value_data`.
      */
     async current(projectId: number): Promise<DocumentationResponse> {
-      const [[row], { steps }] = await Promise.all([
+      const [[row], { steps }, { steps: executed }, hidden] = await Promise.all([
         db.select().from(projectDocumentation).where(eq(projectDocumentation.projectId, projectId)),
         deps.validation.steps(projectId),
+        deps.execution.steps(projectId),
+        planning.hiddenValues(projectId),
       ]);
+      const readback = readbackOf(steps, Object.values(hidden));
+      // What the server said and the steps that ran decide what the texts may claim; the files shown are those read back.
+      const evidence = evidenceOf(executed, readback);
+      const fromServer = (text: string): string => renderedFromServer(text, evidence, readback !== undefined);
       const written = row?.writtenAt?.toISOString() ?? null;
       const changes = written && row?.validationBasis ? changesSince(row.validationBasis, steps) : [];
       const outOfDate = written && changes.length ? outOfDateNote(written, changes) : null;
       const stored = { documentation: row?.documentation.trim() ? row.documentation : '', quickstart: row?.quickstart.trim() ? row.quickstart : '' };
-      const documentation = stored.documentation ? withResults(stored.documentation, resultsSection(steps), outOfDate) : PLACEHOLDER_DOCUMENTATION;
-      const quickstart = stored.quickstart ? withResults(stored.quickstart, resultsSummary(steps), outOfDate) : PLACEHOLDER_QUICKSTART;
+      const [results, summary] = [resultsSection(steps), resultsSummary(steps)];
+      const documentation = stored.documentation ? withServer(withResults(fromServer(stored.documentation), results, outOfDate), serverSection(readback, executed), results) : PLACEHOLDER_DOCUMENTATION;
+      const quickstart = stored.quickstart ? withServer(withResults(fromServer(stored.quickstart), summary, outOfDate), serverSummary(readback), summary) : PLACEHOLDER_QUICKSTART;
       const ready = Boolean(stored.documentation && stored.quickstart);
       const keyValue = row?.keyValueData ?? {};
       return {
         status: row?.status === 'generating' ? 'generating' : ready ? 'ready' : 'missing',
         documentation,
         quickstart,
-        key_value_data: Object.keys(keyValue).length ? { ...keyValue, ...liveValidationFacts(steps), ...(written ? { documentation_written_at: written } : {}) } : {},
+        key_value_data: Object.keys(keyValue).length ? { ...keyValue, ...liveValidationFacts(steps), ...serverKeyValues(readback), ...(written ? { documentation_written_at: written } : {}) } : {},
         written_at: written,
         out_of_date: outOfDate,
       };
@@ -130,6 +151,7 @@ export function createDocumentationService(deps: DocumentationDeps) {
         executionSteps: brief(executed),
         validationSteps: brief(validated),
         keyValueData: await keyValueData(project, { executed: executed.steps, validated: validated.steps }),
+        server: serverSection(readbackOf(validated.steps, Object.values(await planning.hiddenValues(project.projectId))), executed.steps),
       };
     },
 

@@ -12,7 +12,9 @@ import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from '../events/eventBus';
 import { createStepActivityRecorder } from '../execution/executionService';
-import { parsePlanSteps } from '../../../shared/planSteps';
+import { parsePlanSteps, type PlannedStep } from '../../../shared/planSteps';
+import { loadProjectServers } from '../devopsHelper/projectServers';
+import { READBACK_TITLE, readbackCommand } from '../serverReadback/readbackCommand';
 import { createStepRuns, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../steps/stepRuns';
 
 export interface ValidationDeps {
@@ -80,6 +82,21 @@ export function createValidationService(deps: ValidationDeps) {
     return plan.id;
   }
 
+  /**
+   * The read-back checks the server adds after the plan's own, whoever wrote it: one per server the steps'
+   * SSH configuration names, read-only, approved like every check. Their output is what the documentation
+   * says about the server (services/documentation/serverSections.ts). None when the sandbox cannot say.
+   */
+  async function readbackSteps(project: StepProject, after: number): Promise<PlannedStep[]> {
+    const { servers } = await loadProjectServers((command) => deps.sandbox.exec({ id: project.projectId, installationId: project.installationId }, command, { timeoutMs: 10_000 }));
+    return servers.slice(0, 3).map((server, i) => ({
+      stepNumber: after + i + 1,
+      description: `${READBACK_TITLE}: ${server.name}`,
+      prompt: `Read, without changing anything, what ${server.name} (${server.host}) has and runs after the deploy: its system, Docker and Compose versions, CPUs, memory and disk, sshd's settings, firewall, listening ports and TLS certificates, and the compose files and mounted files of every compose project. The documentation states only what this read finds or a step did.`,
+      command: readbackCommand(server.name),
+    }));
+  }
+
   return {
     /** GET /api/validation/plan: `none`, `planning` while the agent writes, `ready` with the markdown, or `failed`. */
     async plan(projectId: number): Promise<ValidationPlanResponse> {
@@ -128,6 +145,7 @@ export function createValidationService(deps: ValidationDeps) {
       if (plan === null) throw conflict(NO_VALIDATION_PLAN);
       const planned = parsePlanSteps(plan);
       if (!planned.length) throw conflict(NO_VALIDATION_STEPS);
+      planned.push(...(await readbackSteps(project, planned.length)));
       const created = await runs.createPlan(project.projectId, planned);
       if (!created) return { status: 'success', detail: 'Validation is already under way' };
       return { status: 'success', detail: `Validation plan created with ${planned.length} steps waiting for approval` };
