@@ -14,18 +14,36 @@ import { chatSaga } from '../../common/chat/chatSaga';
 import { selectOfferedDraft } from './executionSlice';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
 import { ToolPreflightNotice } from './ToolPreflightNotice';
+import { DockSplitter, useDockHeight } from '../../common/components/DockSplitter';
 
 /** Ours: the spec leaves the execution chat's title and placeholder to the caller. */
 const CHAT_TITLE = 'Execution Agent';
 const CHAT_PLACEHOLDER = 'Ask the execution agent about the run, or ask it to change a step...';
 const OPEN_CHAT = 'Open the agent chat and terminal';
+const RESIZE_CHAT = 'Resize the agent chat';
+const CHAT_ID = 'execution-agent-chat';
+/** Where the docked chat's height is remembered in this browser. */
+const DOCK_HEIGHT_KEY = 'da.executionChat.dockHeight';
+
+/** Whether a media query holds now, following changes. */
+function useMediaQuery(query: string): boolean {
+  const [matches, setMatches] = useState(() => typeof window.matchMedia === 'function' && window.matchMedia(query).matches);
+  useEffect(() => {
+    if (typeof window.matchMedia !== 'function') return;
+    const list = window.matchMedia(query);
+    const onChange = (): void => setMatches(list.matches);
+    list.addEventListener('change', onChange);
+    return () => list.removeEventListener('change', onChange);
+  }, [query]);
+  return matches;
+}
 
 /**
  * The execution stage (part 2 section 2): the execution progress panel with its step cards across the
  * whole width, so the step that waits is what the person sees. The chat panel (Chat and Terminal tabs)
  * opens only when asked (its button, or a card's 'Change with the agent'): beside the steps on a window
  * of 1600 px or more (its width adjustable), else docked at the bottom of the window (a terminal of 100+
- * columns at 1440, the steps keeping their width), and then the current step is scrolled to the top,
+ * columns at 1440, the steps keeping their width; its height set with a splitter, remembered), and then the current step is scrolled to the top,
  * above the dock, so the panel never hides the step that waits. The side card the spec gives this
  * stage follows the steps.
  */
@@ -40,14 +58,20 @@ export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
     setChatOpen(true);
   }
   const workRef = useRef<HTMLDivElement>(null);
+  const beside = useMediaQuery(SIDE_BY_SIDE);
+  const dock = useDockHeight(DOCK_HEIGHT_KEY, (viewport) => Math.min(viewport / 2, 520));
+  const docked = chatOpen && !beside;
+  const dockHeight = docked ? dock.height : 0;
   useEffect(() => {
     if (!chatOpen) return;
     const current = workRef.current?.querySelector<HTMLElement>('[data-current="true"]');
     if (!current || typeof current.scrollIntoView !== 'function') return;
-    // The dock covers the window's lower part: the current card goes to the top unless it is there already.
+    // The dock covers the window's lower part (as high as the person made it): the current card goes to the
+    // top unless its head, with Approve and Reject, is clear of the dock already.
     const { top } = current.getBoundingClientRect();
-    if (top < 0 || top > window.innerHeight / 3) current.scrollIntoView({ block: 'start' });
-  }, [chatOpen]);
+    const clear = dockHeight ? window.innerHeight - dockHeight - 160 : window.innerHeight / 3;
+    if (top < 0 || top > clear) current.scrollIntoView({ block: 'start' });
+  }, [chatOpen, dockHeight]);
   return (
     <Columns $chat={chatOpen}>
       <WorkArea ref={workRef}>
@@ -70,7 +94,8 @@ export function ExecutionStage({ projectId }: StagePanelProps): ReactElement {
         </Card>
       </WorkArea>
       {chatOpen && (
-        <ChatColumn>
+        <ChatColumn id={CHAT_ID} style={docked ? { height: dock.height } : undefined}>
+          {docked && <DockSplitter dock={dock} label={RESIZE_CHAT} controls={CHAT_ID} />}
           <ExecutionChatPanel projectId={projectId} title={CHAT_TITLE} placeholder={CHAT_PLACEHOLDER} onClose={() => setChatOpen(false)} />
         </ChatColumn>
       )}
@@ -102,10 +127,14 @@ const WorkArea = styled.div`
 
 /**
  * Docked: sticks to the bottom of the window while the steps above it scroll (and sits in its own place
- * once the end is reached, so every step can scroll above it). Beside the steps on a wide window: sticks
+ * once the end is reached, so every step can scroll above it), as high as the person drags or keys its
+ * splitter (DockSplitter). Beside the steps on a wide window: sticks
  * to the top, the person drags its lower-left corner to make it wider or narrower (CSS resize).
  */
 const ChatColumn = styled.div`
+  display: flex;
+  flex-direction: column;
+  > :last-child { flex: 1; min-height: 0; }
   position: sticky;
   bottom: 0;
   z-index: 2;
