@@ -54,8 +54,8 @@ describe('the server read back after the deploy', () => {
 
   it('reads the record when the step output blanked words of it, and the text when the record is blanked too', () => {
     const out = output({ passwordAuth: 'no', firewall: 'ufw: active' });
-    const blanked = textRedactor(['e2e-postgres-password'])(out);
-    expect(blanked).not.toContain('postgres:16.4');
+    // A step's output redaction may blank a word of a secret (a run of it) wherever it appears.
+    const blanked = out.replace(/postgres/g, '[REDACTED]');
     expect(parseReadback('da-server', blanked).files[0]!.content).toBe(COMPOSE);
     const broken = blanked.replace(/== da-readback record ==\n./, '== da-readback record ==\n[');
     expect(parseReadback('da-server', broken).facts.os).toBe('Debian GNU/Linux 12 (bookworm)');
