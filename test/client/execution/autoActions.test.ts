@@ -1,6 +1,6 @@
 import { waitFor } from '@testing-library/react';
 import { executionApi } from '../../../src/client/features/execution/executionApi';
-import { autoRetryDecision, nextAutoApproval, toViewSteps } from '../../../src/client/common/steps/executionModel';
+import { autoRetryDecision, nextAutoApproval, toViewSteps } from '../../../src/client/common/steps/stepModel';
 import { autoApproveToggled, autoRetryToggled, selectPendingActions } from '../../../src/client/features/execution/executionSlice';
 import { EXECUTION, INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import { makeAppStore } from '../utils/store';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { lastLine, tailLines, terminalText } from '../../../src/client/common/steps/terminalText';
-import { currentStepNumber, toViewSteps } from '../../../src/client/common/steps/executionModel';
+import { currentStepNumber, toViewSteps } from '../../../src/client/common/steps/stepModel';
 import { tabKeyTarget } from '../../../src/client/common/tabKeys';
 import { countOf } from '../../../src/shared/plural';
 import { makeStep } from './executionFixtures';

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
 import { Button } from '../components/Button';
-import { currentStepNumber, type ViewStep } from './executionModel';
+import { currentStepNumber, type ViewStep } from './stepModel';
 import type { PendingStepAction, StepActionKind } from './stepActions';
 import { StepCard } from './StepCard';
 

@@ -3,7 +3,7 @@ import { call, put, select, take } from 'redux-saga/effects';
 import type { RootState } from '../../app/store';
 import { logError } from '../log';
 import { runEndpoint } from '../../api/runEndpoint';
-import { nextAutoApproval, type ViewStep } from './executionModel';
+import { nextAutoApproval, type ViewStep } from './stepModel';
 import type { PendingStepActions, StepActionPayload } from './stepActions';
 
 /**

@@ -1,5 +1,5 @@
 import { nanoid, type PayloadAction } from '@reduxjs/toolkit';
-import type { ViewStep } from './executionModel';
+import type { ViewStep } from './stepModel';
 
 export type StepActionKind = 'approve' | 'reject' | 'reexecute' | 'cancel';
 

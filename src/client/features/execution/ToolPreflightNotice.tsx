@@ -3,7 +3,7 @@ import styled from 'styled-components';
 import type { SandboxMissingTool } from '../../../shared/api/sandbox';
 import { useAppSelector } from '../../app/hooks';
 import { executionApi } from './executionApi';
-import { toViewSteps } from '../../common/steps/executionModel';
+import { toViewSteps } from '../../common/steps/stepModel';
 import { sandboxControlApi } from '../sandbox/sandboxControlApi';
 import { selectSandboxInit } from '../sandbox/sandboxSlice';
 

@@ -6,7 +6,7 @@ import { logError } from '../../common/log';
 import { completeStageAndMove } from '../stages/stageSagas';
 import { executionApi } from './executionApi';
 import { createValidationPlan, triggerValidation } from '../validation/validationSaga';
-import { autoRetryDecision, summarise, toViewSteps, type AutoRetryDecision } from '../../common/steps/executionModel';
+import { autoRetryDecision, summarise, toViewSteps, type AutoRetryDecision } from '../../common/steps/stepModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../../common/steps/stepActionSagas';
 import type { PendingStepActions } from '../../common/steps/stepActions';
 import {

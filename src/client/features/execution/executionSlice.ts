@@ -1,7 +1,7 @@
 import { createSlice, nanoid, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { rootReducer } from '../../app/store';
 import { executionApi } from './executionApi';
-import { toViewSteps } from '../../common/steps/executionModel';
+import { toViewSteps } from '../../common/steps/stepModel';
 import { stepActionReducers, stepActions, type PendingStepAction, type StepActionKind } from '../../common/steps/stepActions';
 
 export type { PendingStepAction, StepActionKind } from '../../common/steps/stepActions';

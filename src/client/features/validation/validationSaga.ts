@@ -8,7 +8,7 @@ import { logError } from '../../common/log';
 import { createAgentStreamChannel, type AgentStreamEvent } from '../../common/chat/streamChannel';
 import { documentationApi } from '../documentation/documentationApi';
 
-import { summarise, toViewSteps } from '../../common/steps/executionModel';
+import { summarise, toViewSteps } from '../../common/steps/stepModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../../common/steps/stepActionSagas';
 import { runEndpoint } from '../../api/runEndpoint';
 import { errorMessage, errorStatus } from '../../api/apiSlice';

@@ -1,6 +1,6 @@
 import { createSlice, type PayloadAction, type WithSlice } from '@reduxjs/toolkit';
 import { rootReducer } from '../../app/store';
-import { toViewSteps } from '../../common/steps/executionModel';
+import { toViewSteps } from '../../common/steps/stepModel';
 import { stepActionReducers, stepActions, type PendingStepActions, type StepActionKind } from '../../common/steps/stepActions';
 import { validationApi } from './validationApi';
 

@@ -8,7 +8,7 @@ import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
 import { useGetExecutionProgressQuery, useResolveChangeMutation } from '../executionApi';
-import { summarise, toViewSteps, type ViewStep } from '../../../common/steps/executionModel';
+import { summarise, toViewSteps, type ViewStep } from '../../../common/steps/stepModel';
 import {
   autoApproveToggled,
   autoRetryToggled,

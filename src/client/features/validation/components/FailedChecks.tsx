@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import styled from 'styled-components';
 import { DEVOPS_HELPER_ASK_PARAM, failedCheckQuestion, VALIDATION_HELP } from '../../../../shared/constants';
 import { MutedText } from '../../../common/components/Layout';
-import type { ViewStep } from '../../../common/steps/executionModel';
+import type { ViewStep } from '../../../common/steps/stepModel';
 
 /** The last line a failed check printed (its own words for what is wrong), else its error. */
 const failureOf = (step: ViewStep): string =>

@@ -10,7 +10,7 @@ import { Spinner } from '../../../common/components/Spinner';
 import { Banner, Fact, Facts, Overview, Panel, Switch, ToggleRow } from '../../../common/steps/progressParts';
 import { ProgressRing } from '../../../common/steps/ProgressRing';
 import { StepCards } from '../../../common/steps/StepCards';
-import { summarise, toViewSteps, type ViewStep } from '../../../common/steps/executionModel';
+import { summarise, toViewSteps, type ViewStep } from '../../../common/steps/stepModel';
 import type { StepActionKind } from '../../../common/steps/stepActions';
 import { useGetValidationProgressQuery } from '../validationApi';
 import { FailedChecks } from './FailedChecks';
