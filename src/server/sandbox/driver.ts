@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ContainerStatusName } from '../../shared/constants/sandbox';
 import type { SandboxCommit } from '../../shared/api/sandbox';
+import type { ContentCheck } from './tarToZip';
 
 /** Which sandbox a driver call is about: the project and its Linux user inside the sandbox. */
 export interface SandboxRef {
@@ -51,12 +52,17 @@ export interface ShellOptions {
   env?: Record<string, string>;
 }
 
+/** The content check a zip applies: none when the person asked for the secret files. */
+export const contentCheckOf = (options?: ZipOptions): ContentCheck | undefined => (options?.includeSecrets ? undefined : options?.holdsSecret);
+
 export interface ZipOptions {
   /**
    * Keep the files that hold secret values (`isSecretPath`: `.env`, private keys, Terraform state). Left
    * out by default, and the zip then holds a note listing them.
    */
   includeSecrets?: boolean;
+  /** Leaves out (and lists) any other file whose content holds a secret value; not applied with includeSecrets. */
+  holdsSecret?: ContentCheck;
 }
 
 export interface BackupResult {
@@ -102,8 +108,11 @@ export interface SandboxDriver {
   zipWorkspace(sandbox: SandboxRef, options?: ZipOptions): Promise<Readable>;
   /** A folder of the workspace (relative path, already checked for `..`) as a zip; refuses symlinks leading out. */
   zipFolder(sandbox: SandboxRef, relativePath: string, options?: ZipOptions): Promise<Readable>;
-  /** Commits everything the step changed (an empty commit when nothing did); answers the commit sha. */
-  commitStep(sandbox: SandboxRef, stepNumber: number, command: string): Promise<string>;
+  /**
+   * Commits everything the step changed (an empty commit when nothing did); answers the commit sha. A file
+   * holding any of `secretForms` (secretSearchStrings of the project's secret values) stays out of it.
+   */
+  commitStep(sandbox: SandboxRef, stepNumber: number, command: string, secretForms?: readonly string[]): Promise<string>;
   /** The workspace's commits, newest first. */
   history(sandbox: SandboxRef, limit?: number): Promise<SandboxCommit[]>;
   /** Ends every process of every sandbox (server shutdown). */

@@ -140,6 +140,9 @@ class Matcher {
   }
 }
 
+/** A start of a form shorter than this at the end of a line is let out (see createRedactor). */
+const SHORT_START = 4;
+
 /** `text` with the given canonical spans replaced by REDACTED (the whitespace inside a span goes with it). */
 function blank(text: string, canon: Canonical, spans: readonly Span[]): string {
   let out = '';
@@ -165,27 +168,41 @@ function redactWith(matcher: Matcher, text: string): string {
 export function createRedactor(secrets: readonly string[]): Redactor {
   const matcher = Matcher.of(secrets);
   let held = '';
+  // The canonical text already emitted (its last stretch): a form that began there is still found, and
+  // what of it is not yet out is blanked.
+  let emitted = '';
   if (!matcher) return { push: (chunk) => chunk, flush: () => '', pending: false };
-  return {
-    push(chunk: string): string {
-      const text = held + chunk;
-      const canon = toCanonical(text);
-      const spans = matcher.spans(canon.text);
-      // Hold back a tail that could start a form, a span running into it, and a span at the end that could grow.
-      let keep = canon.text.length - matcher.openTail(canon.text);
+
+  /** Redacts `text`, emitting all of it when `final`, else all but a tail that could still become a form. */
+  const pass = (text: string, final: boolean): string => {
+    const canon = toCanonical(text);
+    const full = emitted + canon.text;
+    const shift = emitted.length;
+    const spans = matcher
+      .spans(full)
+      .filter((span) => span.end > shift)
+      .map((span) => ({ start: Math.max(0, span.start - shift), end: span.end - shift, open: span.open }));
+    let keep = canon.text.length;
+    if (!final) {
+      // A line ends here: hold its end back only when it is a real start of a form (a line of `fold` or `xxd -p`
+      // output), so ordinary lines go out at once; a start of a few characters that went out is found above.
+      const open = matcher.openTail(full);
+      const lineEnded = canon.at.length > 0 ? /\n/.test(text.slice(canon.at[canon.at.length - 1])) : /\n/.test(text);
+      if (!lineEnded || open >= SHORT_START) keep = Math.max(0, full.length - open - shift);
       for (const span of [...spans].reverse()) {
         if (span.end > keep || (span.open && span.end === canon.text.length)) keep = Math.min(keep, span.start);
       }
-      const cut = keep >= canon.text.length ? text.length : canon.at[keep];
-      held = text.slice(cut);
-      return blank(text.slice(0, cut), canon, spans.filter((span) => span.end <= keep));
-    },
-    flush(): string {
-      // Nothing more will come: a piece held back in case more of the secret followed is final now.
-      const out = redactWith(matcher, held);
-      held = '';
-      return out;
-    },
+    }
+    const cut = keep >= canon.text.length ? text.length : canon.at[keep];
+    held = text.slice(cut);
+    emitted = (emitted + canon.text.slice(0, keep)).slice(-matcher.longest);
+    return blank(text.slice(0, cut), canon, spans.filter((span) => span.end <= keep));
+  };
+
+  return {
+    push: (chunk) => pass(held + chunk, false),
+    // Nothing more will come: a piece held back in case more of the secret followed is final now.
+    flush: () => pass(held, true),
     get pending(): boolean {
       return held.length > 0;
     },

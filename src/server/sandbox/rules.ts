@@ -113,7 +113,7 @@ export function withSandboxRules(transport: SandboxTransport, backups: BackupSto
     shell: (s, options) => t.shell(s, options),
     zipWorkspace: (s, options) => t.zipWorkspace(s, options),
     zipFolder: (s, relativePath, options) => t.zipFolder(s, relativePath, options),
-    commitStep: (s, stepNumber, command) => t.commitStep(s, stepNumber, command),
+    commitStep: (s, stepNumber, command, secretForms) => t.commitStep(s, stepNumber, command, secretForms),
     history: (s, limit) => t.history(s, limit),
     close: () => t.close(),
     ...(t.killAll ? { killAll: () => t.killAll!() } : {}),

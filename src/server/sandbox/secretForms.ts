@@ -102,3 +102,25 @@ export function secretForms(secret: string): SecretForms {
   const whole = [...new Set([...hexForms(bytes), ...base64Forms(bytes)])].filter((f) => !cuttable.includes(f));
   return { whole, cuttable };
 }
+
+/** The most a file check's fixed strings may take (they travel in one environment variable: 128 KB at most). */
+const SEARCH_LIMIT = 100_000;
+
+/**
+ * Every fixed string whose presence means a text holds a secret (forms and blankable pieces), for a
+ * search inside the sandbox (`git grep -F`) that cannot skip whitespace: a file wrapping a value by
+ * `fold` is not found this way. Whole forms first, so a cap drops pieces before values.
+ */
+export function secretSearchStrings(secrets: readonly string[]): string[] {
+  const all = new Set<string>();
+  const forms = secrets.map(secretForms);
+  for (const { whole, cuttable } of forms) for (const form of [...cuttable, ...whole]) all.add(form);
+  for (const { cuttable } of forms) for (const form of cuttable) for (const piece of blankablePieces(form)) all.add(piece);
+  const out: string[] = [];
+  let size = 0;
+  for (const s of all) {
+    if ((size += s.length + 1) > SEARCH_LIMIT) break;
+    out.push(s);
+  }
+  return out;
+}

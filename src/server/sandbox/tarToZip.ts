@@ -54,6 +54,12 @@ const cleanName = (name: string): string | null => {
   return parts.join('/');
 };
 
+/** Files up to this size are read whole and checked for secret values; larger ones (images, archives) are not. */
+export const CHECKED_FILE_LIMIT = 4 * 1024 * 1024;
+
+/** Whether a file's content holds a secret value (secretFinder of the project's values). */
+export type ContentCheck = (content: string) => boolean;
+
 /** What a zip leaves out of an entry (by its path in the tar): true for a secret file (listed), 'skip' for one outside the download. */
 export type EntryFilter = (name: string) => boolean | 'skip';
 
@@ -65,8 +71,11 @@ export type EntryFilter = (name: string) => boolean | 'skip';
  * read into the zip, and a note listing them (LEFT_OUT_NOTE_NAME) is added instead; entries it answers
  * 'skip' for (folders too) are not part of this download at all, and are not listed.
  */
-export function tarToZip(tar: Readable, prefix = '', leaveOut?: EntryFilter): Readable {
+export function tarToZip(tar: Readable, prefix = '', leaveOut?: EntryFilter, holdsSecret?: ContentCheck): Readable {
   const leftOut: string[] = [];
+  const holding: string[] = [];
+  // A file being read whole to be checked before it enters the zip (holdsSecret).
+  let checked: { full: string; options: { mtime: Date; mode: number }; chunks: Buffer[] } | null = null;
   const zip = new yazl.ZipFile();
   const output = zip.outputStream as unknown as Readable;
   let buffer: Buffer = Buffer.alloc(0);
@@ -106,6 +115,8 @@ export function tarToZip(tar: Readable, prefix = '', leaveOut?: EntryFilter): Re
       zip.addEmptyDirectory(full, options);
     } else if (h.type === '2') {
       zip.addBuffer(Buffer.from(linkname, 'utf8'), full, { mtime: h.mtime, mode: 0o120000 | (h.mode & 0o777), compress: false });
+    } else if ((h.type === '0' || h.type === '\0' || h.type === '' || h.type === '7') && holdsSecret && h.size > 0 && h.size <= CHECKED_FILE_LIMIT) {
+      checked = { full, options, chunks: [] };
     } else if (h.type === '0' || h.type === '\0' || h.type === '' || h.type === '7') {
       current = new PassThrough();
       zip.addReadStream(current, full, { ...options, size: h.size });
@@ -128,12 +139,22 @@ export function tarToZip(tar: Readable, prefix = '', leaveOut?: EntryFilter): Re
       current.end();
       current = null;
     }
+    if (checked) {
+      const data = Buffer.concat(checked.chunks);
+      if (holdsSecret?.(data.toString('utf8'))) holding.push(checked.full);
+      else zip.addBuffer(data, checked.full, checked.options);
+      checked = null;
+    }
   };
 
   /** Feeds data to the current entry; resolves when it may take more. */
   const feed = (data: Buffer): Promise<void> | void => {
     if (meta) {
       meta.push(Buffer.from(data));
+      return;
+    }
+    if (checked) {
+      checked.chunks.push(Buffer.from(data));
       return;
     }
     const target = current;
@@ -194,7 +215,7 @@ export function tarToZip(tar: Readable, prefix = '', leaveOut?: EntryFilter): Re
     },
     final(callback) {
       if (current) current.end();
-      if (leftOut.length) zip.addBuffer(Buffer.from(leftOutNote(leftOut), 'utf8'), entryName(LEFT_OUT_NOTE_NAME), { mtime: new Date(), mode: 0o644 });
+      if (leftOut.length || holding.length) zip.addBuffer(Buffer.from(leftOutNote(leftOut, holding), 'utf8'), entryName(LEFT_OUT_NOTE_NAME), { mtime: new Date(), mode: 0o644 });
       zip.end();
       callback();
     },

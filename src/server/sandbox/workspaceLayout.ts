@@ -90,13 +90,27 @@ export function projectFolderFilter(relativeFolder: string, includeSecrets = fal
 
 /** The file a download holds in place of the secret files it left out, listing them. */
 export const LEFT_OUT_NOTE_NAME = 'SECRET-FILES-LEFT-OUT.txt';
-export const leftOutNote = (paths: readonly string[]): string =>
+export const leftOutNote = (paths: readonly string[], holding: readonly string[] = []): string =>
   [
-    'This download leaves out the files below because they hold secret values (environment files, private keys,',
-    'Terraform state). Download again with "Include secret files" to get them.',
-    '',
-    ...paths,
-    '',
+    ...(paths.length
+      ? [
+          'This download leaves out the files below because they hold secret values (environment files, private keys,',
+          'Terraform state). Download again with "Include secret files" to get them.',
+          '',
+          ...paths,
+          '',
+        ]
+      : []),
+    ...(holding.length
+      ? [
+          "This download leaves out the files below because a step wrote one of the project's secret values into them",
+          '(a password in a configuration file). They stay in the workspace; download again with "Include secret files"',
+          'to get them.',
+          '',
+          ...holding,
+          '',
+        ]
+      : []),
   ].join('\n');
 
 /** The environment every sandbox program starts with (plus the caller's extras). */
@@ -121,10 +135,15 @@ const RS = '\x1e';
 /** `git log --format=` value that `parseHistory` reads. */
 export const HISTORY_FORMAT = `%H${FS}%cI${FS}%s${FS}%b${RS}`;
 
+/** The commit trailer naming a file left out of a step's commit because it holds a secret value. */
+export const LEFT_OUT_TRAILER = 'Left-Out-Holds-Secret';
+
 /**
- * Commits a step's changes: $1 the message, $2 the workspace, $3 the ignore rules of secret files. Files
- * matching the ignore rules (the workspace's own and SECRET_FILE_RULES) and files holding a private key
- * are taken out of the index, so a step's `.env` or key never enters the history.
+ * Commits a step's changes: $1 the message, $2 the workspace, $3 the ignore rules of secret files, and
+ * SECRET_FORMS in the environment the secret values' forms, one a line (secretSearchStrings). Files
+ * matching the ignore rules (the workspace's own and SECRET_FILE_RULES), files holding a private key and
+ * files holding a secret value (`password: …` in an app.conf) are taken out of the index, so they never
+ * enter the history; the latter are named in the commit's LEFT_OUT_TRAILER lines. Prints the commit's sha.
  */
 export const STEP_COMMIT_SCRIPT = [
   'set -e',
@@ -135,7 +154,14 @@ export const STEP_COMMIT_SCRIPT = [
   'git add -A',
   'git ls-files -z --cached --ignored --exclude-standard | xargs -0 -r git rm -q --cached --',
   "{ git grep -z -l -I --cached -e '-----BEGIN [A-Z ]*PRIVATE KEY-----' || true; } | xargs -0 -r git rm -q --cached --",
-  'git commit -q --allow-empty --no-verify -F - <<<"$1"',
+  'note=',
+  'if [ -n "${SECRET_FORMS:-}" ]; then',
+  '  held=$(git rev-parse --git-path info/holds-secret)',
+  '  { printf \'%s\\n\' "$SECRET_FORMS" | git grep -z -l -I --cached -F -f - || true; } > "$held"',
+  '  xargs -0 -r git rm -q --cached -- < "$held"',
+  `  note=$(tr '\\0' '\\n' < "$held" | sed 's/^/${LEFT_OUT_TRAILER}: /')`,
+  'fi',
+  'git commit -q --allow-empty --no-verify -F - <<<"$1$note"',
   'git rev-parse HEAD',
 ].join('\n');
 

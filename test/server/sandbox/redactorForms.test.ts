@@ -62,6 +62,22 @@ describe('redaction of the forms of a secret', () => {
     );
   });
 
+  it('streamed a line at a time (fold, xxd -p, a terminal), lets out no more than the first three characters of a form', () => {
+    fc.assert(
+      fc.property(secret, fc.integer({ min: 1, max: 40 }), fc.boolean(), surround, (s, width, hex, before) => {
+        const form = hex ? Buffer.from(s).toString('hex') : s;
+        const r = createRedactor([s]);
+        let out = r.push(before);
+        for (const line of wrap(form, width).split('\n')) out += r.push(`${line}\n`);
+        out += r.push('$ ') + r.flush();
+        expect(noWhitespace(out)).not.toContain(form.slice(3));
+        // A line without a secret goes out at once, its end of line included.
+        expect(r.push('done\n')).toBe('done\n');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('never lets a cut piece through that is long and random enough to matter', () => {
     fc.assert(
       fc.property(secret, fc.nat(), fc.nat(), surround, surround, cuts, (s, a, b, before, after, at) => {

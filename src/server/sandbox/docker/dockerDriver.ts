@@ -6,7 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { createGzip } from 'node:zlib';
 import type Docker from 'dockerode';
 import type { ContainerStatusName } from '../../../shared/constants/sandbox';
-import { SandboxError, type SandboxDriver, type SandboxRef } from '../driver';
+import { contentCheckOf, SandboxError, type SandboxDriver, type SandboxRef } from '../driver';
 import { createBackupStore } from '../backups';
 import { withSandboxRules, type SandboxTransport } from '../rules';
 import { createContainerProcesses, type ExecStream, type TtyConnect } from '../remote/processes';
@@ -486,13 +486,13 @@ export function createDockerTransport(options: DockerDriverOptions): SandboxTran
 
     async zipWorkspace(s, options): Promise<Readable> {
       await requireRunning(s);
-      return tarToZip(await archiveOf(s, workspaceOf(s.username)), '', secretFilter('', options?.includeSecrets));
+      return tarToZip(await archiveOf(s, workspaceOf(s.username)), '', secretFilter('', options?.includeSecrets), contentCheckOf(options));
     },
 
     async zipFolder(s, relativePath, options): Promise<Readable> {
       await requireRunning(s);
       const folder = await resolveFolder(run, s, relativePath);
-      return tarToZip(await archiveOf(s, folder), '', projectFolderFilter(relativePath, options?.includeSecrets));
+      return tarToZip(await archiveOf(s, folder), '', projectFolderFilter(relativePath, options?.includeSecrets), contentCheckOf(options));
     },
   };
 }

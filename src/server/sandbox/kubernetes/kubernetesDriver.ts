@@ -6,11 +6,11 @@ import { StringDecoder } from 'node:string_decoder';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ContainerStatusName } from '../../../shared/constants/sandbox';
 import { createBackupStore } from '../backups';
-import { SandboxError, type SandboxDriver, type SandboxRef } from '../driver';
+import { contentCheckOf, SandboxError, type SandboxDriver, type SandboxRef } from '../driver';
 import { withSandboxRules, type SandboxTransport } from '../rules';
 import { createContainerProcesses, type ExecStream, type TtyConnect } from '../remote/processes';
 import { createFreshWorkspace, linkSshKeys, resolveFolder, workspaceIsEmpty, workspaceOf } from '../remote/workspace';
-import { tarToZip, type EntryFilter } from '../tarToZip';
+import { tarToZip, type ContentCheck, type EntryFilter } from '../tarToZip';
 import { projectFolderFilter, secretFilter } from '../workspaceLayout';
 import { messageOf, statusCodeOf, type KubernetesClients } from './connection';
 import { claimManifest, claimName, noNetworkPolicy, podManifest, podName, SANDBOX_CONTAINER, type SandboxPodSettings } from './manifests';
@@ -334,9 +334,9 @@ export function createKubernetesTransport(options: KubernetesDriverOptions): San
   };
 
   /** A tar of a folder of the workspace, entries relative to it, as a zip; a failed tar fails the zip. */
-  const zipOf = async (s: SandboxRef, folder: string, leaveOut: EntryFilter | undefined): Promise<Readable> => {
+  const zipOf = async (s: SandboxRef, folder: string, leaveOut: EntryFilter | undefined, holdsSecret?: ContentCheck): Promise<Readable> => {
     const { stream, done } = await streamOut(s, ['tar', '-cf', '-', '--format=gnu', '-C', folder, '.']);
-    const zip = tarToZip(stream, '', leaveOut);
+    const zip = tarToZip(stream, '', leaveOut, holdsSecret);
     // GNU tar answers 1 when a file changed while being read: the archive is still whole.
     done.then(
       ({ code, stderr }) => {
@@ -384,12 +384,12 @@ export function createKubernetesTransport(options: KubernetesDriverOptions): San
 
     async zipWorkspace(s, options): Promise<Readable> {
       await requireRunning(s);
-      return zipOf(s, workspaceOf(s.username), secretFilter('', options?.includeSecrets));
+      return zipOf(s, workspaceOf(s.username), secretFilter('', options?.includeSecrets), contentCheckOf(options));
     },
 
     async zipFolder(s, relativePath, options): Promise<Readable> {
       await requireRunning(s);
-      return zipOf(s, await resolveFolder(run, s, relativePath), projectFolderFilter(relativePath, options?.includeSecrets));
+      return zipOf(s, await resolveFolder(run, s, relativePath), projectFolderFilter(relativePath, options?.includeSecrets), contentCheckOf(options));
     },
   };
 }

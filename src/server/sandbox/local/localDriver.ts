@@ -7,6 +7,7 @@ import * as pty from 'node-pty';
 import type { SandboxCommit } from '../../../shared/api/sandbox';
 import type { ContainerStatusName } from '../../../shared/constants/sandbox';
 import {
+  contentCheckOf,
   SandboxError,
   type ExecOptions,
   type ExecResult,
@@ -18,7 +19,7 @@ import {
 import { execTracker } from '../execTracker';
 import { createBackupStore } from '../backups';
 import { withSandboxRules, type SandboxTransport } from '../rules';
-import { tarToZip, type EntryFilter } from '../tarToZip';
+import { tarToZip, type ContentCheck, type EntryFilter } from '../tarToZip';
 import { baseEnv, bwrapArgv, SANDBOX_UID, workspaceOf, type LocalSandboxLimits } from './bwrap';
 import { probeMemoryCgroups, type CgroupProbe } from './memoryCgroup';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
@@ -287,11 +288,11 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
     await Promise.all(closing);
   };
 
-  const zipOf = async (s: SandboxRef, inside: string, prefix: string, leaveOut: EntryFilter | undefined): Promise<Readable> => {
+  const zipOf = async (s: SandboxRef, inside: string, prefix: string, leaveOut: EntryFilter | undefined, holdsSecret?: ContentCheck): Promise<Readable> => {
     const child = spawnInside(s, ['tar', '-cf', '-', '--format=gnu', '-C', inside, '.'], { readOnly: true });
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2_000)));
-    const zip = tarToZip(child.stdout!, prefix, leaveOut);
+    const zip = tarToZip(child.stdout!, prefix, leaveOut, holdsSecret);
     child.once('close', (code) => {
       // GNU tar answers 1 when a file changed while being read: the archive is still whole.
       if (code !== 0 && code !== 1) zip.destroy(new SandboxError('failed', `Archiving failed: ${stderr.trim()}`));
@@ -421,7 +422,7 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
 
     async zipWorkspace(s, zipOptions): Promise<Readable> {
       requireRunning(s);
-      return zipOf(s, workspaceOf(s.username), '', secretFilter('', zipOptions?.includeSecrets));
+      return zipOf(s, workspaceOf(s.username), '', secretFilter('', zipOptions?.includeSecrets), contentCheckOf(zipOptions));
     },
 
     async zipFolder(s, relativePath, zipOptions): Promise<Readable> {
@@ -437,12 +438,12 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
       if (check.code === 3 || check.code === 5) throw new SandboxError('not_found', `No such folder: ${target}`);
       if (check.code === 4) throw new SandboxError('outside_workspace', 'The path leads outside the workspace');
       if (check.code !== 0) throw new SandboxError('failed', check.stderr.trim());
-      return zipOf(s, check.stdout, '', projectFolderFilter(relativePath, zipOptions?.includeSecrets));
+      return zipOf(s, check.stdout, '', projectFolderFilter(relativePath, zipOptions?.includeSecrets), contentCheckOf(zipOptions));
     },
 
-    async commitStep(s, stepNumber, command): Promise<string> {
+    async commitStep(s, stepNumber, command, secretForms): Promise<string> {
       requireRunning(s);
-      return commitStep(run, s, stepNumber, command);
+      return commitStep(run, s, stepNumber, command, secretForms);
     },
 
     async history(s, limit = 200): Promise<SandboxCommit[]> {

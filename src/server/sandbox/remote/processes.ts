@@ -212,9 +212,9 @@ export function createContainerProcesses(options: ContainerProcessesOptions): Co
     members: {
       exec,
       shell,
-      async commitStep(s, stepNumber, command) {
+      async commitStep(s, stepNumber, command, secretForms) {
         await requireRunning(s);
-        return commitStep(run, s, stepNumber, command);
+        return commitStep(run, s, stepNumber, command, secretForms);
       },
       async history(s, limit = 200) {
         await requireRunning(s);

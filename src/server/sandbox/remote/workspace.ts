@@ -74,12 +74,12 @@ export async function linkSshKeys(run: RunInside, s: SandboxRef): Promise<void> 
   if (result.code !== 0) throw new SandboxError('failed', `Linking ~/.ssh failed: ${result.stderr.trim()}`);
 }
 
-export async function commitStep(run: RunInside, s: SandboxRef, stepNumber: number, command: string): Promise<string> {
+export async function commitStep(run: RunInside, s: SandboxRef, stepNumber: number, command: string, secretForms: readonly string[] = []): Promise<string> {
   const message = stepCommitMessage(stepNumber, command);
   const result = await run(
     s,
     ['bash', '-c', STEP_COMMIT_SCRIPT, 'commit', message, workspaceOf(s.username), SECRET_FILE_RULES.join('\n')],
-    { env: GIT_IDENTITY },
+    { env: { ...GIT_IDENTITY, ...(secretForms.length ? { SECRET_FORMS: secretForms.join('\n') } : {}) } },
   );
   if (result.code !== 0) throw new SandboxError('failed', `Committing step ${stepNumber} failed: ${result.stderr.trim()}`);
   return result.stdout.trim();

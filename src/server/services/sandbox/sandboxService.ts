@@ -19,7 +19,8 @@ import { writeWorkspaceFile } from './workspaceFiles';
 import { SANDBOX_ERRORS, SANDBOX_INIT_ERRORS, type ContainerStatusName } from '../../../shared/constants/sandbox';
 import type { EventBus } from '../events/eventBus';
 import { createVersionedSnapshots, sharedOn, type SnapshotSource } from '../snapshots/versionedSnapshots';
-import { textRedactor } from '../../sandbox/redactor';
+import { secretFinder, textRedactor } from '../../sandbox/redactor';
+import { secretSearchStrings } from '../../sandbox/secretForms';
 import { isDiskFull, type DiskSpace } from '../health/diskSpace';
 
 /** The project as `projects.require` answers it: already scoped to the caller. */
@@ -303,10 +304,11 @@ export function createSandboxService({
       }
     },
 
-    /** Commits what an executed step changed; used by the execution stage. */
+    /** Commits what an executed step changed, files holding a secret value left out; used by the execution stage. */
     async commitStep(project: ScopedProject, stepNumber: number, command: string): Promise<string> {
       try {
-        return await driver.commitStep(refOf(project), stepNumber, command);
+        const forms = secretSearchStrings(Object.values(await secretValues(project.id)));
+        return await driver.commitStep(refOf(project), stepNumber, command, forms);
       } catch (err) {
         throw asHttp(err);
       }
@@ -314,7 +316,7 @@ export function createSandboxService({
 
     async workspaceZip(project: ScopedProject, options?: ZipOptions): Promise<Readable> {
       try {
-        return await driver.zipWorkspace(refOf(project), options);
+        return await driver.zipWorkspace(refOf(project), { ...options, holdsSecret: secretFinder(Object.values(await secretValues(project.id))) });
       } catch (err) {
         throw asHttp(err);
       }
@@ -331,7 +333,8 @@ export function createSandboxService({
       const relative = path.slice(root.length).replace(/^\/+|\/+$/g, '');
       if (relative.split('/').some((part) => part === '..' || part === '.')) throw badRequest('path must not contain . or .. segments');
       try {
-        return { stream: await driver.zipFolder(ref, relative, options), username: ref.username };
+        const holdsSecret = secretFinder(Object.values(await secretValues(project.id)));
+        return { stream: await driver.zipFolder(ref, relative, { ...options, holdsSecret }), username: ref.username };
       } catch (err) {
         throw asHttp(err);
       }
