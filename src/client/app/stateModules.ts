@@ -26,6 +26,6 @@ import '../features/projects/projectsApi';
 import '../features/sandbox/sandboxApi';
 import '../features/sandbox/sandboxControlApi';
 import '../features/sandbox/sandboxSlice';
-import '../features/stages/stagesApi';
+import '../common/stages/stagesApi';
 import '../features/validation/validationApi';
 import '../features/validation/validationSlice';

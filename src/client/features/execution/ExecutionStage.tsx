@@ -6,7 +6,7 @@ import { useInjectSaga } from '../../app/injectSaga';
 import { Button } from '../../common/components/Button';
 import { Card } from '../../common/components/Card';
 import { MutedText, PHONE_MAX_WIDTH } from '../../common/components/Layout';
-import type { StagePanelProps } from '../stages/types';
+import type { StagePanelProps } from '../../common/stages/types';
 import { ExecutionChatPanel } from './components/ExecutionChatPanel';
 import { ExecutionProgressPanel } from './components/ExecutionProgressPanel';
 import { executionSaga } from './executionSaga';

@@ -3,7 +3,7 @@ import type { ExecutionProgress } from '../../../shared/api/execution';
 import type { StageId } from '../../../shared/api/stages';
 import { EXECUTION, EXECUTION_TEXT, STAGE_INDEX, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
-import { completeStageAndMove } from '../stages/stageSagas';
+import { completeStageAndMove } from '../../common/stages/stageSagas';
 import { executionApi } from './executionApi';
 import { createValidationPlan, triggerValidation } from '../validation/validationSaga';
 import { autoRetryDecision, summarise, toViewSteps, type AutoRetryDecision } from '../../common/steps/stepModel';

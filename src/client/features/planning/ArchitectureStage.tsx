@@ -7,7 +7,7 @@ import { Button } from '../../common/components/Button';
 import { Chat } from '../../common/chat/Chat';
 import { chatSaga } from '../../common/chat/chatSaga';
 import { messageSubmitted, selectChatStreaming } from '../../common/chat/chatSlice';
-import type { StagePanelProps } from '../stages/types';
+import type { StagePanelProps } from '../../common/stages/types';
 import { ConfirmButton } from './components/ConfirmButton';
 import { PlanView } from './components/PlanView';
 import { StageColumns } from './components/StageLayout';

@@ -12,7 +12,7 @@ import { chatSaga } from '../../common/chat/chatSaga';
 import { messageSubmitted, selectChatStreaming } from '../../common/chat/chatSlice';
 import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
 import { sandboxInitSaga } from './sandboxInitSaga';
-import type { StagePanelProps } from '../stages/types';
+import type { StagePanelProps } from '../../common/stages/types';
 import { ConfirmButton } from './components/ConfirmButton';
 import { PlanView } from './components/PlanView';
 import { Panel, StageColumns } from './components/StageLayout';

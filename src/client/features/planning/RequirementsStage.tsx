@@ -7,7 +7,7 @@ import { Button } from '../../common/components/Button';
 import { Chat } from '../../common/chat/Chat';
 import { chatSaga } from '../../common/chat/chatSaga';
 import { selectChatStreaming } from '../../common/chat/chatSlice';
-import type { StagePanelProps } from '../stages/types';
+import type { StagePanelProps } from '../../common/stages/types';
 import { EnvironmentDialog } from './components/EnvironmentDialog';
 import { RepositoryPicker } from './components/RepositoryPicker';
 import { RequirementsPanel } from './components/RequirementsPanel';

@@ -14,7 +14,7 @@ import {
   turnStopped,
   type ChatThread,
 } from '../../common/chat/chatSlice';
-import { completeStageAndMove } from '../stages/stageSagas';
+import { completeStageAndMove } from '../../common/stages/stageSagas';
 import { planningApi, type PlanningTag } from './planningApi';
 import { ANALYZER_ENDPOINT, PLANNING_CHATS, type PlanningChat } from './planningChats';
 import { canConfirmRequirements } from './planningRules';

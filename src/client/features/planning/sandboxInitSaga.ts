@@ -6,7 +6,7 @@ import { CALL_ERRORS, SANDBOX_INIT, SANDBOX_INIT_ERRORS, STAGE_INDEX } from '../
 import { errorMessage } from '../../api/apiSlice';
 import { executionApi } from '../execution/executionApi';
 import { runEndpoint } from '../../api/runEndpoint';
-import { completeStageAndMove } from '../stages/stageSagas';
+import { completeStageAndMove } from '../../common/stages/stageSagas';
 import { confirmFailed, confirmSucceeded, implementationConfirmRequested } from './planningSlice';
 import { sandboxApi } from '../sandbox/sandboxApi';
 import {

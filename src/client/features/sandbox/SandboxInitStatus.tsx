@@ -5,7 +5,7 @@ import { SANDBOX_INIT, SANDBOX_INIT_ERRORS } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
 import { Button } from '../../common/components/Button';
 import { Spinner } from '../../common/components/Spinner';
-import { useSetCurrentStageMutation } from '../stages/stagesApi';
+import { useSetCurrentStageMutation } from '../../common/stages/stagesApi';
 import { initialisationDismissed, selectSandboxInit } from './sandboxSlice';
 
 const REQUIREMENTS: StageId = 'requirements';

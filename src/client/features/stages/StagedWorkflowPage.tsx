@@ -20,7 +20,7 @@ import { useGetProjectQuery } from '../projects/projectsApi';
 import { ProjectCost } from './components/ProjectCost';
 import { StageList } from './components/StageList';
 import { isAgentId, STAGE_PANELS } from './stagePanels';
-import { useGetProjectStateQuery, useSetCurrentStageMutation } from './stagesApi';
+import { useGetProjectStateQuery, useSetCurrentStageMutation } from '../../common/stages/stagesApi';
 
 const PROJECT_ID = /^\d{1,15}$/;
 

@@ -1,6 +1,6 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { AgentId } from '../../../shared/api/stages';
-import type { StagePanelProps } from './types';
+import type { StagePanelProps } from '../../common/stages/types';
 
 type StagePanel = LazyExoticComponent<ComponentType<StagePanelProps>>;
 

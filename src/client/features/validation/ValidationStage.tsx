@@ -9,7 +9,7 @@ import { ErrorText } from '../../common/components/Field';
 import { MutedText } from '../../common/components/Layout';
 import { Code } from '../../common/steps/StepCard';
 import { StageColumns, StageSide } from '../../common/steps/stageLayout';
-import type { StagePanelProps } from '../stages/types';
+import type { StagePanelProps } from '../../common/stages/types';
 import { ValidationProgressPanel } from './components/ValidationProgressPanel';
 import { useGetValidationPlanQuery } from './validationApi';
 import { validationSaga } from './validationSaga';

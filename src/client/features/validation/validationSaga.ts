@@ -12,7 +12,7 @@ import { summarise, toViewSteps } from '../../common/steps/stepModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../../common/steps/stepActionSagas';
 import { runEndpoint } from '../../api/runEndpoint';
 import { errorMessage, errorStatus } from '../../api/apiSlice';
-import { stagesApi } from '../stages/stagesApi';
+import { stagesApi } from '../../common/stages/stagesApi';
 import { validationApi } from './validationApi';
 import {
   autoApproveToggled,

@@ -4,7 +4,7 @@ import styled from 'styled-components';
 import { PROJECT_HOME_TEXT } from '../../../../shared/constants/environmentGuide';
 import { errorMessage } from '../../../api/apiSlice';
 import { ErrorText } from '../../../common/components/Field';
-import { useGetProjectStateQuery, useSetCurrentStageMutation } from '../../stages/stagesApi';
+import { useGetProjectStateQuery, useSetCurrentStageMutation } from '../../../common/stages/stagesApi';
 
 /**
  * The way back from the project home to the workflow: each stage the project has reached opens the
