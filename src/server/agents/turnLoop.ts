@@ -39,13 +39,20 @@ export interface ToolGraphDeps {
   systemPrompt(config: RunnableConfig): Promise<string>;
   /** Runs one tool call; the answer is what the model reads. Throwing answers `Error: <message>`. */
   runTool(call: ToolCall, config: RunnableConfig): Promise<string>;
+  /**
+   * Told the size of a model call's prompt (UTF-8 bytes of the system prompt, the messages and the tools)
+   * before it is sent: the credits hold for it. Throwing (402) ends the turn before the call.
+   */
+  beforeCall?(promptBytes: number, config: RunnableConfig): Promise<void>;
 }
 
 /** Compiles an agent's graph: model, then its tool calls, then the model again unless it already spoke. */
 export function buildToolGraph(deps: ToolGraphDeps) {
   async function callModel(state: typeof MessagesAnnotation.State, config: RunnableConfig): Promise<{ messages: BaseMessage[] }> {
     const model = deps.model().bindTools!(deps.tools);
-    return { messages: [await model.invoke([new SystemMessage(await deps.systemPrompt(config)), ...state.messages], config)] };
+    const prompt = [new SystemMessage(await deps.systemPrompt(config)), ...state.messages];
+    await deps.beforeCall?.(Buffer.byteLength(JSON.stringify(prompt.map((m) => m.content))) + Buffer.byteLength(JSON.stringify(deps.tools)), config);
+    return { messages: [await model.invoke(prompt, config)] };
   }
 
   async function runTools(state: typeof MessagesAnnotation.State, config: RunnableConfig): Promise<{ messages: BaseMessage[] }> {

@@ -31,10 +31,16 @@ export interface TurnUsage extends TurnProject {
   outputTokens: number;
 }
 
-/** The credits meter, as a turn uses it: refuse a turn at a spent balance (402), record each call. */
+/**
+ * The credits meter, as a turn uses it: refuse a turn at a spent balance (402) or hold for its first call
+ * (a hold id), hold for each call sized from its prompt, record each call against its hold, release what
+ * no call used.
+ */
 export interface TurnMeter {
-  assertCanSpend(a: { installationId: number; model?: string }): Promise<void>;
-  record(usage: TurnUsage): Promise<unknown>;
+  assertCanSpend(a: { installationId: number; model?: string }): Promise<number | undefined | void>;
+  holdNext?(a: { installationId: number; model: string; promptBytes: number; replace?: number }): Promise<number | undefined>;
+  record(usage: TurnUsage & { holdId?: number }): Promise<unknown>;
+  release?(installationId: number, holdId: number): Promise<void>;
 }
 
 /** A running turn as the agent's prompt and tools see it. */
@@ -101,6 +107,10 @@ export interface StartedTurn {
 
 interface Running<S> extends Turn<S> {
   controller: AbortController;
+  /** The turn's live credit holds, oldest first: the admission hold until the first call, then one per call sent. */
+  holds: number[];
+  /** Whether the admission hold was sized to the first call yet. */
+  sized: boolean;
   /** Tool names the model called in this turn and that answered (did not throw). */
   called: Set<string>;
 }
@@ -128,6 +138,18 @@ export function createTurnSession<S>(deps: TurnSessionDeps<S>) {
       turn.called.add(call.name);
       return answer;
     },
+    // Each call holds for its own prompt before it is sent; the calls of a turn run one after another, so
+    // their holds settle in order (record takes the oldest).
+    beforeCall: async (promptBytes, config) => {
+      const turn = turnOf(config);
+      if (!meter.holdNext) return;
+      // The first call resizes the admission hold; refused, it stays in `holds` to be released.
+      const replace = turn.sized ? undefined : turn.holds[0];
+      const id = await meter.holdNext({ installationId: turn.project.installationId, model: deps.model().name, promptBytes, replace });
+      turn.sized = true;
+      if (replace !== undefined) turn.holds.shift();
+      if (id !== undefined) turn.holds.push(id);
+    },
   });
 
   const secretsOf = async (projectId: number): Promise<string[]> => Object.values(await deps.hiddenValues(projectId));
@@ -140,14 +162,26 @@ export function createTurnSession<S>(deps: TurnSessionDeps<S>) {
      */
     async startTurn(project: TurnProject, body: { message: string; thread_id?: string }, options: { fresh?: boolean } = {}): Promise<StartedTurn> {
       const model = deps.model();
-      await meter.assertCanSpend({ installationId: project.installationId, model: model.name });
-      await deps.admit?.(project);
-      const threadId = await resolveThread(db, { projectId: project.projectId, agent: deps.threadAgent, threadId: body.thread_id, fresh: options.fresh });
-      const [state, secrets] = await Promise.all([deps.prepare(project), secretsOf(project.projectId)]);
-      // Checked and taken with no await between: of two turns at once on one thread, one is refused.
-      if (running.has(threadId)) throw conflict(TURN_TEXTS.busy);
+      const admission = (await meter.assertCanSpend({ installationId: project.installationId, model: model.name })) ?? undefined;
+      const holds = admission === undefined ? [] : [admission];
+      const releaseHolds = async (): Promise<void> => {
+        for (const id of holds.splice(0)) await meter.release?.(project.installationId, id).catch(() => undefined);
+      };
+      let threadId: string;
+      let state: S;
+      let secrets: string[];
+      try {
+        await deps.admit?.(project);
+        threadId = await resolveThread(db, { projectId: project.projectId, agent: deps.threadAgent, threadId: body.thread_id, fresh: options.fresh });
+        [state, secrets] = await Promise.all([deps.prepare(project), secretsOf(project.projectId)]);
+        // Checked and taken with no await between: of two turns at once on one thread, one is refused.
+        if (running.has(threadId)) throw conflict(TURN_TEXTS.busy);
+      } catch (err) {
+        await releaseHolds();
+        throw err;
+      }
       const controller = new AbortController();
-      const turn: Running<S> = { project, threadId, signal: controller.signal, state, controller, called: new Set() };
+      const turn: Running<S> = { project, threadId, signal: controller.signal, state, controller, called: new Set(), holds, sized: false };
       running.set(threadId, turn);
       let nudged = false;
       const { required } = deps;
@@ -165,7 +199,7 @@ export function createTurnSession<S>(deps: TurnSessionDeps<S>) {
             model,
             recursionLimit: deps.recursionLimit ?? 8,
             secrets,
-            record: (usage) => meter.record({ ...project, agent: deps.usageAgent, model: model.name, ...usage }),
+            record: (usage) => meter.record({ ...project, agent: deps.usageAgent, model: model.name, ...usage, holdId: turn.holds.shift() }),
             failureDetail: deps.failureDetail ?? TURN_FAILED,
             ...(deps.keepPartialOnStop ? { keepPartialOnStop: true } : {}),
             ...(deps.noteEvent ? { noteEvent: deps.noteEvent } : {}),
@@ -179,6 +213,8 @@ export function createTurnSession<S>(deps: TurnSessionDeps<S>) {
           });
           failed = controller.signal.aborted || !(await saved());
         } finally {
+          // A hold no call settled (the turn failed or stopped before its call) stops counting at once.
+          await releaseHolds();
           if (running.get(threadId) === turn) running.delete(threadId);
           await deps.onTurn?.(project, failed ? 'failed' : 'ended');
         }

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { CREDIT_ERRORS } from '../../../src/shared/constants/credits';
 import { HttpError } from '../../../src/server/errors';
-import { HOLD_TOKENS } from '../../../src/server/services/credits/meter';
+import { HOLD_TOKENS, OUTPUT_ALLOWANCE_TOKENS, tokensOfBytes } from '../../../src/server/services/credits/meter';
 import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
@@ -161,7 +161,8 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
     const erin = await signIn(app, 'erin');
     const erinId = await installationRowId(database, erin);
     const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: erin.headers, payload: { name: 'Spender' } })).json();
-    await expect(app.services.meter.assertCanSpend({ installationId: erinId })).resolves.toBeUndefined();
+    // It holds for the turn's first call: the hold's id.
+    await expect(app.services.meter.assertCanSpend({ installationId: erinId })).resolves.toEqual(expect.any(Number));
     // One call costs exactly the $5 sign-up credit: the balance reaches zero.
     await app.services.meter.record({ installationId: erinId, projectId: project.id, agent: 'executionAgent', model: 'm', inputTokens: 1_000_000, outputTokens: 0 });
     const refused = await app.services.meter.assertCanSpend({ installationId: erinId }).catch((err: unknown) => err);
@@ -205,6 +206,57 @@ describe.each(databaseKinds())('credits ledger and metering (%s)', (kind) => {
     // The hold became the call's charge: no pending row is left, none shows in the history.
     const history = (await get(frank, '/api/user/transactions')).json();
     expect(history.map((t: { status: string }) => t.status)).toEqual(['completed', 'completed', 'completed']);
+  });
+
+  it('20 concurrent turns of long threads at $0.25 left end the balance no further below zero than one call\'s hold, each call settled exactly', async () => {
+    const gina = await signIn(app, 'gina');
+    const ginaId = await installationRowId(database, gina);
+    const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: gina.headers, payload: { name: 'Long threads' } })).json();
+    const call = { installationId: ginaId, projectId: project.id, agent: 'requirementsAgent', model: 'm' };
+    await app.services.meter.record({ ...call, inputTokens: 950_000, outputTokens: 0 }); // $4.75 of $5: $0.25 left
+    const meter = app.services.meter;
+    // A long thread: ~9,000 tokens of prompt, growing by a tool answer each call; the model answers 1,500 tokens.
+    const promptBytesOf = (n: number): number => 27_000 + n * 3_000;
+    let largestHold = 0;
+    const charged: number[] = [];
+    const turn = async (): Promise<number> => {
+      let admission: number | undefined;
+      try {
+        admission = await meter.assertCanSpend({ installationId: ginaId, model: 'm' });
+      } catch (err) {
+        return (err as HttpError).statusCode;
+      }
+      const holds = admission === undefined ? [] : [admission];
+      try {
+        for (let n = 0; n < 3; n++) {
+          const promptBytes = promptBytesOf(n);
+          const replace = n === 0 ? holds[0] : undefined;
+          const id = (await meter.holdNext({ installationId: ginaId, model: 'm', promptBytes, replace }))!;
+          if (replace !== undefined) holds.shift();
+          holds.push(id);
+          largestHold = Math.max(largestHold, Number(meter.price(tokensOfBytes(promptBytes), OUTPUT_ALLOWANCE_TOKENS)));
+          // The provider counts fewer tokens than the hold's estimate (~4 bytes a token) and writes less than the allowance.
+          const used = { inputTokens: Math.ceil(promptBytes / 4), outputTokens: 1_500 };
+          const metered = await meter.record({ ...call, ...used, holdId: holds.shift() });
+          charged.push(Number(metered.cost));
+        }
+        return 200;
+      } catch (err) {
+        return (err as HttpError).statusCode;
+      } finally {
+        for (const id of holds) await meter.release(ginaId, id);
+      }
+    };
+    const outcomes = await Promise.all(Array.from({ length: 20 }, turn));
+    expect(outcomes.filter((s) => s === 402).length).toBeGreaterThan(0);
+    const balance = (await get(gina, '/api/user/credits')).json().credits_balance as number;
+    expect(balance).toBeGreaterThanOrEqual(-largestHold - 1e-8);
+    // Settled exactly: the balance fell by what the calls cost, to the cent's hundred-millionth, and no hold is left.
+    expect(balance).toBeCloseTo(0.25 - charged.reduce((a, b) => a + b, 0), 8);
+    const state = await ledgerOf(database, ginaId);
+    expect(state.balance).toBe(state.ledger);
+    const pending = await database.db.execute(sql`select count(*)::int as n from credit_transactions where installation_id = ${ginaId} and status = 'pending'`);
+    expect((pending as unknown as { rows: Array<{ n: number }> }).rows[0]!.n).toBe(0);
   });
 
   it('needs a session for credits and transactions', async () => {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, lte, not, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, lte, ne, not, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/client';
 import { creditAccounts, creditTransactions } from '../../db/schema';
 import type { CreditsResponse, Transaction } from '../../../shared/api/credits';
@@ -205,43 +205,62 @@ export function createCreditsLedger({ db, signupCreditUsd, events }: { db: Db; s
     post,
 
     /**
-     * Sets `units` aside for a model call when the balance less the live holds is above zero, and
-     * answers whether it did. Under the balance row's lock, so concurrent callers see each other's
-     * holds: at most one call's worth can be spent beyond the balance. Drops expired holds.
+     * Sets `units` aside for a model call when the balance less the other live holds is above zero, and
+     * answers the hold's id (null when refused). Under the balance row's lock, so concurrent callers see
+     * each other's holds: at most one call's worth can be spent beyond the balance. `replace` resizes a
+     * live hold of the caller's (the next call of a turn) instead of adding one. Drops expired holds.
      */
-    async hold(tx: Tx, installationId: number, units: bigint): Promise<boolean> {
+    async hold(tx: Tx, installationId: number, units: bigint, replace?: number): Promise<number | null> {
       movedIn(tx);
       const balance = await lock(tx, installationId);
       const expiry = new Date(Date.now() - HOLD_TTL_MS);
       const mine = and(eq(creditTransactions.installationId, installationId), isHold);
       await tx.delete(creditTransactions).where(and(mine, lte(creditTransactions.createdAt, expiry)));
+      const others = replace === undefined ? mine : and(mine, ne(creditTransactions.id, replace));
       const [held] = await tx
         .select({ total: sql<string>`coalesce(sum(${creditTransactions.amount}), 0)` })
         .from(creditTransactions)
-        .where(mine);
-      if (balance - toUnits(String(held?.total ?? '0')) <= 0n) return false;
-      await tx.insert(creditTransactions).values({
-        installationId,
-        type: 'use',
-        amount: unitsToDecimal(units),
-        status: 'pending',
-        paymentMethod: 'usage',
-        description: 'Held for a model call',
-      });
-      return true;
+        .where(others);
+      if (balance - toUnits(String(held?.total ?? '0')) <= 0n) return null;
+      if (replace !== undefined) {
+        const [resized] = await tx
+          .update(creditTransactions)
+          .set({ amount: unitsToDecimal(units), createdAt: new Date() })
+          .where(and(mine, eq(creditTransactions.id, replace)))
+          .returning({ id: creditTransactions.id });
+        if (resized) return resized.id;
+      }
+      const [row] = await tx
+        .insert(creditTransactions)
+        .values({ installationId, type: 'use', amount: unitsToDecimal(units), status: 'pending', paymentMethod: 'usage', description: 'Held for a model call' })
+        .returning({ id: creditTransactions.id });
+      return row!.id;
+    },
+
+    /** Drops a hold whose call will not come (the turn ended); a hold already settled is left alone. */
+    async release(installationId: number, holdId: number): Promise<void> {
+      await db.delete(creditTransactions).where(and(eq(creditTransactions.installationId, installationId), isHold, eq(creditTransactions.id, holdId)));
     },
 
     /**
-     * `post` for a model call's charge: turns the installation's oldest live hold into the completed
-     * row when there is one (so the hold stops counting as the charge starts), else writes a new row.
+     * `post` for a model call's charge: turns the call's hold (`holdId`, else the installation's oldest
+     * live hold) into the completed row of exactly the charge when there is one (so the hold stops
+     * counting as the charge starts), else writes a new row.
      */
-    async settle(tx: Tx, entry: LedgerEntry): Promise<{ id: number } | null> {
+    async settle(tx: Tx, entry: LedgerEntry, holdId?: number): Promise<{ id: number } | null> {
       movedIn(tx);
       await lock(tx, entry.installationId);
       const [hold] = await tx
         .select({ id: creditTransactions.id })
         .from(creditTransactions)
-        .where(and(eq(creditTransactions.installationId, entry.installationId), isHold, gt(creditTransactions.createdAt, new Date(Date.now() - HOLD_TTL_MS))))
+        .where(
+          and(
+            eq(creditTransactions.installationId, entry.installationId),
+            isHold,
+            gt(creditTransactions.createdAt, new Date(Date.now() - HOLD_TTL_MS)),
+            ...(holdId === undefined ? [] : [eq(creditTransactions.id, holdId)]),
+          ),
+        )
         .orderBy(asc(creditTransactions.id))
         .limit(1);
       if (!hold) return post(tx, entry);

@@ -21,6 +21,8 @@ export interface ModelUsage {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  /** The call's hold (assertCanSpend, holdNext): settled to exactly the cost. */
+  holdId?: number;
 }
 
 export interface MeteredCall {
@@ -37,6 +39,18 @@ const MAX_TOKENS_PER_CALL = 100_000_000;
  * while the balance covers the holds of the calls already running.
  */
 export const HOLD_TOKENS = { input: 8_000, output: 2_000 } as const;
+
+/**
+ * The output a call's hold allows for: models here are called without an output limit, and a long plan
+ * runs to a few thousand tokens. A call writing more than this can overdraw by the difference.
+ */
+export const OUTPUT_ALLOWANCE_TOKENS = 4_000;
+
+/**
+ * Tokens in a prompt of this many UTF-8 bytes, counted high: English runs ~4 bytes a token, code and
+ * JSON ~3; a hold too large only refuses a call early, one too small lets the balance go further below zero.
+ */
+export const tokensOfBytes = (bytes: number): number => Math.ceil(bytes / 3);
 
 function checkTokens(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0 || value > MAX_TOKENS_PER_CALL) {
@@ -62,7 +76,7 @@ export function createMeter({
   pricing,
   costs,
 }: {
-  ledger: Pick<CreditsLedger, 'transaction' | 'lock' | 'settle' | 'hold'>;
+  ledger: Pick<CreditsLedger, 'transaction' | 'lock' | 'settle' | 'hold' | 'release'>;
   pricing: PricingConfig;
   /** The project cost poll's snapshots, dropped after each recorded call. */
   costs: Pick<CostsService, 'invalidate'>;
@@ -137,7 +151,7 @@ export function createMeter({
             paymentMethod: 'usage',
             description: `${agentName(usage.agent)} · ${usage.model}: ${usage.inputTokens} input and ${usage.outputTokens} output tokens (project ${usage.projectId})`,
             tokenUsageId: row!.id,
-          });
+          }, usage.holdId);
           return { tokenUsageId: row!.id, cost };
         });
       } finally {
@@ -154,12 +168,30 @@ export function createMeter({
      * @throws HttpError 402 with `CREDIT_ERRORS.outOfCredits`, a text the chat shows as the reply; it
      * tells the user to add credits with 'View & Add Credits'.
      */
-    async assertCanSpend({ installationId, model }: { installationId: number; model?: string }): Promise<void> {
+    async assertCanSpend({ installationId, model, inputTokens }: { installationId: number; model?: string; inputTokens?: number }): Promise<number | undefined> {
       // A turn of a free model spends nothing: it needs no credit and holds none.
-      if (model !== undefined && isFreeModel(model)) return;
-      const held = await ledger.transaction((tx) => ledger.hold(tx, installationId, costUnits(HOLD_TOKENS.input, HOLD_TOKENS.output)));
-      if (!held) throw paymentRequired(CREDIT_ERRORS.outOfCredits);
+      if (model !== undefined && isFreeModel(model)) return undefined;
+      const units = inputTokens === undefined ? costUnits(HOLD_TOKENS.input, HOLD_TOKENS.output) : costUnits(inputTokens, OUTPUT_ALLOWANCE_TOKENS);
+      const held = await ledger.transaction((tx) => ledger.hold(tx, installationId, units));
+      if (held === null) throw paymentRequired(CREDIT_ERRORS.outOfCredits);
+      return held;
     },
+
+    /**
+     * Holds for the next call of a running turn, sized from its prompt (`promptBytes`: the system prompt, the
+     * thread as it now stands and the tools) and the output allowance; `replace` is the turn's hold still live, resized rather than added to. Refused (402) like a
+     * new turn when the balance less the other holds is spent: the turn then ends before that call.
+     */
+    async holdNext({ installationId, model, promptBytes, replace }: { installationId: number; model: string; promptBytes: number; replace?: number }): Promise<number | undefined> {
+      if (isFreeModel(model)) return undefined;
+      const units = costUnits(tokensOfBytes(promptBytes), OUTPUT_ALLOWANCE_TOKENS);
+      const held = await ledger.transaction((tx) => ledger.hold(tx, installationId, units, replace));
+      if (held === null) throw paymentRequired(CREDIT_ERRORS.outOfCredits);
+      return held;
+    },
+
+    /** Drops a turn's hold that no call will settle (the turn ended). */
+    release: (installationId: number, holdId: number): Promise<void> => ledger.release(installationId, holdId),
   };
 }
 
