@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ExecutionProgress, Step } from '../../../src/shared/api/execution';
 import { planningDocuments } from '../../../src/server/db/schema';
 import { isDiskFull } from '../../../src/server/services/health/diskSpace';
+import { TURN_NOT_SAVED } from '../../../src/server/agents/turnLoop';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
@@ -185,6 +186,28 @@ describeOnDisk('a full disk under the database (PGlite in DATA_DIR)', () => {
     fs.rmSync(filler);
     expect((await app.inject({ method: 'GET', url: '/api/ready' })).statusCode).toBe(200);
     expect((await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'After' } })).statusCode).toBe(201);
+  });
+
+  it('ends an agent turn whose checkpoint the full disk refused with an error the person sees, and keeps no answer in the thread', async () => {
+    const project = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'Unkept turn' } })).json<{ id: number }>();
+    const headers = { ...alice.headers, 'project-id': String(project.id) };
+    fill(filler, 0);
+    const answer = await app.inject({ method: 'POST', url: '/api/planning/requirements-gatherer', headers, payload: { message: 'A VPS with PostgreSQL for a small web app' } });
+    if (answer.statusCode === 200) {
+      const events = answer.body
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)) as { event: string; data?: { detail?: string } });
+      expect(events.at(-1)).toEqual(expect.objectContaining({ event: 'error', data: { detail: TURN_NOT_SAVED } }));
+      expect(events.filter((e) => e.event === 'on_chat_model_end')).toEqual([]);
+    } else {
+      // Refused before any byte was streamed (the thread's row could not be written): 507 in plain words.
+      expect(answer.statusCode).toBe(507);
+      expect(answer.json().detail).toMatch(/^The server's disk is full/);
+    }
+    fs.rmSync(filler);
+    const thread = await app.inject({ method: 'GET', url: '/api/planning/threads/requirementsAgent', headers });
+    expect(thread.body).not.toContain('small web app');
   });
 });
 
