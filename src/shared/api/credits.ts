@@ -2,8 +2,11 @@ import { Type, type Static } from 'typebox';
 import { CREDIT_LIMITS, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../constants/credits';
 import { Timestamp } from './common';
 
-/** GET /api/user/credits: the balance in dollars (1 credit = 1 USD). */
-export const CreditsResponse = Type.Object({ credits_balance: Type.Number() });
+/**
+ * GET /api/user/credits: the balance in dollars (1 credit = 1 USD); `test_credits`, present when some of
+ * it came from the local test checkout (no money moved): how much of the balance, at most, is test credit.
+ */
+export const CreditsResponse = Type.Object({ credits_balance: Type.Number(), test_credits: Type.Optional(Type.Number({ minimum: 0 })) });
 export type CreditsResponse = Static<typeof CreditsResponse>;
 
 export const TransactionType = Type.Enum(TRANSACTION_TYPES);

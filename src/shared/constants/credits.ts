@@ -39,6 +39,8 @@ export const CREDITS_TEXT = {
   /** Pay button label while the payment link is being created. */
   creatingLink: 'Creating Link...',
   currentBalance: 'Current Balance',
+  /** Under the balance when part of it came from the local test checkout. */
+  testCredits: (amount: string): string => `Includes ${amount} of test credits from the local test checkout: no money moved.`,
   addCredits: 'Add Credits',
   amountLabel: 'Amount (USD)',
   amountPlaceholder: 'Enter amount',

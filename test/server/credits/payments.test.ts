@@ -139,6 +139,11 @@ describe.each(databaseKinds())('payments (%s)', (kind) => {
       expect(rows[0]).toMatchObject({ transaction_type: 'add', amount: 25, payment_method: 'local' });
       expect((await page(alice, id)).body).toContain(TEST_CHECKOUT_TEXT.closed);
       await ledgerIsWhole();
+      // The balance says how much of it is test credit: no money moved for it.
+      const credits = (await app.inject({ method: 'GET', url: '/api/user/credits', headers: alice.headers })).json();
+      expect(credits.test_credits).toBeGreaterThanOrEqual(25);
+      expect(credits.test_credits).toBeLessThanOrEqual(credits.credits_balance);
+      expect(rows[0].description).toMatch(/test checkout/i);
     });
 
     it("answers the caller's record of a payment by purchase or payment id: pending, then completed with the amount credited; 404 to anyone else", async () => {

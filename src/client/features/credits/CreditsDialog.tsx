@@ -59,6 +59,7 @@ export function CreditsDialog({ onClose }: { onClose: () => void }): ReactElemen
       <Balance aria-label={CREDITS_TEXT.currentBalance}>
         <MutedText>{CREDITS_TEXT.currentBalance}</MutedText>
         <BalanceAmount data-testid="credits-balance">{formatCredits(credits?.credits_balance)}</BalanceAmount>
+        {credits?.test_credits ? <MutedText data-testid="test-credits">{CREDITS_TEXT.testCredits(formatCredits(credits.test_credits))}</MutedText> : null}
       </Balance>
 
       <form onSubmit={onSubmit} aria-label={CREDITS_TEXT.addCredits}>

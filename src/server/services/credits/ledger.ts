@@ -72,7 +72,13 @@ export function createCreditsLedger({ db, signupCreditUsd, events }: { db: Db; s
   /** The installations whose balance each open `ledger.transaction` has moved. */
   const moved = new WeakMap<Tx, Set<number>>();
   const balances = createVersionedSnapshots<number, CreditsResponse>({
-    load: async (installationId) => ({ credits_balance: unitsToNumber(toUnits(await readBalance(installationId))) }),
+    load: async (installationId) => {
+      const balance = toUnits(await readBalance(installationId));
+      const test = await testCreditUnits(installationId);
+      // Spending takes from the whole balance: at most the smaller of the two is test credit.
+      const shown = test < balance ? test : balance;
+      return { credits_balance: unitsToNumber(balance), ...(shown > 0n ? { test_credits: unitsToNumber(shown) } : {}) };
+    },
     ...sharedOn(events, 'snapshots.credits'),
   });
 
@@ -125,6 +131,22 @@ export function createCreditsLedger({ db, signupCreditUsd, events }: { db: Db; s
   }
 
   /** Polled every 10 s: a plain read, except the very first time, which creates the account. */
+  /** What the local test checkout added (completed 'add' rows paid by 'local'), in units. */
+  async function testCreditUnits(installationId: number): Promise<bigint> {
+    const [row] = await db
+      .select({ total: sql<string>`coalesce(sum(${creditTransactions.amount}), 0)` })
+      .from(creditTransactions)
+      .where(
+        and(
+          eq(creditTransactions.installationId, installationId),
+          eq(creditTransactions.type, 'add'),
+          eq(creditTransactions.status, 'completed'),
+          eq(creditTransactions.paymentMethod, 'local'),
+        ),
+      );
+    return toUnits(String(row?.total ?? '0'));
+  }
+
   async function readBalance(installationId: number): Promise<string> {
     const read = async (): Promise<string | undefined> =>
       (await db.select({ balance: creditAccounts.balance }).from(creditAccounts).where(eq(creditAccounts.installationId, installationId)))[0]

@@ -50,6 +50,19 @@ describe('credits dialog', () => {
     expect(within(dialog).getByText(new RegExp(CREDITS_TEXT.aboutOneCredit.replace('$', '\\$')))).toHaveTextContent(CREDITS_TEXT.neverExpire);
   });
 
+  it('says how much of the balance is test credit from the local test checkout, and nothing when none is', async () => {
+    useCreditsServer({ balance: 30, testCredits: 25 });
+    const { dialog } = await openDialog();
+    expect(await within(dialog).findByTestId('test-credits')).toHaveTextContent(CREDITS_TEXT.testCredits('$25.00'));
+  });
+
+  it('shows no test-credit line for a balance of real credit', async () => {
+    useCreditsServer({ balance: 30 });
+    const { dialog } = await openDialog();
+    expect(await within(dialog).findByText('$30.00')).toBeInTheDocument();
+    expect(within(dialog).queryByTestId('test-credits')).toBeNull();
+  });
+
   it('polls the balance every 10 seconds while open', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick', 'setImmediate'] });
     try {

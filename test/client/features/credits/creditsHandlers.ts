@@ -4,7 +4,7 @@ import type { ErrorResponse } from '../../../../src/shared/api/common';
 import { api, server } from '../../utils/server';
 
 /** A fake of the credits endpoints with counters, installed per test with `server.use(...)`. */
-export function useCreditsServer(options: { balance?: number; transactions?: Transaction[]; link?: string } = {}) {
+export function useCreditsServer(options: { balance?: number; testCredits?: number; transactions?: Transaction[]; link?: string } = {}) {
   const state = {
     balance: options.balance ?? 12.5,
     transactions: options.transactions ?? [],
@@ -16,7 +16,7 @@ export function useCreditsServer(options: { balance?: number; transactions?: Tra
   server.use(
     http.get<never, never, CreditsResponse>(api('/user/credits'), () => {
       state.creditsCalls += 1;
-      return HttpResponse.json({ credits_balance: state.balance });
+      return HttpResponse.json({ credits_balance: state.balance, ...(options.testCredits ? { test_credits: options.testCredits } : {}) });
     }),
     http.get<never, never, TransactionList>(api('/user/transactions'), () => {
       state.transactionCalls += 1;
