@@ -36,13 +36,13 @@ export async function recentProjectOf(request: FastifyRequest): Promise<ScopedPr
  * header when absent) names, when memory knows it to be the caller's; undefined when it is not a
  * project id or memory cannot tell (the route's own checks then answer).
  */
-export function ownedProjectInMemory(request: FastifyRequest, auth: SessionInfo, raw: unknown = headerValue(request)): number | undefined {
+export function ownedProjectInMemory(request: Pick<FastifyRequest, 'headers' | 'server'>, auth: SessionInfo, raw: unknown = headerValue(request)): number | undefined {
   if (typeof raw !== 'string' || !PROJECT_ID.test(raw)) return undefined;
   const projectId = Number(raw);
   return request.server.services.projects.ownedInMemory(auth.installationId, projectId) ? projectId : undefined;
 }
 
-function headerValue(request: FastifyRequest): string | undefined {
+function headerValue(request: Pick<FastifyRequest, 'headers'>): string | undefined {
   const header = request.headers['project-id'];
   return (Array.isArray(header) ? header[0] : header)?.trim();
 }

@@ -79,6 +79,9 @@ export function urlForLog(url: string): string {
 /** Levels at which 'request completed' is written. */
 const DEBUG_LEVELS = new Set(['debug', 'trace']);
 
+/** Whether a logger at `level` writes a line for every request, a 304 included. */
+export const logsEveryRequest = (level: string): boolean => DEBUG_LEVELS.has(level);
+
 /** The request in the shape Fastify's `req` serializer reads, with the URL as logged. */
 const requestForLog = (request: FastifyRequest) => ({ method: request.method, url: urlForLog(request.url), headers: request.headers, host: request.host, ip: request.ip, socket: request.socket });
 
@@ -97,7 +100,7 @@ export const requestLogPlugin = fp(
       else if (ms >= SLOW_REQUEST_MS) request.log.warn({ req: requestForLog(request), ...line }, 'slow request');
       else if (status >= 400) request.log.info({ req: requestForLog(request), ...line }, 'request refused');
       // The request is described only when the line is written (a hot poll's 2xx/304 at the default level is not).
-      else if (DEBUG_LEVELS.has(request.log.level)) request.log.debug({ req: requestForLog(request), ...line }, 'request completed');
+      else if (logsEveryRequest(request.log.level)) request.log.debug({ req: requestForLog(request), ...line }, 'request completed');
       done();
     });
   },

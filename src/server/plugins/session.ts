@@ -32,7 +32,7 @@ export function authOf(request: FastifyRequest): SessionInfo {
 }
 
 /** Whether the request's Installation-Id header (optional) names the session's installation. */
-function installationMatches(request: FastifyRequest, session: SessionInfo): boolean {
+function installationMatches(request: Pick<FastifyRequest, 'headers'>, session: SessionInfo): boolean {
   const header = request.headers['installation-id'];
   return header === undefined || String(header).trim() === String(session.publicInstallationId);
 }
@@ -119,7 +119,7 @@ export const sessionPlugin = fp(
       reply.clearCookie(cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies });
     });
     app.decorate('sessionToken', (request: FastifyRequest) => request.cookies[cookieName]);
-    app.decorate('sessionFromMemory', (request: FastifyRequest) => {
+    app.decorate('sessionFromMemory', (request: Pick<FastifyRequest, 'cookies' | 'headers'>) => {
       const session = sessions.resolveFromMemory(request.cookies[cookieName]);
       return session && installationMatches(request, session) ? session : null;
     });
@@ -134,9 +134,10 @@ declare module 'fastify' {
     sessionToken(request: FastifyRequest): string | undefined;
     /**
      * The caller when memory can admit them at once (their session held here, their Installation-Id
-     * its installation's), else null: then `authenticate` decides, querying if need be.
+     * its installation's), else null: then `authenticate` decides, querying if need be. It reads only
+     * the request's cookies and headers: the hot polls ask it before Fastify has made a request.
      */
-    sessionFromMemory(request: FastifyRequest): SessionInfo | null;
+    sessionFromMemory(request: Pick<FastifyRequest, 'cookies' | 'headers'>): SessionInfo | null;
     /** Closes the request's connection when its session is signed out on any replica (sockets, event streams). */
     holdUntilSignOut(request: FastifyRequest, response?: ServerResponse): void;
   }
