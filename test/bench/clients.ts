@@ -277,7 +277,8 @@ function checkOpenFiles(connections: number, hint: string): void {
 /** BENCH_CPU_PROF_DIR: every server writes a V8 CPU profile there when it stops (open it in Chrome's DevTools). */
 function profileArgs(): string[] {
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
-  return profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []), ...extra];
 }
 
 /**
@@ -295,7 +296,8 @@ export async function benchClients(options: ClientsOptions): Promise<{ app: Clie
   try {
     let bareUrl = '';
     for (let i = 0; i < 600 && !bareUrl; i += 1) {
-      bareUrl = fs.readFileSync(bareLog, 'utf8').trim().split('\n')[0] ?? '';
+      // Its URL is its first line of its own; node's flags (--trace-gc) may write theirs to the same log.
+      bareUrl = fs.readFileSync(bareLog, 'utf8').split('\n').find((line) => line.startsWith('http://')) ?? '';
       if (!bareUrl) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const bareStarted = rssBytes(bare.pid!);
