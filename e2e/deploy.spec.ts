@@ -13,7 +13,8 @@ import { openStep } from './support/executionChat';
  * an offline registry of stand-in images), saves its SSH key as a secret, confirms the plans, and approves
  * every step in the UI from the local (bubblewrap) sandbox. On the server the three containers run
  * healthy and http://host/ answers; validation checks the live system and passes; the documentation is
- * written. Then nginx is stopped on the server, the person re-executes a check from stage 5, and it fails;
+ * written from what a read-back check found on the server (its system, Compose and the compose file as
+ * deployed). Then nginx is stopped on the server, the person re-executes a check from stage 5, and it fails;
  * the documentation now says it is out of date, and the DevOps Helper, asked in words for the containers
  * and their disk use, runs its approved command on the server.
  * The journey is recorded as a video (test-results/e2e/deploy-…/video.webm); step durations go to
@@ -32,6 +33,7 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   const target = server!;
   test.setTimeout(900_000);
   resetServer(target);
+  const journeyStart = Date.now();
   const errors = watchForErrors(page);
 
   const projectId = await signInWithNewProject(page, 'e2e-deploy', 'Own server');
@@ -119,6 +121,8 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
     await expect(check(n)).toContainText(/completed|failed/, { timeout: 120_000 });
     await expect(check(n)).toContainText('completed');
   }
+  // The last check is the server's own: it reads the server's facts and the files as deployed, read-only.
+  await expect(check(checkCount)).toContainText("Read back the server's facts and the files as deployed (read-only): da-server");
   await recordStatusTexts(validation);
   await check(checkCount).getByRole('button', { name: 'Approve' }).click();
   await expect(page).toHaveURL(new RegExp(`/app/${projectId}/home$`), { timeout: 180_000 });
@@ -136,6 +140,19 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   expect(documentation.documentation).toMatch(/\| 3\. The proxy answers on the server's address[^|]* \| passed \| \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \|/);
   expect(documentation.out_of_date).toBeNull();
   expect(documentation.documentation).not.toContain('BEGIN OPENSSH PRIVATE KEY');
+
+  // ---- The documents state what the server said, and show the compose file read back from it ----
+  const os = onServer(target, '. /etc/os-release && echo "$PRETTY_NAME"').trim();
+  const compose = onServer(target, 'docker-compose version --short').trim();
+  const deployedCompose = onServer(target, 'cat /opt/stack/docker-compose.yml').trimEnd();
+  expect(documentation.documentation).toContain(`| Operating system | ${os} |`);
+  expect(documentation.documentation).toContain(`| Compose | ${compose} (docker-compose) |`);
+  expect(documentation.quickstart).toContain(os);
+  expect(documentation.key_value_data.server_os).toBe(os);
+  expect(documentation.documentation).toContain(`\`/opt/stack/docker-compose.yml\` (compose project stack):\n\n\`\`\`\n${deployedCompose}\n\`\`\``);
+  // What the plan assumed and the server refutes is not written: the test server is Debian with Compose v1,
+  // password authentication on and no firewall.
+  expect(documentation.documentation).not.toMatch(/Ubuntu 24\.04|Compose v2|Password authentication over SSH is disabled/);
 
   // ---- nginx stops on the server: the person comes back to stage 5, re-executes the check, and it fails ----
   onServer(target, 'cd /opt/stack && docker-compose stop proxy');
@@ -190,7 +207,7 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   await expect(ran).toContainText(/SIZE/);
   await expect(ran).toContainText(/TYPE\s+TOTAL\s+ACTIVE\s+SIZE/);
   const helperSeconds = Math.round((Date.now() - helperStart) / 100) / 10;
-  const afterDeploy = { seconds_to_out_of_date_documents: staleSeconds, seconds_helper_question_to_server_output: helperSeconds };
+  const afterDeploy = { journey_seconds: Math.round((Date.now() - journeyStart) / 1000), seconds_to_out_of_date_documents: staleSeconds, seconds_helper_question_to_server_output: helperSeconds };
   writeFileSync(path.join('test-results', 'deploy-timings.json'), `${JSON.stringify({ ...report, after_deploy: afterDeploy }, null, 2)}\n`);
   test.info().annotations.push({ type: 'after-deploy', description: JSON.stringify(afterDeploy) });
 
