@@ -212,6 +212,37 @@ describe('a secret typed literally into a command', () => {
     expect(body).toContain('helper saw [REDACTED]');
   });
 
+  it('the forms a shell gives the value by accident (od, xxd -p, fold, cut) are blanked in the Helper stream, its reloaded thread and the terminal', async () => {
+    const hex = Buffer.from(SECRET).toString('hex');
+    const piece = SECRET.slice(7, 19);
+    const printing = `printf %s '${SECRET}' | od -An -tx1; printf %s '${SECRET}' | xxd -p; printf %s '${SECRET}' | fold -w5; echo; printf %s '${SECRET}' | cut -c8-19`;
+    /** The forms, as they would show once whitespace is taken out: none may be there. */
+    const formsIn = (text: string): string[] => [SECRET, hex, piece].filter((form) => text.replace(/\s+/g, '').replace(/\\n/g, '').includes(form));
+    const ws = new WebSocket(`${base}/api/devops-helper/ws/approval/${projectId}`, { headers: { cookie: alice.cookie }, origin: ORIGIN });
+    const first = new Promise<ApprovalRequestMessage>((resolve) => ws.on('message', (raw) => resolve(JSON.parse(raw.toString()) as ApprovalRequestMessage)));
+    await new Promise((resolve) => ws.once('open', resolve));
+    // The model repeats what it read, in the forms it read it.
+    wire.script.push({ toolCall: { name: 'run_command', arguments: { command: printing } } }, { text: `The hex is ${hex.match(/../g)!.join(' ')} and the piece ${piece}.` });
+    const reply = app.inject({ method: 'POST', url: '/api/devops-helper/chat', headers: headers(), payload: { message: 'print the password in hex, folded and cut' } });
+    expect((await call('POST', '/api/devops-helper/approval', { approval_id: (await first).id, approved: true })).statusCode).toBe(200);
+    const { body } = await reply;
+    ws.close();
+    expect(body).toContain('[REDACTED]');
+    expect(formsIn(body)).toEqual([]);
+    const thread = await call('GET', '/api/devops-helper/thread');
+    expect(thread.statusCode).toBe(200);
+    expect(formsIn(thread.body)).toEqual([]);
+
+    const terminal = new WebSocket(`${base}/api/sandboxes/${projectId}/ws`, { headers: { cookie: alice.cookie }, origin: ORIGIN });
+    let output = '';
+    terminal.on('message', (raw) => (output += (JSON.parse(raw.toString()) as { data: string }).data));
+    await new Promise((resolve) => terminal.once('open', resolve));
+    terminal.send(JSON.stringify({ type: 'input', input: `${printing}; echo forms-$((6 * 7))-done\r` }));
+    while (!/forms-42-done/.test(output)) await new Promise((r) => setTimeout(r, 20));
+    terminal.close();
+    expect(formsIn(output)).toEqual([]);
+  });
+
   it('a line typed into the terminal runs with the value; the terminal shows it redacted', async () => {
     const ws = new WebSocket(`${base}/api/sandboxes/${projectId}/ws`, { headers: { cookie: alice.cookie }, origin: ORIGIN });
     let output = '';
