@@ -87,6 +87,21 @@ test('every main screen at 1440, 1280 and 390 wide, and an execution stage desig
   const pageHeight = await page.evaluate(() => document.documentElement.scrollHeight);
   test.info().annotations.push({ type: 'execution page height', description: `${pageHeight} px with ${stepCount} steps at 1440x900` });
   process.stdout.write(`execution page height: ${pageHeight} px with ${stepCount} steps at 1440x900\n`);
+  // The same at 12 steps (issue 28): the server's own progress answer, its steps repeated to twelve, each
+  // waiting for approval; the page is measured with the first one current.
+  await page.route('**/api/execution/progress', async (route) => {
+    const answer = await route.fetch({ headers: { ...route.request().headers(), 'if-none-match': '' } });
+    const body = (await answer.json()) as { steps: Array<Record<string, unknown>> } & Record<string, unknown>;
+    const twelve = Array.from({ length: 12 }, (_, i) => ({ ...body.steps[i % body.steps.length], step_number: i + 1, status: 'waiting_approval', output: null, started_at: null, finished_at: null }));
+    await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ...body, steps: twelve, totalSteps: 12, currentStep: 0 }) });
+  });
+  await page.reload();
+  await expect(steps).toHaveCount(12, { timeout: 15_000 });
+  const twelveHeight = await page.evaluate(() => document.documentElement.scrollHeight);
+  test.info().annotations.push({ type: 'execution page height, 12 steps', description: `${twelveHeight} px with 12 steps at 1440x900` });
+  process.stdout.write(`execution page height: ${twelveHeight} px with 12 steps at 1440x900\n`);
+  await page.unroute('**/api/execution/progress');
+  await page.reload();
 
   // ---- 1440: the terminal is at least 100 columns wide (the sandbox shell says how wide it is) ----
   await page.setViewportSize(SIZES[0]);
