@@ -189,6 +189,9 @@ export function createRedactor(secrets: readonly string[]): Redactor {
       const open = matcher.openTail(full);
       const lineEnded = canon.at.length > 0 ? /\n/.test(text.slice(canon.at[canon.at.length - 1])) : /\n/.test(text);
       if (!lineEnded || open >= SHORT_START) keep = Math.max(0, full.length - open - shift);
+      // A span that is complete goes out whole: a form that starts inside it is still found through `emitted`.
+      const last = spans[spans.length - 1];
+      if (last && !last.open && last.end > keep) keep = last.end;
       for (const span of [...spans].reverse()) {
         if (span.end > keep || (span.open && span.end === canon.text.length)) keep = Math.min(keep, span.start);
       }
