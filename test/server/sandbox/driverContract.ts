@@ -3,6 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxDriver, SandboxRef } from '../../../src/server/sandbox/driver';
 import { waitFor } from './ptyHelpers';
+import { readZip, streamToBuffer } from './zipHelpers';
+import { secretFinder } from '../../../src/server/sandbox/redactor';
+import { secretSearchStrings } from '../../../src/server/sandbox/secretForms';
+import { LEFT_OUT_NOTE_NAME, LEFT_OUT_TRAILER } from '../../../src/server/sandbox/workspaceLayout';
 
 /** One driver under test, as each driver's contract file makes it. */
 export interface ContractSubject {
@@ -212,6 +216,24 @@ export function driverContract(
       await driver.start(s);
       expect(await sh(driver, s, 'cat survives.txt; git log --format=%s -1')).toBe('survives\nsurvives\n');
       await driver.stop(s);
+    });
+
+    it("keeps a file a step wrote a secret value into out of the step's commit and out of both downloads, naming it", async () => {
+      const s = await fresh();
+      const value = 'Contract-Qx7Lm9Zt2-pw';
+      await driver.exec(s, `printf 'password: %s\\n' "$POSTGRES_PASSWORD" > app.conf; printf 'listen: 5432\\n' > plain.conf`, { env: { POSTGRES_PASSWORD: value } });
+      await driver.commitStep(s, 1, 'write the config', secretSearchStrings([value]));
+      const log = await sh(driver, s, 'git log -p --format=%B -1');
+      expect(log).not.toContain(value);
+      expect(log).toContain(`${LEFT_OUT_TRAILER}: app.conf`);
+      expect(log).toContain('listen: 5432');
+      const holdsSecret = secretFinder([value]);
+      for (const zip of [await driver.zipWorkspace(s, { holdsSecret }), await driver.zipFolder(s, '', { holdsSecret })]) {
+        const entries = await readZip(await streamToBuffer(zip));
+        expect(entries.has('app.conf')).toBe(false);
+        expect(entries.has('plain.conf')).toBe(true);
+        expect(entries.get(LEFT_OUT_NOTE_NAME)!.data.toString().split('\n')).toContain('app.conf');
+      }
     });
   });
 }
