@@ -10,3 +10,4 @@ export * from './execution';
 export * from './activity';
 export * from './validation';
 export * from './notifications';
+export * from './releases';

@@ -1,0 +1,100 @@
+import YAML from 'yaml';
+import { PROJECT_NAME, STACK_DIRECTORY } from './serverChecks';
+
+/**
+ * The server-side scripts of a release: apply one from its files with a bounded health gate and, when the
+ * gate fails, restore the previous release's files and bring them up. They are step commands: the person
+ * approves each before it runs and sees its output.
+ */
+
+export interface ReleaseFiles {
+  number: number;
+  files: Record<string, string>;
+}
+
+export interface ApplyOptions {
+  project: string;
+  directory: string;
+  next: ReleaseFiles;
+  previous?: ReleaseFiles;
+  composeFile?: string;
+  /** How long the changed services get to report healthy. */
+  gateSeconds: number;
+}
+
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
+
+/** Services whose compose definition differs (added or changed); a removed one needs no gate. */
+export function changedServices(previousCompose: string | undefined, nextCompose: string): string[] {
+  const services = (text: string | undefined): Record<string, unknown> => ((text ? (YAML.parse(text) as { services?: Record<string, unknown> }) : undefined)?.services ?? {});
+  const before = services(previousCompose);
+  const after = services(nextCompose);
+  return Object.keys(after)
+    .filter((s) => JSON.stringify(after[s]) !== JSON.stringify(before[s]))
+    .sort();
+}
+
+function check(options: { project: string; directory: string }, files: Record<string, string>[]): void {
+  if (!PROJECT_NAME.test(options.project)) throw new Error(`not a compose project name: ${options.project}`);
+  if (!STACK_DIRECTORY.test(options.directory)) throw new Error(`not a stack directory: ${options.directory}`);
+  for (const f of files.flatMap((x) => Object.keys(x))) if (!FILE_NAME.test(f) || f.split('/').includes('..')) throw new Error(`not a stack file name: ${f}`);
+}
+
+const PRELUDE = [
+  'set -euo pipefail',
+  'dc() { if command -v docker-compose >/dev/null; then docker-compose "$@"; else docker compose "$@"; fi; }',
+  // healthy when the health check says so, or running when the service has none
+  'state() { local id; id=$(dc -p "$P" ps -q "$1" 2>/dev/null | head -n1 || true); [ -n "$id" ] || { echo missing; return; }; docker inspect -f \'{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}\' "$id"; }',
+  'gate() { local until=$(( $(date +%s) + $1 )); shift; local s bad; while :; do bad=""; for s in "$@"; do case "$(state "$s")" in healthy|running) ;; *) bad="$bad $s($(state "$s"))";; esac; done; [ -z "$bad" ] && return 0; [ "$(date +%s)" -ge "$until" ] && { echo "not healthy in time:$bad"; return 1; }; sleep 2; done; }',
+];
+
+/** Writes exactly a release's files (base64, so no text can end a here-document) and removes files of other releases. */
+function writeFiles(release: ReleaseFiles, known: string[]): string[] {
+  const stale = known.filter((f) => !(f in release.files));
+  return [
+    `mkdir -p "$D"`,
+    ...stale.map((f) => `rm -f "$D/${f}"`),
+    ...Object.entries(release.files).map(([f, text]) => `mkdir -p "$(dirname "$D/${f}")" && printf '%s' '${Buffer.from(text).toString('base64')}' | base64 -d > "$D/${f}"`),
+  ];
+}
+
+export function applyReleaseScript(o: ApplyOptions): string {
+  check(o, [o.next.files, o.previous?.files ?? {}]);
+  const compose = o.composeFile ?? 'docker-compose.yml';
+  const gated = changedServices(o.previous?.files[compose], o.next.files[compose] ?? '');
+  const all = [...new Set([...Object.keys(o.next.files), ...Object.keys(o.previous?.files ?? {})])];
+  const lines = [
+    ...PRELUDE,
+    `P=${o.project}; D=${o.directory}`,
+    ...writeFiles(o.next, all),
+    `cd "$D" && dc -p "$P" -f ${compose} up -d --remove-orphans`,
+  ];
+  const gate = gated.length ? `gate ${Math.max(1, Math.round(o.gateSeconds))} ${gated.join(' ')}` : 'true';
+  if (!o.previous) return [...lines, `${gate} && echo "release ${o.next.number} is up"`].join('\n');
+  const prevGated = changedServices(undefined, o.previous.files[compose] ?? '');
+  return [
+    ...lines,
+    `if ${gate}; then echo "release ${o.next.number} is up; healthy: ${gated.join(' ') || 'nothing changed'}"; exit 0; fi`,
+    `echo "health gate failed: restoring release ${o.previous.number}"`,
+    `dc -p "$P" -f ${compose} logs --tail 20 ${gated.join(' ')} || true`,
+    ...writeFiles(o.previous, all),
+    `cd "$D" && dc -p "$P" -f ${compose} up -d --remove-orphans`,
+    `gate ${Math.max(1, Math.round(o.gateSeconds))} ${prevGated.join(' ')} && echo "release ${o.previous.number} restored and healthy" || echo "release ${o.previous.number} restored but not healthy"`,
+    'exit 1',
+  ].join('\n');
+}
+
+/** "Roll back": restore a chosen release's files over whatever is there, up, and wait for it to be healthy. */
+export function rollbackScript(o: { project: string; directory: string; target: ReleaseFiles; current?: ReleaseFiles; composeFile?: string; gateSeconds: number }): string {
+  check(o, [o.target.files, o.current?.files ?? {}]);
+  const compose = o.composeFile ?? 'docker-compose.yml';
+  const services = changedServices(undefined, o.target.files[compose] ?? '');
+  return [
+    ...PRELUDE,
+    `P=${o.project}; D=${o.directory}`,
+    ...writeFiles(o.target, [...new Set([...Object.keys(o.target.files), ...Object.keys(o.current?.files ?? {})])]),
+    `cd "$D" && dc -p "$P" -f ${compose} up -d --remove-orphans`,
+    `gate ${Math.max(1, Math.round(o.gateSeconds))} ${services.join(' ')}`,
+    `echo "release ${o.target.number} restored and healthy"`,
+  ].join('\n');
+}
