@@ -4,7 +4,9 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { compareToRelease } from '../../../src/server/services/releases/drift';
 import { applyReleaseScript, rollbackScript } from '../../../src/server/services/releases/releaseScripts';
-import { baselineRelease, listReleases, markRolledBack, readLiveState, recordRelease } from '../../../src/server/services/releases/releaseStore';
+import { checkDrift, reportFailedGate } from '../../../src/server/services/releases/releaseChecks';
+import type { Notice } from '../../../src/server/services/notifications/notificationService';
+import { baselineRelease, listReleases, readLiveState, recordRelease } from '../../../src/server/services/releases/releaseStore';
 import { buildTestApp, signIn } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
@@ -72,7 +74,10 @@ const broken = '  worker:\n    image: redis:7.4.1-alpine\n    healthcheck:\n    
     expect(failed.output).toContain('not healthy in time: worker(unhealthy)');
     expect(failed.output).toContain('release 1 restored and healthy');
     const r2 = await recordRelease(database.db, projectId, DIR, two, await readLiveState(run, PROJECT, DIR));
-    await markRolledBack(database.db, projectId, r2.number);
+    const notices: Notice[] = [];
+    const notifier = { notify: async (_id: number, n: Notice): Promise<void> => void notices.push(n) };
+    await reportFailedGate(database.db, notifier, { id: projectId, name: 'shop' }, { number: r2.number, output: failed.output });
+    expect(notices).toEqual([{ event: 'health_gate_failed', projectName: 'shop', title: 'Release 2 failed its health check and was rolled back', detail: expect.stringContaining('not healthy in time: worker(unhealthy)') as string }]);
     expect(onServer(s, 'curl -fsS http://127.0.0.1:18080/')).toMatch(/\S/);
     expect(onServer(s, `cat ${DIR}/site/README; docker ps -a --filter label=com.docker.compose.project=${PROJECT} --format '{{.Label "com.docker.compose.service"}}'`).trim().split('\n').sort()).toEqual(['release one', 'web']);
     expect((await baselineRelease(database.db, projectId))!.number).toBe(1);
@@ -96,6 +101,9 @@ const broken = '  worker:\n    image: redis:7.4.1-alpine\n    healthcheck:\n    
     // Drift: a container stopped by hand, then a port changed by hand, a cron entry added.
     onServer(s, `docker stop ${PROJECT}_web_1 >/dev/null`);
     const stopped = compareToRelease(r4, await readLiveState(run, PROJECT, DIR));
+    const checked = await checkDrift(database.db, notifier, { id: projectId, name: 'shop', composeProject: PROJECT }, run);
+    expect(checked).toEqual({ release: 4, differences: stopped });
+    expect(notices[1]).toEqual({ event: 'drift', projectName: 'shop', title: 'The server differs from release 4', detail: expect.stringContaining('containers: web: exited') as string });
     expect(stopped).toEqual([{ kind: 'containers', detail: 'web: exited, the release had it running' }, { kind: 'ports', detail: 'web published port missing on the server: 127.0.0.1:18080->80/tcp' }]);
     onServer(s, `cd ${DIR} && sed -i 's/18080/18082/' docker-compose.yml && docker-compose -p ${PROJECT} up -d >/dev/null 2>&1`);
     const hasCron = script(s, 'command -v crontab').status === 0;

@@ -1,0 +1,68 @@
+import type { Db } from '../../db/client';
+import type { Notice } from '../notifications/notificationService';
+import { compareToRelease, type Difference } from './drift';
+import { baselineRelease, markRolledBack, readLiveState, type RunOnServer } from './releaseStore';
+
+/** The notification service's sending side, the only part these checks need. */
+export interface Notifier {
+  notify(projectId: number, notice: Notice): Promise<void>;
+}
+
+export interface DriftResult {
+  /** The release compared against; absent when the project has none yet. */
+  release: number | null;
+  differences: Difference[];
+}
+
+/**
+ * One drift check of a project: its live server, read by the read-only commands, against the last
+ * release that was not rolled back. Differences reach the person through the project's notifications;
+ * a clean check sends nothing.
+ */
+export async function checkDrift(db: Db, notifier: Notifier, project: { id: number; name: string; composeProject: string }, run: RunOnServer): Promise<DriftResult> {
+  const release = await baselineRelease(db, project.id);
+  if (!release) return { release: null, differences: [] };
+  const differences = compareToRelease(release, await readLiveState(run, project.composeProject, release.directory));
+  if (differences.length) {
+    await notifier.notify(project.id, {
+      event: 'drift',
+      projectName: project.name,
+      title: `The server differs from release ${release.number}`,
+      detail: differences.map((d) => `${d.kind}: ${d.detail}`).join('\n'),
+    });
+  }
+  return { release: release.number, differences };
+}
+
+/**
+ * A change whose health gate failed: the release is marked rolled back (so drift compares against the
+ * one restored) and the person is told, with the step's own words about which service failed.
+ */
+export async function reportFailedGate(db: Db, notifier: Notifier, project: { id: number; name: string }, failed: { number: number; output: string }): Promise<void> {
+  await markRolledBack(db, project.id, failed.number);
+  const reason = failed.output.split('\n').filter((l) => /not healthy in time|restored/.test(l));
+  await notifier.notify(project.id, {
+    event: 'health_gate_failed',
+    projectName: project.name,
+    title: `Release ${failed.number} failed its health check and was rolled back`,
+    detail: reason.join('\n') || failed.output.slice(-500),
+  });
+}
+
+/**
+ * Drift checks on a schedule: every `minutes` each project with a release is checked. Off unless an
+ * interval is configured (tests start it only when they ask); `stop` ends it.
+ */
+export function scheduleDriftChecks(minutes: number | undefined, checkAll: () => Promise<void>, log: { warn(obj: object, msg: string): void }): { stop(): void } {
+  if (!minutes || minutes <= 0) return { stop: () => undefined };
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    checkAll()
+      .catch((err: unknown) => log.warn({ err }, 'A scheduled drift check failed'))
+      .finally(() => (running = false));
+  }, minutes * 60_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
