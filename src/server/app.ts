@@ -21,6 +21,7 @@ import { activityRoutes } from './routes/activity';
 import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
 import { notificationRoutes } from './routes/notifications';
+import { releaseRoutes } from './routes/releases';
 import { creditRoutes } from './routes/credits';
 import { devopsHelperRoutes } from './routes/devopsHelper';
 import { documentationRoutes } from './routes/documentation';
@@ -121,6 +122,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(devopsHelperRoutes);
       await api.register(activityRoutes);
       await api.register(notificationRoutes);
+      await api.register(releaseRoutes);
       await api.register(publicConfigRoutes);
     },
     { prefix: '/api' },

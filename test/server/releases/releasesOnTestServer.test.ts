@@ -42,6 +42,7 @@ const broken = '  worker:\n    image: redis:7.4.1-alpine\n    healthcheck:\n    
   let database: TestDatabase;
   let app: FastifyInstance;
   let projectId: number;
+  let headers: Record<string, string>;
   const run = async (command: string): Promise<string> => onServer(s, command);
   const reset = (): void => void script(s, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; rm -rf ${DIR}`);
 
@@ -50,6 +51,7 @@ const broken = '  worker:\n    image: redis:7.4.1-alpine\n    healthcheck:\n    
     database = await openTestDatabase('pglite');
     app = await buildTestApp(database);
     const alice = await signIn(app, 'alice');
+    headers = alice.headers;
     projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'shop' } })).json<{ id: number }>().id;
   });
   afterAll(async () => {
@@ -97,6 +99,13 @@ const broken = '  worker:\n    image: redis:7.4.1-alpine\n    healthcheck:\n    
     expect(answered).toMatch(/\S/);
     process.stdout.write(`roll back to release 1 answering after ${seconds.toFixed(1)} s\n`);
     const r4 = await recordRelease(database.db, projectId, DIR, one, await readLiveState(run, PROJECT, DIR));
+
+    const listed = await app.inject({ method: 'GET', url: `/api/projects/${projectId}/releases`, headers });
+    expect(listed.json<{ releases: { number: number; status: string; files: string[] }[] }>().releases.map((r) => [r.number, r.status, r.files])).toEqual([
+      [4, 'live', ['docker-compose.yml', 'site/README']], [3, 'superseded', ['docker-compose.yml']], [2, 'rolled_back', ['docker-compose.yml', 'site/README']], [1, 'superseded', ['docker-compose.yml', 'site/README']],
+    ]);
+    const bob = await signIn(app, 'bob');
+    expect((await app.inject({ method: 'GET', url: `/api/projects/${projectId}/releases`, headers: bob.headers })).statusCode).toBe(404);
 
     // Drift: a container stopped by hand, then a port changed by hand, a cron entry added.
     onServer(s, `docker stop ${PROJECT}_web_1 >/dev/null`);
