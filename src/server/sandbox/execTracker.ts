@@ -21,11 +21,26 @@ export function execTracker(
   let timedOut = false;
   let cancelled = false;
   const redactors = { stdout: createRedactor(opts.secrets ?? []), stderr: createRedactor(opts.secrets ?? []) };
-  const emit = (text: string, stream: 'stdout' | 'stderr'): void => {
-    if (!text) return;
+  const append = (text: string): void => {
     output += text;
     if (output.length > defaults.maxOutput * 2) output = output.slice(-defaults.maxOutput);
-    opts.onOutput?.(text, stream);
+  };
+  // The combined output keeps the order the command wrote in: while one stream holds a possible start of a
+  // secret back, what the other releases waits (`deferred`) until the held text is out, so a line split
+  // across reads ("out ca" | "nary\n") is not cut by the other stream's output.
+  let deferred = '';
+  const other = (stream: 'stdout' | 'stderr'): 'stdout' | 'stderr' => (stream === 'stdout' ? 'stderr' : 'stdout');
+  const emit = (text: string, stream: 'stdout' | 'stderr'): void => {
+    if (text) opts.onOutput?.(text, stream);
+    if (redactors[other(stream)].pending) {
+      deferred += text;
+      return;
+    }
+    append(text);
+    if (deferred && !redactors[stream].pending) {
+      append(deferred);
+      deferred = '';
+    }
   };
   const timer = setTimeout(() => {
     timedOut = true;
@@ -47,6 +62,8 @@ export function execTracker(
       opts.signal?.removeEventListener('abort', onAbort);
       emit(redactors.stdout.flush(), 'stdout');
       emit(redactors.stderr.flush(), 'stderr');
+      append(deferred);
+      deferred = '';
       return {
         exitCode: timedOut || cancelled ? null : code,
         output: output.length > defaults.maxOutput ? output.slice(-defaults.maxOutput) : output,
