@@ -218,8 +218,13 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
       unknowns[q.key] = true;
     }
   }
-  // The panel's controls change the model the words make; their edits are applied after the words.
-  const edited = replayEdits(composeStack(facts, { repository: analysis.repository }), panelEditsOf(contextBlock(system, STACK_EDITS_TAG)), { repository: analysis.repository });
+  // Words and the panel's controls are one history: an edit stands unless a later message changed what it decides.
+  const wordsAt = (k: number) => modelOfStack(composeStack(extractFacts([...analysis.texts, ...userTexts.slice(0, k)]), { repository: analysis.repository }));
+  const edited = replayEdits(composeStack(facts, { repository: analysis.repository }), panelEditsOf(contextBlock(system, STACK_EDITS_TAG)), { repository: analysis.repository }, {
+    wordsAt,
+    wordsFrom: (k) => modelOfStack(composeStack(extractFacts(userTexts.slice(k)))),
+    messages: userTexts.length,
+  });
   const stack = edited.stack;
   const document = renderRequirements(stack, unknowns, now);
   // A named workload missing from the plan keeps the requirements open, whatever defaults were accepted.
@@ -269,6 +274,8 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
           secrets,
           ready_to_continue: ready,
           stack_model: edited.model,
+          // How many of the person's messages this model read: a control used before the next turn is placed after them.
+          words_read: userTexts.length,
           ...(userTexts.length && analysis.questions.length ? { analysis_answers: analysisAnswers(analysis.questions, stack, unknowns) } : {}),
         },
       },

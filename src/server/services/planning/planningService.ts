@@ -90,7 +90,7 @@ export function createPlanningService(deps: PlanningDeps) {
       stackEditing.read(projectId),
     ]);
     return {
-      stackEdits: stack.edits.length ? JSON.stringify(stack.edits.map((e) => e.op)) : undefined,
+      stackEdits: stack.edits.length ? JSON.stringify(stack.edits.map((e) => (e.after === undefined ? e.op : { op: e.op, after: e.after }))) : undefined,
       stackModel: stack.stale || !stack.model.components.length ? undefined : JSON.stringify(stack.model),
       projectName: project?.name,
       requirements: docs.requirements?.content,

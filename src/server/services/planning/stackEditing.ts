@@ -17,19 +17,26 @@ import { requirementsOfModel, type ModelRequirements } from '../../agents/offlin
  * model and saved as the requirements document, so what the panel shows and what the architect reads
  * is the model.
  *
- * The panel's operations are also kept in order (`edits`): the offline requirements agent composes the
- * stack from the conversation's words every turn, and applies these after them.
+ * The panel's operations are also kept in order (`edits`), each with how many of the person's messages
+ * the conversation had read when it was made (`after`, from `wordsRead`, which the offline agent's turn
+ * reports): the offline requirements agent composes the stack from the words every turn and places each
+ * edit among them, so a later message about the same thing wins.
  */
 
 const KIND = 'stack';
 /** Panel edits kept per project: each is replayed every offline turn, so they stay few. */
 export const MAX_EDITS = 200;
 
-const StackEdit = Type.Object({ op: StackOp, at: Type.String() }, { additionalProperties: false });
-const StackDocument = Type.Object({ model: StackModel, edits: Type.Array(StackEdit), stale: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+const StackEdit = Type.Object({ op: StackOp, at: Type.String(), after: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false });
+const StackDocument = Type.Object(
+  { model: StackModel, edits: Type.Array(StackEdit), stale: Type.Optional(Type.Boolean()), wordsRead: Type.Optional(Type.Integer({ minimum: 0 })) },
+  { additionalProperties: false },
+);
 export interface StackDocument {
   model: StackModel;
-  edits: Array<{ op: StackOp; at: string }>;
+  edits: Array<{ op: StackOp; at: string; after?: number }>;
+  /** How many of the person's messages the last offline turn read. */
+  wordsRead?: number;
   /** The requirements were last written whole by a model that did not render them from this model. */
   stale?: boolean;
 }
@@ -116,8 +123,9 @@ export function createStackEditing(deps: StackEditingDeps) {
     read,
 
     /** The model the conversation's own turn made (the offline agent's), kept with the panel's edits. */
-    async keepModel(projectId: number, model: unknown): Promise<void> {
-      await change(projectId, (doc) => (Value.Check(StackModel, model) ? { model, edits: doc.edits } : { ...doc, stale: true }));
+    async keepModel(projectId: number, model: unknown, wordsRead?: unknown): Promise<void> {
+      const read = typeof wordsRead === 'number' && Number.isInteger(wordsRead) && wordsRead >= 0 ? { wordsRead } : {};
+      await change(projectId, (doc) => (Value.Check(StackModel, model) ? { model, edits: doc.edits, wordsRead: doc.wordsRead, ...read } : { ...doc, stale: true }));
     },
 
 
@@ -147,8 +155,9 @@ export function createStackEditing(deps: StackEditingDeps) {
           if (err instanceof StackOpError) throw badRequest(err.message);
           throw err;
         }
-        const edits = source === 'panel' ? [...current.edits, ...ops.map((op) => ({ op, at: at.toISOString() }))] : current.edits;
-        return { model, edits };
+        const after = current.wordsRead ?? 0;
+        const edits = source === 'panel' ? [...current.edits, ...ops.map((op) => ({ op, at: at.toISOString(), after }))] : current.edits;
+        return { model, edits, ...(current.wordsRead !== undefined ? { wordsRead: current.wordsRead } : {}) };
       });
       const requirements = requirementsOfModel(doc.model, at);
       // Where it runs is not required: without a target the plan is for an existing server of the person's, as in words.

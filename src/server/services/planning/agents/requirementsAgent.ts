@@ -76,7 +76,7 @@ export const requirementsAgent: PlanningAgent = {
     if (typeof args.document !== 'string' || !args.document.trim()) throw badRequest('document must be the whole requirements text');
     await saveRequirements(projectId, { document: args.document, secrets: args.secrets, ready: args.ready_to_continue === true });
     // A document written whole without its model leaves the kept model behind (stale) until the next render.
-    await stackEditing.keepModel(projectId, args.stack_model);
+    await stackEditing.keepModel(projectId, args.stack_model, args.words_read);
     await documents.recordAnalysisAnswers(projectId, args.analysis_answers);
     const complete = isRequirementsComplete(args.document);
     return `Saved the requirements document (${complete ? 'every section has substance' : 'some sections are still open'}).`;
