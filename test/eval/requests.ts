@@ -127,13 +127,14 @@ export const EVAL_REQUESTS: EvalRequest[] = [
   { id: 'allowlist-office', says: [`paperless-ngx on ${S2}, only reachable from our office 198.51.100.0/24`], server: 'existing', must: ['paperless', 'postgres', 'redis'], private: ['postgres', 'redis'] },
   { id: 'gitea-ssh-port', says: ['gitea with git over ssh on port 2222, git.thornbury.dev, hetzner'], server: 'new', must: ['gitea', 'postgres'], private: ['postgres'], tls: true },
 
-  // --- existing servers with ports already taken ---
+  // --- existing servers with ports already taken (the planner gets them as the inspection's facts) ---
+  // Where another proxy holds 80 and 443, HTTPS is that proxy's: the plan hands it the route, it cannot get a certificate itself.
   { id: 'port80-taken-n8n', says: [`n8n on my server ${S1}. heads up: nginx already runs on that box on 80 and 443 for other sites`], server: 'existing', must: ['n8n'], portsInUse: [22, 80, 443] },
   { id: 'port80-taken-uptime', says: [`uptime kuma on ${S2}, port 80 is already used by an old apache`], server: 'existing', must: ['uptime-kuma'], portsInUse: [2222, 80] },
   { id: 'port5432-taken', says: [`postgres + adminer on ${S3}; there's already a postgres on the host listening on 5432`], server: 'existing', must: ['postgres', 'adminer'], private: ['postgres'], portsInUse: [22, 5432] },
   { id: 'port3000-taken-grafana', says: [`grafana and prometheus on ${S1}, grafana's usual 3000 is taken by another app`], server: 'existing', must: ['grafana', 'prometheus'], portsInUse: [22, 3000] },
   { id: 'port8080-taken', says: [`jellyfin on ${S3}, 8080 and 8096 are in use already by another container`], server: 'existing', must: ['jellyfin'], portsInUse: [22, 8080, 8096] },
-  { id: 'port443-taken-vault', says: [`vaultwarden at vault.pemberton.co on ${S1}, but traefik from another project already holds 80 and 443`], server: 'existing', must: ['vaultwarden'], portsInUse: [22, 80, 443], tls: true },
+  { id: 'port443-taken-vault', says: [`vaultwarden at vault.pemberton.co on ${S1}, but traefik from another project already holds 80 and 443`], server: 'existing', must: ['vaultwarden'], portsInUse: [22, 80, 443] },
 
   // --- products the catalogue does not know ---
   { id: 'plex', says: ['Set up Plex for my movies on a VPS'], server: 'existing', must: [], unknown: ['Plex'], never: ['jellyfin'] },

@@ -45,7 +45,9 @@ async function run(request: EvalRequest): Promise<Outcome> {
   if (c.ready !== expectReady) misses.push(expectReady ? 'requirements not ready' : 'ready although a product is unknown');
   if (unknownNamed === false) misses.push(`not named back: ${request.unknown!.join(', ')}`);
   if (!c.ready) return { request, ready: false, services: [], asked: misses.length === 0, misses, unknownNamed, findings: [] };
-  const p = plans(c.document);
+  // What an inspection of the existing server would find: the planner adapts to it, the verifier checks it.
+  const serverFacts = request.portsInUse ? { inspectedAt: new Date().toISOString(), portsInUse: request.portsInUse.map((port) => ({ port, protocol: 'tcp' as const, holder: 'another service' })), containers: [], composeProjects: [] } : undefined;
+  const p = plans(c.document, serverFacts);
   const services = p.compose ? Object.keys((YAML.parse(p.compose) as { services: object }).services).sort() : [];
   for (const m of request.must) {
     const options = Array.isArray(m) ? m : [m];

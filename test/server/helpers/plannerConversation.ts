@@ -1,5 +1,6 @@
 import YAML from 'yaml';
 import { plan, TOOL_NAMES, type Turn } from '../../../src/server/agents/offline/planner';
+import type { ServerFacts } from '../../../src/shared/stackModel';
 
 /** Plays conversations with the offline planner's agents, as the graph does: requirements, architecture, implementation. */
 
@@ -8,6 +9,8 @@ export const SYSTEM = {
   architect: (doc: string) => `Role: architect\n<requirements_document>\n${doc}\n</requirements_document>`,
   implementation: (doc: string, arch: string) =>
     `Role: implementation\n<requirements_document>\n${doc}\n</requirements_document>\n<architecture_plan>\n${arch}\n</architecture_plan>`,
+  /** What the inspection of the target server found, as the planning service sends it. */
+  serverFacts: (facts: ServerFacts | undefined) => (facts ? `\n<server_facts>\n${JSON.stringify(facts)}\n</server_facts>` : ''),
 };
 
 export interface Conversation {
@@ -44,10 +47,10 @@ export interface Plans {
 }
 
 /** The architecture and implementation plans made from a requirements document. */
-export function plans(document: string): Plans {
-  const arch = plan(SYSTEM.architect(document), [{ role: 'user', content: 'Generate architecture plan' }]);
+export function plans(document: string, serverFacts?: ServerFacts): Plans {
+  const arch = plan(SYSTEM.architect(document) + SYSTEM.serverFacts(serverFacts), [{ role: 'user', content: 'Generate architecture plan' }]);
   const architecture = arch.toolCalls[0]!.args.plan as string;
-  const impl = plan(SYSTEM.implementation(document, architecture), [{ role: 'user', content: 'Generate implementation plan' }]);
+  const impl = plan(SYSTEM.implementation(document, architecture) + SYSTEM.serverFacts(serverFacts), [{ role: 'user', content: 'Generate implementation plan' }]);
   const implementation = impl.toolCalls[0]!.args.plan as string;
   const compose = architecture.match(/## docker-compose.yml\n\n```yaml\n([\s\S]*?)\n```/)?.[1] ?? '';
   const files = [...architecture.matchAll(/^### (\S+)\n\n```\w*\n([\s\S]*?)\n```/gm)].map((m) => ({ path: m[1]!, content: `${m[2]!}\n` }));

@@ -77,6 +77,35 @@ describe("the target server's ports in use", () => {
     expect(check.commands[0]).toMatch(/for p in 80 5432 6379; do/);
     expect(check.commands[0]).toMatch(/port \$p is already in use on the server by \$held/);
   });
+  const held = (ports: number[], holder: string) => ({ inspectedAt: '2026-01-01T00:00:00Z', portsInUse: ports.map((port) => ({ port, protocol: 'tcp' as const, holder })), containers: [], composeProjects: [] });
+
+  it('with a domain and 80 and 443 held by a proxy already there, the stack adds none: it listens on loopback and says which site to add', () => {
+    const stack = composeStack(extractFacts(['n8n on my server deploy@203.0.113.7 at flows.example.org']), { serverFacts: held([80, 443], 'nginx (host process)') });
+    expect(stack.proxy).toBeUndefined();
+    expect(ports(stack.composeYaml).n8n).toEqual(['127.0.0.1:5678:5678']);
+    expect(stack.notes.join(' ')).toContain('The server already holds nginx (host process) on ports 80 and 443, so this plan adds no reverse proxy of its own');
+    expect(stack.notes.join(' ')).toContain('flows.example.org → http://127.0.0.1:5678 (n8n)');
+  });
+
+  it('without a domain and 80 held, each web service gets a free port of its own, none the server uses', () => {
+    const stack = composeStack(extractFacts(['uptime kuma and n8n on my server deploy@203.0.113.7, no domain']), { serverFacts: held([80, 3001], 'apache2') });
+    const hostPorts = Object.values(ports(stack.composeYaml)).flat().map((p) => Number(p.split(':').slice(-2)[0]));
+    expect(hostPorts).not.toContain(80);
+    expect(hostPorts).not.toContain(3001);
+  });
+});
+
+describe('every link has a network both ends share', () => {
+  it('Prometheus reaches every service it scrapes, the proxy included', () => {
+    const compose = YAML.parse(stackOf('prometheus and grafana on hetzner at monitor.example.org').composeYaml) as { services: Record<string, { networks: string[] }> };
+    const shared = (a: string, b: string) => compose.services[a]!.networks.some((n) => compose.services[b]!.networks.includes(n));
+    expect(shared('prometheus', 'caddy')).toBe(true);
+    expect(shared('grafana', 'prometheus')).toBe(true);
+  });
+
+  it("a database's own web interface stays on loopback like the database", () => {
+    expect(ports(stackOf('node-red, mosquitto and influxdb on my server deploy@203.0.113.7').composeYaml).influxdb).toEqual(['127.0.0.1:8086:8086']);
+  });
 });
 
 describe('validation follows the stack model', () => {

@@ -14,6 +14,7 @@ import {
   type ServiceSpec,
 } from './components';
 import { webPortsOf } from '../catalogue/component';
+import { entryMustStayPrivate } from '../verifier/catalogueKnowledge';
 import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
 import { adoptRepositoryCompose, REPOSITORY_COMPONENT, type RepositoryLayout } from './repositoryCompose';
 import { sshTargetLabel } from './sshTarget';
@@ -98,6 +99,8 @@ export interface Stack {
   builds: string[];
   /** What the target server's inspection found, when the plan was made with it. */
   serverFacts?: ServerFacts;
+  /** The proxy already on the server that serves the routes (`nginx on port 80`): the stack adds none and listens on loopback. */
+  frontedBy?: string;
 }
 
 const DATA_CATEGORIES = new Set(['database', 'cache', 'queue']);
@@ -282,8 +285,20 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
 
   // A product that is itself the proxy (Nginx Proxy Manager) holds 80 and 443: no second proxy.
   const holdsWebPorts = [...ids].some((id) => COMPONENTS[id]?.services.some((x) => x.alwaysPublish?.includes('80:80')));
-  const proxy = hostOnly || holdsWebPorts ? undefined : chosenProxy(facts);
   const domain = facts.noDomain ? undefined : facts.domain;
+  // The server already serves the web on 80 (or 443): a second proxy cannot bind them. With a domain, the
+  // proxy that is there fronts the stack (its services on loopback ports the notes name); without one, the
+  // services are published on free ports of their own.
+  const wantedProxy = hostOnly || holdsWebPorts ? undefined : chosenProxy(facts);
+  const heldWebPorts = (options.serverFacts?.portsInUse ?? []).filter((p) => p.protocol === 'tcp' && (p.port === 80 || (p.port === 443 && domain)));
+  const holders = [...new Set(heldWebPorts.map((p) => p.holder ?? 'something'))];
+  // A proxy the person named is kept (moved to free ports, said in the notes); only one chosen for them steps aside.
+  const frontedBy = wantedProxy && !facts.proxy && heldWebPorts.length
+    ? holders.map((h) => { const ports = heldWebPorts.filter((p) => (p.holder ?? 'something') === h).map((p) => p.port); return `${h} on port${ports.length > 1 ? 's' : ''} ${ports.join(' and ')}`; }).join(' and ')
+    : undefined;
+  const externalProxy = Boolean(frontedBy && domain);
+  const proxy = frontedBy ? undefined : wantedProxy;
+  if (frontedBy && !domain) notes.push(`The server already holds ${frontedBy}, so this plan adds no reverse proxy: each web service is published on a port of its own (listed under Access).`);
   let tls = Boolean(proxy && domain);
   if (facts.tls && !domain) {
     notes.push("TLS needs a domain name pointing at the server (Let's Encrypt validates the domain); without one the stack is served over plain HTTP on the server's IP.");
@@ -343,7 +358,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const routable = services.filter((s) => s.webLabel !== undefined && !facts.keepPrivate.has(componentOf(s.name)));
   routable.sort((a, b) => (COMPONENTS[componentOf(a.name)]?.apexRank ?? 0) - (COMPONENTS[componentOf(b.name)]?.apexRank ?? 0));
   const routes: Route[] = [];
-  if (proxy) {
+  if (proxy || externalProxy) {
     const explicit = new Map<string, string>();
     for (const d of domain ? facts.domains : []) {
       const svc = d.component ? routable.find((s) => componentOf(s.name) === d.component) : undefined;
@@ -374,7 +389,8 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     if (!tls && x.environmentWhen?.plainHttp) x.environment = { ...x.environment, ...x.environmentWhen.plainHttp };
   }
 
-  fillAddresses(services, routes, tls);
+  // Behind the server's own proxy the addresses are the domain's, over HTTPS where that proxy has a certificate.
+  fillAddresses(services, routes, tls || externalProxy);
   // A product waits only for what the stack runs (Grafana without Prometheus when it reads Loki).
   for (const x of services) if (x.dependsOn) x.dependsOn = x.dependsOn.filter((d) => byName.has(d) || services.some((y) => y.name === d));
 
@@ -470,15 +486,17 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     }
     if (proxy && s.publish && !routed.has(s.name) && s.webLabel !== undefined) ports.push(...s.publish.filter((p) => !p.startsWith('80:')));
     if (!hasWorkload && DATA_SERVICES.has(s.name) && s.internalPort) ports.push(`127.0.0.1:${s.internalPort}:${s.internalPort}`);
+    // Fronted by the proxy already on the server: reached by it on loopback, never from outside.
+    if (externalProxy && routed.has(s.name) && s.internalPort) ports.push(`127.0.0.1:${loopbackPort(s.internalPort)}:${s.internalPort}`);
     // A sensitive app's web ports without TLS: bound to loopback, reached through an SSH tunnel (the proxy holds 80).
-    if (plainHttpBarred(s) && !routed.has(s.name)) {
-      const web = webPortsOf(s);
+    // A database's own web UI (InfluxDB's) is private like the database: on loopback too.
+    const privateUi = entryMustStayPrivate(COMPONENTS[componentOf(s.name)]) && Boolean(s.publish?.length);
+    if ((plainHttpBarred(s) || privateUi) && !routed.has(s.name)) {
+      const web = privateUi ? (s.publish ?? []).map((p) => Number(p.split(':')[1]!.split('/')[0])) : webPortsOf(s);
       const local = (p: string): string => {
         const parts = p.split(':');
         if (parts.length === 3 || !web.includes(Number(parts[1]!.split('/')[0]))) return p;
-        // Not 80 or 443 on loopback: the proxy binds them on every address, and a tunnel's local end needs no root.
-        const container = Number(parts[1]!.split('/')[0]);
-        const host = ['80', '443'].includes(parts[0]!) ? ([80, 443].includes(container) ? 8080 : container) : parts[0];
+        const host = ['80', '443'].includes(parts[0]!) ? loopbackPort(Number(parts[1]!.split('/')[0])) : parts[0];
         return `127.0.0.1:${host}:${parts[1]}`;
       };
       const bound = [...ports, ...(proxy ? (s.publish ?? []).filter((p) => p.startsWith('80:')) : [])].map(local);
@@ -498,6 +516,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     if (x.generates?.kind === 'grafana-datasources') files.push({ path: x.generates.path, content: grafanaDatasources(services, components.find((c) => c.services.some((y) => y.name === x.name))!) });
   }
   for (const c of components) for (const f of c.files) files.push({ path: f.path, content: f.content.replaceAll('{{name}}', name) });
+  shareNetworks(services);
 
   if (app) {
     const built = services.filter((x) => x.image === 'build');
@@ -508,13 +527,20 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
         : `The application is built from ${from} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
     );
   }
+  if (externalProxy) {
+    const upstream = (r: Route): string => services.find((x) => x.name === r.service)?.publish?.find((p) => p.startsWith('127.0.0.1:') && p.endsWith(`:${r.port}`))?.split(':')[1] ?? String(r.port);
+    notes.push(
+      `The server already holds ${frontedBy}, so this plan adds no reverse proxy of its own: the proxy that is there serves ${routes.map((r) => r.host).join(', ')}. Add ${routes.length === 1 ? 'a site' : 'these sites'} to it (with its certificate for HTTPS): ${routes.map((r) => `${r.host} → http://127.0.0.1:${upstream(r)} (${r.service})`).join('; ')}. The services listen on loopback only, so nothing else reaches them.`,
+    );
+  }
   for (const s of tunnelled) {
     const label = COMPONENTS[componentOf(s.name)]?.label ?? s.name;
     const port = s.publish!.find((p) => p.startsWith('127.0.0.1:'))!.split(':')[1]!;
     const login = facts.sshTarget ? `${facts.sshTarget.user}@${facts.sshTarget.host}${facts.sshTarget.port !== 22 ? ` -p ${facts.sshTarget.port}` : ''}` : '<user>@<server>';
-    notes.push(
-      `${label} holds logins or personal data and ${domain ? `is not served at ${domain}` : 'there is no domain for a certificate'}, so it is not served on public plain HTTP: it listens on the server's 127.0.0.1:${port} only. Reach it through an SSH tunnel (ssh -N -L ${port}:127.0.0.1:${port} ${login}, then open http://localhost:${port}). Give it a domain to serve it over HTTPS, or say that plain HTTP is what you want.`,
-    );
+    const why = entryMustStayPrivate(COMPONENTS[componentOf(s.name)])
+      ? `${label} holds data only the stack's services should reach, so its web interface is not published either`
+      : `${label} holds logins or personal data and ${domain ? `is not served at ${domain}` : 'there is no domain for a certificate'}, so it is not served on public plain HTTP`;
+    notes.push(`${why}: it listens on the server's 127.0.0.1:${port} only. Reach it through an SSH tunnel (ssh -N -L ${port}:127.0.0.1:${port} ${login}, then open http://localhost:${port}). Give it a domain to serve it over HTTPS, or say that plain HTTP is what you want.`);
   }
   if (onlyFromAllowlist && !tls && !facts.plainHttpOk) {
     const served = services.filter((x) => COMPONENTS[componentOf(x.name)]?.sensitive && (routed.has(x.name) || x.publish?.some((p) => !p.startsWith('127.0.0.1:'))));
@@ -536,7 +562,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (hostOnly) notes.push('Host only: no Docker and no containers are installed; the plan configures the firewall, fail2ban and automatic security updates on the server itself.');
   for (const c of components) {
     for (const dep of c.requires) if (facts.excluded.has(dep)) notes.push(`${c.label} needs ${COMPONENTS[dep]?.label ?? dep}, which you ruled out: it will not start without it. Tell me whether to keep ${c.label} or let it have ${COMPONENTS[dep]?.label ?? dep}.`);
-    if (c.tls === 'required' && !tls) notes.push(`${c.label} needs HTTPS to work fully (browsers refuse its features over plain HTTP); give it a domain so the proxy can get a certificate.`);
+    if (c.tls === 'required' && !tls && !externalProxy) notes.push(`${c.label} needs HTTPS to work fully (browsers refuse its features over plain HTTP); give it a domain so the proxy can get a certificate.`);
   }
   if (facts.custom.length && proxy === undefined) {
     for (const c of facts.custom) if (!c.port) notes.push(`${c.image} runs without a published port: tell me the port it listens on to reach it from outside.`);
@@ -572,6 +598,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     envFile: [...new Set(secrets.map((x) => x.name).filter((n) => JSON.stringify(compose).includes(`\${${n}}`)))],
     builds: services.filter((x) => x.image === 'build').map((x) => x.name),
     ...(options.serverFacts ? { serverFacts: options.serverFacts } : {}),
+    ...(externalProxy ? { frontedBy } : {}),
   };
 }
 
@@ -598,6 +625,27 @@ function claimHostPort(mapping: string, service: string, taken: Set<string>, inU
   parts[hostIndex] = String(port);
   return parts.join(':');
 }
+
+/**
+ * Every service reaches what it uses on a network both are on: what it waits for, what it scrapes
+ * (Prometheus and every service with metrics, the proxy's own included), what it reads as a datasource.
+ * A missing one is joined on the reached service's side: its internal network when it has one.
+ */
+function shareNetworks(services: ServiceSpec[]): void {
+  for (const x of services) {
+    const reached = new Set(x.dependsOn ?? []);
+    if (x.generates?.kind === 'prometheus-scrape') for (const s of services) if (s.metrics && s !== x) reached.add(s.metrics.host ?? s.name);
+    if (x.generates?.kind === 'grafana-datasources') for (const s of services) if (s.datasource) reached.add(s.name);
+    for (const name of reached) {
+      const target = services.find((s) => s.name === name);
+      if (!target || target.networks.some((n) => x.networks.includes(n))) continue;
+      x.networks = [...x.networks, target.networks.includes('backend') ? 'backend' : target.networks[0]!];
+    }
+  }
+}
+
+/** A loopback host port for a container port: never 80 or 443 (a proxy binds them on every address; a tunnel's local end needs no root). */
+const loopbackPort = (container: number): number => ([80, 443].includes(container) ? 8080 : container);
 
 /** A variable of the analysis dialog's environment: its value was stored as a user secret then. */
 const environmentSecret = (name: string): SecretSpec => ({ name, description: 'From the environment blocks of the repository analysis (stored as a user secret)', required: true, secret_type: 'password' });

@@ -5,7 +5,9 @@ import { COMPONENTS } from './components';
 import { alternativesFor } from './products';
 import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
 import type { RepositoryLayout } from './repositoryCompose';
-import { readRequirementLines, renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, readStackModel, type Unknowns } from './documents';
+import { Value } from 'typebox/value';
+import { ServerFacts } from '../../../shared/stackModel';
+import { readRequirementLines, readStackModel, renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
 import { emptyFacts, extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
 import { documentationReply, validationReply, type DocumentationContext } from './validationPlanner';
@@ -350,12 +352,31 @@ function correctionReply(system: string, turns: Turn[], kind: 'architecture' | '
   return { text: [`I changed the ${kind === 'architecture' ? 'architecture' : 'plan'}:`, ...changes.map((c) => `- ${c}`), '', `${where}. Ask for another change, or confirm.`].join('\n'), toolCalls: [{ name: tool, args: { plan } }] };
 }
 
+/**
+ * What the inspection of the target server found (the `server_facts` block the service sends from the
+ * stack model), else what the architecture plan was made with: the plan avoids the ports it uses.
+ */
+function serverFactsOf(system: string): ServerFacts | undefined {
+  const raw = contextBlock(system, 'server_facts');
+  if (raw) {
+    try {
+      const facts: unknown = JSON.parse(raw);
+      if (Value.Check(ServerFacts, facts)) return facts;
+    } catch {
+      // A block that does not parse is no facts: the plan is made without them.
+    }
+  }
+  const architecture = contextBlock(system, 'architecture_plan');
+  return architecture ? readStackModel(architecture)?.serverFacts : undefined;
+}
+
 function architectReply(system: string, turns: Turn[]): PlannerReply {
   const input = factsForPlanning(system, turns, 'requirements');
   if (!input) {
     return { text: 'I need the requirements first: finish the Requirements stage and confirm it, then ask me for the architecture plan.', toolCalls: [] };
   }
-  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name') });
+  const serverFacts = serverFactsOf(system);
+  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
   const plan = renderArchitecturePlan(stack);
   const m = stack.machine;
   const correction = correctionReply(system, turns, 'architecture', stack, plan);
@@ -376,7 +397,8 @@ function implementationReply(system: string, turns: Turn[]): PlannerReply {
   if (!input) {
     return { text: 'I need a confirmed architecture plan first: confirm the architecture stage, then ask me for the implementation plan.', toolCalls: [] };
   }
-  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name') });
+  const serverFacts = serverFactsOf(system);
+  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
   const plan = renderImplementationPlan(stack);
   const correction = correctionReply(system, turns, 'implementation', stack, plan);
   if (correction) return correction;

@@ -92,6 +92,7 @@ export function createPlanningService(deps: PlanningDeps) {
     return {
       stackEdits: stack.edits.length ? JSON.stringify(stack.edits.map((e) => (e.after === undefined ? e.op : { op: e.op, after: e.after }))) : undefined,
       stackModel: stack.stale || !stack.model.components.length ? undefined : JSON.stringify(stack.model),
+      serverFacts: stack.model.serverFacts ? JSON.stringify(stack.model.serverFacts) : undefined,
       projectName: project?.name,
       requirements: docs.requirements?.content,
       analysis: docs.analysis?.content,

@@ -31,6 +31,8 @@ export const architectAgent: PlanningAgent = {
     block(STACK_MODEL_TAG, context.stackModel),
     block('repository_analysis', context.analysis),
     block('architecture_plan', context.architecture),
+    // What the inspection of the target server found: the plan avoids its ports and says what is in the way.
+    block('server_facts', context.serverFacts),
   ],
   onStart: ({ verification }, project) => verification.startTurn(project.projectId, 'architecture'),
   async runTool({ documents, verification }, projectId, name, args) {

@@ -31,6 +31,8 @@ export const implementationAgent: PlanningAgent = {
     block('repository_analysis', context.analysis),
     block('architecture_plan', context.architecture),
     block('implementation_plan', context.implementation),
+    // What the inspection of the target server found: the plan avoids its ports and says what is in the way.
+    block('server_facts', context.serverFacts),
   ],
   async admit({ documents }, project) {
     if (!(await documents.get(project.projectId, 'architecture'))?.content.trim()) throw conflict(TURN_TEXTS.noArchitecture);

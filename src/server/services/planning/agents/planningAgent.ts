@@ -18,6 +18,8 @@ export interface PlanningContext {
   stackEdits?: string;
   /** The stack model the requirements were rendered from, as JSON; absent when a model wrote them whole (stale). */
   stackModel?: string;
+  /** What the inspection of the target server found (the stack model's serverFacts), as JSON. */
+  serverFacts?: string;
   secrets: UserSecret[];
 }
 
