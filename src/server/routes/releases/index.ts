@@ -22,6 +22,7 @@ export const releaseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         directory: r.directory,
         files: Object.keys(r.files).sort(),
         containers: r.containers,
+        note: r.note,
       })),
     };
   });

@@ -1,4 +1,5 @@
 import type { ReleaseContainer } from '../../db/schema/releases';
+import type { DriftDifference } from '../../../shared/api/releases';
 import type { DiskFree, DriftKind, LiveContainer } from './serverChecks';
 
 export interface ReleaseBaseline {
@@ -13,11 +14,8 @@ export interface LiveState {
   disk: DiskFree;
 }
 
-export interface Difference {
-  kind: DriftKind;
-  /** What differs, in words, naming the service or rule. */
-  detail: string;
-}
+/** What differs, in words, naming the service or rule. */
+export type Difference = DriftDifference;
 
 /** Below either bound the disk is reported: a full disk stops PostgreSQL and the backups first. */
 export const DISK_MIN_FREE_BYTES = 1024 ** 3;

@@ -5,7 +5,7 @@ import type { ReleaseContainer } from '../../db/schema/releases';
  * same commands capture a release's baseline after `up` and check for drift later, so a release and a
  * drift check always compare like with like.
  */
-export type DriftKind = 'containers' | 'images' | 'ports' | 'firewall' | 'cron' | 'disk';
+export type { DriftKind } from '../../../shared/api/releases';
 
 export interface ServerCheck {
   name: 'compose' | 'firewall' | 'cron' | 'disk';
