@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { COMPONENTS } from '../../../src/server/agents/offline/components';
+import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { backupScript, backupSources, drillScript } from '../../../src/server/agents/offline/backupScripts';
 import { backupStep, installBackupScript } from '../../../src/server/agents/offline/backupSteps';
 import { BACKUP_RESULT_MARKER, failureInWords, parseScriptResults } from '../../../src/shared/api/backups';
@@ -80,8 +80,8 @@ describe('backup sources come from the catalogue data', () => {
 });
 
 describe('the scripts', () => {
-  it.each(Object.keys(COMPONENTS))('%s: the backup, the drill and the install step parse and pass ShellCheck', (id) => {
-    const sources = backupSources(COMPONENTS[id]!.services);
+  it.each(Object.keys(PRODUCTS))('%s: the backup, the drill and the install step parse and pass ShellCheck', (id) => {
+    const sources = backupSources(PRODUCTS[id]!.services);
     const problems = shellProblems({
       'stack-backup': backupScript(sources, place),
       'stack-restore-drill': drillScript(sources, place),
@@ -92,7 +92,7 @@ describe('the scripts', () => {
   });
 
   it('the drill runs throwaway containers on their own internal network, without published ports', () => {
-    const drill = drillScript(backupSources(COMPONENTS.postgres!.services), place);
+    const drill = drillScript(backupSources(PRODUCTS.postgres!.services), place);
     const runs = drill.split('\n').filter((l) => l.includes('docker run'));
     expect(runs).toHaveLength(1);
     expect(runs[0]).toContain('--network "$drill"');
@@ -103,7 +103,7 @@ describe('the scripts', () => {
   });
 
   it('no secret value is in a script: the settings file holds them, readable by root only', () => {
-    const step = backupStep(backupSources(COMPONENTS.postgres!.services), place).commands.join('\n');
+    const step = backupStep(backupSources(PRODUCTS.postgres!.services), place).commands.join('\n');
     expect(step).toContain('install -m 600 /dev/stdin /etc/stack-backup/env');
     expect(step).not.toMatch(/echo "\$BACKUP_PASSWORD|echo "\$BACKUP_SSH_KEY|set -x/);
   });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { catalogueDir, CHECKED_CATALOGUE, loadCatalogue, readProducts, writeCheckedCatalogue } from '../../../src/server/agents/catalogue/catalogue';
-import { COMPONENTS } from '../../../src/server/agents/offline/components';
+import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { composeStack, validateCompose } from '../../../src/server/agents/offline/composer';
 import { emptyFacts } from '../../../src/server/agents/offline/facts';
 import { composeSpecErrors, dockerComposeAvailable, dockerComposeConfig } from '../helpers/composeChecks';
@@ -11,32 +11,32 @@ import { composeSpecErrors, dockerComposeAvailable, dockerComposeConfig } from '
 /** The catalogue is data: one checked file per product, each deployable on its own. */
 describe('product catalogue', () => {
   const withDockerCompose = dockerComposeAvailable();
-  const products = Object.values(COMPONENTS);
+  const products = Object.values(PRODUCTS);
 
   test('holds at least 60 products, every one with a pinned image, docs, and the products people name most', () => {
     expect(products.length).toBeGreaterThanOrEqual(60);
     for (const id of ['uptime-kuma', 'vaultwarden', 'minio', 'gitea', 'keycloak', 'mastodon', 'wordpress', 'loki', 'promtail', 'mariadb', 'mysql', 'n8n', 'postgres', 'redis', 'rabbitmq', 'caddy', 'traefik', 'prometheus', 'grafana', 'elk']) {
-      expect(COMPONENTS[id]).toBeDefined();
+      expect(PRODUCTS[id]).toBeDefined();
     }
     for (const c of products) {
       expect(c.docs).toMatch(/^https:\/\//);
       for (const s of c.services) if (s.image !== 'build') expect(s.image).toMatch(/^[a-z0-9./-]+:(?!latest$)[\w.-]+$/);
     }
     // The stand-ins the deploy tests build are named after these exact images.
-    expect(COMPONENTS.postgres!.services[0]!.image).toBe('postgres:16.4-alpine');
-    expect(COMPONENTS.redis!.services[0]!.image).toBe('redis:7.4.1-alpine');
-    expect(COMPONENTS.web!.services[0]!.image).toBe('nginx:1.27.2-alpine');
-    expect(COMPONENTS.caddy!.services[0]!.image).toBe('caddy:2.8.4-alpine');
-    expect(COMPONENTS.mariadb!.services[0]!.image).not.toBe(COMPONENTS.mysql!.services[0]!.image);
+    expect(PRODUCTS.postgres!.services[0]!.image).toBe('postgres:16.4-alpine');
+    expect(PRODUCTS.redis!.services[0]!.image).toBe('redis:7.4.1-alpine');
+    expect(PRODUCTS.web!.services[0]!.image).toBe('nginx:1.27.2-alpine');
+    expect(PRODUCTS.caddy!.services[0]!.image).toBe('caddy:2.8.4-alpine');
+    expect(PRODUCTS.mariadb!.services[0]!.image).not.toBe(PRODUCTS.mysql!.services[0]!.image);
   });
 
   test("the build's checked copy is the catalogue the YAML gives, and a start reads it instead", () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'catalogue-build-'));
     try {
-      expect(writeCheckedCatalogue(out)).toBe(Object.keys(COMPONENTS).length);
+      expect(writeCheckedCatalogue(out)).toBe(Object.keys(PRODUCTS).length);
       expect(fs.readdirSync(out)).toEqual([CHECKED_CATALOGUE]);
       expect(loadCatalogue(out)).toEqual(readProducts(catalogueDir()));
-      expect(loadCatalogue(out)).toEqual(COMPONENTS);
+      expect(loadCatalogue(out)).toEqual(PRODUCTS);
     } finally {
       fs.rmSync(out, { recursive: true, force: true });
     }
@@ -77,7 +77,7 @@ describe('product catalogue', () => {
   test.each(products.filter((c) => c.category !== 'proxy').map((c) => [c.id] as const))('%s alone makes a compose file real tools accept', (id) => {
     const facts = emptyFacts();
     facts.components.add(id);
-    for (const dep of COMPONENTS[id]!.requires) facts.components.add(dep);
+    for (const dep of PRODUCTS[id]!.requires) facts.components.add(dep);
     facts.domain = 'example.org';
     facts.domains.push({ host: 'example.org' });
     facts.provider = 'vps';

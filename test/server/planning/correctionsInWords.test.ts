@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { COMPONENTS } from '../../../src/server/agents/offline/components';
+import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { converse, plans } from '../helpers/plannerConversation';
 import { BASE_REQUEST, CORRECTIONS, publishedBy } from '../helpers/corrections';
 
@@ -15,7 +15,7 @@ describe('corrections in words', () => {
     check(publishedBy(plans(c.document).architecture));
   });
 
-  const WEB = Object.values(COMPONENTS).filter((c) => c.category !== 'proxy' && !['app', 'web'].includes(c.id) && c.services.some((s) => s.webLabel !== undefined) && /^[A-Za-z][\w .-]*$/.test(c.label));
+  const WEB = Object.values(PRODUCTS).filter((c) => c.category !== 'proxy' && !['app', 'web'].includes(c.id) && c.services.some((s) => s.webLabel !== undefined) && /^[A-Za-z][\w .-]*$/.test(c.label));
   const SAYINGS = [(x: string) => `keep ${x} private`, (x: string) => `${x} must not be public`, (x: string) => `don't expose ${x}`, (x: string) => `${x} should stay internal`];
 
   it('"keep X private", however it is said, keeps X in the stack and off the proxy and the public ports', () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { COMPONENTS } from '../../../src/server/agents/offline/components';
+import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { alternativesFor } from '../../../src/server/agents/offline/products';
 import { converse, plans, servicesOf } from '../helpers/plannerConversation';
 
@@ -10,14 +10,14 @@ import { converse, plans, servicesOf } from '../helpers/plannerConversation';
  * back and never put a catalogued stand-in in its place.
  */
 
-const PRODUCTS = Object.values(COMPONENTS).filter((c) => !['proxy'].includes(c.category) && !['app', 'web'].includes(c.id) && /^[A-Za-z][\w .-]*$/.test(c.label));
+const NAMEABLE = Object.values(PRODUCTS).filter((c) => !['proxy'].includes(c.category) && !['app', 'web'].includes(c.id) && /^[A-Za-z][\w .-]*$/.test(c.label));
 const UNKNOWN = ['Plex', 'Immich', 'Zammad', 'Sonarr', 'Kavita'];
 const ORDINARY = ['self-hosted', 'image', 'open-source', 'automation', 'private', 'simple', 'production', 'platform'];
 const PLACES = ['on my VPS', 'on my droplet', 'on Hetzner in Falkenstein', 'on AWS in Frankfurt', 'on my server deploy@203.0.113.7'];
 const PLAIN = ['continue', 'that is all', 'Go with sensible defaults for everything else.', 'sounds good', 'Frankfurt', 'about 20 users'];
 
 const conversation = fc.record({
-  products: fc.uniqueArray(fc.constantFrom(...PRODUCTS.map((c) => c.label)), { minLength: 0, maxLength: 3 }),
+  products: fc.uniqueArray(fc.constantFrom(...NAMEABLE.map((c) => c.label)), { minLength: 0, maxLength: 3 }),
   unknown: fc.option(fc.constantFrom(...UNKNOWN), { nil: undefined }),
   ordinary: fc.subarray(ORDINARY, { maxLength: 2 }),
   place: fc.constantFrom(...PLACES),
@@ -55,7 +55,7 @@ describe('generated conversations with the offline requirements agent', () => {
           expect(said).toContain(`I don't know ${c.unknown}`);
           expect(last.document).toContain(c.unknown);
           const services = servicesOf(plans(last.document).compose);
-          const asked = new Set(c.products.map((l) => PRODUCTS.find((p) => p.label === l)!.id));
+          const asked = new Set(c.products.map((l) => NAMEABLE.find((p) => p.label === l)!.id));
           for (const alt of alternativesFor(c.unknown)) if (!asked.has(alt.id)) expect(services).not.toContain(alt.id);
         }
       }),

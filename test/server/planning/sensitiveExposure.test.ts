@@ -1,4 +1,4 @@
-import { COMPONENTS } from '../../../src/server/agents/offline/components';
+import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { readStackModel } from '../../../src/server/agents/offline/documents';
 import { readCompose } from '../../../src/server/agents/verifier/composeModel';
 import { verifierFactsOf } from '../../../src/server/agents/verifier/stackModelFacts';
@@ -12,8 +12,8 @@ import { converse, plans } from '../helpers/plannerConversation';
  * in words ("plain http is fine"), it is served as asked and the verifier only warns.
  */
 
-const SENSITIVE = Object.values(COMPONENTS).filter((c) => c.sensitive && c.category !== 'proxy' && c.services.some((s) => s.webLabel !== undefined));
-const alias = (id: string): string => COMPONENTS[id]!.aliases[0]!.replace(/\[[^\]]*\]\??|\(\?:?|[\\()?|+*]/g, (m) => (m.startsWith('[') ? (m.includes('- ') || m.includes(' -') ? ' ' : '') : ''));
+const SENSITIVE = Object.values(PRODUCTS).filter((c) => c.sensitive && c.category !== 'proxy' && c.services.some((s) => s.webLabel !== undefined));
+const alias = (id: string): string => PRODUCTS[id]!.aliases[0]!.replace(/\[[^\]]*\]\??|\(\?:?|[\\()?|+*]/g, (m) => (m.startsWith('[') ? (m.includes('- ') || m.includes(' -') ? ' ' : '') : ''));
 
 async function planned(words: string) {
   const c = converse([words, 'Go with sensible defaults for everything else.']);
@@ -24,10 +24,10 @@ async function planned(words: string) {
 }
 
 test('the catalogue marks password managers, admin UIs and personal-data apps sensitive, databases not', () => {
-  expect(COMPONENTS.vaultwarden!.sensitive).toBe(true);
-  expect(COMPONENTS.adminer!.sensitive).toBe(true);
-  expect(COMPONENTS.nextcloud!.sensitive).toBe(true);
-  expect(COMPONENTS.postgres!.sensitive).toBe(false);
+  expect(PRODUCTS.vaultwarden!.sensitive).toBe(true);
+  expect(PRODUCTS.adminer!.sensitive).toBe(true);
+  expect(PRODUCTS.nextcloud!.sensitive).toBe(true);
+  expect(PRODUCTS.postgres!.sensitive).toBe(false);
   expect(SENSITIVE.length).toBeGreaterThan(20);
 });
 
@@ -35,9 +35,9 @@ describe.each(SENSITIVE.map((c) => [c.id]))('%s with no domain', (id) => {
   it('listens on loopback only, reached through an SSH tunnel the plan names', async () => {
     const p = await planned(`${alias(id)} on my server deploy@203.0.113.10, no domain, just the IP`);
     expect(p.findings.filter((f) => f.code === 'sensitive-plain-http')).toEqual([]);
-    const own = new Set(COMPONENTS[id]!.services.map((s) => s.name));
+    const own = new Set(PRODUCTS[id]!.services.map((s) => s.name));
     expect(readCompose(p.compose).services.some((s) => own.has(s.name))).toBe(true);
-    const web = new Set(COMPONENTS[id]!.services.flatMap((s) => (s.http === false ? [] : [s.internalPort, ...(s.endpoints ?? []).map((e) => e.port)])));
+    const web = new Set(PRODUCTS[id]!.services.flatMap((s) => (s.http === false ? [] : [s.internalPort, ...(s.endpoints ?? []).map((e) => e.port)])));
     for (const s of readCompose(p.compose).services.filter((x) => own.has(x.name))) {
       for (const port of s.ports.filter((x) => web.has(x.containerPort))) expect(port.hostIp).toBe('127.0.0.1');
     }

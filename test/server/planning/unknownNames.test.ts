@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { COMPONENTS } from '../../../src/server/agents/offline/components';
+import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { converse, plans, servicesOf } from '../helpers/plannerConversation';
 
 /**
@@ -51,7 +51,7 @@ describe('unknown software in the places a request names software', () => {
   });
 
   it('keeps the catalogued product a kind word names when no unknown name comes before it', () => {
-    expect(COMPONENTS.wikijs).toBeDefined();
+    expect(PRODUCTS.wikijs).toBeDefined();
     const c = converse(['a wiki for our team on my VPS', 'Go with sensible defaults for everything else.']);
     expect(servicesOf(plans(c.document).compose)).toContain('wikijs');
   });

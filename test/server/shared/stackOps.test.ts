@@ -165,9 +165,9 @@ describe('stack operation properties', () => {
 
 describe('the real catalogue', () => {
   it('lets every product be added to an empty stack, and removed without a trace', async () => {
-    const { COMPONENTS } = await import('../../../src/server/agents/offline/components');
+    const { PRODUCTS } = await import('../../../src/server/agents/offline/knowledge');
     const { catalogueView } = await import('../../../src/server/agents/catalogue/view');
-    const view = catalogueView(COMPONENTS);
+    const view = catalogueView(PRODUCTS);
     for (const id of Object.keys(view)) {
       const added = applyStackOp(emptyStackModel(), { op: 'addComponent', product: id }, view);
       expect(checkStackModel(added, view)).toEqual([]);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { Value } from 'typebox/value';
-import type { Component } from './component';
+import type { Product } from './product';
 import { ProductSchema, type ProductFile } from './schema';
 
 /**
@@ -15,8 +15,8 @@ import { ProductSchema, type ProductFile } from './schema';
  * and checking 75 YAML files took about a tenth of a cold start.
  */
 
-/** The catalogue as the build checked it (`writeCheckedCatalogue`): components by id, as JSON. */
-export const CHECKED_CATALOGUE = 'components.json';
+/** The catalogue as the build checked it (`writeCheckedCatalogue`): products by id, as JSON. */
+export const CHECKED_CATALOGUE = 'products.json';
 
 export class CatalogueError extends Error {}
 
@@ -39,7 +39,7 @@ const SENSITIVE_CATEGORIES = new Set(['security', 'auth', 'ai', 'storage', 'prod
 
 const HEALTHCHECK_DEFAULTS = { interval: '15s', timeout: '5s', retries: 5, start_period: '20s' };
 
-function toComponent(p: ProductFile): Component {
+function toProduct(p: ProductFile): Product {
   return {
     id: p.id,
     label: p.label,
@@ -70,15 +70,15 @@ function toComponent(p: ProductFile): Component {
  * The catalogue of a directory: the build's checked copy when it holds one, else every product file read
  * and checked (`readProducts`).
  */
-export function loadCatalogue(dir = catalogueDir()): Record<string, Component> {
+export function loadCatalogue(dir = catalogueDir()): Record<string, Product> {
   const checked = path.join(dir, CHECKED_CATALOGUE);
-  if (fs.existsSync(checked)) return JSON.parse(fs.readFileSync(checked, 'utf8')) as Record<string, Component>;
+  if (fs.existsSync(checked)) return JSON.parse(fs.readFileSync(checked, 'utf8')) as Record<string, Product>;
   return readProducts(dir);
 }
 
 /** Reads and checks every product file of a directory; a bad file throws, naming the file and the field. */
-export function readProducts(dir: string): Record<string, Component> {
-  const out: Record<string, Component> = {};
+export function readProducts(dir: string): Record<string, Product> {
+  const out: Record<string, Product> = {};
   const serviceOwners = new Map<string, string>();
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
     const where = path.join(dir, file);
@@ -100,7 +100,7 @@ export function readProducts(dir: string): Record<string, Component> {
       if (owner && owner !== product.id) throw new CatalogueError(`${file}: service name ${s.name} is already used by ${owner}`);
       serviceOwners.set(s.name, product.id);
     }
-    out[product.id] = toComponent(product);
+    out[product.id] = toProduct(product);
   }
   for (const c of Object.values(out)) {
     const uses = c.services.flatMap((s) => Object.keys(s.uses ?? {}));
@@ -113,13 +113,13 @@ export function readProducts(dir: string): Record<string, Component> {
 
 /**
  * For the build (`npm run build:server`): reads and checks the product files of the source tree (a bad
- * one fails the build, naming the file and the field) and writes `<out>/components.json`, the catalogue
+ * one fails the build, naming the file and the field) and writes `<out>/products.json`, the catalogue
  * the bundled server reads at start. Answers how many products it holds.
  */
 export function writeCheckedCatalogue(out: string, dir = path.resolve('src/server/agents/catalogue/products')): number {
-  const components = readProducts(dir);
+  const products = readProducts(dir);
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
-  fs.writeFileSync(path.join(out, CHECKED_CATALOGUE), JSON.stringify(components));
-  return Object.keys(components).length;
+  fs.writeFileSync(path.join(out, CHECKED_CATALOGUE), JSON.stringify(products));
+  return Object.keys(products).length;
 }

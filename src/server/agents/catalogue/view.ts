@@ -1,13 +1,13 @@
 import type { CatalogueView } from '../../../shared/stackOps';
-import type { Component } from './component';
+import type { Product } from './product';
 
 /**
  * What the stack operations (src/shared/stackOps.ts) need to know of the catalogue, built from its
  * files: the app receives the same view to apply the operations from its controls.
  */
-export function catalogueView(components: Record<string, Component>): CatalogueView {
+export function catalogueView(products: Record<string, Product>): CatalogueView {
   return Object.fromEntries(
-    Object.values(components).map((c) => {
+    Object.values(products).map((c) => {
       const hostPorts = c.services.flatMap((s) => (s.alwaysPublish ?? []).map((p) => Number(p.split(':')[0])));
       const ports = c.services.flatMap((s) => (s.internalPort ? [s.internalPort] : []));
       const web = c.services.filter((s) => s.webLabel !== undefined);

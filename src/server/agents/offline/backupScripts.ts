@@ -1,4 +1,4 @@
-import type { ServiceSpec } from '../catalogue/component';
+import type { ServiceSpec } from '../catalogue/product';
 
 /**
  * The off-server backup and its restore drill, as two scripts installed on the server by the deploy plan

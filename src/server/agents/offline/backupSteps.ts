@@ -1,4 +1,4 @@
-import type { SecretSpec } from '../catalogue/component';
+import type { SecretSpec } from '../catalogue/product';
 import type { PlanStep } from './plannerTypes';
 import { emptyStackModel } from '../../../shared/stackModel';
 import { BACKUP_ENV, BACKUP_SCRIPT, BACKUP_STATE, backupScript, type BackupSource, DRILL_SCRIPT, drillScript, type StackPlace } from './backupScripts';

@@ -1,4 +1,4 @@
-import { componentOfImage, entryIsSensitive, entryMustStayPrivate } from '../verifier/catalogueKnowledge';
+import { productOfImage, productIsSensitive, productMustStayPrivate } from '../verifier/catalogueKnowledge';
 
 /**
  * A repository's compose file publishes what its authors found handy on their own machine (Qdrant on
@@ -25,8 +25,8 @@ export function keepPrivate(services: Record<string, Service>): string[] {
   const notes: string[] = [];
   for (const [name, s] of Object.entries(services)) {
     if (!Array.isArray(s.ports) || !s.ports.length || typeof s.image !== 'string') continue;
-    const entry = componentOfImage(s.image);
-    const why = entryMustStayPrivate(entry) ? 'only the stack\'s services reach it' : entryIsSensitive(entry) ? 'it holds logins or personal data and would be served on public plain HTTP' : undefined;
+    const product = productOfImage(s.image);
+    const why = productMustStayPrivate(product) ? 'only the stack\'s services reach it' : productIsSensitive(product) ? 'it holds logins or personal data and would be served on public plain HTTP' : undefined;
     if (!why) continue;
     const bound = s.ports.map(bindLocal);
     if (JSON.stringify(bound) === JSON.stringify(s.ports)) continue;

@@ -4,17 +4,17 @@ import {
   ACME_EMAIL_SECRET,
   ADMIN_CIDR_SECRET,
   APP_REPOSITORY_SECRET,
-  COMPONENTS,
+  PRODUCTS,
   CERTBOT_IMAGE,
   PROVIDER_SECRETS,
   SSH_PUBLIC_KEY_SECRET,
-  type Component,
+  type Product,
   type ConfigFile,
   type SecretSpec,
   type ServiceSpec,
-} from './components';
-import { webPortsOf } from '../catalogue/component';
-import { entryMustStayPrivate } from '../verifier/catalogueKnowledge';
+} from './knowledge';
+import { webPortsOf } from '../catalogue/product';
+import { productMustStayPrivate } from '../verifier/catalogueKnowledge';
 import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
 import { adoptRepositoryCompose, REPOSITORY_COMPONENT, type RepositoryLayout } from './repositoryCompose';
 import { sshTargetLabel } from './sshTarget';
@@ -69,7 +69,7 @@ export interface StackOptions {
 export interface Stack {
   facts: Facts;
   name: string;
-  components: Component[];
+  components: Product[];
   proxy: ProxyId | undefined;
   tls: boolean;
   domain: string | undefined;
@@ -106,9 +106,9 @@ export interface Stack {
 const DATA_CATEGORIES = new Set(['database', 'cache', 'queue']);
 /** Services of databases, caches and queues: on the internal network, published on loopback only when they are the workload. */
 const DATA_SERVICES = new Set(
-  Object.values(COMPONENTS).filter((c) => DATA_CATEGORIES.has(c.category)).flatMap((c) => c.services.filter((s) => s.webLabel === undefined).map((s) => s.name)),
+  Object.values(PRODUCTS).filter((c) => DATA_CATEGORIES.has(c.category)).flatMap((c) => c.services.filter((s) => s.webLabel === undefined).map((s) => s.name)),
 );
-const isDataComponent = (id: string): boolean => DATA_CATEGORIES.has(COMPONENTS[id]?.category ?? '');
+const isDataComponent = (id: string): boolean => DATA_CATEGORIES.has(PRODUCTS[id]?.category ?? '');
 
 const PROVIDER_LABELS: Record<ProviderId, string> = {
   aws: 'AWS (EC2)',
@@ -224,7 +224,7 @@ function addNeeds(ids: Set<string>, excluded: Set<string>, notes: string[]): voi
   for (let changed = true; changed; ) {
     changed = false;
     for (const id of [...ids]) {
-      const c = COMPONENTS[id];
+      const c = PRODUCTS[id];
       if (!c) continue;
       for (const [dep, { use, why }] of Object.entries(c.unsupported)) {
         if (ids.has(dep) && !ids.has(use) && !excluded.has(use)) {
@@ -251,7 +251,7 @@ function addNeeds(ids: Set<string>, excluded: Set<string>, notes: string[]): voi
  * them. Of a need with choices (Nextcloud's PostgreSQL or MariaDB) only the first the stack has is wired,
  * so a second database is never half-used; a setting the service already has is kept.
  */
-function wireUses(services: ServiceSpec[], components: Component[]): void {
+function wireUses(services: ServiceSpec[], components: Product[]): void {
   const present = new Set(components.map((c) => c.id));
   for (const c of components) {
     const chosen = new Set(c.needs.map((choices) => choices.find((x) => present.has(x))).filter((x): x is string => Boolean(x)));
@@ -262,7 +262,7 @@ function wireUses(services: ServiceSpec[], components: Component[]): void {
       for (const [dep, env] of Object.entries(s.uses)) {
         if (!present.has(dep) || (inNeeds.has(dep) && !chosen.has(dep))) continue;
         s.environment = { ...env, ...s.environment };
-        const waitFor = COMPONENTS[dep]!.services.filter((x) => x.internalPort).map((x) => x.name);
+        const waitFor = PRODUCTS[dep]!.services.filter((x) => x.internalPort).map((x) => x.name);
         s.dependsOn = [...new Set([...(s.dependsOn ?? []), ...waitFor])];
       }
     }
@@ -284,7 +284,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (!hasWorkload && ids.size === 0 && !hostOnly) ids.add('web');
 
   // A product that is itself the proxy (Nginx Proxy Manager) holds 80 and 443: no second proxy.
-  const holdsWebPorts = [...ids].some((id) => COMPONENTS[id]?.services.some((x) => x.alwaysPublish?.includes('80:80')));
+  const holdsWebPorts = [...ids].some((id) => PRODUCTS[id]?.services.some((x) => x.alwaysPublish?.includes('80:80')));
   const domain = facts.noDomain ? undefined : facts.domain;
   // The server already serves the web on 80 (or 443): a second proxy cannot bind them. With a domain, the
   // proxy that is there fronts the stack (its services on loopback ports the notes name); without one, the
@@ -305,11 +305,11 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     tls = false;
   }
 
-  const components: Component[] = [...ids]
-    .sort((a, b) => Object.keys(COMPONENTS).indexOf(a) - Object.keys(COMPONENTS).indexOf(b))
-    .map((id) => COMPONENTS[id]!)
+  const components: Product[] = [...ids]
+    .sort((a, b) => Object.keys(PRODUCTS).indexOf(a) - Object.keys(PRODUCTS).indexOf(b))
+    .map((id) => PRODUCTS[id]!)
     .filter(Boolean);
-  if (proxy) components.push(COMPONENTS[proxy]!);
+  if (proxy) components.push(PRODUCTS[proxy]!);
 
   const services: ServiceSpec[] = components.flatMap((c) => c.services.map(clone));
   // An image the person named is used as given.
@@ -337,7 +337,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
    * plain HTTP, unless the person said so or limited every inbound port to their own sources.
    */
   const onlyFromAllowlist = facts.allowScope === 'all' && facts.allowlist.length > 0;
-  const plainHttpBarred = (s: ServiceSpec): boolean => !facts.plainHttpOk && !onlyFromAllowlist && Boolean(COMPONENTS[componentOf(s.name)]?.sensitive) && s.image !== 'build';
+  const plainHttpBarred = (s: ServiceSpec): boolean => !facts.plainHttpOk && !onlyFromAllowlist && Boolean(PRODUCTS[componentOf(s.name)]?.sensitive) && s.image !== 'build';
 
   // The application built from its repository: its port and runtime follow its language.
   const app = services.find((x) => x.image === 'build');
@@ -356,7 +356,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   // Routes: a domain named for a product goes to it; the primary workload gets the main domain, the others sub-domains of it.
   // What the person said must stay private is never served through the proxy.
   const routable = services.filter((s) => s.webLabel !== undefined && !facts.keepPrivate.has(componentOf(s.name)));
-  routable.sort((a, b) => (COMPONENTS[componentOf(a.name)]?.apexRank ?? 0) - (COMPONENTS[componentOf(b.name)]?.apexRank ?? 0));
+  routable.sort((a, b) => (PRODUCTS[componentOf(a.name)]?.apexRank ?? 0) - (PRODUCTS[componentOf(b.name)]?.apexRank ?? 0));
   const routes: Route[] = [];
   if (proxy || externalProxy) {
     const explicit = new Map<string, string>();
@@ -397,8 +397,8 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const files: ConfigFile[] = [];
   const proxyService = services.find((s) => s.alwaysPublish?.includes('443:443'));
   if (proxyService && !tls) proxyService.alwaysPublish = proxyService.alwaysPublish!.filter((p) => !p.startsWith('443'));
-  const proxyKind = proxy ? COMPONENTS[proxy]!.proxy?.config : undefined;
-  const proxyFront = proxy ? byName.get(COMPONENTS[proxy]!.services[0]!.name) : undefined;
+  const proxyKind = proxy ? PRODUCTS[proxy]!.proxy?.config : undefined;
+  const proxyFront = proxy ? byName.get(PRODUCTS[proxy]!.services[0]!.name) : undefined;
   if (proxyKind === 'caddyfile') {
     const caddy = proxyFront!;
     if (tls) caddy.environment = { ACME_EMAIL: '${ACME_EMAIL}' };
@@ -490,7 +490,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     if (externalProxy && routed.has(s.name) && s.internalPort) ports.push(`127.0.0.1:${loopbackPort(s.internalPort)}:${s.internalPort}`);
     // A sensitive app's web ports without TLS: bound to loopback, reached through an SSH tunnel (the proxy holds 80).
     // A database's own web UI (InfluxDB's) is private like the database: on loopback too.
-    const privateUi = entryMustStayPrivate(COMPONENTS[componentOf(s.name)]) && Boolean(s.publish?.length);
+    const privateUi = productMustStayPrivate(PRODUCTS[componentOf(s.name)]) && Boolean(s.publish?.length);
     if ((plainHttpBarred(s) || privateUi) && !routed.has(s.name)) {
       const web = privateUi ? (s.publish ?? []).map((p) => Number(p.split(':')[1]!.split('/')[0])) : webPortsOf(s);
       const local = (p: string): string => {
@@ -534,17 +534,17 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     );
   }
   for (const s of tunnelled) {
-    const label = COMPONENTS[componentOf(s.name)]?.label ?? s.name;
+    const label = PRODUCTS[componentOf(s.name)]?.label ?? s.name;
     const port = s.publish!.find((p) => p.startsWith('127.0.0.1:'))!.split(':')[1]!;
     const login = facts.sshTarget ? `${facts.sshTarget.user}@${facts.sshTarget.host}${facts.sshTarget.port !== 22 ? ` -p ${facts.sshTarget.port}` : ''}` : '<user>@<server>';
-    const why = entryMustStayPrivate(COMPONENTS[componentOf(s.name)])
+    const why = productMustStayPrivate(PRODUCTS[componentOf(s.name)])
       ? `${label} holds data only the stack's services should reach, so its web interface is not published either`
       : `${label} holds logins or personal data and ${domain ? `is not served at ${domain}` : 'there is no domain for a certificate'}, so it is not served on public plain HTTP`;
     notes.push(`${why}: it listens on the server's 127.0.0.1:${port} only. Reach it through an SSH tunnel (ssh -N -L ${port}:127.0.0.1:${port} ${login}, then open http://localhost:${port}). Give it a domain to serve it over HTTPS, or say that plain HTTP is what you want.`);
   }
   if (onlyFromAllowlist && !tls && !facts.plainHttpOk) {
-    const served = services.filter((x) => COMPONENTS[componentOf(x.name)]?.sensitive && (routed.has(x.name) || x.publish?.some((p) => !p.startsWith('127.0.0.1:'))));
-    for (const x of served) notes.push(`${COMPONENTS[componentOf(x.name)]!.label} is served over plain HTTP to ${facts.allowlist.join(', ')} only, as you limited it: its logins cross the network unencrypted; give it a domain to serve it over HTTPS.`);
+    const served = services.filter((x) => PRODUCTS[componentOf(x.name)]?.sensitive && (routed.has(x.name) || x.publish?.some((p) => !p.startsWith('127.0.0.1:'))));
+    for (const x of served) notes.push(`${PRODUCTS[componentOf(x.name)]!.label} is served over plain HTTP to ${facts.allowlist.join(', ')} only, as you limited it: its logins cross the network unencrypted; give it a domain to serve it over HTTPS.`);
   }
   if (!hasWorkload && services.some((x) => DATA_SERVICES.has(x.name))) {
     notes.push('Databases are not exposed to the internet: they listen on the server\'s loopback interface only; reach them through an SSH tunnel (ssh -L).');
@@ -561,7 +561,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   }
   if (hostOnly) notes.push('Host only: no Docker and no containers are installed; the plan configures the firewall, fail2ban and automatic security updates on the server itself.');
   for (const c of components) {
-    for (const dep of c.requires) if (facts.excluded.has(dep)) notes.push(`${c.label} needs ${COMPONENTS[dep]?.label ?? dep}, which you ruled out: it will not start without it. Tell me whether to keep ${c.label} or let it have ${COMPONENTS[dep]?.label ?? dep}.`);
+    for (const dep of c.requires) if (facts.excluded.has(dep)) notes.push(`${c.label} needs ${PRODUCTS[dep]?.label ?? dep}, which you ruled out: it will not start without it. Tell me whether to keep ${c.label} or let it have ${PRODUCTS[dep]?.label ?? dep}.`);
     if (c.tls === 'required' && !tls && !externalProxy) notes.push(`${c.label} needs HTTPS to work fully (browsers refuse its features over plain HTTP); give it a domain so the proxy can get a certificate.`);
   }
   if (facts.custom.length && proxy === undefined) {
@@ -694,9 +694,9 @@ function repositoryComposeStack(facts: Facts, repository: Repository, slug: stri
     ...adopted.notes,
   ];
   const besides = [...facts.components].filter((id) => id !== 'app' && !isDataComponent(id));
-  if (besides.length) notes.push(`Named besides the repository and not added to its compose file: ${besides.map((id) => COMPONENTS[id]?.label ?? id).join(', ')}. Add them to the repository's compose file, or plan them as a stack of their own.`);
+  if (besides.length) notes.push(`Named besides the repository and not added to its compose file: ${besides.map((id) => PRODUCTS[id]?.label ?? id).join(', ')}. Add them to the repository's compose file, or plan them as a stack of their own.`);
   if (facts.domain && !facts.noDomain) notes.push(`${facts.domain}: this plan adds no reverse proxy to the repository's compose file, so no certificate is obtained; its published ports are reached on the server's address.`);
-  const component: Component = { ...COMPONENTS.app!, id: REPOSITORY_COMPONENT, label: `${repository.fullName}'s compose file`, purpose: `from ${layout.compose!.path} of ${repository.fullName}`, services: adopted.services, secrets: [] };
+  const component: Product = { ...PRODUCTS.app!, id: REPOSITORY_COMPONENT, label: `${repository.fullName}'s compose file`, purpose: `from ${layout.compose!.path} of ${repository.fullName}`, services: adopted.services, secrets: [] };
   // The checkout is always fetched: the compose file builds from it or mounts its files.
   const secrets = secretsFor([], facts, false, true, repository);
   // A variable with a default is optional: the default applies unless the person adds a secret of that name.
@@ -765,7 +765,7 @@ function escapeAll(value: unknown): unknown {
 }
 
 function componentOf(service: string): string {
-  for (const c of Object.values(COMPONENTS)) if (c.services.some((s) => s.name === service)) return c.id;
+  for (const c of Object.values(PRODUCTS)) if (c.services.some((s) => s.name === service)) return c.id;
   return service;
 }
 
@@ -801,7 +801,7 @@ function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, route
         s.dependsOn.map((d) => [d, { condition: healthy.has(d) ? 'service_healthy' : 'service_started' }]),
       );
     }
-    if (proxy && COMPONENTS[proxy]!.proxy?.config === 'traefik-labels') {
+    if (proxy && PRODUCTS[proxy]!.proxy?.config === 'traefik-labels') {
       const route = routes.find((r) => r.service === s.name);
       if (route) {
         const rule = route.host === ':80' ? 'PathPrefix(`/`)' : `Host(\`${route.host}\`)`;
@@ -827,7 +827,7 @@ function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, route
   return compose;
 }
 
-function secretsFor(components: Component[], facts: Facts, tls: boolean, hasApp: boolean, repository: Repository | undefined): SecretSpec[] {
+function secretsFor(components: Product[], facts: Facts, tls: boolean, hasApp: boolean, repository: Repository | undefined): SecretSpec[] {
   const list: SecretSpec[] = [];
   const add = (s: SecretSpec): void => {
     if (!list.some((x) => x.name === s.name)) list.push(s);
@@ -851,7 +851,7 @@ function secretsFor(components: Component[], facts: Facts, tls: boolean, hasApp:
  * (an empty Caddyfile serves nothing at all, and people took the blank answer for a broken server).
  * Quotes, braces, `$` and backslashes are left out: the line goes inside a Caddyfile or nginx string.
  */
-function aboutStack(name: string, components: Component[]): string {
+function aboutStack(name: string, components: Product[]): string {
   const running = components.filter((c) => c.category !== 'proxy').map((c) => c.label);
   const text = `${name}: ${running.length ? `this server runs ${running.join(', ')}` : 'nothing runs here yet'}; none of it is served on the web, so the proxy has nothing to forward to.`;
   return text.replace(/["{}$\\;]/g, '');
@@ -922,7 +922,7 @@ function prometheusYml(services: ServiceSpec[]): string {
 }
 
 /** Grafana's datasources: every service that is one (its catalogue `datasource`), in the order of Grafana's own needs; the first is the default. */
-function grafanaDatasources(services: ServiceSpec[], grafana: Component): string {
+function grafanaDatasources(services: ServiceSpec[], grafana: Product): string {
   const order = grafana.needs.flat();
   const rank = (s: ServiceSpec): number => {
     const i = order.indexOf(componentOf(s.name));
@@ -1021,7 +1021,7 @@ export function mermaidDiagram(stack: Stack): string {
     lines.push(holdsData(s) ? `    ${nodeId(s.name)}[("${label}")]` : `    ${nodeId(s.name)}["${label}"]`);
   }
   lines.push('  end');
-  const proxyService = stack.proxy ? stack.services.find((s) => s.name === COMPONENTS[stack.proxy!]!.services[0]!.name) : undefined;
+  const proxyService = stack.proxy ? stack.services.find((s) => s.name === PRODUCTS[stack.proxy!]!.services[0]!.name) : undefined;
   if (proxyService) {
     lines.push(`  users -->|"${stack.tls ? 'HTTPS 443' : 'HTTP 80'}"| ${nodeId(proxyService.name)}`);
     for (const r of stack.routes) lines.push(`  ${nodeId(proxyService.name)} -->|"${r.host}"| ${nodeId(r.service)}`);

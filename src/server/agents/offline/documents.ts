@@ -3,7 +3,7 @@ import { Value } from 'typebox/value';
 import { StackModel } from '../../../shared/stackModel';
 import { modelOfStack } from './stackModelBridge';
 import { REQUIREMENTS_DOCUMENT, REQUIREMENTS_SECTION as S } from '../../../shared/constants/planning';
-import { COMPONENTS, type SecretSpec } from './components';
+import { PRODUCTS, type SecretSpec } from './knowledge';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
 import { accessSummary } from './accessRules';
 import { catalogueLabel, REPOSITORY_COMPONENT } from './repositoryCompose';
@@ -79,7 +79,7 @@ export function readRequirementLines(requiredStack: string, configuration: strin
       continue;
     }
     // A service built from the repository may carry its folder's name (several Dockerfiles).
-    const c = Object.values(COMPONENTS).find((x) => x.label === label && (x.services.some((y) => y.name === service) || image.startsWith('built from')));
+    const c = Object.values(PRODUCTS).find((x) => x.label === label && (x.services.some((y) => y.name === service) || image.startsWith('built from')));
     if (!c) continue;
     if (c.category === 'proxy') facts.proxy = c.id as ProxyId;
     else facts.components.add(c.id);
@@ -91,7 +91,7 @@ export function readRequirementLines(requiredStack: string, configuration: strin
     if (addresses) {
       for (const pair of addresses[1]!.split(/,\s*/)) {
         const [host, service] = pair.split(' → ');
-        const c = Object.values(COMPONENTS).find((x) => x.services.some((y) => y.name === service));
+        const c = Object.values(PRODUCTS).find((x) => x.services.some((y) => y.name === service));
         if (host && !facts.domains.some((d) => d.host === host)) facts.domains.push({ host, ...(c ? { component: c.id } : {}) });
       }
     }
@@ -283,7 +283,7 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
   const body = text.slice(start + DEFINITION_HEADING.length).split(/\n(?=#)/)[0]!;
   const get = (k: string): string | undefined => body.match(new RegExp(`^- ${k}: (.+)$`, 'm'))?.[1]?.trim();
   const facts = emptyFacts();
-  for (const id of (get('Components') ?? '').split(/,\s*/)) if (COMPONENTS[id]) facts.components.add(id);
+  for (const id of (get('Components') ?? '').split(/,\s*/)) if (PRODUCTS[id]) facts.components.add(id);
   facts.proxy = get('Reverse proxy') as ProxyId | undefined;
   facts.domain = get('Domain');
   facts.noDomain = !facts.domain;

@@ -4,8 +4,9 @@
  * region, domain, machine size, storage and load. Later messages override earlier ones.
  */
 
-import { COMPONENTS } from './components';
-import { detectLanguage, findImages, PRODUCT_RULES, productOfImage, unknownNames, alternativesFor } from './products';
+import { PRODUCTS } from './knowledge';
+import { detectLanguage, findImages, PRODUCT_RULES, unknownNames, alternativesFor } from './products';
+import { productOfImage } from '../verifier/catalogueKnowledge';
 import { readSpokenTarget, readSshTarget, type SshTarget } from './sshTarget';
 
 export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
@@ -405,7 +406,7 @@ function productNear(named: Array<{ id: string; index: number }>, index: number)
 
 function readClause(clause: string, facts: Facts): void {
   const named = productsIn(clause);
-  const workloadNamed = named.some((n) => !WORKLOAD_CATEGORIES.has(COMPONENTS[n.id]!.category));
+  const workloadNamed = named.some((n) => !WORKLOAD_CATEGORIES.has(PRODUCTS[n.id]!.category));
   for (const rule of RULES) {
     if (workloadNamed && (rule.apply === RULES_APP || rule.apply === RULES_WEB)) continue;
     const global = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
@@ -417,8 +418,8 @@ function readClause(clause: string, facts: Facts): void {
   for (const img of findImages(clause)) {
     const owner = productOfImage(img.image);
     if (owner) {
-      facts.images[owner.component.id] = img.image;
-      component(owner.component.id)(facts, true);
+      facts.images[owner.id] = img.image;
+      component(owner.id)(facts, true);
       continue;
     }
     const name = img.base.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^-+|-+$/g, '') || 'service';
@@ -460,7 +461,7 @@ function readClause(clause: string, facts: Facts): void {
     if (host < 1 || host > 65535 || host === sshTargetPort) continue;
     const ssh = /\bssh\b/i.test(clause);
     const target = productNear(named, m.index ?? 0);
-    const gitSsh = target && COMPONENTS[target]!.services.some((s) => s.alwaysPublish?.some((p) => p.endsWith(':22')));
+    const gitSsh = target && PRODUCTS[target]!.services.some((s) => s.alwaysPublish?.some((p) => p.endsWith(':22')));
     if (ssh && !gitSsh) facts.sshPort = host;
     else if (!facts.custom.some((c) => c.port === host)) facts.ports.push({ host, ...(target ? { component: target } : {}), ...(ssh ? { ssh: true } : {}) });
   }
@@ -545,7 +546,7 @@ function readSkips(clause: string, facts: Facts): void {
 
 /** Defaults for kinds of workload asked for without a product, unless one of that kind is named or ruled out. */
 function resolveWants(facts: Facts): void {
-  const has = (...categories: string[]): boolean => [...facts.components].some((id) => categories.includes(COMPONENTS[id]?.category ?? ''));
+  const has = (...categories: string[]): boolean => [...facts.components].some((id) => categories.includes(PRODUCTS[id]?.category ?? ''));
   const add = (id: string): void => void (!facts.excluded.has(id) && facts.components.add(id));
   if (facts.wants.has('cache') && !has('cache')) add('redis');
   if (facts.wants.has('queue') && !has('queue')) add('rabbitmq');
@@ -561,7 +562,7 @@ function resolveWants(facts: Facts): void {
     changed = false;
     for (const id of [...facts.components]) {
       // A need is met by any of its choices the stack has (Nextcloud with MariaDB needs no PostgreSQL).
-      for (const choices of COMPONENTS[id]?.needs ?? []) {
+      for (const choices of PRODUCTS[id]?.needs ?? []) {
         if (choices.some((c) => facts.components.has(c))) continue;
         const dep = choices.find((c) => !facts.excluded.has(c));
         if (dep) {

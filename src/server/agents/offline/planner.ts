@@ -1,7 +1,7 @@
 import type { PlannerReply, Turn } from './plannerTypes';
 import { REQUIREMENTS_SECTION } from '../../../shared/constants/planning';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
-import { COMPONENTS } from './components';
+import { PRODUCTS } from './knowledge';
 import { alternativesFor } from './products';
 import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
 import type { RepositoryLayout } from './repositoryCompose';
@@ -84,7 +84,7 @@ const QUESTIONS: Question[] = [
     text: "Which domain should point at the server (e.g. app.example.com)? With a domain I'll put a reverse proxy with Let's Encrypt certificates in front; without one the stack is served over HTTP on the server's IP.",
     open: (f) =>
       f.domain === undefined && !f.noDomain && !f.noContainers &&
-      (f.genericProxy || f.proxy !== undefined || f.tls || f.components.has('n8n') || f.components.has('app') || [...f.components].some((id) => COMPONENTS[id]?.tls === 'required')),
+      (f.genericProxy || f.proxy !== undefined || f.tls || f.components.has('n8n') || f.components.has('app') || [...f.components].some((id) => PRODUCTS[id]?.tls === 'required')),
     assume: () => "no domain: served over HTTP on the server's IP",
     applyDefault: (f) => void (f.noDomain = true),
   },
@@ -186,7 +186,7 @@ function describeFacts(stack: Stack, unknowns: Unknowns): string[] {
     else lines.push(`Stack: ${[...stack.facts.custom.map((c) => `${c.image} (your image)`), ...stack.components.map((c) => c.label)].join(', ')}`);
   }
   if (stack.facts.skipped.length) lines.push(`Left out (not in my offline catalogue, nothing put in its place): ${stack.facts.skipped.join(', ')}`);
-  if (stack.facts.excluded.size) lines.push(`Left out as you asked: ${[...stack.facts.excluded].map((id) => COMPONENTS[id]?.label ?? id).join(', ')}`);
+  if (stack.facts.excluded.size) lines.push(`Left out as you asked: ${[...stack.facts.excluded].map((id) => PRODUCTS[id]?.label ?? id).join(', ')}`);
   if (!unknowns.provider) lines.push(`Runs on: ${stack.machine.providerLabel}${unknowns.region ? '' : `, ${stack.machine.region}`}`);
   if (stack.domain) lines.push(`Domain: ${stack.domain}${stack.tls ? " with Let's Encrypt TLS" : ''}`);
   if (stack.facts.load) lines.push(`Load: ${stack.facts.load}`);

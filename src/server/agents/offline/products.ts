@@ -1,4 +1,4 @@
-import { COMPONENTS, type Component } from './components';
+import { PRODUCTS, type Product } from './knowledge';
 
 /**
  * How a conversation names products: the catalogue's aliases, images the person names (used as
@@ -13,23 +13,23 @@ export interface ProductRule {
   pattern: RegExp;
 }
 
-const aliasPattern = (c: Component): RegExp => new RegExp(`(?<![\\w-])(?:${c.aliases.join('|')})(?![\\w-])`, 'gi');
+const aliasPattern = (c: Product): RegExp => new RegExp(`(?<![\\w-])(?:${c.aliases.join('|')})(?![\\w-])`, 'gi');
 
-export const PRODUCT_RULES: ProductRule[] = Object.values(COMPONENTS)
+export const PRODUCT_RULES: ProductRule[] = Object.values(PRODUCTS)
   .filter((c) => !SPECIAL.has(c.id))
   .map((c) => ({ id: c.id, pattern: aliasPattern(c) }));
 
 /** Any catalogued product's name (proxies included), to tell known names from unknown ones. */
-const ANY_ALIAS = new RegExp(`^(?:${Object.values(COMPONENTS).flatMap((c) => c.aliases).join('|')})$`, 'i');
-const ANY_ALIAS_GLOBAL = new RegExp(`(?<![\\w-])(?:${Object.values(COMPONENTS).flatMap((c) => c.aliases).join('|')})(?![\\w-])`, 'gi');
+const ANY_ALIAS = new RegExp(`^(?:${Object.values(PRODUCTS).flatMap((c) => c.aliases).join('|')})$`, 'i');
+const ANY_ALIAS_GLOBAL = new RegExp(`(?<![\\w-])(?:${Object.values(PRODUCTS).flatMap((c) => c.aliases).join('|')})(?![\\w-])`, 'gi');
 
 /** Catalogued products offered for a name the catalogue does not hold. */
-export function alternativesFor(name: string): Component[] {
+export function alternativesFor(name: string): Product[] {
   const n = name.toLowerCase();
-  return Object.values(COMPONENTS).filter((c) => c.alternativeTo.some((a) => a.toLowerCase() === n));
+  return Object.values(PRODUCTS).filter((c) => c.alternativeTo.some((a) => a.toLowerCase() === n));
 }
 
-const ALTERNATIVE_NAMES = Object.values(COMPONENTS).flatMap((c) => c.alternativeTo);
+const ALTERNATIVE_NAMES = Object.values(PRODUCTS).flatMap((c) => c.alternativeTo);
 
 // ---------------------------------------------------------------------------------------------------
 // Images named by the person
@@ -43,7 +43,7 @@ export interface NamedImage {
 
 const IMAGE_RE = /(?<![\w/.:@-])((?:[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?\/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*):([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})(?![\w:/@])/g;
 const CATALOGUED_REPOS = new Set(
-  Object.values(COMPONENTS).flatMap((c) => c.services.filter((s) => s.image !== 'build').map((s) => s.image.slice(0, s.image.lastIndexOf(':')))),
+  Object.values(PRODUCTS).flatMap((c) => c.services.filter((s) => s.image !== 'build').map((s) => s.image.slice(0, s.image.lastIndexOf(':')))),
 );
 
 /** Image references in a text: `repo/name:tag`, `registry.example/x/y:tag`, or `name:tag` for a catalogued image. */
@@ -58,15 +58,6 @@ export function findImages(text: string): NamedImage[] {
     out.push({ image: `${repo}:${tag}`, base: repo.split('/').pop()! });
   }
   return out;
-}
-
-/** The catalogued product whose image repository is the named image's, if any. */
-export function productOfImage(image: string): { component: Component; service: string } | undefined {
-  const repo = image.slice(0, image.lastIndexOf(':'));
-  for (const c of Object.values(COMPONENTS)) {
-    for (const s of c.services) if (s.image !== 'build' && s.image.slice(0, s.image.lastIndexOf(':')) === repo) return { component: c, service: s.name };
-  }
-  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -183,7 +174,7 @@ function slotNames(text: string, blanked: string): string[] {
 }
 
 /** A catalogued name at the end of a text. */
-const ANY_ALIAS_GLOBAL_END = new RegExp(`(?<![\\w-])(?:${Object.values(COMPONENTS).flatMap((c) => c.aliases).join('|')})$`, 'i');
+const ANY_ALIAS_GLOBAL_END = new RegExp(`(?<![\\w-])(?:${Object.values(PRODUCTS).flatMap((c) => c.aliases).join('|')})$`, 'i');
 
 // ---------------------------------------------------------------------------------------------------
 // The person's language

@@ -2,7 +2,7 @@ import YAML from 'yaml';
 import type { RepositoryLayout } from '../../../shared/repositoryLayout';
 import { keepPrivate } from './composeExposure';
 import { sealLiterals } from './composeLiterals';
-import { COMPONENTS, type Healthcheck, type ServiceSpec } from './components';
+import { PRODUCTS, type Healthcheck, type ServiceSpec } from './knowledge';
 
 /**
  * A repository's own compose file, made deployable as it is: anchors and merge keys resolved, the
@@ -50,7 +50,7 @@ function rebase(dir: string, p: string, file = false): string {
 
 const catalogueImages = (): Map<string, string> => {
   const images = new Map<string, string>();
-  for (const c of Object.values(COMPONENTS)) for (const s of c.services) if (s.image !== 'build') images.set(s.image.slice(0, s.image.lastIndexOf(':')), s.image);
+  for (const c of Object.values(PRODUCTS)) for (const s of c.services) if (s.image !== 'build') images.set(s.image.slice(0, s.image.lastIndexOf(':')), s.image);
   return images;
 };
 
@@ -73,7 +73,7 @@ function variablesOf(text: string, services: Record<string, Service>): AdoptedCo
 
 /** The catalogued product whose image a service runs (any tag), to size it and to name it in the documents. */
 function catalogued(image: string): { label: string; service: ServiceSpec } | undefined {
-  for (const c of Object.values(COMPONENTS)) {
+  for (const c of Object.values(PRODUCTS)) {
     const service = c.services.find((x) => x.image !== 'build' && repoOf(x.image) === repoOf(image));
     if (service) return { label: c.label, service };
   }

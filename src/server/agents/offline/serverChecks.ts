@@ -1,6 +1,6 @@
 import YAML from 'yaml';
 import type { StackModel } from '../../../shared/stackModel';
-import { COMPONENTS } from './components';
+import { PRODUCTS } from './knowledge';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR } from './remoteShell';
 
 /**
@@ -84,7 +84,7 @@ const servicesHealthy = (names: string[], oneShot: string[]): string =>
   ].join('\n');
 
 /** Services that answer people on port 80 themselves: the proxies' and the web server's (catalogue data). */
-const FRONT_SERVICES = new Set(Object.values(COMPONENTS).filter((c) => c.proxy || c.category === 'web').flatMap((c) => c.services.map((x) => x.name)));
+const FRONT_SERVICES = new Set(Object.values(PRODUCTS).filter((c) => c.proxy || c.category === 'web').flatMap((c) => c.services.map((x) => x.name)));
 
 /** Checks of the live server for a stack the executed steps deployed. */
 export function serverChecks(stack: DeployedStack, othersOnServer: number[] = []): Check[] {
@@ -160,7 +160,7 @@ export function serverChecks(stack: DeployedStack, othersOnServer: number[] = []
 
 /** A component's service that others reach (its first with a port), and the one that reaches out (the first). */
 const serviceOf = (component: string, reaching: boolean): string => {
-  const c = COMPONENTS[component];
+  const c = PRODUCTS[component];
   if (!c) return component;
   return (reaching ? c.services[0] : c.services.find((x) => x.internalPort) ?? c.services[0])!.name;
 };

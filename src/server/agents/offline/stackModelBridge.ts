@@ -1,7 +1,7 @@
 import { emptyStackModel, type Component as ModelComponent, type Exposure, type StackModel } from '../../../shared/stackModel';
 import { checkStackModel } from '../../../shared/stackOps';
 import { catalogueView } from '../catalogue/view';
-import { COMPONENTS } from './components';
+import { PRODUCTS } from './knowledge';
 import { composeStack, type Stack, type StackOptions } from './composer';
 import { emptyFacts, type Facts, type HostTask, type ProxyId } from './facts';
 
@@ -12,7 +12,7 @@ import { emptyFacts, type Facts, type HostTask, type ProxyId } from './facts';
  * so a model edited through the operations renders the same documents a conversation would.
  */
 
-export const CATALOGUE_VIEW = catalogueView(COMPONENTS);
+export const CATALOGUE_VIEW = catalogueView(PRODUCTS);
 
 /** The model of a composed stack: its components, who reaches whom, what is public and how, where it runs. */
 export function modelOfStack(stack: Stack): StackModel {
@@ -42,7 +42,7 @@ export function modelOfStack(stack: Stack): StackModel {
     named.set(c.name, c.name);
   }
   const proxy = stack.proxy;
-  const proxyServices = new Set(proxy ? COMPONENTS[proxy]!.services.map((s) => s.name) : []);
+  const proxyServices = new Set(proxy ? PRODUCTS[proxy]!.services.map((s) => s.name) : []);
   for (const s of stack.services) {
     const from = named.get(s.name);
     if (!from || proxyServices.has(s.name)) continue;
@@ -109,7 +109,7 @@ export function factsOfModel(model: StackModel): Facts {
       });
       continue;
     }
-    const entry = COMPONENTS[c.source.id];
+    const entry = PRODUCTS[c.source.id];
     if (!entry) continue;
     if (entry.category === 'proxy') f.proxy = entry.id as ProxyId;
     else f.components.add(entry.id);

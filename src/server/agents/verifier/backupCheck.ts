@@ -1,4 +1,4 @@
-import { componentOf } from './catalogueKnowledge';
+import { productOf } from './catalogueKnowledge';
 import type { ComposeModel } from './composeModel';
 import type { Finding, PlanStepScript } from './types';
 
@@ -35,7 +35,7 @@ export function backupFindings(compose: ComposeModel, steps: PlanStepScript[], s
     if (covered || skipped) continue;
     const regenerable = services.every((name) => {
       const svc = compose.services.find((x) => x.name === name)!;
-      return REGENERABLE.has(componentOf(svc)?.category ?? '');
+      return REGENERABLE.has(productOf(svc)?.category ?? '');
     });
     findings.push({
       severity: regenerable ? 'warning' : 'error',

@@ -1,5 +1,5 @@
-import { COMPONENTS } from '../offline/components';
-import { webPortsOf, type Component } from '../catalogue/component';
+import { PRODUCTS } from '../offline/knowledge';
+import { webPortsOf, type Product } from '../catalogue/product';
 import { imageRepository, type ComposeService } from './composeModel';
 
 /**
@@ -11,36 +11,36 @@ import { imageRepository, type ComposeService } from './composeModel';
 /** Categories whose services are reached by other services only: publishing them is an error. */
 const PRIVATE_CATEGORIES = new Set(['database', 'cache', 'queue', 'search']);
 
-const byRepository = new Map<string, Component>();
-const byServiceName = new Map<string, Component>();
-for (const c of Object.values(COMPONENTS)) {
+const byRepository = new Map<string, Product>();
+const byServiceName = new Map<string, Product>();
+for (const c of Object.values(PRODUCTS)) {
   for (const s of c.services) {
     if (s.image !== 'build') byRepository.set(imageRepository(s.image), c);
     byServiceName.set(s.name, c);
   }
 }
 
-/** The catalogue entry whose image (any tag) a container runs. */
-export function componentOfImage(image: string): Component | undefined {
+/** The product whose image (any tag) a container runs. */
+export function productOfImage(image: string): Product | undefined {
   return byRepository.get(imageRepository(image));
 }
 
-export function componentOf(service: ComposeService): Component | undefined {
-  return (service.image ? componentOfImage(service.image) : undefined) ?? byServiceName.get(service.name);
+export function productOf(service: ComposeService): Product | undefined {
+  return (service.image ? productOfImage(service.image) : undefined) ?? byServiceName.get(service.name);
 }
 
 /** A database, cache, queue or search engine: only other services talk to it. */
-export const entryMustStayPrivate = (c: Component | undefined): boolean => Boolean(c && PRIVATE_CATEGORIES.has(c.category));
+export const productMustStayPrivate = (c: Product | undefined): boolean => Boolean(c && PRIVATE_CATEGORIES.has(c.category));
 
 /** A password manager, identity provider, admin or personal-data app: never public over plain HTTP. */
-export const entryIsSensitive = (c: Component | undefined): boolean => Boolean(c?.sensitive);
+export const productIsSensitive = (c: Product | undefined): boolean => Boolean(c?.sensitive);
 
-export const mustStayPrivate = (service: ComposeService): boolean => entryMustStayPrivate(componentOf(service));
+export const mustStayPrivate = (service: ComposeService): boolean => productMustStayPrivate(productOf(service));
 
-export const isSensitive = (service: ComposeService): boolean => entryIsSensitive(componentOf(service));
+export const isSensitive = (service: ComposeService): boolean => productIsSensitive(productOf(service));
 
 export function isProxy(service: ComposeService): boolean {
-  return componentOf(service)?.category === 'proxy';
+  return productOf(service)?.category === 'proxy';
 }
 
 /**
@@ -48,7 +48,7 @@ export function isProxy(service: ComposeService): boolean {
  * web port); undefined for a service the catalogue does not know, whose every port may be HTTP.
  */
 export function webPorts(service: ComposeService): number[] | undefined {
-  const c = componentOf(service);
+  const c = productOf(service);
   if (!c) return undefined;
   const repo = service.image ? imageRepository(service.image) : undefined;
   const spec = c.services.find((s) => s.name === service.name) ?? c.services.find((s) => s.image !== 'build' && imageRepository(s.image) === repo) ?? (c.services.length === 1 ? c.services[0] : undefined);

@@ -1,5 +1,5 @@
-import { COMPONENTS } from '../offline/components';
-import { componentOf } from './catalogueKnowledge';
+import { PRODUCTS } from '../offline/knowledge';
+import { productOf } from './catalogueKnowledge';
 import type { ComposeModel, ComposeService } from './composeModel';
 import { hostReferences, servicesMounting } from './references';
 import type { Finding, PlanFile } from './types';
@@ -55,14 +55,14 @@ export function linkFindings(compose: ComposeModel, files: PlanFile[]): Finding[
     }
     // Each need is filled by any of its products (Nextcloud's database: PostgreSQL, MariaDB or MySQL). A
     // warning: the product may reach one outside the stack; a connection written to a missing one is an error above.
-    const component = componentOf(s);
-    for (const need of component?.needs ?? []) {
-      const present = compose.services.some((x) => need.includes(componentOf(x)?.id ?? ''));
+    const product = productOf(s);
+    for (const need of product?.needs ?? []) {
+      const present = compose.services.some((x) => need.includes(productOf(x)?.id ?? ''));
       if (!present) {
         findings.push({
           severity: 'warning',
           code: 'required-component-missing',
-          message: `${s.name} (${component!.label}) needs ${need.map((id) => COMPONENTS[id]?.label ?? id).join(' or ')}, which the stack does not run`,
+          message: `${s.name} (${product!.label}) needs ${need.map((id) => PRODUCTS[id]?.label ?? id).join(' or ')}, which the stack does not run`,
           where: `docker-compose.yml services.${s.name}`,
         });
       }

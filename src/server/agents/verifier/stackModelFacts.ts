@@ -1,11 +1,11 @@
 import type { StackModel } from '../../../shared/stackModel';
-import { COMPONENTS } from '../offline/components';
+import { PRODUCTS } from '../offline/knowledge';
 import type { PersonIntent, TargetFacts } from './types';
 
 /** The compose services a component of the model runs: a catalogue product's services, or itself. */
 function servicesOf(model: StackModel, name: string): string[] {
   const c = model.components.find((x) => x.name === name);
-  const product = c?.source.kind === 'catalogue' ? COMPONENTS[c.source.id] : undefined;
+  const product = c?.source.kind === 'catalogue' ? PRODUCTS[c.source.id] : undefined;
   return [name, ...(product?.services.map((s) => s.name) ?? [])];
 }
 

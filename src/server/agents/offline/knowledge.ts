@@ -1,20 +1,21 @@
 import { loadCatalogue } from '../catalogue/catalogue';
-import type { Component, SecretSpec } from '../catalogue/component';
+import type { Product, SecretSpec } from '../catalogue/product';
 
 // The shapes live beside the catalogue that reads them (no import circle); the planner's modules take them from here.
-export type { Component, ComponentCategory, ConfigFile, Healthcheck, SecretSpec, ServiceSpec } from '../catalogue/component';
+export type { Product, ProductCategory, ConfigFile, Healthcheck, SecretSpec, ServiceSpec } from '../catalogue/product';
 
 /**
- * The offline planner's knowledge base: the building blocks of docker-compose stacks, each with an
- * image pinned to a tag, its ports, volumes, environment, healthcheck and the secrets it needs.
- * The composer (composer.ts) assembles them; facts.ts decides which ones a conversation asks for.
+ * The offline planner's knowledge base: the catalogue's products (each with its images pinned to a tag,
+ * ports, volumes, environment, healthcheck and the secrets it needs) and the secrets a provider or the
+ * proxy needs. The composer (composer.ts) assembles products into a stack's components; facts.ts decides
+ * which ones a conversation asks for.
  */
 
 /** Certbot renews the certificates of the Nginx proxy; it is part of that proxy, not a product. */
 export const CERTBOT_IMAGE = 'certbot/certbot:v2.11.0';
 
 /** Every product of the catalogue (catalogue/products/*.yaml), read once at start. */
-export const COMPONENTS: Record<string, Component> = loadCatalogue();
+export const PRODUCTS: Record<string, Product> = loadCatalogue();
 
 /** Secrets the cloud provider needs to provision or reach the machine. */
 export const PROVIDER_SECRETS: Record<string, SecretSpec[]> = {

@@ -1,11 +1,13 @@
 import type { CATEGORIES } from './schema';
 
 /**
- * The shape of a catalogued product as the offline planner uses it (a component of a docker-compose
- * stack): catalogue.ts builds them from products/*.yaml, offline/components.ts holds them.
+ * A catalogue entry is a **product** (one file in products/*.yaml): catalogue.ts builds this shape from
+ * it, offline/knowledge.ts holds them all. The words are kept apart on purpose: a stack's *component*
+ * (src/shared/stackModel.ts) is an instance placed in one stack, naming a product or a custom image; a
+ * *service* is one container of a product, a docker-compose service.
  */
 
-export type ComponentCategory = (typeof CATEGORIES)[number];
+export type ProductCategory = (typeof CATEGORIES)[number];
 
 export interface Healthcheck {
   test: string[];
@@ -22,7 +24,7 @@ export interface SecretSpec {
   secret_type: 'password' | 'text' | 'ssh_private_key';
 }
 
-/** One container of a component. `${VAR}` values are filled from the `.env` file the plan writes. */
+/** One container of a product. `${VAR}` values are filled from the `.env` file the plan writes. */
 export interface ServiceSpec {
   name: string;
   image: string;
@@ -87,10 +89,10 @@ export interface ConfigFile {
   content: string;
 }
 
-export interface Component {
+export interface Product {
   id: string;
   label: string;
-  category: ComponentCategory;
+  category: ProductCategory;
   /** What it is for, in the requirements document. */
   purpose: string;
   services: ServiceSpec[];
