@@ -35,7 +35,7 @@ import {
  */
 
 /** What the operations need to know of a catalogue product. The server builds it from the catalogue files. */
-export interface CatalogueEntryView {
+export interface ProductView {
   id: string;
   label: string;
   category: string;
@@ -50,7 +50,7 @@ export interface CatalogueEntryView {
   /** Named endpoints a proxy can send a domain to (MinIO's `api` and `console`); the first is the default. */
   upstreams: string[];
 }
-export type CatalogueView = Record<string, CatalogueEntryView>;
+export type CatalogueView = Record<string, ProductView>;
 
 export class StackOpError extends Error {}
 
@@ -174,7 +174,7 @@ function find(m: StackModel, name: string): Component {
   return c;
 }
 
-function entry(catalogue: CatalogueView, id: string): CatalogueEntryView {
+function entry(catalogue: CatalogueView, id: string): ProductView {
   const e = catalogue[id];
   if (!e) throw new StackOpError(`${id} is not in the catalogue`);
   return e;

@@ -9,17 +9,17 @@ import { StackModel } from '../stackModel';
  */
 
 /** A catalogue product the panel offers to add (searched by name and category). */
-export const StackCatalogueItem = Type.Object({
+export const CatalogueProduct = Type.Object({
   id: Type.String(),
   label: Type.String(),
   category: Type.String(),
 });
-export type StackCatalogueItem = Static<typeof StackCatalogueItem>;
+export type CatalogueProduct = Static<typeof CatalogueProduct>;
 
 /** GET /api/planning/stack and the answer of POST /api/planning/stack/ops. */
 export const StackResponse = Type.Object({
   model: StackModel,
-  catalogue: Type.Array(StackCatalogueItem),
+  catalogue: Type.Array(CatalogueProduct),
   /** The requirements text rendered from the model (secrets in it blanked), as GET /planning/requirements answers it. */
   requirements: Type.String(),
   ready_to_continue: Type.Boolean(),

@@ -6,7 +6,7 @@ import { planningDocuments } from '../../db/schema';
 import { badRequest } from '../../errors';
 import { emptyStackModel, StackModel } from '../../../shared/stackModel';
 import { applyStackOps, StackOp, StackOpError } from '../../../shared/stackOps';
-import type { StackCatalogueItem } from '../../../shared/api/stack';
+import type { CatalogueProduct } from '../../../shared/api/stack';
 import { CATALOGUE_VIEW } from '../../agents/offline/stackModelBridge';
 import { requirementsOfModel, type ModelRequirements } from '../../agents/offline/modelRequirements';
 
@@ -63,7 +63,7 @@ export function checkedStackOp(raw: unknown, where: string): StackOp {
 }
 
 /** The catalogue the panel offers to add from, by label. */
-export const STACK_CATALOGUE: StackCatalogueItem[] = Object.values(CATALOGUE_VIEW)
+export const STACK_CATALOGUE: CatalogueProduct[] = Object.values(CATALOGUE_VIEW)
   .map(({ id, label, category }) => ({ id, label, category }))
   .sort((a, b) => a.label.localeCompare(b.label));
 

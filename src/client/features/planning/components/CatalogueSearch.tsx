@@ -1,6 +1,6 @@
 import { useId, useMemo, useState, type ReactElement } from 'react';
 import styled from 'styled-components';
-import type { StackCatalogueItem } from '../../../../shared/api/stack';
+import type { CatalogueProduct } from '../../../../shared/api/stack';
 import { Button } from '../../../common/components/Button';
 import { Label, TextInput } from '../../../common/components/Field';
 
@@ -8,7 +8,7 @@ import { Label, TextInput } from '../../../common/components/Field';
 const SHOWN = 8;
 
 /** Catalogue products whose name, id or category holds every word typed, in that category when one is chosen. */
-export function searchCatalogue(catalogue: readonly StackCatalogueItem[], query: string, category: string): StackCatalogueItem[] {
+export function searchCatalogue(catalogue: readonly CatalogueProduct[], query: string, category: string): CatalogueProduct[] {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   return catalogue.filter(
     (item) =>
@@ -24,11 +24,11 @@ export function CatalogueSearch({
   disabled,
   onAdd,
 }: {
-  catalogue: readonly StackCatalogueItem[];
+  catalogue: readonly CatalogueProduct[];
   /** Catalogue ids already in the stack: offered, but marked. */
   present: ReadonlySet<string>;
   disabled: boolean;
-  onAdd: (item: StackCatalogueItem) => void;
+  onAdd: (item: CatalogueProduct) => void;
 }): ReactElement {
   const id = useId();
   const [query, setQuery] = useState('');

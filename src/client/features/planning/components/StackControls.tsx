@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent, type ReactElement } from 'react';
 import styled from 'styled-components';
-import type { StackCatalogueItem } from '../../../../shared/api/stack';
+import type { CatalogueProduct } from '../../../../shared/api/stack';
 import type { Component, StackModel } from '../../../../shared/stackModel';
 import type { StackOp } from '../../../../shared/stackOps';
 import { PLANNING_TIMING } from '../../../../shared/constants';
@@ -26,7 +26,7 @@ export function exposureText(model: StackModel, component: Component): string {
   return component.keepPrivate ? 'kept private' : 'not published';
 }
 
-function labelOf(component: Component, catalogue: readonly StackCatalogueItem[]): string {
+function labelOf(component: Component, catalogue: readonly CatalogueProduct[]): string {
   if (component.source.kind === 'image') return component.source.image;
   const id = component.source.id;
   return catalogue.find((c) => c.id === id)?.label ?? id;
