@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/server/db/client';
 import { measure, report, startBareFastify } from './harness';
 import { benchTerminal } from './terminal';
 import { benchStream } from './stream';
+import { benchActivity } from './activity';
 import { benchProgress } from './progress';
 import { benchClients, benchLogging } from './clients';
 import { killChildren } from './processes';
@@ -219,7 +220,7 @@ async function main(): Promise<void> {
     });
   }
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  // BENCH_ONLY=terminal,stream runs some sections (memory, clients, logging, cold, lighthouse, projects, progress, terminal, stream); all by default.
+  // BENCH_ONLY=terminal,stream runs some sections (memory, clients, logging, cold, lighthouse, projects, progress, terminal, stream, activity); all by default.
   const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
   const wanted = (section: string): boolean => only.length === 0 || only.includes(section);
   if (wanted('memory')) await memorySection();
@@ -259,6 +260,8 @@ async function main(): Promise<void> {
     if (wanted('progress')) await benchProgress(app, database, base, headers, reference, seconds);
     if (wanted('terminal')) await benchTerminal(app, base, headers);
     if (wanted('stream')) await benchStream(database, dataDir);
+    // Last: it adds 100,000 activities to the bench's database.
+    if (wanted('activity')) await benchActivity(database, installation_id);
   } finally {
     await bare.app.close();
     app.services.terminals.close();

@@ -188,22 +188,33 @@ describe('terminal socket /api/sandboxes/{projectId}/ws', () => {
     expect((await client.closed).code).toBe(4002);
   });
 
-  it('stops a `yes` flood within moments of Ctrl-C', async () => {
+  // How soon the flood stops after Ctrl-C is a timing: `npm run bench` (terminal section, budget 100 ms).
+  // Here, the order that holds on any machine: `yes` ends, and nothing of it comes after the next answer.
+  it('stops a `yes` flood on Ctrl-C: nothing of it follows the next command\'s answer', async () => {
     const client = await connect();
     try {
-      let lastFloodAt = 0;
+      const marker = `stop-${process.pid}`;
+      let tail = '';
+      let answered = false;
+      let floodAfterAnswer = 0;
       client.ws.on('message', (raw) => {
-        if (raw.toString().includes('y\\r\\n')) lastFloodAt = Date.now();
+        const data = (JSON.parse(raw.toString()) as { data?: string }).data ?? '';
+        if (answered && data.includes(marker)) floodAfterAnswer += 1;
+        tail = (tail + data).slice(-64);
+        if (/after-42\r\n/.test(tail)) answered = true;
       });
-      client.input('yes\r');
+      client.input(`yes ${marker}\r`);
       const floodFrom = client.bytes;
       await until(() => client.bytes - floodFrom >= 2_000_000, '2 MB of `yes`');
-      const interruptAt = Date.now();
       client.input('\x03');
       // Everything `yes` wrote reaches the socket before the next command's output does.
       client.input('echo after-$((40+2))\r');
       await client.waitFor(/after-42\r?\n/);
-      expect(lastFloodAt - interruptAt).toBeLessThan(1_000);
+      expect(processesWith(['yes', marker])).toEqual([]);
+      // One more round trip, so a late frame of the flood would have arrived.
+      client.input('echo again-$((40+3))\r');
+      await client.waitFor(/again-43\r?\n/);
+      expect({ answered, floodAfterAnswer }).toEqual({ answered: true, floodAfterAnswer: 0 });
     } finally {
       client.close();
     }
