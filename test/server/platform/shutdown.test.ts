@@ -203,17 +203,14 @@ describeOnPostgres('shutdown of the real server with a sandbox in use', () => {
     const names = [...before.values()];
     expect(names).toEqual(expect.arrayContaining(['bwrap', 'slirp4netns', 'sleep']));
 
-    const signalled = Date.now();
     process.kill(server.pid!, 'SIGTERM');
     const bound = 10_000;
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([exited, new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), bound + 20_000)))]);
     clearTimeout(timer);
-    const took = Date.now() - signalled;
-    // Exit status 0: everything closed within the bound, not cut by the timer.
+    // Exit status 0: everything closed on its own, not cut by the server's own 10 s timer (which exits
+    // non-zero) nor by this test's. How long it took is not asserted: a loaded machine only stretches it.
     expect({ outcome, log: outcome === 'still running' ? log.slice(-3_000) : '' }).toEqual({ outcome: { code: 0, signal: null }, log: '' });
-    // Within the default bound, with room for a loaded machine's scheduling (the server's own timer is 10 s).
-    expect(took).toBeLessThan(bound + 5_000);
     ws.terminate();
 
     const left = [...before.entries()].filter(([pid]) => alive(pid)).map(([pid, name]) => `${pid} ${name}`);
