@@ -1,7 +1,7 @@
 import { Suspense, useEffect, type ReactElement } from 'react';
 import { Outlet, useLocation } from 'react-router-dom';
 import { PageSpinner } from '../common/components/Spinner';
-import { trackPageView } from '../features/analytics/analytics';
+import { trackPageView } from '../common/analytics';
 
 /** Wraps every route: page views on each route change, and the fallback while a route's chunk loads. */
 export function RootLayout(): ReactElement {

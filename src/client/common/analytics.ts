@@ -1,4 +1,4 @@
-import { ANALYTICS_SESSION_ID_KEY, ANONYMOUS_USER_ID_KEY } from '../../../shared/constants';
+import { ANALYTICS_SESSION_ID_KEY, ANONYMOUS_USER_ID_KEY } from '../../shared/constants';
 
 /**
  * Analytics keep a random anonymous user id (local storage) and a session id (session storage), as

@@ -3,7 +3,7 @@ import { apiSlice } from '../../../src/client/api/apiSlice';
 import { makeStore } from '../../../src/client/app/store';
 import { authApi } from '../../../src/client/features/auth/authApi';
 import { signOutRequested } from '../../../src/client/features/auth/authSlice';
-import { projectsApi } from '../../../src/client/features/projects/projectsApi';
+import { projectsApi } from '../../../src/client/common/projects/projectsApi';
 import { stagesApi } from '../../../src/client/common/stages/stagesApi';
 import { INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import { assignMock } from '../utils/browser';

@@ -1,7 +1,7 @@
 import { act, screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { SandboxInitStatus } from '../../../src/client/features/sandbox/SandboxInitStatus';
-import { selectSandboxInit } from '../../../src/client/features/sandbox/sandboxSlice';
+import { SandboxInitStatus } from '../../../src/client/common/sandbox/SandboxInitStatus';
+import { selectSandboxInit } from '../../../src/client/common/sandbox/sandboxSlice';
 import { implementationConfirmRequested } from '../../../src/client/features/planning/planningSlice';
 import type { ExecutionTriggerBody } from '../../../src/shared/api/execution';
 import type { SandboxInitializeResponse, SandboxProvisioningStatus } from '../../../src/shared/api/sandbox';

@@ -2,7 +2,7 @@ import { waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { buffers, channel, runSaga, type Task } from 'redux-saga';
 import { TERMINAL_WATERMARKS } from '../../../src/client/features/terminal/flowControl';
-import { parseCommandFrame } from '../../../src/client/features/terminal/terminalCommandsChannel';
+import { parseCommandFrame } from '../../../src/client/common/channels/terminalCommandsChannel';
 import { terminalIdOfThisTab } from '../../../src/client/features/terminal/terminalChannel';
 import { terminalConnection, terminalSession, type TerminalConnectionStatus, type TerminalSink, type TerminalSize } from '../../../src/client/features/terminal/terminalSaga';
 import { INSTALLATION_ID_KEY, TERMINAL, TERMINAL_ID_PATTERN } from '../../../src/shared/constants';

@@ -1,9 +1,9 @@
 import type { ReactElement } from 'react';
 import { Link } from 'react-router-dom';
 import styled from 'styled-components';
-import { COSTS, WORKSPACE } from '../../../../shared/constants';
-import { formatCost } from '../../../common/format';
-import { useProjectCosts } from '../../costs/costsApi';
+import { COSTS, WORKSPACE } from '../../../shared/constants';
+import { formatCost } from '../format';
+import { useProjectCosts } from './costsApi';
 
 /**
  * The cost box of the workspace and project home sidebars: dollars with 4 decimals, polled every 10 s.

@@ -1,9 +1,9 @@
 import { useEffect, type ReactElement } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { TIMING, WORKSPACE } from '../../../shared/constants/foundation';
-import { Button } from '../../common/components/Button';
-import { ButtonRow, Card, CenteredPage } from '../../common/components/Card';
-import { MutedText } from '../../common/components/Layout';
+import { Button } from '../components/Button';
+import { ButtonRow, Card, CenteredPage } from '../components/Card';
+import { MutedText } from '../components/Layout';
 
 /**
  * 'Project not found' (a 404: missing, or another person's), then to / after a moment, which sends a

@@ -3,9 +3,9 @@ import styled from 'styled-components';
 import type { StageId } from '../../../shared/api/stages';
 import { SANDBOX_INIT, SANDBOX_INIT_ERRORS } from '../../../shared/constants';
 import { useAppDispatch, useAppSelector } from '../../app/hooks';
-import { Button } from '../../common/components/Button';
-import { Spinner } from '../../common/components/Spinner';
-import { useSetCurrentStageMutation } from '../../common/stages/stagesApi';
+import { Button } from '../components/Button';
+import { Spinner } from '../components/Spinner';
+import { useSetCurrentStageMutation } from '../stages/stagesApi';
 import { initialisationDismissed, selectSandboxInit } from './sandboxSlice';
 
 const REQUIREMENTS: StageId = 'requirements';

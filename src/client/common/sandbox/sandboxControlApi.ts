@@ -7,7 +7,7 @@ import type {
 } from '../../../shared/api/sandbox';
 import { projectFolderZipName, SANDBOX_TIMING, workspacePath, workspaceZipName } from '../../../shared/constants/sandbox';
 import { apiSlice, type ApiError } from '../../api/apiSlice';
-import { browser } from '../../common/browser';
+import { browser } from '../browser';
 
 /** A zip answer as a Blob; an error answer as its JSON (or text), so that only serialisable data reaches the store. */
 async function zipOrError(response: Response): Promise<unknown> {

@@ -11,7 +11,7 @@ import { formatCost } from '../../common/format';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { agentName } from './agentNames';
 import { CostChart } from './CostChart';
-import { useGetTokenUsageQuery, useProjectCosts } from './costsApi';
+import { useGetTokenUsageQuery, useProjectCosts } from '../../common/costs/costsApi';
 
 /** The intelligence costs table's columns; on a phone each row lists them as label and value. */
 const COLUMNS = ['Agent', 'Model', 'Input tokens', 'Output tokens', 'Cost'] as const;

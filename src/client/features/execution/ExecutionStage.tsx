@@ -12,7 +12,7 @@ import { ExecutionProgressPanel } from './components/ExecutionProgressPanel';
 import { executionSaga } from './executionSaga';
 import { chatSaga } from '../../common/chat/chatSaga';
 import { selectOfferedDraft } from './executionSlice';
-import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
+import { SandboxInitStatus } from '../../common/sandbox/SandboxInitStatus';
 import { ToolPreflightNotice } from './ToolPreflightNotice';
 import { DockSplitter, useDockHeight } from '../../common/components/DockSplitter';
 

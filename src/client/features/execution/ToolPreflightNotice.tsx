@@ -4,8 +4,8 @@ import type { SandboxMissingTool } from '../../../shared/api/sandbox';
 import { useAppSelector } from '../../app/hooks';
 import { executionApi } from './executionApi';
 import { toViewSteps } from '../../common/steps/stepModel';
-import { sandboxControlApi } from '../sandbox/sandboxControlApi';
-import { selectSandboxInit } from '../sandbox/sandboxSlice';
+import { sandboxControlApi } from '../../common/sandbox/sandboxControlApi';
+import { selectSandboxInit } from '../../common/sandbox/sandboxSlice';
 
 /** Ours: the spec has no tool check; the wording says what was checked and what follows, nothing more. */
 const TITLE = 'Tools missing from the sandbox';

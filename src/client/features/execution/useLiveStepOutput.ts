@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { END } from 'redux-saga';
 import { useAppDispatch } from '../../app/hooks';
-import { createTerminalCommandsChannel, type TerminalCommandsMessage } from '../terminal/terminalCommandsChannel';
+import { createTerminalCommandsChannel, type TerminalCommandsMessage } from '../../common/channels/terminalCommandsChannel';
 import { executionApi } from './executionApi';
 
 import type { LiveOutput } from '../../common/steps/StepCards';

@@ -3,7 +3,7 @@ import { createPortal } from 'react-dom';
 import styled from 'styled-components';
 import { LANDING_PAGE, LANDING_TEXT, type DemoVideo } from '../../../shared/constants';
 import { Button } from '../../common/components/Button';
-import { track } from '../analytics/analytics';
+import { track } from '../../common/analytics';
 
 /**
  * Ours: a demo without its recording yet plays the product trailer, and the card and player say so

@@ -3,7 +3,7 @@ import styled from 'styled-components';
 import { DEMO_VIDEOS, LANDING, LANDING_PAGE, LANDING_TEXT, PRODUCT_NAME, type DemoVideo } from '../../../shared/constants';
 import { Button } from '../../common/components/Button';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
-import { track } from '../analytics/analytics';
+import { track } from '../../common/analytics';
 import { demoPlayLabel, DemoVideoModal, NO_RECORDING } from './DemoVideoModal';
 import { MarketingFooter } from './MarketingFooter';
 import { MarketingHeader } from './MarketingHeader';

@@ -10,7 +10,7 @@ import { ErrorText } from '../../common/components/Field';
 import { Chat } from '../../common/chat/Chat';
 import { chatSaga } from '../../common/chat/chatSaga';
 import { messageSubmitted, selectChatStreaming } from '../../common/chat/chatSlice';
-import { SandboxInitStatus } from '../sandbox/SandboxInitStatus';
+import { SandboxInitStatus } from '../../common/sandbox/SandboxInitStatus';
 import { sandboxInitSaga } from './sandboxInitSaga';
 import type { StagePanelProps } from '../../common/stages/types';
 import { ConfirmButton } from './components/ConfirmButton';

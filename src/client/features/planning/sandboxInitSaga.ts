@@ -8,14 +8,14 @@ import { executionApi } from '../execution/executionApi';
 import { runEndpoint } from '../../api/runEndpoint';
 import { completeStageAndMove } from '../../common/stages/stageSagas';
 import { confirmFailed, confirmSucceeded, implementationConfirmRequested } from './planningSlice';
-import { sandboxApi } from '../sandbox/sandboxApi';
+import { sandboxApi } from '../../common/sandbox/sandboxApi';
 import {
   implementationConfirmed,
   initialisationAttempted,
   initialisationStarted,
   initialisationFailed,
   sandboxReady,
-} from '../sandbox/sandboxSlice';
+} from '../../common/sandbox/sandboxSlice';
 
 /** A failure of the confirm flow decided here (not a failed call), shown as it is. */
 class ConfirmFlowError extends Error {}

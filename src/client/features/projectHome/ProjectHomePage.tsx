@@ -13,11 +13,11 @@ import { Main, MutedText, Shell, SidebarFooter } from '../../common/components/L
 import { Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
 import { UserProfile } from '../auth/UserProfile';
-import { useGetCurrentDocumentationQuery } from '../documentation/documentationApi';
+import { useGetCurrentDocumentationQuery } from '../../common/documentation/documentationApi';
 import { projectFromState } from '../../common/navigationState';
-import { ProjectNotFound } from '../projects/ProjectNotFound';
-import { useGetProjectQuery } from '../projects/projectsApi';
-import { ProjectCost } from '../stages/components/ProjectCost';
+import { ProjectNotFound } from '../../common/projects/ProjectNotFound';
+import { useGetProjectQuery } from '../../common/projects/projectsApi';
+import { ProjectCost } from '../../common/costs/ProjectCost';
 import { SandboxPanel } from './components/SandboxPanel';
 import { NotificationsPanel } from '../notifications/NotificationsPanel';
 import { StageLinks } from './components/StageLinks';

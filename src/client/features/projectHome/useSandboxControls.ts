@@ -12,7 +12,7 @@ import {
   useDownloadWorkspaceMutation,
   useStartSandboxMutation,
   useStopSandboxMutation,
-} from '../sandbox/sandboxControlApi';
+} from '../../common/sandbox/sandboxControlApi';
 
 export interface SandboxNotice {
   kind: 'error' | 'success';

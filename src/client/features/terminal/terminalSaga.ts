@@ -7,7 +7,7 @@ import type { TerminalClientMessage, TerminalServerMessage } from '../../../shar
 import type { SocketChannel, SocketEvent } from '../../common/channels/socketChannel';
 import { createFlowControl } from './flowControl';
 import { createTerminalChannel } from './terminalChannel';
-import { createTerminalCommandsChannel, type TerminalCommandsMessage } from './terminalCommandsChannel';
+import { createTerminalCommandsChannel, type TerminalCommandsMessage } from '../../common/channels/terminalCommandsChannel';
 
 export interface Disposable {
   dispose(): void;

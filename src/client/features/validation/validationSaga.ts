@@ -6,7 +6,7 @@ import type { ProjectState, StageId } from '../../../shared/api/stages';
 import { DOCUMENTATION, DOCUMENTATION_ERRORS, isDocumentationMissing, isQuickstartMissing, VALIDATION, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
 import { createAgentStreamChannel, type AgentStreamEvent } from '../../common/chat/streamChannel';
-import { documentationApi } from '../documentation/documentationApi';
+import { documentationApi } from '../../common/documentation/documentationApi';
 
 import { summarise, toViewSteps } from '../../common/steps/stepModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../../common/steps/stepActionSagas';

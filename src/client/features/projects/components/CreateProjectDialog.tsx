@@ -7,7 +7,7 @@ import { errorMessage } from '../../../api/apiSlice';
 import { Button } from '../../../common/components/Button';
 import { Dialog, DialogActions } from '../../../common/components/Dialog';
 import { ErrorText, FieldGroup, FieldHint, Label, TextArea, TextInput } from '../../../common/components/Field';
-import { useCreateProjectMutation } from '../projectsApi';
+import { useCreateProjectMutation } from '../../../common/projects/projectsApi';
 
 interface FieldErrors {
   name?: string;

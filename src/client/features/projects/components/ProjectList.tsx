@@ -7,7 +7,7 @@ import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
 import { filterProjects } from '../filterProjects';
-import { useGetProjectsQuery } from '../projectsApi';
+import { useGetProjectsQuery } from '../../../common/projects/projectsApi';
 import { ProjectCard } from './ProjectCard';
 
 /**

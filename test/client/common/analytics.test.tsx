@@ -1,8 +1,8 @@
 import { screen } from '@testing-library/react';
-import { getAnalyticsSessionId, getAnonymousUserId, track, trackPageView } from '../../../../src/client/features/analytics/analytics';
-import { ANALYTICS_SESSION_ID_KEY, ANONYMOUS_USER_ID_KEY, LANDING } from '../../../../src/shared/constants';
-import { renderApp } from '../../utils/renderWithProviders';
-import { server } from '../../utils/server';
+import { getAnalyticsSessionId, getAnonymousUserId, track, trackPageView } from '../../../src/client/common/analytics';
+import { ANALYTICS_SESSION_ID_KEY, ANONYMOUS_USER_ID_KEY, LANDING } from '../../../src/shared/constants';
+import { renderApp } from '../utils/renderWithProviders';
+import { server } from '../utils/server';
 
 describe('analytics', () => {
   it('keeps a stable anonymous user id (local storage) and session id (session storage)', () => {
