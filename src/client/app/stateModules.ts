@@ -29,5 +29,6 @@ import '../common/sandbox/sandboxApi';
 import '../common/sandbox/sandboxControlApi';
 import '../common/sandbox/sandboxSlice';
 import '../common/stages/stagesApi';
+import '../common/stages/stageStartsApi';
 import '../features/validation/validationApi';
 import '../features/validation/validationSlice';

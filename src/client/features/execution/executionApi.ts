@@ -3,13 +3,10 @@ import type {
   CancelStepBody,
   ExecutionApproveStepBody,
   ExecutionProgress,
-  ExecutionTriggerBody,
-  ExecutionTriggerResponse,
   ResolveProposalBody,
   Step,
 } from '../../../shared/api/execution';
 import type { ChatThreadResponse } from '../../../shared/api/common';
-import { EXECUTION } from '../../../shared/constants';
 import { apiSlice } from '../../api/apiSlice';
 
 /** Every execution call names its project explicitly, whatever page dispatched it. */
@@ -36,15 +33,6 @@ export const executionApi = apiSlice.enhanceEndpoints({ addTagTypes: ['Execution
     getExecutionProgress: build.query<ExecutionProgress, number>({
       query: (projectId) => ({ url: '/execution/progress', headers: projectHeader(projectId) }),
       providesTags: (_result, _error, projectId) => [{ type: 'ExecutionProgress', id: projectId }],
-    }),
-    triggerExecution: build.mutation<ExecutionTriggerResponse, { projectId: number }>({
-      query: ({ projectId }) => ({
-        url: '/execution/trigger',
-        method: 'POST',
-        headers: projectHeader(projectId),
-        body: { message: EXECUTION.triggerMessage } satisfies ExecutionTriggerBody,
-      }),
-      invalidatesTags: (_result, _error, { projectId }) => [{ type: 'ExecutionProgress', id: projectId }],
     }),
     approveStep: build.mutation<ApproveStepResponse, ApproveStepArgs>({
       query: ({ projectId, ...body }) => ({

@@ -5,7 +5,7 @@ import { EXECUTION, EXECUTION_TEXT, STAGE_INDEX, VALIDATION_ERRORS } from '../..
 import { logError } from '../../common/log';
 import { completeStageAndMove } from '../../common/stages/stageSagas';
 import { executionApi } from './executionApi';
-import { createValidationPlan, triggerValidation } from '../validation/validationSaga';
+import { createValidationPlan, triggerValidation } from '../../common/stages/stageStarts';
 import { autoRetryDecision, summarise, toViewSteps, type AutoRetryDecision } from '../../common/steps/stepModel';
 import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage } from '../../common/steps/stepActionSagas';
 import type { PendingStepActions } from '../../common/steps/stepActions';

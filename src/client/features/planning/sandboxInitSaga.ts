@@ -4,7 +4,7 @@ import type { SandboxInitializeResponse, SandboxStatusResponse } from '../../../
 import type { StageId } from '../../../shared/api/stages';
 import { CALL_ERRORS, SANDBOX_INIT, SANDBOX_INIT_ERRORS, STAGE_INDEX } from '../../../shared/constants';
 import { errorMessage } from '../../api/apiSlice';
-import { executionApi } from '../execution/executionApi';
+import { stageStartsApi } from '../../common/stages/stageStartsApi';
 import { runEndpoint } from '../../api/runEndpoint';
 import { completeStageAndMove } from '../../common/stages/stageSagas';
 import { confirmFailed, confirmSucceeded, implementationConfirmRequested } from './planningSlice';
@@ -51,7 +51,7 @@ export function* initialiseSandbox(projectId: number): Generator {
 export function* triggerExecution(projectId: number): Generator {
   const answer = (yield call(
     runEndpoint<ExecutionTriggerResponse>,
-    executionApi.endpoints.triggerExecution.initiate({ projectId }),
+    stageStartsApi.endpoints.triggerExecution.initiate({ projectId }),
   )) as ExecutionTriggerResponse;
   if (answer.status !== 'success') throw new ConfirmFlowError(answer.detail || SANDBOX_INIT_ERRORS.failed);
 }

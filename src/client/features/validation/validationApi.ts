@@ -3,8 +3,6 @@ import type {
   ValidationApproveStepResponse,
   ValidationPlanResponse,
   ValidationProgress,
-  ValidationTriggerBody,
-  ValidationTriggerResponse,
 } from '../../../shared/api/validation';
 import type { Step } from '../../../shared/api/execution';
 import { apiSlice } from '../../api/apiSlice';
@@ -29,19 +27,6 @@ export const validationApi = apiSlice.enhanceEndpoints({ addTagTypes: ['Validati
     getValidationProgress: build.query<ValidationProgress, number>({
       query: (projectId) => ({ url: '/validation/progress', headers: projectHeader(projectId) }),
       providesTags: (_result, _error, projectId) => [{ type: 'ValidationProgress', id: projectId }],
-    }),
-    /** The execution stage sends no message (`{}`), the validation stage sends `{ message }`. */
-    triggerValidation: build.mutation<ValidationTriggerResponse, { projectId: number; message?: string }>({
-      query: ({ projectId, message }) => ({
-        url: '/validation/trigger',
-        method: 'POST',
-        headers: projectHeader(projectId),
-        body: (message === undefined ? {} : { message }) satisfies ValidationTriggerBody,
-      }),
-      invalidatesTags: (_result, _error, { projectId }) => [
-        { type: 'ValidationProgress', id: projectId },
-        { type: 'ValidationPlan', id: projectId },
-      ],
     }),
     approveValidationStep: build.mutation<ValidationApproveStepResponse, ValidationApproveArgs>({
       query: ({ projectId, ...body }) => ({

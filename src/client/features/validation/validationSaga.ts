@@ -1,7 +1,7 @@
 import type { EventChannel } from 'redux-saga';
 import { call, put, select, take, takeEvery, takeLatest } from 'redux-saga/effects';
 import type { DocumentationResponse } from '../../../shared/api/documentation';
-import type { ValidationPlanResponse, ValidationProgress, ValidationTriggerResponse } from '../../../shared/api/validation';
+import type { ValidationPlanResponse, ValidationProgress } from '../../../shared/api/validation';
 import type { ProjectState, StageId } from '../../../shared/api/stages';
 import { DOCUMENTATION, DOCUMENTATION_ERRORS, isDocumentationMissing, isQuickstartMissing, VALIDATION, VALIDATION_ERRORS } from '../../../shared/constants';
 import { logError } from '../../common/log';
@@ -13,6 +13,7 @@ import { autoApproveNext, stepActionWorker, watchProgress, type StepActionStage 
 import { runEndpoint } from '../../api/runEndpoint';
 import { errorMessage, errorStatus } from '../../api/apiSlice';
 import { stagesApi } from '../../common/stages/stagesApi';
+import { createValidationPlan, triggerValidation } from '../../common/stages/stageStarts';
 import { validationApi } from './validationApi';
 import {
   autoApproveToggled,
@@ -33,33 +34,6 @@ import {
 } from './validationSlice';
 
 const VALIDATION_STAGE = 'validation' satisfies StageId;
-
-/**
- * Streams `VALIDATION.planPrompt` to the validation agent (GET /api/validation/agent) until its
- * model-end event; the agent saves the plan on the way. Throws on a failed stream.
- */
-export function* createValidationPlan(projectId: number): Generator {
-  const request = { path: '/validation/agent', method: 'GET' as const, query: { message: VALIDATION.planPrompt }, projectId };
-  const channel = (yield call(createAgentStreamChannel, request)) as EventChannel<AgentStreamEvent>;
-  try {
-    for (;;) {
-      const event = (yield take(channel)) as AgentStreamEvent;
-      if (event.type === 'stream/ended') return;
-      if (event.type === 'stream/failed') throw new Error(event.message);
-    }
-  } finally {
-    channel.close();
-  }
-}
-
-/** POST /api/validation/trigger; true when it answered `success`. `message` undefined sends `{}` (the execution stage). */
-export function* triggerValidation(projectId: number, message?: string): Generator<unknown, boolean> {
-  const answer = (yield call(
-    runEndpoint<ValidationTriggerResponse>,
-    validationApi.endpoints.triggerValidation.initiate(message === undefined ? { projectId } : { projectId, message }),
-  )) as ValidationTriggerResponse;
-  return answer.status === VALIDATION.successStatus;
-}
 
 /** The validation stage's step actions (POST /api/validation/approve-step and cancel-step). */
 export const validationStepActions: StepActionStage<ValidationStepActionRequest> = {
