@@ -19,13 +19,13 @@ function expectValid(compose: string, secrets: Array<{ name: string }>): void {
 }
 
 describe('offline planner: named stacks', () => {
-  test('a basic VPS: asks what is missing, then completes with an Nginx web server', () => {
+  test('a basic VPS: asks what is missing, then completes as a prepared server with no placeholder container', () => {
     const c = converse(['I need a basic VPS', 'defaults for the rest']);
     expect(c.replies[0]).toContain('how much load do you expect');
     expectComplete(c);
     const p = plans(c.document);
-    expect(servicesOf(p.compose)).toEqual(['web']);
-    expectValid(p.compose, c.secrets);
+    expect(p.compose).toBe('');
+    expect(c.document).toContain('Nothing runs in containers: no software was named');
     // An existing server keeps SSH open as it is: no ADMIN_CIDR to restrict it to.
     expect(c.secrets.map((s) => s.name)).toEqual(['SERVER_HOST', 'SERVER_USER', 'SSH_PRIVATE_KEY']);
     expect(p.implementation).toMatch(/## Step 1: /);

@@ -269,19 +269,27 @@ function wireUses(services: ServiceSpec[], components: Product[]): void {
   }
 }
 
-/**
- * Builds the stack the facts describe. With no workload named, a basic server gets the Nginx web
- * server so that there is something to verify.
- */
+/** What was named and left out of an empty stack, in words. */
+function leftOutSaying(facts: Facts): string {
+  const gone = [...facts.excluded.values()].map((id) => PRODUCTS[id]?.label ?? id);
+  const unknown = [...facts.unknown, ...facts.skipped];
+  const parts = [...(gone.length ? [`${gone.join(', ')} ${gone.length === 1 ? 'was' : 'were'} ruled out`] : []), ...(unknown.length ? [`${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not in the catalogue`] : [])];
+  return parts.length ? parts.join(' and ') : 'no software was named';
+}
+
+/** Builds the stack the facts describe; with nothing to run it is host-only, or a proxy alone when one was asked for. */
 export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (options.repository?.layout?.compose && !facts.noContainers) return repositoryComposeStack(facts, options.repository, options.slug);
   const notes: string[] = [];
   const ids = new Set(facts.components);
   addNeeds(ids, facts.excluded, notes);
-  const hostOnly = facts.noContainers || (ids.size === 0 && !facts.custom.length && facts.hostTasks.size > 0 && !facts.basicServer);
+  // Nothing to run (every product named was left out, or none was named): no placeholder is added. A proxy
+  // that was asked for runs alone and says what the stack is; without one the plan prepares the host only.
+  const nothingToRun = ids.size === 0 && !facts.custom.length;
+  const hostOnly = facts.noContainers || (nothingToRun && !chosenProxy(facts));
   if (hostOnly) ids.clear();
+  if (nothingToRun && !facts.noContainers) notes.push(`Nothing runs in containers: ${leftOutSaying(facts)}${hostOnly ? ', so the plan prepares the server only (firewall, fail2ban, security updates) and installs no Docker' : ', so the proxy serves a page saying what this stack is until something is put behind it'}. Name what to run to add it.`);
   const hasWorkload = [...ids].some((id) => !isDataComponent(id)) || facts.custom.length > 0;
-  if (!hasWorkload && ids.size === 0 && !hostOnly) ids.add('web');
 
   // A product that is itself the proxy (Nginx Proxy Manager) holds 80 and 443: no second proxy.
   const holdsWebPorts = [...ids].some((id) => PRODUCTS[id]?.services.some((x) => x.alwaysPublish?.includes('80:80')));
@@ -402,7 +410,9 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (proxyKind === 'caddyfile') {
     const caddy = proxyFront!;
     if (tls) caddy.environment = { ACME_EMAIL: '${ACME_EMAIL}' };
-    files.push({ path: 'Caddyfile', content: caddyfile(routes, tls, aboutStack(name, components)) });
+    const scraped = services.some((x) => x.generates?.kind === 'prometheus-scrape') ? caddy.metrics?.port : undefined;
+    if (!scraped) delete caddy.metrics;
+    files.push({ path: 'Caddyfile', content: caddyfile(routes, tls, aboutStack(name, components), scraped) });
     caddy.dependsOn = routes.map((r) => r.service);
   }
   if (proxyKind === 'nginx') {
@@ -857,11 +867,19 @@ function aboutStack(name: string, components: Product[]): string {
   return text.replace(/["{}$\\;]/g, '');
 }
 
-function caddyfile(routes: Route[], tls: boolean, about: string): string {
-  if (!routes.length) return `:80 {\n\trespond "${about}" 200\n}\n`;
-  const head = tls ? '{\n\temail {$ACME_EMAIL}\n}\n\n' : '';
-  const sites = routes.map((r) => `${tls ? r.host : r.host === ':80' ? ':80' : `http://${r.host}`} {\n\tencode gzip\n\treverse_proxy ${r.service}:${r.port}\n}\n`);
-  return head + sites.join('\n');
+/**
+ * The Caddyfile. With a scraper in the stack, metrics are served on their own port inside the network
+ * (`metricsPort`, never published): the admin API, where Caddy keeps `/metrics` by default, listens on
+ * the container's localhost only, and binding it wider would let any container rewrite the config.
+ */
+function caddyfile(routes: Route[], tls: boolean, about: string, metricsPort?: number): string {
+  const global = [...(tls ? ['\temail {$ACME_EMAIL}'] : []), ...(metricsPort ? ['\tservers {\n\t\tmetrics\n\t}'] : [])];
+  const head = global.length ? `{\n${global.join('\n')}\n}\n\n` : '';
+  const metrics = metricsPort ? [`:${metricsPort} {\n\tmetrics\n}\n`] : [];
+  const sites = routes.length
+    ? routes.map((r) => `${tls ? r.host : r.host === ':80' ? ':80' : `http://${r.host}`} {\n\tencode gzip\n\treverse_proxy ${r.service}:${r.port}\n}\n`)
+    : [`:80 {\n\trespond "${about}" 200\n}\n`];
+  return head + [...sites, ...metrics].join('\n');
 }
 
 function nginxConf(routes: Route[], tls: boolean, domain: string | undefined, about: string): string {

@@ -132,14 +132,18 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   const where = unknowns.provider ? 'a server still to be chosen' : m.providerLabel;
   const summary = unknowns.workload
     ? `${TO_CONFIRM}: what the server should run.`
-    : `A docker-compose stack on ${where} running ${labels.join(', ')}${stack.tls ? `, served over HTTPS at ${stack.domain}` : stack.domain ? ` at ${stack.domain}` : ''}.`;
+    : stack.hostOnly
+      ? `${where}, prepared without containers: ${[...stack.facts.hostTasks].join(', ') || 'ufw'}.`
+      : `A docker-compose stack on ${where} running ${labels.join(', ')}${stack.tls ? `, served over HTTPS at ${stack.domain}` : stack.domain ? ` at ${stack.domain}` : ''}.`;
   const custom = stack.facts.custom.filter((c) => stack.services.some((x) => x.name === c.name));
+  const unknownLines = stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`);
   const requiredStack = stack.hostOnly ? [
     `${HOST_ONLY_PREFIX}: ${[...stack.facts.hostTasks].join(', ') || 'ufw'} on Ubuntu 24.04 LTS (no Docker, no containers)`,
+    ...unknownLines,
   ] : [
     'Docker Engine with the Compose v2 plugin on Ubuntu 24.04 LTS',
     ...custom.map((c) => `${CUSTOM_PREFIX}: ${c.name} (${c.image}) — run as given${c.port ? `; port ${c.port}` : ''}${c.volumes.length ? `; volumes ${c.volumes.join(', ')}` : ''}${Object.keys(c.environment).length ? `; environment ${Object.entries(c.environment).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}`),
-    ...stack.facts.unknown.map((u) => `${u}: ${TO_CONFIRM} — not in the offline catalogue; give me its image (with port, volumes, environment) or choose an alternative`),
+    ...unknownLines,
     ...stack.components.flatMap((c) =>
       stack.services.filter((s) => c.services.some((x) => x.name === s.name) || (s.image === 'build' && c.services.some((x) => x.image === 'build'))).map((s) => `${c.label}: ${s.name} (${s.image === 'build' ? `built from ${stack.repository?.fullName ?? 'the application repository'}` : s.image}) — ${(c.id === REPOSITORY_COMPONENT && catalogueLabel(s.image)) || c.purpose}`),
     ),
