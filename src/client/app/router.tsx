@@ -29,7 +29,7 @@ const RefundPolicyPage = lazyNamed(publicPages, 'RefundPolicyPage');
 const GithubSuccessPage = lazyNamed(() => import(/* webpackChunkName: "auth" */ '../features/auth/GithubSuccessPage'), 'GithubSuccessPage');
 const SignInPage = lazyNamed(() => import(/* webpackChunkName: "auth" */ '../features/auth/SignInPage'), 'SignInPage');
 const PaymentSuccessPage = lazyNamed(() => import(/* webpackChunkName: "payment" */ '../features/credits/PaymentSuccessPage'), 'PaymentSuccessPage');
-const ProjectsHome = lazyNamed(() => import(/* webpackChunkName: "projects" */ '../features/projects/ProjectsHome'), 'ProjectsHome');
+const ProjectsHome = lazyNamed(() => import(/* webpackChunkName: "projects" */ './ProjectsHomeRoute'), 'ProjectsHomeRoute');
 const StagedWorkflowPage = lazyNamed(() => import(/* webpackChunkName: "workspace" */ '../features/stages/StagedWorkflowPage'), 'StagedWorkflowPage');
 const ProjectHomePage = lazyNamed(() => import(/* webpackChunkName: "project-home" */ '../features/projectHome/ProjectHomePage'), 'ProjectHomePage');
 const DevopsHelperPage = lazyNamed(() => import(/* webpackChunkName: "devops-helper" */ '../features/devopsHelper/DevopsHelperPage'), 'DevopsHelperPage');

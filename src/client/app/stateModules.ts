@@ -7,8 +7,8 @@
  * reducers and endpoint definitions, no screens and no sagas.
  */
 import '../features/activity/activityApi';
-import '../features/auth/authApi';
-import '../features/auth/authSlice';
+import '../common/auth/authApi';
+import '../common/auth/authSlice';
 import '../common/chat/chatApi';
 import '../common/chat/chatSlice';
 import '../common/costs/costsApi';
@@ -20,7 +20,7 @@ import '../common/documentation/documentationApi';
 import '../features/execution/executionApi';
 import '../features/execution/executionSlice';
 import '../features/marketing/publicConfigApi';
-import '../features/notifications/notificationsApi';
+import '../features/projectHome/notificationsApi';
 import '../features/planning/planningApi';
 import '../features/planning/planningSlice';
 import '../features/planning/stackApi';

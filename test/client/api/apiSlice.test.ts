@@ -1,8 +1,8 @@
 import { http, HttpResponse } from 'msw';
 import { apiSlice } from '../../../src/client/api/apiSlice';
 import { makeStore } from '../../../src/client/app/store';
-import { authApi } from '../../../src/client/features/auth/authApi';
-import { signOutRequested } from '../../../src/client/features/auth/authSlice';
+import { authApi } from '../../../src/client/common/auth/authApi';
+import { signOutRequested } from '../../../src/client/common/auth/authSlice';
 import { projectsApi } from '../../../src/client/common/projects/projectsApi';
 import { stagesApi } from '../../../src/client/common/stages/stagesApi';
 import { INSTALLATION_ID_KEY } from '../../../src/shared/constants';

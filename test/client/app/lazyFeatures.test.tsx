@@ -2,7 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { StrictMode } from 'react';
 import { makeStore } from '../../../src/client/app/store';
-import { UserProfile } from '../../../src/client/features/auth/UserProfile';
+import { UserProfile } from '../../../src/client/common/auth/UserProfile';
 import { INSTALLATION_ID_KEY, PROFILE } from '../../../src/shared/constants';
 import { assignMock } from '../utils/browser';
 import { renderWithProviders } from '../utils/renderWithProviders';

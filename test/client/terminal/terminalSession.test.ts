@@ -1,10 +1,10 @@
 import { waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { buffers, channel, runSaga, type Task } from 'redux-saga';
-import { TERMINAL_WATERMARKS } from '../../../src/client/features/terminal/flowControl';
+import { TERMINAL_WATERMARKS } from '../../../src/client/common/terminal/flowControl';
 import { parseCommandFrame } from '../../../src/client/common/channels/terminalCommandsChannel';
-import { terminalIdOfThisTab } from '../../../src/client/features/terminal/terminalChannel';
-import { terminalConnection, terminalSession, type TerminalConnectionStatus, type TerminalSink, type TerminalSize } from '../../../src/client/features/terminal/terminalSaga';
+import { terminalIdOfThisTab } from '../../../src/client/common/terminal/terminalChannel';
+import { terminalConnection, terminalSession, type TerminalConnectionStatus, type TerminalSink, type TerminalSize } from '../../../src/client/common/terminal/terminalSaga';
 import { INSTALLATION_ID_KEY, TERMINAL, TERMINAL_ID_PATTERN } from '../../../src/shared/constants';
 import { createMockSocketServer, type MockSocketServer } from '../utils/mockSocket';
 import { api, server } from '../utils/server';

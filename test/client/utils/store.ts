@@ -1,6 +1,6 @@
 import { injectSaga } from '../../../src/client/app/injectSaga';
 import { makeStore, type AppStore, type RootState } from '../../../src/client/app/store';
-import { authSaga } from '../../../src/client/features/auth/authSaga';
+import { authSaga } from '../../../src/client/common/auth/authSaga';
 import { chatSaga } from '../../../src/client/common/chat/chatSaga';
 import { creditsSaga } from '../../../src/client/features/credits/creditsSaga';
 import { executionSaga } from '../../../src/client/features/execution/executionSaga';

@@ -35,15 +35,30 @@ const typeOnly = (st: ts.Statement): boolean => {
   return ts.isExportDeclaration(st) && st.isTypeOnly;
 };
 
-/** Each file (relative to src/) and the files it imports values from. */
-export function importGraph(): Map<string, string[]> {
+/** `import('…')` calls anywhere in a file: the lazy chunks it loads. */
+function dynamicImports(node: ts.Node, out: string[] = []): string[] {
+  if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) out.push(node.arguments[0].text);
+  node.forEachChild((child) => void dynamicImports(child, out));
+  return out;
+}
+
+/**
+ * Each file (relative to src/) and the files it imports values from. `every`: type-only imports and
+ * lazy `import()` calls too, for rules about who may know whom, not only what runs first.
+ */
+export function importGraph({ every = false }: { every?: boolean } = {}): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(SRC)) {
     const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
-    const targets = new Set<string>();
+    const specifiers: string[] = [];
     for (const st of source.statements) {
-      if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) || !st.moduleSpecifier || !ts.isStringLiteral(st.moduleSpecifier) || typeOnly(st)) continue;
-      const to = resolveImport(file, st.moduleSpecifier.text);
+      if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) || !st.moduleSpecifier || !ts.isStringLiteral(st.moduleSpecifier) || (!every && typeOnly(st))) continue;
+      specifiers.push(st.moduleSpecifier.text);
+    }
+    if (every) specifiers.push(...dynamicImports(source));
+    const targets = new Set<string>();
+    for (const specifier of specifiers) {
+      const to = resolveImport(file, specifier);
       if (to) targets.add(path.relative(SRC, to));
     }
     graph.set(path.relative(SRC, file), [...targets]);

@@ -7,7 +7,7 @@ import { Button } from '../../common/components/Button';
 import { Card } from '../../common/components/Card';
 import { ErrorText, FieldGroup, FieldHint, Label, TextInput } from '../../common/components/Field';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
-import { useLocalLoginMutation } from './authApi';
+import { useLocalLoginMutation } from '../../common/auth/authApi';
 
 const loginRule = new RegExp(INPUT_LIMITS.loginPattern);
 

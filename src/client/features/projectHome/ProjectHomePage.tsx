@@ -12,14 +12,14 @@ import { CollapsibleSidebar } from '../../common/components/CollapsibleSidebar';
 import { Main, MutedText, Shell, SidebarFooter } from '../../common/components/Layout';
 import { Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
-import { UserProfile } from '../auth/UserProfile';
+import { UserProfile } from '../../common/auth/UserProfile';
 import { useGetCurrentDocumentationQuery } from '../../common/documentation/documentationApi';
 import { projectFromState } from '../../common/navigationState';
 import { ProjectNotFound } from '../../common/projects/ProjectNotFound';
 import { useGetProjectQuery } from '../../common/projects/projectsApi';
 import { ProjectCost } from '../../common/costs/ProjectCost';
 import { SandboxPanel } from './components/SandboxPanel';
-import { NotificationsPanel } from '../notifications/NotificationsPanel';
+import { NotificationsPanel } from './components/NotificationsPanel';
 import { StageLinks } from './components/StageLinks';
 import {
   ConfigurationDataView,

@@ -1,4 +1,4 @@
-import { useState, type ReactElement } from 'react';
+import { useState, type ReactElement, type ReactNode } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { Project } from '../../../shared/api/projects';
 import { HOME, PRODUCT_NAME } from '../../../shared/constants';
@@ -6,16 +6,17 @@ import { Button } from '../../common/components/Button';
 import { CollapsibleSidebar } from '../../common/components/CollapsibleSidebar';
 import { Main, Shell, SidebarFooter, SidebarTitle } from '../../common/components/Layout';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
-import { RecentActivity } from '../activity/RecentActivity';
-import { UserProfile } from '../auth/UserProfile';
-import { CreditsButton } from '../credits/CreditsButton';
+import { UserProfile } from '../../common/auth/UserProfile';
 import { CreateProjectDialog } from './components/CreateProjectDialog';
 import { PaymentBanner } from './components/PaymentBanner';
 import { ProjectList } from './components/ProjectList';
 import { projectNavigationState } from '../../common/navigationState';
 
-/** The projects home at /app (part 1 section 2). */
-export function ProjectsHome(): ReactElement {
+/**
+ * The projects home at /app (part 1 section 2). The credits button and the recent activity belong to
+ * their own features: the app places them here (app/ProjectsHomeRoute.tsx).
+ */
+export function ProjectsHome({ credits, activity }: { credits: ReactNode; activity: ReactNode }): ReactElement {
   useDocumentTitle(`${HOME.title} - ${PRODUCT_NAME}`);
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
@@ -32,7 +33,7 @@ export function ProjectsHome(): ReactElement {
         <Button $variant="primary" $block onClick={() => setCreating(true)}>
           {HOME.createButton}
         </Button>
-        <CreditsButton />
+        {credits}
         <SidebarFooter>
           <UserProfile />
         </SidebarFooter>
@@ -40,7 +41,7 @@ export function ProjectsHome(): ReactElement {
       <Main>
         <PaymentBanner />
         <ProjectList />
-        <RecentActivity />
+        {activity}
       </Main>
       {creating && <CreateProjectDialog onClose={() => setCreating(false)} onCreated={onCreated} />}
     </Shell>

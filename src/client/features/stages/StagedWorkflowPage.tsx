@@ -13,13 +13,13 @@ import { CollapsibleSidebar } from '../../common/components/CollapsibleSidebar';
 import { Main, MutedText, Shell, SidebarFooter } from '../../common/components/Layout';
 import { Centered, Spinner } from '../../common/components/Spinner';
 import { useDocumentTitle } from '../../common/hooks/useDocumentTitle';
-import { UserProfile } from '../auth/UserProfile';
+import { UserProfile } from '../../common/auth/UserProfile';
 import { projectFromState } from '../../common/navigationState';
 import { ProjectNotFound } from '../../common/projects/ProjectNotFound';
 import { useGetProjectQuery } from '../../common/projects/projectsApi';
 import { ProjectCost } from '../../common/costs/ProjectCost';
 import { StageList } from './components/StageList';
-import { isAgentId, STAGE_PANELS } from './stagePanels';
+import { isAgentId, STAGE_PANELS } from '../../app/stagePanels';
 import { useGetProjectStateQuery, useSetCurrentStageMutation } from '../../common/stages/stagesApi';
 
 const PROJECT_ID = /^\d{1,15}$/;

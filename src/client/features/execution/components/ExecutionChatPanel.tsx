@@ -14,7 +14,7 @@ import { useChatRestored, useThreadRestore } from '../../../common/chat/useThrea
 
 
 const TerminalView = lazy(() =>
-  import(/* webpackChunkName: "terminal" */ '../../terminal/TerminalView').then((m) => ({ default: m.TerminalView })),
+  import(/* webpackChunkName: "terminal" */ '../../../common/terminal/TerminalView').then((m) => ({ default: m.TerminalView })),
 );
 
 type Tab = (typeof TERMINAL.tabs)[number];

@@ -1,6 +1,6 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
-import type { AgentId } from '../../../shared/api/stages';
-import type { StagePanelProps } from '../../common/stages/types';
+import type { AgentId } from '../../shared/api/stages';
+import type { StagePanelProps } from '../common/stages/types';
 
 type StagePanel = LazyExoticComponent<ComponentType<StagePanelProps>>;
 
@@ -10,27 +10,27 @@ type StagePanel = LazyExoticComponent<ComponentType<StagePanelProps>>;
  */
 export const STAGE_PANELS: Record<AgentId, StagePanel> = {
   requirementsAgent: lazy(() =>
-    import(/* webpackChunkName: "stage-requirements" */ '../planning/RequirementsStage').then((m) => ({
+    import(/* webpackChunkName: "stage-requirements" */ '../features/planning/RequirementsStage').then((m) => ({
       default: m.RequirementsStage,
     })),
   ),
   cloudArchitectAgent: lazy(() =>
-    import(/* webpackChunkName: "stage-architecture" */ '../planning/ArchitectureStage').then((m) => ({
+    import(/* webpackChunkName: "stage-architecture" */ '../features/planning/ArchitectureStage').then((m) => ({
       default: m.ArchitectureStage,
     })),
   ),
   implementationPlanningAgent: lazy(() =>
-    import(/* webpackChunkName: "stage-implementation" */ '../planning/ImplementationStage').then((m) => ({
+    import(/* webpackChunkName: "stage-implementation" */ '../features/planning/ImplementationStage').then((m) => ({
       default: m.ImplementationStage,
     })),
   ),
   executionAgent: lazy(() =>
-    import(/* webpackChunkName: "stage-execution" */ '../execution/ExecutionStage').then((m) => ({
+    import(/* webpackChunkName: "stage-execution" */ '../features/execution/ExecutionStage').then((m) => ({
       default: m.ExecutionStage,
     })),
   ),
   validationAgent: lazy(() =>
-    import(/* webpackChunkName: "stage-validation" */ '../validation/ValidationStage').then((m) => ({
+    import(/* webpackChunkName: "stage-validation" */ '../features/validation/ValidationStage').then((m) => ({
       default: m.ValidationStage,
     })),
   ),

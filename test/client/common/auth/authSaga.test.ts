@@ -6,8 +6,8 @@ import {
   loadHiddenPage,
   requestLogout,
   signOutWorker,
-} from '../../../../src/client/features/auth/authSaga';
-import { selectSignOutPending, signOutRequested } from '../../../../src/client/features/auth/authSlice';
+} from '../../../../src/client/common/auth/authSaga';
+import { selectSignOutPending, signOutRequested } from '../../../../src/client/common/auth/authSlice';
 import { PATHS, TIMING } from '../../../../src/shared/constants';
 import { expectSagaWithStore, matchers } from '../../utils/sagaHelpers';
 

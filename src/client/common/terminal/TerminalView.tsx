@@ -5,7 +5,7 @@ import { useEffect, useRef, useState, type ReactElement } from 'react';
 import { buffers, channel, runSaga } from 'redux-saga';
 import styled, { useTheme } from 'styled-components';
 import { TERMINAL } from '../../../shared/constants';
-import { Button } from '../../common/components/Button';
+import { Button } from '../components/Button';
 import { terminalIdOfThisTab } from './terminalChannel';
 import { terminalConnection, type TerminalConnectionStatus, type TerminalSink } from './terminalSaga';
 

@@ -1,13 +1,13 @@
 import { useState, type FormEvent, type ReactElement } from 'react';
 import styled from 'styled-components';
-import type { Delivery } from '../../../shared/api/notifications';
-import { relativeTime } from '../../../shared/constants/activity';
-import { NOTIFICATIONS_TEXT } from '../../../shared/constants/notifications';
-import { errorMessage } from '../../api/apiSlice';
-import { Button } from '../../common/components/Button';
-import { ButtonRow, Card } from '../../common/components/Card';
-import { ErrorText, FieldGroup, FieldHint, Label, TextInput } from '../../common/components/Field';
-import { useGetNotificationsQuery, useSaveNotificationsMutation, useTestNotificationsMutation } from './notificationsApi';
+import type { Delivery } from '../../../../shared/api/notifications';
+import { relativeTime } from '../../../../shared/constants/activity';
+import { NOTIFICATIONS_TEXT } from '../../../../shared/constants/notifications';
+import { errorMessage } from '../../../api/apiSlice';
+import { Button } from '../../../common/components/Button';
+import { ButtonRow, Card } from '../../../common/components/Card';
+import { ErrorText, FieldGroup, FieldHint, Label, TextInput } from '../../../common/components/Field';
+import { useGetNotificationsQuery, useSaveNotificationsMutation, useTestNotificationsMutation } from '../notificationsApi';
 
 function DeliveryLine({ channel, delivery }: { channel: string; delivery: Delivery | null }): ReactElement | null {
   if (!delivery) return null;

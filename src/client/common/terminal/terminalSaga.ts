@@ -4,10 +4,10 @@ import { call, cancel, delay, fork, take } from 'redux-saga/effects';
 import type { TerminalCommandEvent } from '../../../shared/api/terminal';
 import { TERMINAL } from '../../../shared/constants';
 import type { TerminalClientMessage, TerminalServerMessage } from '../../../shared/events';
-import type { SocketChannel, SocketEvent } from '../../common/channels/socketChannel';
+import type { SocketChannel, SocketEvent } from '../channels/socketChannel';
 import { createFlowControl } from './flowControl';
 import { createTerminalChannel } from './terminalChannel';
-import { createTerminalCommandsChannel, type TerminalCommandsMessage } from '../../common/channels/terminalCommandsChannel';
+import { createTerminalCommandsChannel, type TerminalCommandsMessage } from '../channels/terminalCommandsChannel';
 
 export interface Disposable {
   dispose(): void;

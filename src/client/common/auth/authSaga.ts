@@ -1,7 +1,7 @@
 import { call, delay, put, takeLeading } from 'redux-saga/effects';
 import { PATHS, TIMING } from '../../../shared/constants';
-import { browser } from '../../common/browser';
-import { clearSession } from '../../common/session';
+import { browser } from '../browser';
+import { clearSession } from '../session';
 import { authApi } from './authApi';
 import { signOutRequested } from './authSlice';
 

@@ -1,7 +1,7 @@
 import type { TerminalClientMessage, TerminalServerMessage } from '../../../shared/events';
 import { nanoid } from '@reduxjs/toolkit';
 import { TERMINAL_ID_PATTERN } from '../../../shared/constants/terminal';
-import { createSocketChannel, webSocketUrl, type SocketChannel } from '../../common/channels/socketChannel';
+import { createSocketChannel, webSocketUrl, type SocketChannel } from '../channels/socketChannel';
 
 /** Accepts only `{type:'output', data}` frames; anything else is skipped. */
 export function parseTerminalFrame(raw: string): TerminalServerMessage | null {

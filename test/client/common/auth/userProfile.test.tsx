@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
-import { UserProfile } from '../../../../src/client/features/auth/UserProfile';
+import { UserProfile } from '../../../../src/client/common/auth/UserProfile';
 import { INSTALLATION_ID_KEY, PATHS, PROFILE } from '../../../../src/shared/constants';
 import { assignMock } from '../../utils/browser';
 import { renderWithProviders } from '../../utils/renderWithProviders';
