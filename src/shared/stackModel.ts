@@ -6,8 +6,8 @@ import { Type, type Static } from 'typebox';
  * understood, a real model calls them as tools, the Collected Requirements panel from its controls), and
  * every document is rendered from it plus facts (see ARCHITECTURE.md, "The stack model").
  *
- * What it holds, and what it leaves to the catalogue: a component names a catalogue entry (image, ports,
- * volumes, healthcheck, the settings per dependency, what to back up all come from that entry's file) or
+ * What it holds, and what it leaves to the catalogue: a component names a catalogue product (image, ports,
+ * volumes, healthcheck, the settings per dependency, what to back up all come from that product's file) or
  * a custom image with the ports it listens on. The model holds only the person's decisions: which
  * components, who reaches whom, what is public and how, where it runs, what that server already runs,
  * sizing asked for, and the names it could not place.
@@ -16,7 +16,7 @@ import { Type, type Static } from 'typebox';
 /** A TCP/UDP port number. */
 export const Port = Type.Integer({ minimum: 1, maximum: 65535 });
 
-/** A component's name in the stack: its compose service name (a catalogue entry's id by default). */
+/** A component's name in the stack: its compose service name (its product's id by default). */
 export const ComponentName = Type.String({ pattern: '^[a-z][a-zA-Z0-9-]{0,62}$' });
 
 /** A domain name (no scheme, no path). */
@@ -29,7 +29,7 @@ export const ImageRef = Type.String({ pattern: '^[a-z0-9][a-z0-9._/:-]*(:(?!late
 export const CatalogueSource = Type.Object(
   {
     kind: Type.Literal('catalogue'),
-    /** The catalogue entry's id, e.g. `postgres`, `nextcloud`. */
+    /** The product's id in the catalogue, e.g. `postgres`, `nextcloud`. */
     id: Type.String({ pattern: '^[a-z][a-zA-Z0-9-]*$' }),
     /** The person's own image of that product (same repository, another tag), when they named one. */
     image: Type.Optional(ImageRef),

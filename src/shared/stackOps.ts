@@ -174,7 +174,7 @@ function find(m: StackModel, name: string): Component {
   return c;
 }
 
-function entry(catalogue: CatalogueView, id: string): ProductView {
+function catalogueProduct(catalogue: CatalogueView, id: string): ProductView {
   const e = catalogue[id];
   if (!e) throw new StackOpError(`${id} is not in the catalogue`);
   return e;
@@ -192,7 +192,7 @@ function uniqueName(m: StackModel, base: string): string {
   return name;
 }
 
-/** Host ports a component holds: its catalogue entry's fixed ones and its port exposures. */
+/** Host ports a component holds: its product's fixed ones and its port exposures. */
 export function publishedPorts(m: StackModel, catalogue: CatalogueView): Array<{ component: string; port: number; protocol: 'tcp' | 'udp' }> {
   const out: Array<{ component: string; port: number; protocol: 'tcp' | 'udp' }> = [];
   for (const c of m.components) {
@@ -241,7 +241,7 @@ function portHolder(m: StackModel, catalogue: CatalogueView, port: number, proto
 
 /** Adds a catalogue product and what it needs; answers its name. */
 function addProduct(m: StackModel, catalogue: CatalogueView, id: string, name: string | undefined, auto: boolean): string {
-  const e = entry(catalogue, id);
+  const e = catalogueProduct(catalogue, id);
   const present = m.components.find((c) => productOf(c) === id && (!name || c.name === name));
   if (present) {
     if (!auto) delete present.auto;
@@ -332,7 +332,7 @@ export function applyStackOp(model: StackModel, o: StackOp, catalogue: Catalogue
       const old = find(m, o.name);
       if (Boolean(o.product) === Boolean(o.custom)) throw new StackOpError('replaceComponent takes either a catalogue product or a custom image');
       if (o.product) {
-        entry(catalogue, o.product);
+        catalogueProduct(catalogue, o.product);
         for (const l of m.links.filter((x) => x.to === o.name)) {
           const user = m.components.find((c) => c.name === l.from);
           const needs = user && productOf(user) ? catalogue[productOf(user)!]?.needs ?? [] : [];
@@ -353,7 +353,7 @@ export function applyStackOp(model: StackModel, o: StackOp, catalogue: Catalogue
       if (o.product) m.excluded = m.excluded.filter((x) => x !== o.product);
       // What the new product needs that the old one did not bring.
       if (o.product) {
-        for (const choices of entry(catalogue, o.product).needs) {
+        for (const choices of catalogueProduct(catalogue, o.product).needs) {
           if (m.links.some((l) => l.from === newName && choices.includes(productOf(m.components.find((c) => c.name === l.to)!) ?? ''))) continue;
           const pick = fillNeed(m, catalogue, newName, choices);
           if (pick) m.links.push({ from: newName, to: pick });

@@ -109,12 +109,12 @@ export function factsOfModel(model: StackModel): Facts {
       });
       continue;
     }
-    const entry = PRODUCTS[c.source.id];
-    if (!entry) continue;
-    if (entry.category === 'proxy') f.proxy = entry.id as ProxyId;
-    else f.components.add(entry.id);
-    if (c.keepPrivate) f.keepPrivate.add(entry.id);
-    if (c.source.image) f.images[entry.id] = c.source.image;
+    const product = PRODUCTS[c.source.id];
+    if (!product) continue;
+    if (product.category === 'proxy') f.proxy = product.id as ProxyId;
+    else f.components.add(product.id);
+    if (c.keepPrivate) f.keepPrivate.add(product.id);
+    if (c.source.image) f.images[product.id] = c.source.image;
     if (c.language) f.appLanguage = c.language;
   }
   const proxied = model.exposures.filter((e): e is Extract<Exposure, { via: 'proxy' }> => e.via === 'proxy');
