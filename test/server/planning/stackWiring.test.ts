@@ -2,6 +2,10 @@ import YAML from 'yaml';
 import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { composeStack } from '../../../src/server/agents/offline/composer';
 import { emptyFacts, type Facts } from '../../../src/server/agents/offline/facts';
+import { readStackModel } from '../../../src/server/agents/offline/documents';
+import { verifierFactsOf } from '../../../src/server/agents/verifier/stackModelFacts';
+import { verifyPlans } from '../../../src/server/agents/verifier/verifyPlan';
+import { converse, plans } from '../helpers/plannerConversation';
 
 /** How the composer wires products from their catalogue data alone, and what works on the real images. */
 
@@ -65,5 +69,45 @@ describe('Prometheus scrapes the proxy where the real image serves metrics', () 
   test('without a scraper, the Caddyfile has no metrics site', () => {
     const stack = composeStack(factsWith(['uptime-kuma'], { domain: 'example.org', domains: [{ host: 'example.org' }], tls: true }));
     expect(stack.files.find((f) => f.path === 'Caddyfile')!.content).not.toContain('metrics');
+  });
+});
+
+describe("a product's public endpoints each reach their own upstream port", () => {
+  const DEFAULTS = 'Go with sensible defaults for everything else.';
+  const planned = async (says: string): Promise<{ architecture: string; implementation: string; compose: string; errors: string[] }> => {
+    const c = converse([says, DEFAULTS]);
+    expect(c.ready).toBe(true);
+    const p = plans(c.document);
+    const facts = verifierFactsOf(readStackModel(p.implementation) ?? readStackModel(p.architecture));
+    const findings = await verifyPlans({ architecture: p.architecture, implementation: p.implementation, secrets: c.secrets.map((s) => s.name), ...facts });
+    return { ...p, errors: findings.filter((f) => f.severity === 'error').map((f) => `${f.code}: ${f.message}`) };
+  };
+
+  test("MinIO at a domain: the domain goes to the S3 API, the console to a sub-domain of its own, nothing published but the proxy's ports", async () => {
+    const p = await planned('MinIO at s3.example.com on my VPS deploy@203.0.113.10, with https');
+    expect(p.architecture).toMatch(/s3\.example\.com \{\n\tencode gzip\n\treverse_proxy minio:9000\n\}/);
+    expect(p.architecture).toMatch(/console\.example\.com \{\n\tencode gzip\n\treverse_proxy minio:9001\n\}/);
+    const compose = YAML.parse(p.compose) as { services: Record<string, { ports?: string[] }> };
+    expect(compose.services.minio!.ports).toBeUndefined();
+    // The deploy's last step asks the S3 API at its health path (its root answers 403 without credentials).
+    expect(p.implementation).toContain('https://s3.example.com/minio/health/live');
+    expect(p.errors).toEqual([]);
+  });
+
+  test('MinIO with Traefik: one router per endpoint, each to its own port', async () => {
+    const p = await planned('MinIO at s3.example.com behind traefik on my VPS deploy@203.0.113.10, with https');
+    const labels = (YAML.parse(p.compose) as { services: Record<string, { labels?: Record<string, string> }> }).services.minio!.labels!;
+    expect(labels['traefik.http.routers.minio.rule']).toBe('Host(`s3.example.com`)');
+    expect(labels['traefik.http.services.minio.loadbalancer.server.port']).toBe('9000');
+    expect(labels['traefik.http.routers.minio-console.rule']).toBe('Host(`console.example.com`)');
+    expect(labels['traefik.http.services.minio-console.loadbalancer.server.port']).toBe('9001');
+    expect(p.errors).toEqual([]);
+  });
+
+  test('MinIO without a domain: the API and the console on loopback only, never public plain HTTP', async () => {
+    const p = await planned('MinIO on my VPS deploy@203.0.113.10');
+    const compose = YAML.parse(p.compose) as { services: Record<string, { ports?: string[] }> };
+    expect(compose.services.minio!.ports).toEqual(['127.0.0.1:9000:9000', '127.0.0.1:9001:9001']);
+    expect(p.errors).toEqual([]);
   });
 });

@@ -68,7 +68,7 @@ export interface ServiceSpec {
   datasource?: { name: string; type: string };
   generates?: { path: string; kind: 'prometheus-scrape' | 'grafana-datasources' };
   /** Its web endpoints when it has several (see schema.ts): the first gets its domain. */
-  endpoints?: Array<{ name: string; port: number; label: string }>;
+  endpoints?: Array<{ name: string; port: number; label: string; check?: string }>;
   /** False when its published ports do not speak HTTP. */
   http?: boolean;
 }

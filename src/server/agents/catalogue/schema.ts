@@ -89,7 +89,21 @@ export const ServiceSchema = Type.Object(
      * container port; the first is what a proxy sends the service's domain to, the others get sub-domains
      * (`<label>.<domain>`). Absent: one endpoint, `internalPort`.
      */
-    endpoints: Type.Optional(Type.Array(Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), port: Type.Integer({ minimum: 1, maximum: 65535 }), label: Type.String({ pattern: '^[a-z0-9-]+$' }) }, { additionalProperties: false }), { minItems: 2 })),
+    endpoints: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({ pattern: '^[a-z][a-z0-9-]*$' }),
+            port: Type.Integer({ minimum: 1, maximum: 65535 }),
+            label: Type.String({ pattern: '^[a-z0-9-]+$' }),
+            /** The path the deploy's last step asks through the proxy when `/` answers an error by design (an S3 API). */
+            check: Type.Optional(Type.String({ pattern: '^/[^\\s]*$' })),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 2 },
+      ),
+    ),
     /** Its published ports speak HTTP (false for brokers and log inputs: no HTTP check is made of them). */
     http: Type.Optional(Type.Boolean()),
   },

@@ -21,7 +21,7 @@ export function catalogueView(products: Record<string, Product>): CatalogueView 
           needs: c.needs,
           proxy: c.category === 'proxy',
           hostPorts: [...new Set(hostPorts)],
-          upstreams: web.map((s) => s.webLabel || s.name),
+          upstreams: web.flatMap((s) => (s.endpoints?.length ? s.endpoints.map((e) => e.name) : [s.webLabel || s.name])),
         },
       ];
     }),

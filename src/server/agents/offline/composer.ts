@@ -28,6 +28,8 @@ export interface Route {
   host: string;
   service: string;
   port: number;
+  /** Which of the service's catalogue endpoints it reaches, when it has several (MinIO's `api` or `console`). */
+  endpoint?: string;
 }
 
 export interface Machine {
@@ -368,9 +370,12 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const routes: Route[] = [];
   if (proxy || externalProxy) {
     const explicit = new Map<string, string>();
+    /** Hosts named for a service's other endpoints (`<service>/<endpoint>`). */
+    const explicitEndpoint = new Map<string, string>();
     for (const d of domain ? facts.domains : []) {
       const svc = d.component ? routable.find((s) => componentOf(s.name) === d.component) : undefined;
-      if (svc && !explicit.has(svc.name)) explicit.set(svc.name, d.host);
+      if (svc && d.endpoint && d.endpoint !== svc.endpoints?.[0]?.name) explicitEndpoint.set(`${svc.name}/${d.endpoint}`, d.host);
+      else if (svc && !explicit.has(svc.name)) explicit.set(svc.name, d.host);
     }
     const base = domain && [...explicit.values()].includes(domain) && domain.split('.').length > 2 ? domain.split('.').slice(1).join('.') : domain;
     let apexTaken = [...explicit.values()].includes(domain ?? '');
@@ -385,7 +390,16 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
         host = domain;
         apexTaken = true;
       }
-      routes.push({ host: host ?? `${s.webLabel || s.name}.${base}`, service: s.name, port: s.internalPort! });
+      const first = host ?? `${s.webLabel || s.name}.${base}`;
+      const [main, ...others] = s.endpoints ?? [];
+      routes.push({ host: first, service: s.name, port: main?.port ?? s.internalPort!, ...(main ? { endpoint: main.name } : {}) });
+      // A product's other endpoints (MinIO's console beside its S3 API) get sub-domains of their own beside the first.
+      const parent = first.split('.').length > 2 ? first.split('.').slice(1).join('.') : first;
+      for (const e of others) {
+        let at = explicitEndpoint.get(`${s.name}/${e.name}`) ?? `${e.label}.${parent}`;
+        if (routes.some((r) => r.host === at)) at = `${e.label}-${s.name}.${parent}`;
+        routes.push({ host: at, service: s.name, port: e.port, endpoint: e.name });
+      }
     }
   }
   const routed = new Set(routes.map((r) => r.service));
@@ -812,16 +826,22 @@ function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, route
       );
     }
     if (proxy && PRODUCTS[proxy]!.proxy?.config === 'traefik-labels') {
-      const route = routes.find((r) => r.service === s.name);
-      if (route) {
-        const rule = route.host === ':80' ? 'PathPrefix(`/`)' : `Host(\`${route.host}\`)`;
-        svc.labels = {
-          'traefik.enable': 'true',
-          [`traefik.http.routers.${s.name}.rule`]: rule,
-          [`traefik.http.routers.${s.name}.entrypoints`]: tls ? 'websecure' : 'web',
-          ...(tls ? { [`traefik.http.routers.${s.name}.tls.certresolver`]: 'le' } : {}),
-          [`traefik.http.services.${s.name}.loadbalancer.server.port`]: String(route.port),
-        };
+      const own = routes.filter((r) => r.service === s.name);
+      if (own.length) {
+        const labels: Record<string, string> = { 'traefik.enable': 'true' };
+        svc.labels = labels;
+        // One router and one service per endpoint: a container with several ports needs each named.
+        for (const [i, route] of own.entries()) {
+          const id = i === 0 ? s.name : `${s.name}-${route.endpoint ?? i}`;
+          const rule = route.host === ':80' ? 'PathPrefix(`/`)' : `Host(\`${route.host}\`)`;
+          Object.assign(labels, {
+            [`traefik.http.routers.${id}.rule`]: rule,
+            [`traefik.http.routers.${id}.entrypoints`]: tls ? 'websecure' : 'web',
+            ...(tls ? { [`traefik.http.routers.${id}.tls.certresolver`]: 'le' } : {}),
+            ...(own.length > 1 ? { [`traefik.http.routers.${id}.service`]: id } : {}),
+            [`traefik.http.services.${id}.loadbalancer.server.port`]: String(route.port),
+          });
+        }
       }
     }
     svc.networks = s.networks;

@@ -310,7 +310,9 @@ export function planSteps(stack: Stack): PlanStep[] {
   }
   const checks: string[] = [SERVER_ADDRESS];
   for (const r of stack.routes) {
-    checks.push(r.host === ':80' ? 'curl -fsS -o /dev/null -w "http://$IP/ answers %{http_code}\\n" "http://$IP/"' : `curl -fsS -o /dev/null -w "${stack.tls ? 'https' : 'http'}://${r.host}/ answers %{http_code}\\n" ${stack.tls ? 'https' : 'http'}://${r.host}/`);
+    // An endpoint that answers its root with an error (an S3 API without credentials) is asked at its health path.
+    const path = stack.services.find((x) => x.name === r.service)?.endpoints?.find((e) => e.name === r.endpoint)?.check ?? '/';
+    checks.push(r.host === ':80' ? `curl -fsS -o /dev/null -w "http://$IP${path} answers %{http_code}\\n" "http://$IP${path}"` : `curl -fsS -o /dev/null -w "${stack.tls ? 'https' : 'http'}://${r.host}${path} answers %{http_code}\\n" ${stack.tls ? 'https' : 'http'}://${r.host}${path}`);
   }
   if (!stack.routes.length) {
     const notHttp = new Set(stack.services.filter((x) => x.http === false).map((x) => x.name));

@@ -90,9 +90,10 @@ export function readRequirementLines(requiredStack: string, configuration: strin
     const addresses = line.match(new RegExp(`^- ${ADDRESSES_PREFIX}: (.+)$`));
     if (addresses) {
       for (const pair of addresses[1]!.split(/,\s*/)) {
-        const [host, service] = pair.split(' → ');
+        const [host, target] = pair.split(' → ');
+        const [service, endpoint] = (target ?? '').split('/');
         const c = Object.values(PRODUCTS).find((x) => x.services.some((y) => y.name === service));
-        if (host && !facts.domains.some((d) => d.host === host)) facts.domains.push({ host, ...(c ? { component: c.id } : {}) });
+        if (host && !facts.domains.some((d) => d.host === host)) facts.domains.push({ host, ...(c ? { component: c.id } : {}), ...(endpoint ? { endpoint } : {}) });
       }
     }
     const domainLine = line.match(/^- Domain: ([^\s(]+)/);
@@ -153,7 +154,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (unknowns.domain) config.push(`Domain: ${TO_CONFIRM}`);
   else if (stack.domain) config.push(`Domain: ${stack.domain} (DNS A records for ${stack.routes.map((r) => r.host).join(', ')} → the server's public IP)`);
   else config.push("Access: by the server's public IP address");
-  if (stack.domain && stack.routes.length) config.push(`${ADDRESSES_PREFIX}: ${stack.routes.map((r) => `${r.host} → ${r.service}`).join(', ')}`);
+  if (stack.domain && stack.routes.length) config.push(`${ADDRESSES_PREFIX}: ${stack.routes.map((r) => `${r.host} → ${r.service}${r.endpoint && stack.routes.find((x) => x.service === r.service) !== r ? `/${r.endpoint}` : ''}`).join(', ')}`);
   const asked = stack.facts.ports.filter((p) => p.component || stack.published.some((x) => x.port.startsWith(`${p.host}:`)));
   if (asked.length) config.push(`${PORTS_PREFIX}: ${asked.map((p) => `${p.host}${p.component ? ` for ${p.component}${p.ssh ? ' SSH' : ''}` : ''}`).join(', ')}`);
   if (stack.sshPort !== 22) config.push(`${SSH_PORT_PREFIX}: ${stack.sshPort}`);
@@ -241,7 +242,7 @@ export function stackDefinition(stack: Stack): string {
     ['Repository', stack.repository ? `${stack.repository.fullName}${stack.repository.branch ? `@${stack.repository.branch}` : ''}` : undefined],
     ['Images', Object.entries(f.images).map(([id, image]) => `${id}=${image}`).join(', ')],
     ['Your images', f.custom.length ? JSON.stringify(f.custom) : undefined],
-    ['Domains', f.domains.map((d) => (d.component ? `${d.host}=${d.component}` : d.host)).join(', ')],
+    ['Domains', f.domains.map((d) => (d.component ? `${d.host}=${d.component}${d.endpoint ? `/${d.endpoint}` : ''}` : d.host)).join(', ')],
     ['Ports', f.ports.map((p) => `${p.host}${p.component ? `=${p.component}${p.ssh ? ':ssh' : ''}` : ''}`).join(', ')],
     ['SSH port', stack.sshPort !== 22 ? String(stack.sshPort) : undefined],
     ['Allowed sources', stack.allowlist.length ? `${stack.allowlist.join(', ')} (${stack.allowScope})` : undefined],
@@ -306,8 +307,9 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
   const custom = get('Your images');
   if (custom) facts.custom = JSON.parse(custom) as Facts['custom'];
   for (const d of (get('Domains') ?? '').split(/,\s*/).filter(Boolean)) {
-    const [host, component] = d.split('=');
-    facts.domains.push({ host: host!, ...(component ? { component } : {}) });
+    const [host, target] = d.split('=');
+    const [component, endpoint] = (target ?? '').split('/');
+    facts.domains.push({ host: host!, ...(component ? { component } : {}), ...(endpoint ? { endpoint } : {}) });
   }
   for (const p of (get('Ports') ?? '').split(/,\s*/).filter(Boolean)) {
     const m = p.match(/^(\d+)(?:=([\w-]+)(:ssh)?)?$/);

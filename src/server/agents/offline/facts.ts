@@ -69,7 +69,8 @@ export interface Facts {
   images: Record<string, string>;
   custom: CustomService[];
   /** Every domain named, with the product it is for when the sentence says. */
-  domains: Array<{ host: string; component?: string }>;
+  /** Hosts the stack answers on; `endpoint` names which of a product's endpoints one serves (MinIO's console). */
+  domains: Array<{ host: string; component?: string; endpoint?: string }>;
   ports: PortAsk[];
   /** The host's own SSH port, when the person moves it. */
   sshPort: number | undefined;

@@ -56,7 +56,7 @@ export function modelOfStack(stack: Stack): StackModel {
     if (!component || !proxy) continue;
     const host = r.host === ':80' ? undefined : r.host;
     const tls = stack.tls && Boolean(host);
-    m.exposures.push({ component, via: 'proxy', proxy, tls, ...(host ? { domain: host } : {}), ...(!tls && f.plainHttpOk ? { plainHttpAccepted: true } : {}) });
+    m.exposures.push({ component, via: 'proxy', proxy, tls, ...(host ? { domain: host } : {}), ...(r.endpoint && stack.routes.find((x) => x.service === r.service) !== r ? { upstream: r.endpoint } : {}), ...(!tls && f.plainHttpOk ? { plainHttpAccepted: true } : {}) });
   }
   for (const p of stack.published) {
     const component = named.get(p.service);
@@ -118,7 +118,7 @@ export function factsOfModel(model: StackModel): Facts {
     if (c.language) f.appLanguage = c.language;
   }
   const proxied = model.exposures.filter((e): e is Extract<Exposure, { via: 'proxy' }> => e.via === 'proxy');
-  for (const e of proxied) if (e.domain && !f.domains.some((d) => d.host === e.domain)) f.domains.push({ host: e.domain, component: e.component });
+  for (const e of proxied) if (e.domain && !f.domains.some((d) => d.host === e.domain)) f.domains.push({ host: e.domain, component: e.component, ...(e.upstream ? { endpoint: e.upstream } : {}) });
   f.tls = proxied.some((e) => e.tls);
   f.plainHttpOk = model.exposures.some((e) => e.plainHttpAccepted);
   f.genericProxy = proxied.length > 0;
