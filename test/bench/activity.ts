@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../../src/server/db/client';
 import { installations } from '../../src/server/db/schema';
 import { createActivityService } from '../../src/server/services/activity/activityService';
-import { backfillActivityDays } from '../server/helpers/migrationFile';
+import { aggregateGrid, aggregateStats, seedActivityHistory } from '../server/helpers/activityHistory';
 import { addRow } from './summary';
 
 const ACTIVITIES = 100_000;
@@ -36,25 +36,13 @@ async function fastestMs(runs: number, fns: Array<() => Promise<unknown>>): Prom
 export async function benchActivity(database: Database, installationPublicId: number): Promise<void> {
   const [row] = await database.db.select({ id: installations.id }).from(installations).where(eq(installations.publicId, installationPublicId));
   const installationId = row!.id;
-  await database.db.execute(sql`
-    insert into activities (installation_id, activity_type, created_at)
-    select ${installationId}, 'DEPLOYMENT_COMPLETED', timestamptz '2023-01-01T00:00:00Z' + (i * interval '1 day' * 1095 / ${ACTIVITIES})
-    from generate_series(0, ${ACTIVITIES - 1}) as i`);
-  await backfillActivityDays(database);
+  await seedActivityHistory(database, installationId, ACTIVITIES);
   const activity = createActivityService({ db: database.db });
-  const utcDay = sql`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`;
-  const aggregateGrid = () =>
-    database.db.execute(sql`select ${utcDay} as day, count(*) from activities where installation_id = ${installationId}
-      and created_at >= ${`${YEAR}-01-01T00:00:00Z`} and created_at < ${`${YEAR + 1}-01-01T00:00:00Z`} group by 1`);
-  const aggregateStats = async () => {
-    await database.db.execute(sql`select count(*) from activities where installation_id = ${installationId}`);
-    await database.db.execute(sql`select distinct ${utcDay} as day from activities where installation_id = ${installationId} order by 1 desc`);
-  };
   const [grid, gridAggregate, stats, statsAggregate] = (await fastestMs(7, [
     () => activity.grid(installationId, YEAR),
-    aggregateGrid,
+    () => aggregateGrid(database, installationId, YEAR),
     () => activity.stats(installationId),
-    aggregateStats,
+    () => aggregateStats(database, installationId),
   ])) as [number, number, number, number];
   console.log(`Activity at ${ACTIVITIES.toLocaleString('en')} activities (${database.kind}): grid ${grid.toFixed(2)} ms (aggregate ${gridAggregate.toFixed(1)} ms), stats ${stats.toFixed(2)} ms (aggregate ${statsAggregate.toFixed(1)} ms)\n`);
   for (const [name, counts, aggregate] of [['grid', grid, gridAggregate], ['stats', stats, statsAggregate]] as const) {

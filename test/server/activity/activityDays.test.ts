@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { createActivityService } from '../../../src/server/services/activity/activityService';
 import { backfillActivityDays } from '../helpers/migrationFile';
+import { aggregateGrid, seedActivityHistory } from '../helpers/activityHistory';
 import { buildTestApp, installationRowId, signIn } from '../helpers/testApp';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
@@ -56,20 +57,13 @@ describe.each(databaseKinds())('activity per-day counts (%s)', (kind) => {
   });
 
   it(`answers the grid and stats at ${ACTIVITIES.toLocaleString('en')} activities from the counts, not by aggregating the activities`, async () => {
-    // Three years of history, recorded before the counts existed, then counted by the migration's backfill.
-    await database.db.execute(sql`
-      insert into activities (installation_id, activity_type, created_at)
-      select ${installationId}, 'DEPLOYMENT_COMPLETED', timestamptz '2023-01-01T00:00:00Z' + (i * interval '1 day' * 1095 / ${ACTIVITIES})
-      from generate_series(0, ${ACTIVITIES - 1}) as i`);
-    await backfillActivityDays(database);
+    await seedActivityHistory(database, installationId, ACTIVITIES);
     const activity = createActivityService({ db: database.db });
 
     // The same answers as the aggregate over every activity of the installation.
-    const utcDay = sql`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')`;
-    const aggregated = (await database.db.execute(sql`select ${utcDay} as day, count(*) from activities where installation_id = ${installationId}
-        and created_at >= ${`${YEAR}-01-01T00:00:00Z`} and created_at < ${`${YEAR + 1}-01-01T00:00:00Z`} group by 1`)) as unknown as { rows: Array<{ day: string; count: string | number }> };
     const grid = await activity.grid(installationId, YEAR);
-    expect(grid.filter((d) => d.count > 0).map((d) => [d.date, d.count])).toEqual(aggregated.rows.map((r) => [r.day, Number(r.count)]).sort());
+    const aggregated = await aggregateGrid(database, installationId, YEAR);
+    expect(grid.filter((d) => d.count > 0).map((d) => [d.date, d.count])).toEqual(aggregated.map((r) => [r.day, r.count]).sort());
     const stats = await activity.stats(installationId);
     expect(stats.total_activities).toBeGreaterThanOrEqual(ACTIVITIES);
 
