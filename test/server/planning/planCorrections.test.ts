@@ -1,5 +1,6 @@
 import { plan, TOOL_NAMES, type Turn } from '../../../src/server/agents/offline/planner';
-import { converse, SYSTEM } from '../helpers/plannerConversation';
+import { converse, plans, SYSTEM } from '../helpers/plannerConversation';
+import { BASE_REQUEST, CORRECTIONS, publishedBy } from '../helpers/corrections';
 
 /**
  * The architecture and implementation assistants take corrections through the stack model: the plan is
@@ -61,7 +62,32 @@ describe('corrections to the implementation plan', () => {
     expect(unchanged.text).toContain("a single step's commands are changed in the execution stage");
     turns.push({ role: 'assistant', content: unchanged.text }, { role: 'user', content: 'keep Adminer private' });
     const changed = plan(withPlan, turns);
-    expect(changed.text).toMatch(/^I changed the plan:\n- adminer/);
-    expect(changed.toolCalls[0]!.name).toBe(TOOL_NAMES.implementation);
+    expect(changed.text).toMatch(/^I changed the architecture and the steps:\n- adminer/);
+    expect(changed.toolCalls.map((c) => c.name)).toEqual([TOOL_NAMES.architecture, TOOL_NAMES.implementation]);
+  });
+
+  // Each typical correction said to the implementation assistant reaches the architecture plan (its compose
+  // file, proxy config and diagram) as well as the steps, through the same stack model.
+  it.each(CORRECTIONS)('%s: "%s" re-renders the architecture and the steps', (_name, said, check) => {
+    const base = converse([BASE_REQUEST]).document;
+    let architecture = plans(base).architecture;
+    const turns: Turn[] = [{ role: 'user', content: 'Generate implementation plan' }];
+    const first = plan(SYSTEM.implementation(base, architecture), turns);
+    let implementation = first.toolCalls[0]!.args.plan as string;
+    turns.push({ role: 'assistant', content: first.text });
+    // Sentences as messages of their own ("keep Adminer private." then "Actually, make Adminer public"), each saved as the service saves it.
+    for (const message of said.split(/(?<=\.) /)) {
+      turns.push({ role: 'user', content: message });
+      const changed = plan(`${SYSTEM.implementation(base, architecture)}\n<implementation_plan>\n${implementation}\n</implementation_plan>`, turns);
+      turns.push({ role: 'assistant', content: changed.text });
+      expect(changed.text).toMatch(/^I changed the architecture and the steps:/);
+      const [arch, steps] = changed.toolCalls;
+      expect([arch?.name, steps?.name]).toEqual([TOOL_NAMES.architecture, TOOL_NAMES.implementation]);
+      architecture = arch!.args.plan as string;
+      implementation = steps!.args.plan as string;
+    }
+    check(publishedBy(architecture));
+    // The steps deploy the same stack: every service of the architecture's compose file is started by them.
+    for (const service of publishedBy(architecture).services) expect(implementation).toContain(service);
   });
 });

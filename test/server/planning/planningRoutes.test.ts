@@ -139,6 +139,14 @@ describe.each(databaseKinds())('planning routes (%s)', (kind) => {
     expect(Date.parse(await updatedAt())).toBeGreaterThan(Date.parse(before));
     await chat(alice, projectId, 'implementation-planner', 'Generate implementation plan');
     expect((await call(alice, projectId, 'GET', '/api/planning/implementation-plan')).json()).toMatchObject({ outdated: false });
+    // A correction said to the implementation assistant reaches the architecture plan too, and the steps stay current.
+    expect((await call(alice, projectId, 'GET', '/api/planning/architecture-plan')).json<{ plan: string }>().plan).toMatch(/^\s+redis:$/m);
+    expect(textOf(await chat(alice, projectId, 'implementation-planner', 'Please remove Redis'))).toMatch(/^I changed the architecture and the steps:\n- removed redis/);
+    expect((await call(alice, projectId, 'GET', '/api/planning/architecture-plan')).json<{ plan: string }>().plan).not.toMatch(/^\s+redis:$/m);
+    const corrected = (await call(alice, projectId, 'GET', '/api/planning/implementation-plan')).json<{ plan: string; outdated: boolean }>();
+    expect(corrected.outdated).toBe(false);
+    expect(corrected.plan).not.toMatch(/^\s+redis:$/m);
+    expect(corrected.plan).toContain('Left out: redis');
     const agents = (await database.db.select().from(tokenUsage).where(eq(tokenUsage.projectId, projectId))).map((u) => u.agent);
     expect(new Set(agents)).toEqual(new Set(['requirementsAgent', 'cloudArchitectAgent', 'implementationPlanningAgent']));
   });

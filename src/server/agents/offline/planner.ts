@@ -347,9 +347,24 @@ function correctionReply(system: string, turns: Turn[], kind: 'architecture' | '
   if (!before || !said || said === generate) return undefined;
   const changes = modelChanges(before, modelOfStack(stack));
   if (!changes.length) return { text: unchangedText(said, kind), toolCalls: [] };
-  const tool = kind === 'architecture' ? TOOL_NAMES.architecture : TOOL_NAMES.implementation;
-  const where = kind === 'architecture' ? 'The Cloud Architecture Plan view has the new docker-compose.yml, files and diagram' : 'The Implementation Plan view has the steps made again from it';
-  return { text: [`I changed the ${kind === 'architecture' ? 'architecture' : 'plan'}:`, ...changes.map((c) => `- ${c}`), '', `${where}. Ask for another change, or confirm.`].join('\n'), toolCalls: [{ name: tool, args: { plan } }] };
+  if (kind === 'architecture') {
+    const where = 'The Cloud Architecture Plan view has the new docker-compose.yml, files and diagram';
+    return { text: [`I changed the architecture:`, ...changes.map((c) => `- ${c}`), '', `${where}. Ask for another change, or confirm.`].join('\n'), toolCalls: [{ name: TOOL_NAMES.architecture, args: { plan } }] };
+  }
+  // The steps are made from the architecture: a change to the stack is rendered into both, the architecture
+  // saved first, so its compose file, diagram and the steps that deploy them stay one stack.
+  return {
+    text: [
+      'I changed the architecture and the steps:',
+      ...changes.map((c) => `- ${c}`),
+      '',
+      'The Cloud Architecture Plan has the new docker-compose.yml, files and diagram, and the Implementation Plan view the steps made again from it. Ask for another change, or confirm.',
+    ].join('\n'),
+    toolCalls: [
+      { name: TOOL_NAMES.architecture, args: { plan: renderArchitecturePlan(stack) } },
+      { name: TOOL_NAMES.implementation, args: { plan } },
+    ],
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { badRequest } from '../../../errors';
 import type { AgentTool } from '../../../agents/turnLoop';
 import { TOOL_NAMES } from '../../../agents/toolNames';
-import { block, type PlanningAgent } from './planningAgent';
+import { block, type PlanningAgent, type PlanningWorkspace } from './planningAgent';
 import { STACK_MODEL_TAG } from '../../../agents/offline/panelEdits';
 
 export const ARCHITECT_TOOLS: AgentTool[] = [
@@ -35,10 +35,15 @@ export const architectAgent: PlanningAgent = {
     block('server_facts', context.serverFacts),
   ],
   onStart: ({ verification }, project) => verification.startTurn(project.projectId, 'architecture'),
-  async runTool({ documents, verification }, projectId, name, args) {
+  async runTool(workspace, projectId, name, args) {
     if (name !== TOOL_NAMES.architecture) throw badRequest(`unknown tool ${name}`);
-    if (typeof args.plan !== 'string' || !args.plan.trim()) throw badRequest('plan must be the whole architecture plan');
-    await documents.put(projectId, 'architecture', args.plan);
-    return verification.verifyAndKeep(projectId, 'architecture', args.plan);
+    return saveArchitecturePlan(workspace, projectId, args);
   },
 };
+
+/** Saves an architecture plan and answers its verification (the architect's tool, and the implementation planner's for a correction). */
+export async function saveArchitecturePlan({ documents, verification }: PlanningWorkspace, projectId: number, args: Record<string, unknown>): Promise<string> {
+  if (typeof args.plan !== 'string' || !args.plan.trim()) throw badRequest('plan must be the whole architecture plan');
+  await documents.put(projectId, 'architecture', args.plan);
+  return verification.verifyAndKeep(projectId, 'architecture', args.plan);
+}
