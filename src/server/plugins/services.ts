@@ -31,6 +31,7 @@ import { createDocumentationService, type DocumentationService } from '../servic
 import type { TerminalStreamEvent } from '../../shared/api/terminal';
 import { createAgents, type Agents } from '../services/agents';
 import { createDiskSpace, type DiskSpace } from '../services/health/diskSpace';
+import { createServerInspection, type ServerInspection } from '../services/serverInspection/serverInspection';
 
 export interface Services {
   /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */
@@ -66,6 +67,8 @@ export interface Services {
   notifications: NotificationService;
   /** Each project's documentation and quick start, written after validation. */
   documentation: DocumentationService;
+  /** The read-only inspection of the person's existing server while planning (approved, run in the sandbox). */
+  serverInspection: ServerInspection;
   /** The agents of the step stages and the DevOps Helper (with its approvals), on the models configured once. */
   agents: Agents;
   /** DATA_DIR's disk: a full disk in plain words (507) and readiness while space is short. */
@@ -152,6 +155,7 @@ export const servicesPlugin = fp(
       executionCommands,
       validation,
       documentation,
+      serverInspection: createServerInspection({ planning, sandbox }),
       agents,
       disk,
       notifications,

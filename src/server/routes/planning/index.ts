@@ -18,6 +18,7 @@ import type { AgentName } from '../../agents/models';
 import { projectOf } from '../../plugins/projectHeader';
 import { sendStream } from '../../plugins/sse';
 import { planningStackRoutes } from './stack';
+import { serverInspectionRoutes } from './serverInspection';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse };
 const streamErrors = { ...errors, 409: ErrorResponse };
@@ -82,6 +83,7 @@ export const planningRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   await app.register(planningStackRoutes);
+  await app.register(serverInspectionRoutes);
 
   app.get(
     '/planning/threads/:agent',

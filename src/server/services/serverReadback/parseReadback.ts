@@ -104,10 +104,12 @@ export function readbackRecord(output: string): string | null {
   return Buffer.from(body.join(''), 'base64').toString('utf8');
 }
 
+/** The text a check printed: its record when whole, else what was shown before it (possibly blanked in places). */
+export const readbackText = (output: string): string => readbackRecord(output) ?? output.split('\n== da-readback record ==')[0]!;
+
 /** The facts and files of a read-back check's output: from its record when whole, else from its text. */
 export function parseReadback(server: string, output: string): ServerReadback {
-  const text = readbackRecord(output) ?? output.split('\n== da-readback record ==')[0]!;
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  const lines = readbackText(output).replace(/\r\n/g, '\n').split('\n');
   const facts: DeployedFacts = { firewall: {}, certificates: [], composeProjects: [] };
   const files: DeployedFile[] = [];
   const skipped: string[] = [];

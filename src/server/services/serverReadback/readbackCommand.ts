@@ -20,10 +20,12 @@ const SKIPPED = '.env|*.env|*.key|*.pem|*.p12|*.pfx|id_*|*secret*|*password*|*.k
 const MAX_FILE_BYTES = 65_536;
 const MAX_FILES = 12;
 
-const REMOTE = `PATH="$PATH:/usr/sbin:/sbin"
-say() { printf '== da-readback %s ==\\n' "$*"; }
-readback() {
-if docker info >/dev/null 2>&1; then D=docker; elif sudo -n docker info >/dev/null 2>&1; then D="sudo -n docker"; else D=; fi
+/**
+ * The part of a remote script that finds how this user reaches Docker (`D`: `docker`, `sudo -n docker`, or
+ * empty) and prints the `facts` section: system, kernel, Docker and Compose versions, CPUs, memory and the
+ * root disk (parseReadback.ts reads it). The inspection before planning prints the same section.
+ */
+export const FACTS_SCRIPT = `if docker info >/dev/null 2>&1; then D=docker; elif sudo -n docker info >/dev/null 2>&1; then D="sudo -n docker"; else D=; fi
 say facts
 if [ -r /etc/os-release ]; then . /etc/os-release; echo "os: \${PRETTY_NAME:-$(uname -sr)}"; else echo "os: $(uname -sr)"; fi
 echo "kernel: $(uname -r)"
@@ -32,7 +34,12 @@ if [ -n "$D" ] && $D compose version >/dev/null 2>&1; then echo "compose: $($D c
 elif command -v docker-compose >/dev/null 2>&1; then echo "compose: $(docker-compose version --short 2>/dev/null) (docker-compose)"; fi
 echo "cpus: $(nproc)"
 awk '/^MemTotal:/ {print "memory_kb: " $2}' /proc/meminfo
-df -PB1 / | awk 'NR == 2 {print "disk_total_bytes: " $2; print "disk_free_bytes: " $4}'
+df -PB1 / | awk 'NR == 2 {print "disk_total_bytes: " $2; print "disk_free_bytes: " $4}'`;
+
+const REMOTE = `PATH="$PATH:/usr/sbin:/sbin"
+say() { printf '== da-readback %s ==\\n' "$*"; }
+readback() {
+${FACTS_SCRIPT}
 say sshd
 sshd=$(command -v sshd || echo /usr/sbin/sshd)
 { sudo -n "$sshd" -T 2>/dev/null || "$sshd" -T 2>/dev/null; } | grep -Ei '^(port|passwordauthentication|permitrootlogin|pubkeyauthentication|kbdinteractiveauthentication|permitemptypasswords|maxauthtries|allowusers|x11forwarding) ' || echo "unreadable: sshd -T needs root"

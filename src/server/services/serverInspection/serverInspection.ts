@@ -1,0 +1,137 @@
+import { conflict } from '../../errors';
+import type { ExecOptions, ExecResult } from '../../sandbox/driver';
+import type { ServerFacts, StackModel } from '../../../shared/stackModel';
+import type { ContainerStatusResponse, SandboxInitializeResponse } from '../../../shared/api/sandbox';
+import type { ServerInspectionOffer, ServerInspectionResult } from '../../../shared/api/serverInspection';
+import { inspectionCommand, safeTarget, targetLabel } from '../serverReadback/inspectionCommand';
+import { parseInspection } from '../serverReadback/parseInspection';
+
+/**
+ * The inspection of the person's existing server while planning (see inspectionCommand.ts): offers the exact
+ * read-only command for the stack model's target, runs it in the project's sandbox only when the person
+ * sends that same command back (their approval, once), and records what it found with the stack model's
+ * `setServerFacts` operation. A server that cannot be reached is said in words; the plan goes on without facts.
+ */
+
+export interface InspectionProject {
+  projectId: number;
+  installationId: number;
+}
+
+/** The planning calls it makes (PlanningService narrowed). */
+export interface InspectionPlanning {
+  stack(projectId: number): Promise<{ model: StackModel }>;
+  editStack(projectId: number, ops: unknown[]): Promise<{ model: StackModel }>;
+  listSecrets(projectId: number): Promise<Array<{ name: string }>>;
+  secretValues(projectId: number): Promise<Record<string, string>>;
+  hiddenValues(projectId: number): Promise<Record<string, string>>;
+}
+
+/** The sandbox calls it makes (SandboxService narrowed). */
+export interface InspectionSandbox {
+  containerStatus(project: { id: number; installationId: number }): Promise<ContainerStatusResponse>;
+  initialise(project: { id: number; installationId: number }): Promise<SandboxInitializeResponse>;
+  exec(project: { id: number; installationId: number }, command: string, options?: ExecOptions): Promise<ExecResult>;
+}
+
+/** The User Secret the command logs in with (the one the plans declare for an existing server). */
+export const INSPECTION_KEY_SECRET = 'SSH_PRIVATE_KEY';
+/** Long enough for a slow first contact and a busy Docker; the person waits for it. */
+export const INSPECTION_TIMEOUT_MS = 120_000;
+
+/** Why the command failed, in words, from its exit and its last lines. */
+function failure(result: ExecResult, target: string): string {
+  if (result.timedOut) return `The inspection of ${target} did not finish within ${INSPECTION_TIMEOUT_MS / 1000} seconds.`;
+  if (result.cancelled) return 'The inspection was stopped before it finished.';
+  const last = result.output.trim().split('\n').filter((l) => !l.startsWith('== da-readback')).slice(-1)[0] ?? '';
+  if (result.exitCode === 3) return last;
+  if (result.exitCode === 255) {
+    const why = /Permission denied/i.test(result.output)
+      ? 'the key in SSH_PRIVATE_KEY was refused'
+      : /refused|timed out|No route|Could not resolve|unreachable/i.test(result.output)
+        ? 'nothing answered on that address and port'
+        : 'SSH failed';
+    return `Could not reach ${target} over SSH: ${why} (${last || 'no message'}).`;
+  }
+  return `The inspection of ${target} failed (exit ${result.exitCode ?? 'none'}): ${last || 'no message'}.`;
+}
+
+/** What was found, in one paragraph the person reads. */
+export function describeFacts(f: ServerFacts): string {
+  const ports = f.portsInUse.map((p) => `${p.port}/${p.protocol}${p.holder ? ` (${p.holder})` : ''}`);
+  return [
+    [f.os, f.dockerVersion && `Docker ${f.dockerVersion}`, f.composeVersion && `Compose ${f.composeVersion}`].filter(Boolean).join(', '),
+    [f.cpus !== undefined && `${f.cpus} CPUs`, f.memoryGb !== undefined && `${f.memoryGb} GB memory`, f.freeDiskGb !== undefined && `${f.freeDiskGb} GB free disk`].filter(Boolean).join(', '),
+    ports.length ? `Ports in use: ${ports.join(', ')}` : 'No ports in use',
+    `${f.containers.length} running container${f.containers.length === 1 ? '' : 's'}${f.composeProjects.length ? `, compose projects: ${f.composeProjects.join(', ')}` : ''}`,
+  ]
+    .filter(Boolean)
+    .join('. ')
+    .concat('.');
+}
+
+export function createServerInspection(deps: { planning: InspectionPlanning; sandbox: InspectionSandbox; timeoutMs?: number }) {
+  const { planning, sandbox } = deps;
+  /** Projects with an inspection under way: a second approval waits for none, it is refused. */
+  const running = new Set<number>();
+
+  async function offer(projectId: number): Promise<ServerInspectionOffer & { model?: StackModel }> {
+    const { model } = await planning.stack(projectId);
+    const target = model.target;
+    if (!target) return { available: false, reason: 'No server is named yet: say which server the stack goes on (user@host and SSH port) in the requirements, or go on without an inspection.' };
+    if (target.kind === 'new') return { available: false, reason: 'The plan creates a new machine, which runs nothing yet: there is nothing to inspect.' };
+    const where = { user: target.user, host: target.host, port: target.port };
+    if (!safeTarget(where)) return { available: false, reason: `The server ${target.user}@${target.host} cannot be named in a command as it is written.` };
+    const facts = model.serverFacts ? { facts: model.serverFacts } : {};
+    const secrets = await planning.listSecrets(projectId);
+    if (!secrets.some((s) => s.name === INSPECTION_KEY_SECRET)) {
+      return { available: false, target: targetLabel(where), reason: `Add the private key that logs in to ${targetLabel(where)} as the ${INSPECTION_KEY_SECRET} User Secret to inspect the server, or go on without an inspection.`, ...facts };
+    }
+    return { available: true, target: targetLabel(where), command: inspectionCommand(where), ...facts };
+  }
+
+  /** The sandbox, running: initialised the way the confirm flow does when it is not. */
+  async function ready(project: { id: number; installationId: number }): Promise<string | undefined> {
+    if ((await sandbox.containerStatus(project)).container_status === 'Running') return undefined;
+    const init = await sandbox.initialise(project);
+    if (init.status === 'success') return undefined;
+    return init.status === 'creating' ? 'The workspace the inspection runs in is still being prepared: try again in a minute.' : `The workspace the inspection runs in could not start: ${init.detail ?? 'no reason given'}.`;
+  }
+
+  return {
+    async offer(projectId: number): Promise<ServerInspectionOffer> {
+      const { model: _model, ...shown } = await offer(projectId);
+      return shown;
+    },
+
+    /**
+     * Runs the command the person approved, when it is exactly the one offered now (409 otherwise: the
+     * target or the key changed since it was shown), and records what it found.
+     */
+    async run(scope: InspectionProject, approved: string): Promise<ServerInspectionResult> {
+      const current = await offer(scope.projectId);
+      if (!current.available || !current.command) throw conflict(current.reason ?? 'There is nothing to inspect.');
+      if (approved !== current.command) throw conflict('The inspection command is not the one offered now (the server in the plan changed): read the new command and approve it again.');
+      if (running.has(scope.projectId)) throw conflict('An inspection of this server is already running.');
+      running.add(scope.projectId);
+      try {
+        const project = { id: scope.projectId, installationId: scope.installationId };
+        const notReady = await ready(project);
+        if (notReady) return { status: 'failed', detail: notReady, not_read: [] };
+        const [env, hidden] = await Promise.all([planning.secretValues(scope.projectId), planning.hiddenValues(scope.projectId)]);
+        const result = await sandbox.exec(project, current.command, { env, secrets: Object.values(hidden), timeoutMs: deps.timeoutMs ?? INSPECTION_TIMEOUT_MS });
+        const tail = result.output.trim().split('\n').slice(-20).join('\n');
+        if (result.exitCode !== 0 || !result.output.includes('== da-readback end ==')) {
+          return { status: 'failed', detail: `${failure(result, current.target!)} The plan goes on without facts about the server.`, not_read: [], output: tail };
+        }
+        const { facts, notRead } = parseInspection(result.output, new Date());
+        await planning.editStack(scope.projectId, [{ op: 'setServerFacts', facts }]);
+        return { status: 'completed', detail: describeFacts(facts), facts, not_read: notRead };
+      } finally {
+        running.delete(scope.projectId);
+      }
+    },
+  };
+}
+
+export type ServerInspection = ReturnType<typeof createServerInspection>;

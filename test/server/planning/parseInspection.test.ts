@@ -1,0 +1,145 @@
+import fc from 'fast-check';
+import { Value } from 'typebox/value';
+import { ServerFacts } from '../../../src/shared/stackModel';
+import { inspectionCommand, INSPECTION_MARK } from '../../../src/server/services/serverReadback/inspectionCommand';
+import { parseInspection, parseLabels, parseProcNetLine, parsePublished } from '../../../src/server/services/serverReadback/parseInspection';
+import { readbackCommand } from '../../../src/server/services/serverReadback/readbackCommand';
+
+/**
+ * The inspection's parser: `ss`, `docker ps --format '{{json .}}'` (Compose v1 labels), `docker compose ls
+ * --format json`, /proc/net when ss is missing, os-release; what the server did not print stays absent
+ * and is named, never invented.
+ */
+
+const at = new Date('2026-11-28T10:00:00Z');
+const withRecord = (text: string): string => `${text}\n== da-readback record ==\n${Buffer.from(text).toString('base64')}\n== da-readback end ==`;
+
+const V1_SERVER = [
+  '== da-readback facts ==',
+  'os: Debian GNU/Linux 12 (bookworm)',
+  'kernel: 6.1.0',
+  'docker: 20.10.24+dfsg1',
+  'compose: 1.29.2 (docker-compose)',
+  'cpus: 2',
+  'memory_kb: 4030000',
+  'disk_total_bytes: 270553174016',
+  'disk_free_bytes: 50295664640',
+  '== da-readback listening ==',
+  'tcp LISTEN 0      4096   0.0.0.0:80 0.0.0.0:* users:(("docker-proxy",pid=6210,fd=4))',
+  'tcp LISTEN 0      4096      [::]:80    [::]:* users:(("docker-proxy",pid=6215,fd=4))',
+  'tcp LISTEN 0      128    0.0.0.0:2222 0.0.0.0:* users:(("sshd",pid=1,fd=3))',
+  'udp UNCONN 0      0      127.0.0.53%lo:53 0.0.0.0:* users:(("systemd-resolve",pid=9,fd=13))',
+  '== da-readback containers ==',
+  JSON.stringify({ Image: 'nginx:1.27.2-alpine', Labels: 'com.docker.compose.project=shop,com.docker.compose.project.config_files=a.yml,b.yml,com.docker.compose.service=web', Names: 'shop_web_1', Ports: '0.0.0.0:80->80/tcp, :::80->80/tcp' }),
+  JSON.stringify({ Image: 'postgres:16.4-alpine', Labels: 'com.docker.compose.project=shop', Names: 'shop_db_1', Ports: '5432/tcp' }),
+  '== da-readback compose-ls ==',
+].join('\n');
+
+describe('the inspection parser', () => {
+  test('a Compose v1 server: ports with the container holding them, containers, projects from labels, versions', () => {
+    const { facts, notRead } = parseInspection(withRecord(V1_SERVER), at);
+    expect(Value.Check(ServerFacts, facts)).toBe(true);
+    expect(facts).toEqual({
+      inspectedAt: '2026-11-28T10:00:00.000Z',
+      os: 'Debian GNU/Linux 12 (bookworm)',
+      dockerVersion: '20.10.24+dfsg1',
+      composeVersion: '1.29.2 (docker-compose)',
+      freeDiskGb: 46.8,
+      memoryGb: 3.8,
+      cpus: 2,
+      portsInUse: [
+        { port: 53, protocol: 'udp', address: '127.0.0.53%lo', holder: 'systemd-resolve' },
+        { port: 80, protocol: 'tcp', address: '0.0.0.0', holder: 'container shop_web_1 (compose project shop)' },
+        { port: 2222, protocol: 'tcp', address: '0.0.0.0', holder: 'sshd' },
+      ],
+      containers: [
+        { name: 'shop_web_1', image: 'nginx:1.27.2-alpine', project: 'shop' },
+        { name: 'shop_db_1', image: 'postgres:16.4-alpine', project: 'shop' },
+      ],
+      composeProjects: ['shop'],
+    });
+    expect(notRead).toEqual([]);
+  });
+
+  test('Compose v2 names its projects (stopped ones too); no ss: /proc/net says what listens', () => {
+    const text = [
+      '== da-readback facts ==',
+      'os: Ubuntu 24.04.1 LTS',
+      'docker: 27.3.1',
+      'compose: 2.29.7 (docker compose)',
+      '== da-readback proc-net ==',
+      'tcp 0: 00000000:0050 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 1 1 0000000000000000 100 0 0 10 0',
+      'tcp 1: 0100007F:1538 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 2 1 0000000000000000 100 0 0 10 0',
+      'tcp 2: 0100007F:9C40 0100007F:1538 01 00000000:00000000 00:00000000 00000000 0 0 3 1 0000000000000000 100 0 0 10 0',
+      'tcp6 0: 00000000000000000000000000000000:01BB 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 4 1 0000000000000000 100 0 0 10 0',
+      'udp 0: 00000000:0035 00000000:0000 07 00000000:00000000 00:00000000 00000000 0 0 5 2 0000000000000000 0',
+      '== da-readback containers ==',
+      '== da-readback compose-ls ==',
+      '[{"Name":"old","Status":"exited(2)","ConfigFiles":"/srv/old/compose.yaml"},{"Name":"wiki","Status":"running(1)","ConfigFiles":"/srv/wiki/compose.yaml"}]',
+    ].join('\n');
+    const { facts, notRead } = parseInspection(withRecord(text), at);
+    expect(facts.portsInUse).toEqual([
+      { port: 53, protocol: 'udp', address: '0.0.0.0' },
+      { port: 80, protocol: 'tcp', address: '0.0.0.0' },
+      { port: 443, protocol: 'tcp', address: '::' },
+      { port: 5432, protocol: 'tcp', address: '127.0.0.1' },
+    ]);
+    expect(facts.composeProjects).toEqual(['old', 'wiki']);
+    expect(facts.composeVersion).toBe('2.29.7 (docker compose)');
+    expect(notRead).toEqual([]);
+  });
+
+  test('no Docker for this user and nothing but the OS: the rest stays absent and is named', () => {
+    const text = ['== da-readback facts ==', 'os: Alpine Linux v3.20', 'cpus: 1', '== da-readback listening ==', '== da-readback containers ==', 'unreadable: docker', '== da-readback compose-ls =='].join('\n');
+    const { facts, notRead } = parseInspection(withRecord(text), at);
+    expect(facts).toEqual({ inspectedAt: at.toISOString(), os: 'Alpine Linux v3.20', cpus: 1, portsInUse: [], containers: [], composeProjects: [] });
+    expect(notRead).toEqual([expect.stringMatching(/^Docker: /), 'Docker version', expect.stringMatching(/^Compose: /)]);
+  });
+
+  test('output whose record was blanked by redaction is read from its text; garbage lines are skipped', () => {
+    const text = `${V1_SERVER}\nnot json at all\n{"Names": 3}`;
+    const blanked = `${text}\n== da-readback record ==\n[REDACTED]\n== da-readback end ==`;
+    const { facts } = parseInspection(blanked, at);
+    expect(facts.containers.map((c) => c.name)).toEqual(['shop_web_1', 'shop_db_1']);
+  });
+
+  test('labels keep commas inside values; published ports read ranges and skip unpublished ones', () => {
+    expect(parseLabels('a=1,com.docker.compose.project.config_files=x.yml,y.yml,b=2')).toEqual({ a: '1', 'com.docker.compose.project.config_files': 'x.yml,y.yml', b: '2' });
+    expect(parsePublished('0.0.0.0:8000-8002->8000-8002/tcp, 9000/tcp, [::]:53->53/udp')).toEqual([
+      { address: '0.0.0.0', port: 8000, protocol: 'tcp' },
+      { address: '0.0.0.0', port: 8001, protocol: 'tcp' },
+      { address: '0.0.0.0', port: 8002, protocol: 'tcp' },
+      { address: '[::]', port: 53, protocol: 'udp' },
+    ]);
+    expect(parseProcNetLine('tcp 3: 0100007F:0016 00000000:0000 01 0')).toBeUndefined();
+  });
+
+  test('whatever the server prints, the facts fit the stack model and every port is one it printed', () => {
+    const line = fc.oneof(
+      fc.string(),
+      fc.constantFrom('== da-readback listening ==', '== da-readback containers ==', '== da-readback proc-net ==', '== da-readback facts =='),
+      fc.record({ port: fc.integer({ min: 0, max: 70000 }), proc: fc.string() }).map(({ port, proc }) => `tcp LISTEN 0 128 0.0.0.0:${port} 0.0.0.0:* users:(("${proc}",pid=1,fd=3))`),
+      fc.record({ Names: fc.string(), Image: fc.string(), Labels: fc.string(), Ports: fc.string() }).map((r) => JSON.stringify(r)),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 40 }), (lines) => {
+        const text = lines.join('\n');
+        const { facts } = parseInspection(withRecord(text), at);
+        expect(Value.Check(ServerFacts, facts)).toBe(true);
+        for (const p of facts.portsInUse) expect(text).toContain(String(p.port));
+      }),
+    );
+  });
+});
+
+describe('the inspection command', () => {
+  test('reads only: no command in it writes on the server; the readback keeps its own bytes', () => {
+    const command = inspectionCommand({ user: 'deploy', host: '203.0.113.7', port: 2222 });
+    expect(command.startsWith(`${INSPECTION_MARK}deploy@203.0.113.7:2222: `)).toBe(true);
+    const remote = command.slice(command.indexOf("<<'INSPECT'"));
+    for (const writes of [/\brm\b/, /\bmkdir\b/, /\btee\b/, /(^|[^0-9&2])>\s*[^&/]/m, /docker (run|rm|stop|start|compose up|compose down)/, /\bapt(-get)?\b/, /\bsystemctl\b/]) expect(remote).not.toMatch(writes);
+    expect(() => inspectionCommand({ user: 'deploy; rm -rf /', host: 'x', port: 22 })).toThrow();
+    expect(() => inspectionCommand({ user: 'deploy', host: "a'b", port: 22 })).toThrow();
+    expect(readbackCommand('da-server')).toContain('say sshd');
+  });
+});
