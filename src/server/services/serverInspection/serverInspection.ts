@@ -22,7 +22,6 @@ export interface InspectionProject {
 export interface InspectionPlanning {
   stack(projectId: number): Promise<{ model: StackModel }>;
   editStack(projectId: number, ops: unknown[]): Promise<{ model: StackModel }>;
-  listSecrets(projectId: number): Promise<Array<{ name: string }>>;
   secretValues(projectId: number): Promise<Record<string, string>>;
   hiddenValues(projectId: number): Promise<Record<string, string>>;
 }
@@ -83,8 +82,8 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
     const where = { user: target.user, host: target.host, port: target.port };
     if (!safeTarget(where)) return { available: false, reason: `The server ${target.user}@${target.host} cannot be named in a command as it is written.` };
     const facts = model.serverFacts ? { facts: model.serverFacts } : {};
-    const secrets = await planning.listSecrets(projectId);
-    if (!secrets.some((s) => s.name === INSPECTION_KEY_SECRET)) {
+    // Declared is not enough: the key must have a value (it never leaves the server but into the sandbox).
+    if (!(await planning.secretValues(projectId))[INSPECTION_KEY_SECRET]?.trim()) {
       return { available: false, target: targetLabel(where), reason: `Add the private key that logs in to ${targetLabel(where)} as the ${INSPECTION_KEY_SECRET} User Secret to inspect the server, or go on without an inspection.`, ...facts };
     }
     return { available: true, target: targetLabel(where), command: inspectionCommand(where), ...facts };
