@@ -225,6 +225,9 @@ export type Sizing = Static<typeof Sizing>;
  * Backups: every stateful volume of the stack (the catalogue says which and how: a dump command or the
  * files) is backed up unless its component is listed in `skip` (the person said so).
  */
+/** A restic repository URL: no spaces, quotes or shell characters (it is written into a script, quoted too). */
+export const BackupDestination = Type.String({ maxLength: 500, pattern: '^(sftp:[A-Za-z0-9_.@:/~+-]+|s3:https?://[A-Za-z0-9_.:/~+-]+)$' });
+
 export const Backup = Type.Object(
   {
     enabled: Type.Boolean(),
@@ -233,6 +236,12 @@ export const Backup = Type.Object(
     keepDays: Type.Integer({ minimum: 1, maximum: 3650 }),
     /** Components whose data the person said not to back up. */
     skip: Type.Array(ComponentName, { maxItems: 100 }),
+    /**
+     * Where the backups go, a restic repository off the server: `sftp:user@host:/path`,
+     * `sftp://user@host:port//path` or `s3:https://host/bucket/path`. Its password and credentials are User
+     * Secrets. Absent: none chosen yet, and the plan says the backups stay on the server.
+     */
+    destination: Type.Optional(BackupDestination),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import {
+  BackupDestination,
   ComponentName,
   DomainName,
   ExistingTarget,
@@ -128,11 +129,12 @@ export const SetSizingOp = op('setSizing', 'Machine size and load the person ask
   storageGb: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   load: Type.Optional(Type.String({ maxLength: 200 })),
 });
-export const SetBackupOp = op('setBackup', 'Backups: on or off, schedule, retention, components not to back up.', {
+export const SetBackupOp = op('setBackup', 'Backups: on or off, schedule, retention, components not to back up, where they go (a restic repository off the server).', {
   enabled: Type.Optional(Type.Boolean()),
   schedule: Type.Optional(Type.String({ pattern: '^[0-9*/,-]+( [0-9*/,-]+){4}$' })),
   keepDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
   skip: Type.Optional(Type.Array(ComponentName, { maxItems: 100 })),
+  destination: Type.Optional(BackupDestination),
 });
 export const SetGpuOp = op('setGpu', "Give a component the host's GPUs (or take them away).", { component: ComponentName, gpu: Type.Boolean() });
 export const AskUnknownOp = op('askUnknown', 'A name the catalogue does not know: asked about once.', { name: Type.String({ minLength: 1, maxLength: 100 }) });

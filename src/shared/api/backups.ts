@@ -3,10 +3,11 @@ import { Value } from 'typebox/value';
 import { Timestamp } from './common';
 
 /**
- * The stack's backups (GET /api/projects/{id}/backups, POST …/backups/run with `kind`): the last backup and
- * the last restore drill the server reported, each with when, how long and how much; a failed one says
- * which step failed and what the server said. A run is a command in the project's sandbox that reaches
- * the server over the plan's SSH configuration: the person sees the command before pressing the button.
+ * The stack's backups (GET /api/projects/{id}/backups, and …/backups/runs for the history): the last
+ * backup and the last restore drill, each with when, how long and how much; a failed one says which step
+ * failed and what the server said. A run is recorded from the step that ran it (the deploy plan's backup
+ * step, the validation's restore drill): its exit status and the script's result line with restic's own
+ * JSON output in it, never from what a step claims without them.
  */
 
 export const BACKUP_RESULT_MARKER = 'STACK_BACKUP_RESULT';
@@ -22,6 +23,23 @@ export const DrillCheck = Type.Object({
   note: Type.Optional(Type.String({ maxLength: 500 })),
 });
 export type DrillCheck = Static<typeof DrillCheck>;
+
+/** restic's own summary of a backup (`restic backup --json`, its `summary` message), as the script passes it on. */
+export const ResticSummary = Type.Object({
+  message_type: Type.Literal('summary'),
+  snapshot_id: Type.String({ pattern: '^[0-9a-f]{8,64}$' }),
+  total_bytes_processed: Type.Integer({ minimum: 0 }),
+  data_added: Type.Integer({ minimum: 0 }),
+  total_files_processed: Type.Integer({ minimum: 0 }),
+});
+export type ResticSummary = Static<typeof ResticSummary>;
+
+/** One snapshot as `restic snapshots --json` lists it (the drill restores the latest one). */
+export const ResticSnapshot = Type.Object({
+  id: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+  time: Type.String({ maxLength: 60 }),
+  short_id: Type.Optional(Type.String({ pattern: '^[0-9a-f]{8}$' })),
+});
 
 /** What a server script prints on its last line after the marker (backupScripts.ts writes it). */
 export const ScriptResult = Type.Object({
@@ -39,10 +57,32 @@ export const ScriptResult = Type.Object({
   files: Type.Optional(Type.Integer({ minimum: 0 })),
   sources: Type.Optional(Type.Integer({ minimum: 0 })),
   checks: Type.Optional(Type.Array(DrillCheck, { maxItems: 200 })),
+  /** A backup's restic summary line, untouched: snapshot, bytes and files are read from it. */
+  restic: Type.Optional(Type.Unknown()),
+  /** A drill's `restic snapshots --json` of the snapshot it restored, untouched. */
+  restic_snapshots: Type.Optional(Type.Unknown()),
   /** The drill repeats the server's last backup (a nightly one the app has not seen yet). */
   last_backup: Type.Optional(Type.Union([Type.Null(), Type.Unknown()])),
 });
 export type ScriptResult = Static<typeof ScriptResult>;
+
+/**
+ * A result with restic's own words read into it: the snapshot, bytes and files of a backup from restic's
+ * summary, the snapshot and its time of a drill from restic's listing. A success whose restic output is
+ * missing or not restic's shape is no success: it is turned into a failure saying so.
+ */
+function withRestic(r: ScriptResult): ScriptResult {
+  if (!r.ok) return r;
+  if (r.kind === 'backup') {
+    if (!Value.Check(ResticSummary, r.restic)) return { ...r, ok: false, step: 'read restic\'s summary', detail: 'the backup reported success without a restic summary of it' };
+    const sum = r.restic;
+    return { ...r, snapshot: sum.snapshot_id.slice(0, 8), bytes: sum.total_bytes_processed, added: sum.data_added, files: sum.total_files_processed };
+  }
+  const list = Array.isArray(r.restic_snapshots) ? (r.restic_snapshots as unknown[]) : [];
+  const latest = list[list.length - 1];
+  if (!Value.Check(ResticSnapshot, latest)) return { ...r, ok: false, step: 'read restic\'s snapshot list', detail: 'the drill reported success without restic naming the snapshot it restored' };
+  return { ...r, snapshot: latest.short_id ?? latest.id.slice(0, 8), snapshot_time: latest.time };
+}
 
 /**
  * The results in a command's output: each line that starts with the marker, parsed as JSON and checked
@@ -60,9 +100,9 @@ export function parseScriptResults(output: string): ScriptResult[] {
       continue;
     }
     if (Value.Check(ScriptResult, value)) {
-      found.push(value);
+      found.push(withRestic(value));
       const last = (value as { last_backup?: unknown }).last_backup;
-      if (last && Value.Check(ScriptResult, last)) found.push(last);
+      if (last && Value.Check(ScriptResult, last)) found.push(withRestic(last));
     }
   }
   return found;
@@ -78,6 +118,8 @@ export const BackupRun = Type.Object({
   destination: Type.String(),
   /** Bytes backed up (backup), or restored (drill). */
   bytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  /** Bytes the backup added to the repository (after restic's deduplication). */
+  added: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
   snapshot: Type.Union([Type.String(), Type.Null()]),
   /** What failed, in words (null when it worked). */
   failure: Type.Union([Type.String(), Type.Null()]),
@@ -90,16 +132,20 @@ export const BackupsStatus = Type.Object({
   last_drill: Type.Union([BackupRun, Type.Null()]),
   /** The last drill that passed: the last proven restore. */
   last_proven: Type.Union([BackupRun, Type.Null()]),
-  /** The commands the buttons run, shown before they run. */
-  commands: Type.Object({ backup: Type.String(), drill: Type.String() }),
 });
 export type BackupsStatus = Static<typeof BackupsStatus>;
 
-export const RunBackupBody = Type.Object({ kind: Type.Union([Type.Literal('backup'), Type.Literal('drill')]) }, { additionalProperties: false });
-export type RunBackupBody = Static<typeof RunBackupBody>;
+export const BackupRunsQuery = Type.Object(
+  {
+    kind: Type.Optional(Type.Union([Type.Literal('backup'), Type.Literal('drill')])),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type BackupRunsQuery = Static<typeof BackupRunsQuery>;
 
-export const RunBackupResponse = Type.Object({ run: BackupRun, status: BackupsStatus });
-export type RunBackupResponse = Static<typeof RunBackupResponse>;
+export const BackupRunList = Type.Object({ runs: Type.Array(BackupRun) });
+export type BackupRunList = Static<typeof BackupRunList>;
 
 /** The failure of a run in words: the step and what the server said. */
 export function failureInWords(r: Pick<ScriptResult, 'ok' | 'step' | 'detail'>): string | null {

@@ -85,7 +85,7 @@ describe('the scripts', () => {
     const problems = shellProblems({
       'stack-backup': backupScript(sources, place),
       'stack-restore-drill': drillScript(sources, place),
-      'install.sh': `#!/bin/bash\n${installBackupScript(sources, place, '30 3 * * *', 14)}\n`,
+      'install.sh': `#!/bin/bash\n${installBackupScript(sources, place, { schedule: '30 3 * * *', keepDays: 14, destination: 'sftp:restic@backup.example.net:/srv/restic' })}\n`,
       'step.sh': `#!/bin/bash\n${backupStep(sources, place).commands.join('\n')}\n`,
     });
     expect(problems).toEqual([]);
@@ -111,7 +111,8 @@ describe('the scripts', () => {
 
 describe('result lines', () => {
   const line = (value: unknown): string => `${BACKUP_RESULT_MARKER} ${JSON.stringify(value)}`;
-  const ok = { kind: 'backup', ok: true, started_at: '2026-11-28T05:00:00Z', seconds: 3, destination: 'SSH host b port 22, /srv/r', snapshot: 'abcd1234', bytes: 10 };
+  const restic = { message_type: 'summary', snapshot_id: 'abcd1234', total_bytes_processed: 10, data_added: 7, total_files_processed: 3, total_duration: 0.2 };
+  const ok = { kind: 'backup', ok: true, started_at: '2026-11-28T05:00:00Z', seconds: 3, destination: 'SSH host b port 22, /srv/r', restic };
 
   it('reads the marked lines that hold a valid result, and the last backup a drill repeats', () => {
     const drill = { kind: 'drill', ok: false, started_at: '2026-11-28T05:10:00Z', seconds: 9, destination: 'x', step: 'restore the latest snapshot', detail: 'Fatal: wrong password', last_backup: ok };
@@ -124,6 +125,19 @@ describe('result lines', () => {
     ]);
     expect(failureInWords(results[1]!)).toBe('Failed at "restore the latest snapshot": Fatal: wrong password');
     expect(failureInWords(results[0]!)).toBeNull();
+    // Snapshot and sizes are restic's own words, read with a JSON parser.
+    expect(results[0]).toMatchObject({ snapshot: 'abcd1234', bytes: 10, added: 7, files: 3 });
+  });
+
+  it("a success without restic's own output is not taken as one", () => {
+    const claimed = { ...ok, restic: undefined, snapshot: 'abcd1234', bytes: 10 };
+    const drill = { kind: 'drill', ok: true, started_at: '2026-11-28T05:10:00Z', seconds: 9, destination: 'x', restic_snapshots: [], checks: [] };
+    const [backup, drilled] = parseScriptResults([line(claimed), line(drill)].join('\n'));
+    expect(failureInWords(backup!)).toBe('Failed at "read restic\'s summary": the backup reported success without a restic summary of it');
+    expect(drilled!.ok).toBe(false);
+    const id = 'ab'.repeat(32);
+    const [real] = parseScriptResults(line({ ...drill, restic_snapshots: [{ id, short_id: id.slice(0, 8), time: '2026-11-28T05:00:01Z', tree: 'x' }] }));
+    expect(real).toMatchObject({ ok: true, snapshot: id.slice(0, 8), snapshot_time: '2026-11-28T05:00:01Z' });
   });
 
   it('never throws on any text', () => {

@@ -79,10 +79,9 @@ const ROWS = 2_500;
   };
 
   it('backs the stack up to the backup host, encrypted, and the drill restores and checks it without touching the live stack', () => {
-    const step = backupStep(sources, { dir: DIR, project: PROJECT });
+    const step = backupStep(sources, { dir: DIR, project: PROJECT }, { schedule: '30 3 * * *', keepDays: 14, destination: `sftp://${b.user}@${b.host}:${b.port}/${repoPath}` });
     const env = {
       ...process.env,
-      BACKUP_REPOSITORY: `sftp://${b.user}@${b.host}:${b.port}/${repoPath}`,
       BACKUP_PASSWORD: 'jest-restic-password',
       BACKUP_SSH_KEY: readFileSync(b.private_key_file, 'utf8'),
     };

@@ -44,14 +44,33 @@ describe('products wired by catalogue data', () => {
     expect(stack.notes.join(' ')).toMatch(/n8n 1\.x no longer supports MySQL/);
   });
 
-  it('backs up every stateful volume: dumps for databases, files for the rest', async () => {
+  it('backs up every stateful volume: dumps for databases, files for the rest, skipping what the model says', async () => {
     const { planSteps } = await import('../../../src/server/agents/offline/deploySteps');
+    const { modelOfStack, renderStack } = await import('../../../src/server/agents/offline/stackModelBridge');
     const stack = stackOf('Vaultwarden and Nextcloud with Postgres at example.org on my VPS');
-    const backup = planSteps(stack).find((s) => s.title === 'Schedule nightly backups')!.commands.join('\n');
+    const backup = planSteps(stack).find((s) => /restic/.test(s.title))!.commands.join('\n');
     expect(backup).toMatch(/exec -T postgres sh -c 'pg_dump/);
-    expect(backup).toMatch(/exec -T nextcloud tar -C \/var\/www\/html -czf - \. > \/opt\/stack\/backups\/nextcloud_data-/);
-    expect(backup).toMatch(/exec -T vaultwarden tar -C \/data -czf - \. > \/opt\/stack\/backups\/vaultwarden_data-/);
+    expect(backup).toMatch(/exec -T nextcloud tar -C '\/var\/www\/html' -cf - \. > "\$stage\/volumes\/nextcloud_data\.tar"/);
+    expect(backup).toMatch(/exec -T vaultwarden tar -C '\/data' -cf - \. > "\$stage\/volumes\/vaultwarden_data\.tar"/);
     expect(backup).not.toMatch(/exec -T postgres tar/);
+    // The model's choices reach the plan: a skipped component is not backed up, the destination is named.
+    const model = modelOfStack(stack);
+    model.backup = { ...model.backup, skip: ['vaultwarden'], destination: 'sftp:restic@backup.example.net:/srv/restic' };
+    const step = planSteps(renderStack(model)).find((s) => /restic/.test(s.title))!;
+    expect(step.title).toBe('Back up off the server, encrypted (restic)');
+    expect(step.description).toContain('the SSH host restic@backup.example.net:/srv/restic');
+    expect(step.commands.join('\n')).not.toMatch(/exec -T vaultwarden/);
+    model.backup = { ...model.backup, enabled: false };
+    expect(planSteps(renderStack(model)).some((s) => /restic|backup/i.test(s.title))).toBe(false);
+  });
+
+  it('without a destination the plan says the backups stay on the server and claims none off it', async () => {
+    const { planSteps } = await import('../../../src/server/agents/offline/deploySteps');
+    const steps = planSteps(stackOf('Postgres on my VPS'));
+    const step = steps.find((s) => /restic/.test(s.title))!;
+    expect(step.title).toMatch(/on the server only.*no destination chosen/);
+    expect(step.description).toMatch(/^No backup destination is chosen, so these backups stay on the server's own disk and are lost with it: not off-server backups\./);
+    expect(steps.map((s) => `${s.title} ${s.description}`).join('\n')).not.toMatch(/off the server, encrypted/);
   });
 });
 
@@ -120,6 +139,6 @@ describe('validation follows the stack model', () => {
     expect(byTitle['nextcloud answers through caddy at https://cloud.example.org/']).toContain('--resolve cloud.example.org:443:$IP');
     expect(byTitle['nextcloud resolves mariadb']).toMatch(/--network "container:\$from" --entrypoint sh "\$img" -c 'getent hosts mariadb \|\| nslookup mariadb'/);
     expect(byTitle['nextcloud resolves redis']).toBeDefined();
-    expect(byTitle['The backup writes archives that are not empty']).toContain('gzip -dc');
+    expect(byTitle['The latest backup restores (restore drill)']).toContain('as_root /usr/local/sbin/stack-restore-drill');
   });
 });

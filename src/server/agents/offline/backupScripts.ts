@@ -120,13 +120,13 @@ export function backupScript(sources: BackupSource[], place: StackPlace): string
     'fi',
     'step="restic backup"',
     '(cd "$stage" && r backup --json --host "$BACKUP_HOST" --tag stack .) > "$state/backup.out"',
-    'summary=$(grep \'"message_type":"summary"\' "$state/backup.out" | tail -n 1)',
-    'num() { grep -o "\\"$1\\":[0-9]*" <<<"$summary" | head -n 1 | cut -d: -f2; }',
-    'snapshot=$(grep -o \'"snapshot_id":"[0-9a-f]*"\' <<<"$summary" | cut -d\'"\' -f4)',
+    // restic's own summary line (JSON) goes into the result as it is: the app reads the snapshot and sizes from it with a JSON parser.
+    'summary=$(grep \'^{"message_type":"summary"\' "$state/backup.out" | tail -n 1 || true)',
+    '[ -n "$summary" ] || { tail -n 5 "$state/backup.out" >&2; echo "restic printed no summary of the backup" >&2; false; }',
     'step="forget snapshots older than the retention"',
     'r forget --host "$BACKUP_HOST" --tag stack --keep-within "${KEEP_DAYS}d" --keep-last 1 --prune >/dev/null',
     'rm -rf "$stage"',
-    `result true "\\"snapshot\\":\\"\${snapshot:0:8}\\",\\"bytes\\":$(num total_bytes_processed),\\"added\\":$(num data_added),\\"files\\":$(num total_files_processed),\\"sources\\":${sources.length}"`,
+    `result true "\\"restic\\":$summary,\\"sources\\":${sources.length}"`,
   );
   return lines.join('\n') + '\n';
 }
@@ -155,7 +155,6 @@ export function drillScript(sources: BackupSource[], place: StackPlace): string 
     'step="restore the latest snapshot"',
     'r snapshots --host "$BACKUP_HOST" --tag stack --latest 1 --json > "$work/snapshots.json"',
     'snapshot=$(grep -o \'"short_id":"[0-9a-f]*"\' "$work/snapshots.json" | tail -n 1 | cut -d\'"\' -f4)',
-    'snapshot_time=$(grep -o \'"time":"[^"]*"\' "$work/snapshots.json" | tail -n 1 | cut -d\'"\' -f4)',
     '[ -n "$snapshot" ] || { echo "the repository holds no backup of this stack yet" >&2; false; }',
     'mkdir -p "$work/restored"',
     'r restore "$snapshot" --target "$work/restored" >/dev/null',
@@ -208,7 +207,7 @@ export function drillScript(sources: BackupSource[], place: StackPlace): string 
     }
   }
   lines.push(
-    `result true "\\"snapshot\\":\\"$snapshot\\",\\"snapshot_time\\":\\"$snapshot_time\\",\\"bytes\\":$bytes,\\"checks\\":[$checks],\\"last_backup\\":$(cat "$state/last-backup.json" 2>/dev/null || echo null)"`,
+    `result true "\\"restic_snapshots\\":$(cat "$work/snapshots.json"),\\"bytes\\":$bytes,\\"checks\\":[$checks],\\"last_backup\\":$(cat "$state/last-backup.json" 2>/dev/null || echo null)"`,
   );
   return lines.join('\n') + '\n';
 }

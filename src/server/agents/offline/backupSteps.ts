@@ -1,7 +1,7 @@
 import type { SecretSpec } from '../catalogue/product';
 import type { PlanStep } from './plannerTypes';
 import { emptyStackModel } from '../../../shared/stackModel';
-import { BACKUP_ENV, BACKUP_SCRIPT, BACKUP_STATE, backupScript, type BackupSource, DRILL_SCRIPT, drillScript, type StackPlace } from './backupScripts';
+import { BACKUP_ENV, BACKUP_SCRIPT, BACKUP_STATE, backupScript, shellQuote, type BackupSource, DRILL_SCRIPT, drillScript, type StackPlace } from './backupScripts';
 import { remote } from './remoteShell';
 
 /**
@@ -11,19 +11,24 @@ import { remote } from './remoteShell';
  * fails when the destination does not take it.
  */
 
-/** The User Secrets the backup reads; all optional: without a destination the repository stays on the server, and says so. */
+/**
+ * The User Secrets the backup reads. The destination itself is the stack model's (`backup.destination`,
+ * chosen by the person); these are what opens it. All optional here: the step names the one its
+ * destination needs when it is missing.
+ */
 export const BACKUP_SECRETS: SecretSpec[] = [
-  {
-    name: 'BACKUP_REPOSITORY',
-    description: 'Where backups go (restic repository): sftp:user@host:/path, sftp://user@host:port//path or s3:https://host/bucket/path; unset, they stay on the server',
-    required: false,
-    secret_type: 'text',
-  },
   { name: 'BACKUP_PASSWORD', description: 'Password that encrypts the backups (restic); keep a copy: without it nothing can be restored', required: false, secret_type: 'password' },
   { name: 'BACKUP_SSH_KEY', description: 'Private SSH key allowed on the backup host (sftp destination)', required: false, secret_type: 'ssh_private_key' },
   { name: 'AWS_ACCESS_KEY_ID', description: 'Access key of the S3-compatible store (s3 destination)', required: false, secret_type: 'text' },
   { name: 'AWS_SECRET_ACCESS_KEY', description: 'Secret key of the S3-compatible store (s3 destination)', required: false, secret_type: 'password' },
 ];
+
+/** What the stack model says of backups: when, how long, and where (absent: no destination chosen). */
+export interface BackupSettings {
+  schedule: string;
+  keepDays: number;
+  destination?: string | undefined;
+}
 
 const SECRET_NAMES = BACKUP_SECRETS.map((s) => s.name);
 
@@ -39,7 +44,8 @@ function rootFile(path: string, mode: string, content: string): string {
  * and written root-only. The secrets travel as the step's environment (never echoed); what is printed is
  * where the backups go, without credentials.
  */
-export function installBackupScript(sources: BackupSource[], place: StackPlace, schedule: string, keepDays: number): string {
+export function installBackupScript(sources: BackupSource[], place: StackPlace, settings: BackupSettings): string {
+  const { schedule, keepDays } = settings;
   return [
     'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; elif sudo -n true 2>/dev/null; then as_root() { sudo "$@"; }; else echo "this user has no password-less sudo: the backup runs as root" >&2; exit 1; fi',
     'if ! command -v restic >/dev/null 2>&1; then',
@@ -51,20 +57,20 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
     'fi',
     'echo "restic: $(restic version | cut -d" " -f2)"',
     `as_root install -d -m 700 /etc/stack-backup ${BACKUP_STATE}`,
-    'repo=${BACKUP_REPOSITORY:-} sftp_cmd=',
+    `repo=${shellQuote(settings.destination ?? '')} sftp_cmd=`,
     'case "$repo" in',
     `  '') repo=${BACKUP_STATE}/repo; dest="this server's own disk (${BACKUP_STATE}/repo)"`,
-    '     echo "WARNING: no BACKUP_REPOSITORY is set, so the backups stay on this server: a lost server takes them with it. Set the User Secret BACKUP_REPOSITORY (sftp:user@host:/path or s3:https://host/bucket/path) and re-execute this step." ;;',
+    '     echo "WARNING: no backup destination is chosen, so the backups stay on this server: a lost server takes them with it. Choose where they go (an SSH host or an S3-compatible store) and re-execute this step." ;;',
     '  sftp://*) rest=${repo#sftp://}; login=${rest%%/*}; path=/${rest#*/}; path=${path#/}',
     '     hostport=${login#*@}; user=; [ "$login" = "$hostport" ] || user=${login%@*}; host=${hostport%:*}; port=22; [ "$host" = "$hostport" ] || port=${hostport##*:} ;;',
     '  sftp:*) rest=${repo#sftp:}; login=${rest%%:*}; path=${rest#*:}; host=${login#*@}; user=; [ "$login" = "$host" ] || user=${login%@*}; port=22 ;;',
     '  s3:*) dest="S3-compatible store ${repo#s3:}"',
     '     [ -n "${AWS_ACCESS_KEY_ID:-}" ] && [ -n "${AWS_SECRET_ACCESS_KEY:-}" ] || { echo "an s3 destination needs the User Secrets AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" >&2; exit 1; } ;;',
-    '  *) echo "BACKUP_REPOSITORY must start with sftp: or s3: (or be unset to keep backups on the server)" >&2; exit 1 ;;',
+    '  *) echo "the backup destination must start with sftp: or s3:" >&2; exit 1 ;;',
     'esac',
     'if [ "${repo#sftp}" != "$repo" ]; then',
-    '  [ -n "$host" ] && [ -n "$path" ] || { echo "BACKUP_REPOSITORY: no host or path in it (sftp:user@host:/path)" >&2; exit 1; }',
-    '  case "$port" in ""|*[!0-9]*) echo "BACKUP_REPOSITORY: the port is not a number" >&2; exit 1 ;; esac',
+    '  [ -n "$host" ] && [ -n "$path" ] || { echo "the backup destination has no host or path (sftp:user@host:/path) (sftp:user@host:/path)" >&2; exit 1; }',
+    '  case "$port" in ""|*[!0-9]*) echo "the backup destination\'s port is not a number" >&2; exit 1 ;; esac',
     '  [ -n "${BACKUP_SSH_KEY:-}" ] || { echo "an sftp destination needs the User Secret BACKUP_SSH_KEY (a private key the backup host accepts)" >&2; exit 1; }',
     "  printf '%s\\n' \"$BACKUP_SSH_KEY\" | as_root install -m 600 /dev/stdin /etc/stack-backup/ssh_key",
     '  as_root touch /etc/stack-backup/known_hosts',
@@ -98,16 +104,35 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
   ].join('\n');
 }
 
-/** The step: the settings from the secrets, the scripts, the schedule and a first backup. */
-export function backupStep(sources: BackupSource[], place: StackPlace): PlanStep {
-  const { schedule, keepDays } = emptyStackModel().backup;
+/**
+ * The step: the settings from the secrets, the scripts, the schedule and a first backup. Its title and
+ * description say where the backups go; without a destination they say plainly that the backups stay on
+ * the server, and claim nothing off it.
+ */
+export function backupStep(sources: BackupSource[], place: StackPlace, settings: BackupSettings = emptyStackModel().backup): PlanStep {
+  const { keepDays, destination } = settings;
   const covered = sources.map((s) => (s.kind === 'dump' ? `${s.service} (a dump${s.restore ? ', loaded again by the drill' : ''})` : `volume ${s.volume} (its files)`));
-  const script = installBackupScript(sources, place, schedule, keepDays);
-  return {
-    title: 'Back up off the server, encrypted (restic)',
-    description: `Backs up ${covered.join(', ')} with restic, encrypted, to the destination in the User Secret BACKUP_REPOSITORY (an SSH host or an S3-compatible store), nightly and once now, keeping ${keepDays} days; installs the restore drill, which restores the latest backup into throwaway containers and checks it.`,
-    commands: [remoteWithOptional(script, SECRET_NAMES)],
-  };
+  const script = installBackupScript(sources, place, settings);
+  const where = destinationInWords(destination);
+  const drill = 'installs the restore drill, which restores the latest backup into throwaway containers and checks it';
+  return destination
+    ? {
+        title: 'Back up off the server, encrypted (restic)',
+        description: `Backs up ${covered.join(', ')} with restic, encrypted with the User Secret BACKUP_PASSWORD, to ${where}, nightly and once now, keeping ${keepDays} days; ${drill}.`,
+        commands: [remoteWithOptional(script, SECRET_NAMES)],
+      }
+    : {
+        title: 'Back up on the server only, encrypted (restic): no destination chosen',
+        description: `No backup destination is chosen, so these backups stay on the server's own disk and are lost with it: not off-server backups. Backs up ${covered.join(', ')} with restic, encrypted, to ${BACKUP_STATE}/repo on the server, nightly and once now, keeping ${keepDays} days; ${drill}. Choose a destination (an SSH host or an S3-compatible store) to send them off the server.`,
+        commands: [remoteWithOptional(script, SECRET_NAMES)],
+      };
+}
+
+/** Where a destination is, in words, without credentials (an S3 URL may carry none; an sftp one names the login). */
+export function destinationInWords(destination: string | undefined): string {
+  if (!destination) return `the server's own disk (${BACKUP_STATE}/repo)`;
+  if (destination.startsWith('s3:')) return `the S3-compatible store ${destination.slice(3)}`;
+  return `the SSH host ${destination.replace(/^sftp:(\/\/)?/, '')} (over SFTP)`;
 }
 
 /** Like `remote`, for optional secrets: an unset one travels as an empty value instead of stopping `set -u`. */

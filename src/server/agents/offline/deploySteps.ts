@@ -4,6 +4,9 @@ import { dockerUserAllowlist, moveSshStep, movesSsh, sshPorts, sshSources, ufwAl
 import { mountVolumeStep, storageChecks } from './dataVolume';
 import { LOCAL_BUNDLE } from '../../../shared/repositoryLayout';
 import { hostOnlySteps } from './hostOnlySteps';
+import { backupSources } from './backupScripts';
+import { backupStep } from './backupSteps';
+import { emptyStackModel } from '../../../shared/stackModel';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';
 
@@ -34,6 +37,12 @@ export function portsFree(stack: Stack): string[] {
     '  echo "port $p: free${ours:+ (held by this stack: a re-deploy)}"',
     'done',
   ];
+}
+
+/** The services whose data is backed up: all but those of the components the person said not to back up. */
+function backedUpServices(stack: Stack, skip: string[]): Stack['services'] {
+  const skipped = new Set(skip.flatMap((name) => stack.components.find((c) => c.id === name)?.services.map((x) => x.name) ?? [name]));
+  return stack.services.filter((x) => !skipped.has(x.name));
 }
 
 /** The compose project of the stack on the server: the name of its folder. */
@@ -273,34 +282,24 @@ export function planSteps(stack: Stack): PlanStep[] {
     description: 'Pull the pinned images' + (stack.builds.length ? `, build ${stack.builds.join(', ')} from the checkout` : '') + bootstraps.map((b) => `, ${b.says}`).join('') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes.',
     commands: [remote(start.join('\n'))],
   });
-  // Backups from the catalogue: a service's dump command where it has one, else the files of its named volumes.
-  const backups: string[] = [];
-  const volumeOwner = new Set<string>();
-  let minute = 0;
-  const at = (): string => `${(minute++ * 5) % 60} 3`;
-  for (const x of stack.services) {
-    const named = (x.volumes ?? []).filter((v) => !/^[./]/.test(v)).map((v) => ({ volume: v.split(':')[0]!, path: v.split(':')[1]! })).filter((v) => !volumeOwner.has(v.volume));
-    named.forEach((v) => volumeOwner.add(v.volume));
-    if (x.backup) backups.push(`${at()} * * * root cd ${STACK_DIR} && COMPOSE exec -T ${x.name} sh -c '${x.backup.dump}' | gzip > ${STACK_DIR}/backups/${x.name}-$(date +\\%F).${x.backup.extension}.gz`);
-    else for (const v of named) backups.push(`${at()} * * * root cd ${STACK_DIR} && COMPOSE exec -T ${x.name} tar -C ${v.path} -czf - . > ${STACK_DIR}/backups/${v.volume}-$(date +\\%F).tar.gz`);
-  }
-  const dumps = backups.length > 0;
-  if (nginxTls) backups.push(`30 4 * * 1 root cd ${STACK_DIR} && COMPOSE exec -T ${stack.services.find((x) => stack.components.some((c) => c.proxy?.config === 'nginx' && c.services[0]!.name === x.name))!.name} nginx -s reload`);
-  if (backups.length) {
+  // Backups: restic, off the server to the model's destination (backupSteps.ts), of what the catalogue's data marks.
+  const backup = stack.facts.backup ?? emptyStackModel().backup;
+  const backedUp = backup.enabled ? backupSources(backedUpServices(stack, backup.skip)) : [];
+  if (backedUp.length) steps.push(backupStep(backedUp, { dir: STACK_DIR, project: STACK_PROJECT }, backup));
+  if (nginxTls) {
+    const nginx = stack.services.find((x) => stack.components.some((c) => c.proxy?.config === 'nginx' && c.services[0]!.name === x.name))!.name;
     steps.push({
-      title: dumps ? 'Schedule nightly backups' : 'Schedule maintenance',
-      description: `A cron file on the server (/etc/cron.d/stack-maintenance), using the Compose the server has: ${dumps ? `nightly backups to ${STACK_DIR}/backups (kept 14 days) of ${stack.services.filter((x) => x.backup || x.volumes?.some((v) => !/^[./]/.test(v))).map((x) => (x.backup ? `${x.name} (a dump)` : `${x.name} (its files)`)).join(', ')}` : ''}${nginxTls ? `${dumps ? ' and ' : ''}a weekly Nginx reload to pick up renewed certificates` : ''}.`,
+      title: 'Schedule maintenance',
+      description: 'A cron file on the server (/etc/cron.d/stack-maintenance), using the Compose the server has: a weekly Nginx reload to pick up renewed certificates.',
       commands: [
         remote(
           [
             DETECT_DOCKER,
             'cron=; for c in /usr/sbin/cron /usr/sbin/crond /sbin/crond /usr/bin/crond; do if [ -x "$c" ]; then cron=$c; fi; done',
             '[ -n "$cron" ] || { echo "the server has no cron daemon: install cron, then re-execute this step" >&2; exit 1; }',
-            `mkdir -p ${STACK_DIR}/backups`,
             'bin=$(command -v docker-compose || true); if [ "$COMPOSE" = "docker compose" ]; then bin="$(command -v docker) compose"; fi',
             "sudo tee /etc/cron.d/stack-maintenance > /dev/null <<CRON",
-            ...backups.map((b) => b.replace(/\$/g, '\\$').replace('COMPOSE', '$bin')),
-            `45 4 * * * root find ${STACK_DIR}/backups -type f -mtime +14 -delete`,
+            `30 4 * * 1 root cd ${STACK_DIR} && $bin exec -T ${nginx} nginx -s reload`,
             'CRON',
             'cat /etc/cron.d/stack-maintenance',
           ].join('\n'),

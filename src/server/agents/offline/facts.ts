@@ -8,6 +8,7 @@ import { PRODUCTS } from './knowledge';
 import { detectLanguage, findImages, PRODUCT_RULES, unknownNames, alternativesFor } from './products';
 import { productOfImage } from '../verifier/catalogueKnowledge';
 import { readSpokenTarget, readSshTarget, type SshTarget } from './sshTarget';
+import type { Backup } from '../../../shared/stackModel';
 
 export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
 /** Kinds of workload asked for without naming a product; the default product fills them only when none of that kind is named. */
@@ -84,6 +85,8 @@ export interface Facts {
   language: string | undefined;
   /** The person's own server (user@host, SSH port), which makes the provider 'vps'. */
   sshTarget: SshTarget | undefined;
+  /** The stack model's backup settings (destination, schedule, components not backed up); the model's defaults when absent. */
+  backup?: Backup;
 }
 
 export const emptyFacts = (): Facts => ({
@@ -138,6 +141,7 @@ export function cloneFacts(f: Facts): Facts {
     ports: f.ports.map((p) => ({ ...p })),
     allowlist: [...f.allowlist],
     hostTasks: new Set(f.hostTasks),
+    ...(f.backup ? { backup: { ...f.backup, skip: [...f.backup.skip] } } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import YAML from 'yaml';
 import type { StackModel } from '../../../shared/stackModel';
 import { PRODUCTS } from './knowledge';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR } from './remoteShell';
+import { DRILL_SCRIPT } from './backupScripts';
 
 /**
  * Validation of the running system, over SSH and from outside: what the executed steps deployed (the
@@ -168,7 +169,7 @@ const serviceOf = (component: string, reaching: boolean): string => {
 /**
  * Checks the stack model asks for (a plan rendered from a model carries it): each public endpoint answers
  * through its proxy at its address, each link resolves from the component that uses it (in that
- * container's own network namespace), and the backup jobs write archives that are not empty.
+ * container's own network namespace), and the latest backup restores in the restore drill.
  */
 export function modelChecks(model: StackModel, stack: DeployedStack, backups: boolean): Check[] {
   const checks: Check[] = [];
@@ -217,26 +218,9 @@ export function modelChecks(model: StackModel, stack: DeployedStack, backups: bo
   }
   if (backups) {
     checks.push({
-      title: 'The backup writes archives that are not empty',
-      description: `On the server: each backup job of /etc/cron.d/stack-maintenance runs once now; every archive it writes to ${STACK_DIR}/backups holds data (this check adds one backup to the folder).`,
-      commands: [
-        remote(
-          [
-            'f=/etc/cron.d/stack-maintenance',
-            '[ -f "$f" ] || { echo "no backup schedule on the server ($f)" >&2; exit 1; }',
-            'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; else as_root() { sudo -n "$@"; }; fi',
-            'mark=$(mktemp); sleep 1',
-            'jobs=0',
-            'while read -r _ _ _ _ _ _ cmd; do jobs=$((jobs + 1)); as_root bash -c "$cmd" || { echo "backup job failed: $cmd" >&2; exit 1; }; done < <(grep -F "/backups/" "$f" | grep -v " find ")',
-            '[ "$jobs" -gt 0 ] || { echo "the schedule has no backup job" >&2; exit 1; }',
-            'bad=0; n=0',
-            `while IFS= read -r a; do n=$((n + 1)); if [ "$(as_root gzip -dc "$a" | head -c 1 | wc -c)" = 1 ]; then echo "$a: $(as_root du -h "$a" | cut -f1)"; else echo "$a is empty" >&2; bad=1; fi; done < <(as_root find ${STACK_DIR}/backups -type f -newer "$mark")`,
-            'rm -f "$mark"',
-            '[ "$n" -ge "$jobs" ] || { echo "$jobs jobs wrote $n archives" >&2; exit 1; }',
-            'exit $bad',
-          ].join('\n'),
-        ),
-      ],
+      title: 'The latest backup restores (restore drill)',
+      description: `On the server: the restore drill (${DRILL_SCRIPT}) checks the backup repository (restic check), restores the latest backup into throwaway containers on their own internal network (the live stack is not touched) and compares its tables, row counts and files with those recorded at backup time; everything it started is removed afterwards.`,
+      commands: [remote(['if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; else as_root() { sudo -n "$@"; }; fi', `as_root ${DRILL_SCRIPT}`].join('\n'))],
     });
   }
   return checks;

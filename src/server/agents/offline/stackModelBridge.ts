@@ -91,6 +91,7 @@ export function modelOfStack(stack: Stack): StackModel {
   m.unknowns = [...f.unknown.map((name) => ({ name, status: 'asked' as const })), ...f.skipped.map((name) => ({ name, status: 'skipped' as const }))];
   m.excluded = [...f.excluded];
   if (stack.serverFacts && m.target) m.serverFacts = stack.serverFacts;
+  if (f.backup) m.backup = { ...f.backup, skip: [...f.backup.skip] };
   return m;
 }
 
@@ -151,6 +152,7 @@ export function factsOfModel(model: StackModel): Facts {
   f.unknown = model.unknowns.filter((u) => u.status === 'asked').map((u) => u.name);
   f.skipped = model.unknowns.filter((u) => u.status === 'skipped').map((u) => u.name);
   for (const x of model.excluded) f.excluded.add(x);
+  f.backup = { ...model.backup, skip: [...model.backup.skip] };
   f.acceptsDefaults = true;
   return f;
 }

@@ -1,6 +1,7 @@
 import type { PlannerReply, Turn } from './plannerTypes';
 import { readStackDefinition, readStackModel } from './documents';
 import { deployedStack, modelChecks, serverChecks, type Check } from './serverChecks';
+import { DRILL_SCRIPT } from './backupScripts';
 
 /** The validation and documentation agents' tools (see services/validation). */
 import { VALIDATION_TOOLS } from '../toolNames';
@@ -66,7 +67,7 @@ export function validationChecks(executed: StepView[], implementationPlan = ''):
   const deployed = deployedStack(executed.flatMap((s) => (s.command ? [s.command] : [])), plan) ?? deployedStack(plannedCommands, plan);
   if (deployed) {
     const model = readStackModel(implementationPlan);
-    return [...serverChecks(deployed, model?.serverFacts?.portsInUse.map((p) => p.port)), ...(model ? modelChecks(model, deployed, implementationPlan.includes('/etc/cron.d/stack-maintenance') && implementationPlan.includes('/backups/')) : [])];
+    return [...serverChecks(deployed, model?.serverFacts?.portsInUse.map((p) => p.port)), ...(model ? modelChecks(model, deployed, implementationPlan.includes(DRILL_SCRIPT)) : [])];
   }
   const checks: Check[] = [];
   if (dirs.size) checks.push({ title: 'Check the folders the execution created', description: 'Every folder the executed steps created is in the workspace.', commands: [loop('-d', [...dirs], 'folder')] });
