@@ -11,3 +11,4 @@ export * from './activity';
 export * from './validation';
 export * from './notifications';
 export * from './releases';
+export * from './backups';
