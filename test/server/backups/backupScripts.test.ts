@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { backupScript, backupSources, drillScript } from '../../../src/server/agents/offline/backupScripts';
 import { backupStep, installBackupScript } from '../../../src/server/agents/offline/backupSteps';
+import { parsePlanSteps } from '../../../src/shared/planSteps';
 import { BACKUP_RESULT_MARKER, failureInWords, parseScriptResults } from '../../../src/shared/api/backups';
 
 /**
@@ -89,6 +90,9 @@ describe('the scripts', () => {
       'step.sh': `#!/bin/bash\n${backupStep(sources, place).commands.join('\n')}\n`,
     });
     expect(problems).toEqual([]);
+    // The step stays whole in the implementation plan: no line of it reads as a Markdown heading.
+    const [parsed] = parsePlanSteps(`## Step 1: Back up\n\n\`\`\`bash\n${backupStep(sources, place).commands.join('\n')}\n\`\`\`\n`);
+    expect(parsed!.command).toBe(backupStep(sources, place).commands.join('\n'));
   });
 
   it('the drill runs throwaway containers on their own internal network, without published ports', () => {

@@ -59,7 +59,8 @@ const dumpFile = (s: Extract<BackupSource, { kind: 'dump' }>): string => `dumps/
 function prelude(kind: 'backup' | 'drill', place: StackPlace): string[] {
   return [
     '#!/bin/bash',
-    `# Written by the deploy plan (DevOps Agents): the ${kind === 'backup' ? 'off-server backup' : 'restore drill'} of the stack in ${place.dir}.`,
+    // No space after '#': the plan's Markdown would read '# …' at a line's start as a heading ending the step.
+    `#-- Written by the deploy plan (DevOps Agents): the ${kind === 'backup' ? 'backup' : 'restore drill'} of the stack in ${place.dir}.`,
     // -E: the ERR trap also fires in functions and subshells (set -e alone leaves them silently).
     'set -Eeuo pipefail',
     'umask 077',
