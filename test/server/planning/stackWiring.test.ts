@@ -6,6 +6,7 @@ import { readStackModel } from '../../../src/server/agents/offline/documents';
 import { verifierFactsOf } from '../../../src/server/agents/verifier/stackModelFacts';
 import { verifyPlans } from '../../../src/server/agents/verifier/verifyPlan';
 import { converse, plans } from '../helpers/plannerConversation';
+import { composeSpecErrors, dockerComposeAvailable, dockerComposeConfig } from '../helpers/composeChecks';
 
 /** How the composer wires products from their catalogue data alone, and what works on the real images. */
 
@@ -109,5 +110,35 @@ describe("a product's public endpoints each reach their own upstream port", () =
     const compose = YAML.parse(p.compose) as { services: Record<string, { ports?: string[] }> };
     expect(compose.services.minio!.ports).toEqual(['127.0.0.1:9000:9000', '127.0.0.1:9001:9001']);
     expect(p.errors).toEqual([]);
+  });
+});
+
+describe("the host's GPUs, for products whose catalogue entry can use them", () => {
+  const DEFAULTS = 'Go with sensible defaults for everything else.';
+
+  test('Ollama "on my GPU server" gets a device reservation real Compose accepts; the start step checks the nvidia runtime first', async () => {
+    const c = converse(['Ollama with Open WebUI on my GPU server deploy@203.0.113.10', DEFAULTS]);
+    const p = plans(c.document);
+    const compose = YAML.parse(p.compose) as { services: Record<string, { deploy?: unknown }> };
+    expect(compose.services.ollama!.deploy).toEqual({ resources: { reservations: { devices: [{ driver: 'nvidia', count: 'all', capabilities: ['gpu'] }] } } });
+    expect(compose.services['open-webui']!.deploy).toBeUndefined();
+    expect(composeSpecErrors(compose)).toEqual([]);
+    if (dockerComposeAvailable()) expect(dockerComposeConfig(p.compose, p.files)).toBe('');
+    expect(c.document).toContain('Open WebUI 0.4 cannot use a GPU and runs on the CPU');
+    expect(p.implementation).toContain('Docker has no nvidia runtime');
+    const facts = verifierFactsOf(readStackModel(p.implementation) ?? readStackModel(p.architecture));
+    const findings = await verifyPlans({ architecture: p.architecture, implementation: p.implementation, secrets: c.secrets.map((s) => s.name), ...facts });
+    expect(findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+
+  test('a GPU asked for with a product that cannot use one is said, and no container gets a reservation', () => {
+    const c = converse(['Vaultwarden on my GPU server deploy@203.0.113.10', DEFAULTS]);
+    expect(c.document).toContain('You asked for a GPU, but Vaultwarden');
+    expect(plans(c.document).compose).not.toContain('nvidia');
+  });
+
+  test('the catalogue says which products can use a GPU; without the ask none gets one', () => {
+    expect(PRODUCTS.ollama!.gpu).toBe(true);
+    expect(composeStack(factsWith(['ollama'])).composeYaml).not.toContain('nvidia');
   });
 });

@@ -71,6 +71,8 @@ export interface ServiceSpec {
   endpoints?: Array<{ name: string; port: number; label: string; check?: string }>;
   /** False when its published ports do not speak HTTP. */
   http?: boolean;
+  /** Given the host's NVIDIA GPUs (set by the composer when the person asked and its product can use them). */
+  gpu?: boolean;
 }
 
 /**

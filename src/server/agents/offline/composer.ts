@@ -271,6 +271,19 @@ function wireUses(services: ServiceSpec[], components: Product[]): void {
   }
 }
 
+/**
+ * The host's GPUs, when the person said the server has them: given to every service of a product whose
+ * catalogue entry can use them (its `gpu`); a stack where none can says so rather than dropping the ask.
+ */
+function giveGpus(facts: Facts, components: Product[], services: ServiceSpec[], notes: string[]): void {
+  if (!facts.gpu) return;
+  const able = components.filter((c) => c.gpu);
+  for (const c of able) for (const s of services) if (c.services.some((x) => x.name === s.name)) s.gpu = true;
+  const unable = components.filter((c) => !c.gpu && c.category !== 'proxy' && !DATA_CATEGORIES.has(c.category)).map((c) => c.label);
+  if (!able.length) notes.push(`You asked for a GPU, but ${unable.length ? `${unable.join(', ')} cannot use one` : 'nothing in this stack can use one'}: the containers run on the CPU.`);
+  else notes.push(`${able.map((c) => c.label).join(', ')} ${able.length === 1 ? 'gets' : 'get'} the server's NVIDIA GPUs: the server needs the NVIDIA driver and the NVIDIA Container Toolkit (the start step checks Docker has the nvidia runtime).${unable.length ? ` ${unable.join(', ')} cannot use a GPU and ${unable.length === 1 ? 'runs' : 'run'} on the CPU.` : ''}`);
+}
+
 /** What was named and left out of an empty stack, in words. */
 function leftOutSaying(facts: Facts): string {
   const gone = [...facts.excluded.values()].map((id) => PRODUCTS[id]?.label ?? id);
@@ -358,6 +371,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     app.environment = { PORT: String(port), ...(facts.appLanguage === 'Node.js' || !facts.appLanguage ? { NODE_ENV: 'production' } : {}) };
   }
   wireUses(services, components);
+  giveGpus(facts, components, services, notes);
   if (app) {
     for (const n of options.repository?.envNames ?? []) if (!(n in app.environment!)) app.environment![n] = `\${${n}}`;
     splitByDockerfile(services, app, options.repository?.layout);
@@ -818,6 +832,8 @@ function buildCompose(services: ServiceSpec[], proxy: ProxyId | undefined, route
     }
     if (s.publish?.length) svc.ports = s.publish;
     if (s.ulimits) svc.ulimits = s.ulimits;
+    // The Compose spec's device reservation: docker compose v2 and docker-compose 1.28+ both read it.
+    if (s.gpu) svc.deploy = { resources: { reservations: { devices: [{ driver: 'nvidia', count: 'all', capabilities: ['gpu'] }] } } };
     if (s.healthcheck) svc.healthcheck = s.healthcheck;
     else if (s.noHealthcheck && s.image !== 'build') svc['x-no-healthcheck'] = s.noHealthcheck;
     if (s.dependsOn?.length) {

@@ -265,6 +265,9 @@ export function planSteps(stack: Stack): PlanStep[] {
   // Only images are pulled; what the repository builds is built (pulling it would look for it in a registry).
   const pulled = stack.services.filter((x) => x.image !== 'build').map((x) => x.name);
   const start: string[] = [DETECT_DOCKER, `cd ${STACK_DIR}`];
+  // A GPU reservation without the NVIDIA runtime fails at "compose up" with a driver error: said first, in words.
+  const gpus = stack.services.filter((x) => x.gpu).map((x) => x.name);
+  if (gpus.length) start.push(`if ! docker info --format '{{json .Runtimes}}' | grep -q nvidia; then echo "${gpus.join(', ')} need the server's GPUs, but Docker has no nvidia runtime: install the NVIDIA driver and the NVIDIA Container Toolkit (nvidia-ctk runtime configure --runtime=docker), restart Docker, then run this step again" >&2; exit 1; fi`);
   if (pulled.length) start.push(stack.builds.length ? `compose pull --quiet ${pulled.join(' ')}` : 'compose pull --quiet');
   if (stack.builds.length) start.push(`compose build --pull ${stack.builds.join(' ')}`);
   // A product's first start (the catalogue's `bootstrap`): its service up and answering, then its commands, inside it.

@@ -46,6 +46,7 @@ const ALLOW_PREFIX = 'Allowed sources';
 const EXCLUDED_PREFIX = 'Left out as asked';
 const PLAIN_HTTP_PREFIX = 'Plain HTTP';
 const PRIVATE_PREFIX = 'Kept private as asked';
+const GPU_PREFIX = 'GPU';
 
 /** What the disks are, as the provider gives them: never a bigger or encrypted disk than the plan creates. */
 export function storageLine(stack: Stack): string {
@@ -104,6 +105,7 @@ export function readRequirementLines(requiredStack: string, configuration: strin
     }
     if (/^- Certificates: Let's Encrypt/.test(line)) facts.tls = true;
     if (line.startsWith(`- ${PLAIN_HTTP_PREFIX}:`)) facts.plainHttpOk = true;
+    if (line.startsWith(`- ${GPU_PREFIX}:`)) facts.gpu = true;
     const ports = line.match(new RegExp(`^- ${PORTS_PREFIX}: (.+)$`));
     if (ports) {
       for (const p of ports[1]!.split(/,\s*/)) {
@@ -161,6 +163,10 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   if (stack.facts.excluded.size) config.push(`${EXCLUDED_PREFIX}: ${[...stack.facts.excluded].join(', ')}`);
   const kept = [...stack.facts.keepPrivate].filter((id) => stack.components.some((c) => c.id === id));
   if (kept.length) config.push(`${PRIVATE_PREFIX}: ${kept.join(', ')}`);
+  if (stack.facts.gpu) {
+    const given = stack.components.filter((c) => stack.services.some((s) => s.gpu && c.services.some((x) => x.name === s.name))).map((c) => c.label);
+    config.push(`${GPU_PREFIX}: the server's NVIDIA GPUs${given.length ? `, given to ${given.join(', ')}` : ', which nothing in this stack can use'}`);
+  }
   // Unknown software the person went on without: named, with nothing in its place.
   if (stack.facts.skipped.length) config.push(`Not in the offline catalogue, left out as you said: ${stack.facts.skipped.join(', ')}`);
   if (stack.allowlist.length) config.push(`${ALLOW_PREFIX}: ${stack.allowlist.join(', ')} (${stack.allowScope === 'ssh' ? 'SSH only' : 'every inbound port'})`);
@@ -248,6 +254,7 @@ export function stackDefinition(stack: Stack): string {
     ['Allowed sources', stack.allowlist.length ? `${stack.allowlist.join(', ')} (${stack.allowScope})` : undefined],
     ['Left out', [...f.excluded].join(', ')],
     ['Plain HTTP accepted', f.plainHttpOk ? 'yes' : undefined],
+    ['GPU', f.gpu ? 'yes' : undefined],
     ['Kept private', [...f.keepPrivate].join(', ')],
     ['Host only', stack.hostOnly ? [...f.hostTasks].join(', ') || 'ufw' : undefined],
     ['SSH target', f.sshTarget ? sshTargetLabel(f.sshTarget) : undefined],
@@ -323,6 +330,7 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
   }
   for (const id of (get('Left out') ?? '').split(/,\s*/).filter(Boolean)) facts.excluded.add(id);
   facts.plainHttpOk = get('Plain HTTP accepted') === 'yes';
+  facts.gpu = get('GPU') === 'yes';
   for (const id of (get('Kept private') ?? '').split(/,\s*/).filter(Boolean)) facts.keepPrivate.add(id);
   const hostOnly = get('Host only');
   if (hostOnly) {

@@ -55,6 +55,8 @@ export interface Facts {
   appLanguage: string | undefined;
   /** The person asked for a basic server (no particular workload). */
   basicServer: boolean;
+  /** The server has GPUs for the stack ("on my GPU server"): products whose catalogue entry can use them get them. */
+  gpu: boolean;
   /** The person asked to go with sensible defaults for what is still open. */
   acceptsDefaults: boolean;
   /** Products the person ruled out ("not Prometheus", "MariaDB, not MySQL"): never added by a default. */
@@ -106,6 +108,7 @@ export const emptyFacts = (): Facts => ({
   load: undefined,
   appLanguage: undefined,
   basicServer: false,
+  gpu: false,
   acceptsDefaults: false,
   excluded: new Set(),
   wants: new Set(),
@@ -220,6 +223,7 @@ const RULES: Rule[] = [
     doc: true,
   },
   { pattern: /\b(basic|simple|plain|bare|minimal) (vps|server|instance|host|machine|droplet|ec2)\b/i, apply: (f, on) => void (f.basicServer = on) },
+  { pattern: /\b(gpus?|nvidia|cuda|graphics cards?)\b/i, apply: (f, on) => void (f.gpu = on) },
 ];
 
 /** Words that negate a component named within the next few words ("no redis", "without monitoring"). */

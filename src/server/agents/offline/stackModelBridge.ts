@@ -26,6 +26,7 @@ export function modelOfStack(stack: Stack): StackModel {
       source: { kind: 'catalogue', id: c.id, ...(image ? { image } : {}) },
       ...(c.services.some((s) => s.image === 'build') && f.appLanguage ? { language: f.appLanguage } : {}),
       ...(f.keepPrivate.has(c.id) ? { keepPrivate: true } : {}),
+      ...(stack.services.some((s) => s.gpu && c.services.some((x) => x.name === s.name)) ? { gpu: true } : {}),
     });
     for (const s of c.services) named.set(s.name, c.id);
   }
@@ -117,6 +118,7 @@ export function factsOfModel(model: StackModel): Facts {
     if (c.keepPrivate) f.keepPrivate.add(product.id);
     if (c.source.image) f.images[product.id] = c.source.image;
     if (c.language) f.appLanguage = c.language;
+    if (c.gpu) f.gpu = true;
   }
   const proxied = model.exposures.filter((e): e is Extract<Exposure, { via: 'proxy' }> => e.via === 'proxy');
   for (const e of proxied) if (e.domain && !f.domains.some((d) => d.host === e.domain)) f.domains.push({ host: e.domain, component: e.component, ...(e.upstream ? { endpoint: e.upstream } : {}) });
