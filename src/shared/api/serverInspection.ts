@@ -10,6 +10,8 @@ import { ServerFacts } from '../stackModel';
 
 /** GET: whether the target can be inspected, the exact command that would run, and what the last one found. */
 export const ServerInspectionOffer = Type.Object({
+  /** Where the stack goes: the person's existing server (inspectable), a new machine (nothing on it yet), or not said yet. */
+  target_kind: Type.Union([Type.Literal('existing'), Type.Literal('new'), Type.Literal('none')]),
   available: Type.Boolean(),
   /** Why not, in words, when not available (no server named yet, a new machine, no SSH key). */
   reason: Type.Optional(Type.String()),

@@ -67,8 +67,14 @@ const HELD = 6379;
 
   test('the approved command finds what the server runs, and the plan made afterwards moves off the taken port', async () => {
     const projectId = await projectOn('inspected', `${s.user}@${s.host} port ${s.port}`);
+    const generate = async (): Promise<ArchitecturePlanResponse> => {
+      expect((await call(alice, projectId, 'POST', '/planning/cloud-architect', { message: 'Generate architecture plan' })).statusCode).toBe(200);
+      return (await call(alice, projectId, 'GET', '/planning/architecture-plan')).json<ArchitecturePlanResponse>();
+    };
+    // Made before the inspection, the plan takes the port the server already uses: the deploy would fail starting Redis.
+    expect((await generate()).plan).toMatch(new RegExp(`127\\.0\\.0\\.1:${HELD}:6379`));
     const offer = (await call(alice, projectId, 'GET', '/planning/server-inspection')).json<ServerInspectionOffer>();
-    expect(offer).toMatchObject({ available: true, target: `${s.user}@${s.host}:${s.port}` });
+    expect(offer).toMatchObject({ target_kind: 'existing', available: true, target: `${s.user}@${s.host}:${s.port}` });
     expect(offer.command).toMatch(/^# da-inspect v1 target=/);
     expect(offer.facts).toBeUndefined();
 
@@ -103,8 +109,7 @@ const HELD = 6379;
     expect((await call(alice, projectId, 'GET', '/planning/server-inspection')).json<ServerInspectionOffer>().facts).toEqual(facts);
 
     // The plan made now publishes Redis on another port, says why, and the verifier finds nothing.
-    expect((await call(alice, projectId, 'POST', '/planning/cloud-architect', { message: 'Generate architecture plan' })).statusCode).toBe(200);
-    const plan = (await call(alice, projectId, 'GET', '/planning/architecture-plan')).json<ArchitecturePlanResponse>();
+    const plan = await generate();
     expect(plan.plan).not.toMatch(new RegExp(`127\\.0\\.0\\.1:${HELD}:6379`));
     expect(plan.plan).toMatch(/127\.0\.0\.1:\d+:6379/);
     expect(plan.plan).toContain(probe);
@@ -128,7 +133,7 @@ const HELD = 6379;
   test('no server named, or no key: why, in words, and no command', async () => {
     const projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'nowhere' } })).json<{ id: number }>().id;
     const none = (await call(alice, projectId, 'GET', '/planning/server-inspection')).json<ServerInspectionOffer>();
-    expect(none).toEqual({ available: false, reason: expect.stringMatching(/^No server is named yet/) });
+    expect(none).toEqual({ target_kind: 'none', available: false, reason: expect.stringMatching(/^No server is named yet/) });
     await call(alice, projectId, 'POST', '/planning/requirements-gatherer', { message: `Redis alone on my existing server ${s.user}@${s.host} port ${s.port}` });
     const keyless = (await call(alice, projectId, 'GET', '/planning/server-inspection')).json<ServerInspectionOffer>();
     expect(keyless).toMatchObject({ available: false, reason: expect.stringContaining('SSH_PRIVATE_KEY') });

@@ -10,7 +10,8 @@ import { messageSubmitted, selectChatStreaming } from '../../common/chat/chatSli
 import type { StagePanelProps } from '../../common/stages/types';
 import { ConfirmButton } from './components/ConfirmButton';
 import { PlanView } from './components/PlanView';
-import { StageColumns } from './components/StageLayout';
+import { ServerInspection } from './components/ServerInspection';
+import { StageColumns, StageView } from './components/StageLayout';
 import { useGetArchitecturePlanQuery } from './planningApi';
 import { PLANNING_CHATS } from './planningChats';
 import { planningSaga } from './planningSaga';
@@ -37,34 +38,42 @@ export function ArchitectureStage({ projectId }: StagePanelProps): ReactElement 
     dispatch(messageSubmitted({ key, message: PLANNING_PROMPTS.generateArchitecturePlan, ...PLANNING_CHATS.architect }));
   };
 
+  // What the inspection found is in the stack model: the plan is made again from it (unless a reply is running).
+  const onInspected = (): void => {
+    if (!streaming) generate();
+  };
+
   return (
     <StageColumns>
-      <PlanView
-        title={ARCHITECTURE_TEXT.viewTitle}
-        plan={plan}
-        isLoading={isLoading}
-        error={isError ? ARCHITECTURE_TEXT.loadError : null}
-        findings={findings}
-        confirm={
-          <ConfirmButton
-            projectId={projectId}
-            stage="architecture"
-            label="Confirm Architecture"
-            enabled={Boolean(plan?.trim()) && !streaming && !blocked}
-            hint={blocked ?? 'Available once the plan exists and no reply is running'}
-          />
-        }
-        empty={
-          <>
-            {streaming ? 'The assistant is writing the plan; it appears here when it is saved.' : 'No architecture plan yet. '}
-            {!streaming && (
-              <Button $size="sm" onClick={generate}>
-                {PLANNING_PROMPTS.generateArchitecturePlan}
-              </Button>
-            )}
-          </>
-        }
-      />
+      <StageView>
+        <ServerInspection projectId={projectId} onInspected={onInspected} />
+        <PlanView
+          title={ARCHITECTURE_TEXT.viewTitle}
+          plan={plan}
+          isLoading={isLoading}
+          error={isError ? ARCHITECTURE_TEXT.loadError : null}
+          findings={findings}
+          confirm={
+            <ConfirmButton
+              projectId={projectId}
+              stage="architecture"
+              label="Confirm Architecture"
+              enabled={Boolean(plan?.trim()) && !streaming && !blocked}
+              hint={blocked ?? 'Available once the plan exists and no reply is running'}
+            />
+          }
+          empty={
+            <>
+              {streaming ? 'The assistant is writing the plan; it appears here when it is saved.' : 'No architecture plan yet. '}
+              {!streaming && (
+                <Button $size="sm" onClick={generate}>
+                  {PLANNING_PROMPTS.generateArchitecturePlan}
+                </Button>
+              )}
+            </>
+          }
+        />
+      </StageView>
       <Chat chatKey={key} title={ARCHITECTURE_TEXT.chatTitle} endpoint={PLANNING_CHATS.architect} />
     </StageColumns>
   );

@@ -1,6 +1,7 @@
 import { conflict } from '../../errors';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
-import type { ServerFacts, StackModel } from '../../../shared/stackModel';
+import type { StackModel } from '../../../shared/stackModel';
+import { describeServerFacts } from '../../../shared/serverFactsText';
 import type { ContainerStatusResponse, SandboxInitializeResponse } from '../../../shared/api/sandbox';
 import type { ServerInspectionOffer, ServerInspectionResult } from '../../../shared/api/serverInspection';
 import { inspectionCommand, safeTarget, targetLabel } from '../serverReadback/inspectionCommand';
@@ -55,20 +56,6 @@ function failure(result: ExecResult, target: string): string {
   return `The inspection of ${target} failed (exit ${result.exitCode ?? 'none'}): ${last || 'no message'}.`;
 }
 
-/** What was found, in one paragraph the person reads. */
-export function describeFacts(f: ServerFacts): string {
-  const ports = f.portsInUse.map((p) => `${p.port}/${p.protocol}${p.holder ? ` (${p.holder})` : ''}`);
-  return [
-    [f.os, f.dockerVersion && `Docker ${f.dockerVersion}`, f.composeVersion && `Compose ${f.composeVersion}`].filter(Boolean).join(', '),
-    [f.cpus !== undefined && `${f.cpus} CPUs`, f.memoryGb !== undefined && `${f.memoryGb} GB memory`, f.freeDiskGb !== undefined && `${f.freeDiskGb} GB free disk`].filter(Boolean).join(', '),
-    ports.length ? `Ports in use: ${ports.join(', ')}` : 'No ports in use',
-    `${f.containers.length} running container${f.containers.length === 1 ? '' : 's'}${f.composeProjects.length ? `, compose projects: ${f.composeProjects.join(', ')}` : ''}`,
-  ]
-    .filter(Boolean)
-    .join('. ')
-    .concat('.');
-}
-
 export function createServerInspection(deps: { planning: InspectionPlanning; sandbox: InspectionSandbox; timeoutMs?: number }) {
   const { planning, sandbox } = deps;
   /** Projects with an inspection under way: a second approval waits for none, it is refused. */
@@ -77,16 +64,16 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
   async function offer(projectId: number): Promise<ServerInspectionOffer & { model?: StackModel }> {
     const { model } = await planning.stack(projectId);
     const target = model.target;
-    if (!target) return { available: false, reason: 'No server is named yet: say which server the stack goes on (user@host and SSH port) in the requirements, or go on without an inspection.' };
-    if (target.kind === 'new') return { available: false, reason: 'The plan creates a new machine, which runs nothing yet: there is nothing to inspect.' };
+    if (!target) return { target_kind: 'none', available: false, reason: 'No server is named yet: say which server the stack goes on (user@host and SSH port) in the requirements, or go on without an inspection.' };
+    if (target.kind === 'new') return { target_kind: 'new', available: false, reason: 'The plan creates a new machine, which runs nothing yet: there is nothing to inspect.' };
     const where = { user: target.user, host: target.host, port: target.port };
-    if (!safeTarget(where)) return { available: false, reason: `The server ${target.user}@${target.host} cannot be named in a command as it is written.` };
+    if (!safeTarget(where)) return { target_kind: 'existing', available: false, reason: `The server ${target.user}@${target.host} cannot be named in a command as it is written.` };
     const facts = model.serverFacts ? { facts: model.serverFacts } : {};
     // Declared is not enough: the key must have a value (it never leaves the server but into the sandbox).
     if (!(await planning.secretValues(projectId))[INSPECTION_KEY_SECRET]?.trim()) {
-      return { available: false, target: targetLabel(where), reason: `Add the private key that logs in to ${targetLabel(where)} as the ${INSPECTION_KEY_SECRET} User Secret to inspect the server, or go on without an inspection.`, ...facts };
+      return { target_kind: 'existing', available: false, target: targetLabel(where), reason: `Add the private key that logs in to ${targetLabel(where)} as the ${INSPECTION_KEY_SECRET} User Secret to inspect the server, or go on without an inspection.`, ...facts };
     }
-    return { available: true, target: targetLabel(where), command: inspectionCommand(where), ...facts };
+    return { target_kind: 'existing', available: true, target: targetLabel(where), command: inspectionCommand(where), ...facts };
   }
 
   /** The sandbox, running: initialised the way the confirm flow does when it is not. */
@@ -125,7 +112,7 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
         }
         const { facts, notRead } = parseInspection(result.output, new Date());
         await planning.editStack(scope.projectId, [{ op: 'setServerFacts', facts }]);
-        return { status: 'completed', detail: describeFacts(facts), facts, not_read: notRead };
+        return { status: 'completed', detail: describeServerFacts(facts), facts, not_read: notRead };
       } finally {
         running.delete(scope.projectId);
       }

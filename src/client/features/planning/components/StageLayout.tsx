@@ -14,6 +14,14 @@ export const StageColumns = styled.div`
   }
 `;
 
+/** A stage's view column when it holds more than one panel (the architecture step's server and plan). */
+export const StageView = styled.div`
+  display: flex;
+  flex-direction: column;
+  gap: ${({ theme }) => theme.space(4)};
+  min-width: 0;
+`;
+
 /** The bordered panel beside a chat (requirements, plans). */
 export const Panel = styled.section`
   display: flex;

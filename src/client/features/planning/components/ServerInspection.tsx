@@ -1,0 +1,114 @@
+import { useState, type ReactElement } from 'react';
+import styled from 'styled-components';
+import type { ServerInspectionResult } from '../../../../shared/api/serverInspection';
+import { describeServerFacts } from '../../../../shared/serverFactsText';
+import { errorMessage } from '../../../api/apiSlice';
+import { Button } from '../../../common/components/Button';
+import { ErrorText } from '../../../common/components/Field';
+import { MutedText } from '../../../common/components/Layout';
+import { Spinner } from '../../../common/components/Spinner';
+import { useGetServerInspectionQuery, useRunServerInspectionMutation } from '../serverInspectionApi';
+import { Panel, PanelHeader, StatusText } from './StageLayout';
+
+export interface ServerInspectionProps {
+  projectId: number;
+  /** What was found is in the stack model now: the stage makes the plan again from it. */
+  onInspected: () => void;
+}
+
+/**
+ * "Your server" on the architecture step, when the stack goes on the person's existing server: the exact
+ * read-only command that reads what the server already runs, run only when the person approves it, then
+ * what it found (or, when the server cannot be reached, why, and that the plan goes on without it). A plan
+ * for a new machine has nothing to inspect and shows nothing here.
+ */
+export function ServerInspection({ projectId, onInspected }: ServerInspectionProps): ReactElement | null {
+  const { data: offer } = useGetServerInspectionQuery(projectId);
+  const [run, { isLoading: running }] = useRunServerInspectionMutation();
+  const [result, setResult] = useState<ServerInspectionResult | null>(null);
+  const [callError, setCallError] = useState<string | null>(null);
+  if (!offer || offer.target_kind === 'new') return null;
+
+  const onApprove = async (): Promise<void> => {
+    if (!offer.command) return;
+    setCallError(null);
+    setResult(null);
+    try {
+      const answer = await run({ projectId, command: offer.command }).unwrap();
+      setResult(answer);
+      if (answer.status === 'completed') onInspected();
+    } catch (err) {
+      setCallError(errorMessage(err, 'The inspection could not be started'));
+    }
+  };
+
+  const facts = result?.facts ?? offer.facts;
+  return (
+    <Panel aria-label="Your server">
+      <PanelHeader>
+        <h2>Your server{offer.target ? `: ${offer.target}` : ''}</h2>
+        {offer.available && (
+          <Button $size="sm" $variant={facts ? 'secondary' : 'primary'} onClick={() => void onApprove()} disabled={running}>
+            {facts ? 'Inspect the server again' : 'Approve and inspect the server'}
+          </Button>
+        )}
+      </PanelHeader>
+      {!offer.available && <MutedText>{offer.reason}</MutedText>}
+      {offer.available && !facts && !result && (
+        <MutedText>
+          Before the plan is final, read what this server already runs (ports in use, containers and compose projects, OS, Docker and Compose versions, free
+          disk), so the plan takes free ports instead of failing when it starts. The command only reads; it runs in your workspace once you approve it.
+        </MutedText>
+      )}
+      {offer.command && (
+        <details open={!facts}>
+          <summary>The command that runs</summary>
+          <Command aria-label="Inspection command">{offer.command}</Command>
+        </details>
+      )}
+      {running && <Spinner label={`Inspecting ${offer.target ?? 'the server'}…`} />}
+      {callError && <ErrorText>{callError}</ErrorText>}
+      {result?.status === 'failed' && (
+        <>
+          <ErrorText>{result.detail}</ErrorText>
+          <MutedText>You can go on without it: the plan is made without facts about the server, and the deploy checks the server again when it starts.</MutedText>
+        </>
+      )}
+      {facts && !running && (
+        <section aria-label="What the server runs">
+          <StatusText>
+            {result?.status === 'completed' ? 'Found' : `Inspected ${new Date(facts.inspectedAt).toLocaleString()}`}: {describeServerFacts(facts)}
+          </StatusText>
+          {result?.status === 'completed' && result.not_read.length > 0 && (
+            <NotRead>
+              {result.not_read.map((n) => (
+                <li key={n}>Not read: {n}</li>
+              ))}
+            </NotRead>
+          )}
+          {result?.status === 'completed' && <StatusText>The plan is made again from what was found.</StatusText>}
+        </section>
+      )}
+    </Panel>
+  );
+}
+
+const Command = styled.pre`
+  max-height: 16rem;
+  overflow: auto;
+  margin: ${({ theme }) => theme.space(2)} 0 0;
+  padding: ${({ theme }) => theme.space(3)};
+  border-radius: ${({ theme }) => theme.radii.md};
+  background: ${({ theme }) => theme.colors.background};
+  font-family: ${({ theme }) => theme.fonts.mono};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+  white-space: pre-wrap;
+  overflow-wrap: anywhere;
+`;
+
+const NotRead = styled.ul`
+  margin: ${({ theme }) => theme.space(1)} 0 0;
+  padding-left: ${({ theme }) => theme.space(4)};
+  color: ${({ theme }) => theme.colors.textMuted};
+  font-size: ${({ theme }) => theme.fontSizes.sm};
+`;
