@@ -17,6 +17,7 @@ import type { BranchesResponse, Repository, RepositoriesResponse } from '../../.
 import type { StreamEvent } from '../../../src/shared/events';
 import { NO_ANALYSIS_MESSAGE } from '../../../src/shared/constants';
 import type { StackOpsBody, StackResponse } from '../../../src/shared/api/stack';
+import type { ServerInspectionBody, ServerInspectionOffer, ServerInspectionResult } from '../../../src/shared/api/serverInspection';
 import { emptyStackModel, type StackModel } from '../../../src/shared/stackModel';
 import { applyStackOps, StackOpError, type CatalogueView, type StackOp } from '../../../src/shared/stackOps';
 
@@ -124,6 +125,8 @@ export const COMPLETE_DOCUMENT = [
  * The fake planning server of the client tests. Tests set what it answers (`planningDb.requirements =
  * …`, `planningDb.stream = (call) => …`); `resetPlanningDb()` runs after each test (through resetDb).
  */
+const NO_INSPECTION: ServerInspectionOffer = { target_kind: 'none', available: false, reason: 'No server is named yet.' };
+
 export const planningDb = {
   requirements: { content: '', ready_to_continue: false } as RequirementsResponse,
   analysis: { message: NO_ANALYSIS_MESSAGE } as AnalysisResponse,
@@ -141,6 +144,10 @@ export const planningDb = {
   /** The stack model GET /planning/stack answers; POST /planning/stack/ops applies the shared operations to it. */
   stackModel: emptyStackModel() as StackModel,
   stackOps: [] as StackOp[][],
+  /** What GET /planning/server-inspection offers, what its POST answers, and the commands posted (approved). */
+  inspectionOffer: NO_INSPECTION as ServerInspectionOffer,
+  inspectionResult: { status: 'failed', detail: 'not set by the test', not_read: [] } as ServerInspectionResult,
+  inspectionsRun: [] as string[],
   /** What a stream call answers; the default replies 'Hello there' on thread t-1. */
   stream: (_call: StreamCall): Response => sseResponse(sseText(replyEvents('Hello there'))),
 };
@@ -160,6 +167,9 @@ export function resetPlanningDb(): void {
   planningDb.kills = 0;
   planningDb.stackModel = emptyStackModel();
   planningDb.stackOps = [];
+  planningDb.inspectionOffer = NO_INSPECTION;
+  planningDb.inspectionResult = { status: 'failed', detail: 'not set by the test', not_read: [] };
+  planningDb.inspectionsRun = [];
   planningDb.stream = () => sseResponse(sseText(replyEvents('Hello there')));
 }
 
@@ -202,6 +212,13 @@ export const planningHandlers = [
       throw err;
     }
     return HttpResponse.json(stackAnswer());
+  }),
+  http.get<never, never, ServerInspectionOffer>(api('/planning/server-inspection'), () => HttpResponse.json(planningDb.inspectionOffer)),
+  http.post<never, ServerInspectionBody, ServerInspectionResult | ErrorResponse>(api('/planning/server-inspection'), async ({ request }) => {
+    const { command } = await request.json();
+    if (command !== planningDb.inspectionOffer.command) return HttpResponse.json({ detail: 'The inspection command is not the one offered now' }, { status: 409 });
+    planningDb.inspectionsRun.push(command);
+    return HttpResponse.json(planningDb.inspectionResult);
   }),
   http.get<never, never, RequirementsResponse>(api('/planning/requirements'), () => HttpResponse.json(planningDb.requirements)),
   http.get<never, never, AnalysisResponse>(api('/planning/analysis'), () => HttpResponse.json(planningDb.analysis)),
