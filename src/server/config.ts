@@ -87,6 +87,8 @@ const EnvSchema = Type.Object({
   TERMINAL_RECONNECT_GRACE_SECONDS: Type.Number({ minimum: 0, maximum: 3_600 }),
   /** Below this much free space on DATA_DIR's disk the server answers not ready (/api/ready). */
   DISK_MIN_FREE_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
+  /** Minutes between scheduled drift checks of each deployed project; 0 turns the schedule off. */
+  DRIFT_CHECK_MINUTES: Type.Integer({ minimum: 0, maximum: 10_080 }),
   ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+/?\\s*(,\\s*https?://[^/,\\s]+/?\\s*)*$' })),
   SIGNUP_CREDIT_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
   PRICING_MODE: Type.Union([Type.Literal('research_preview'), Type.Literal('regular')], { default: 'research_preview' }),
@@ -138,6 +140,7 @@ const DEFAULTS: Record<string, string> = {
   SANDBOX_KUBERNETES_CPUS: '2',
   TERMINAL_RECONNECT_GRACE_SECONDS: '30',
   DISK_MIN_FREE_MB: '64',
+  DRIFT_CHECK_MINUTES: '360',
   SIGNUP_CREDIT_USD: '5',
   PRICE_INPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.inputPerMillion),
   PRICE_OUTPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.outputPerMillion),
@@ -155,6 +158,7 @@ const NUMERIC = new Set([
   'LOGIN_RATE_LIMIT_PER_MINUTE',
   'AGENT_RATE_LIMIT_PER_MINUTE',
   'SHUTDOWN_TIMEOUT_SECONDS',
+  'DRIFT_CHECK_MINUTES',
   'SIGNUP_CREDIT_USD',
   'PRICE_INPUT_PER_MILLION_USD',
   'PRICE_OUTPUT_PER_MILLION_USD',
@@ -312,6 +316,8 @@ export interface AppConfig {
   /** The contact address the public pages show (SUPPORT_EMAIL). */
   supportEmail: string;
   notifications: NotificationsConfig;
+  /** Minutes between scheduled drift checks of each deployed project (0: none). */
+  driftCheckMinutes: number;
 }
 
 export interface NotificationsConfig {
@@ -367,6 +373,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       from: e.SMTP_FROM ?? e.SUPPORT_EMAIL,
       allowPrivateAddresses: e.NOTIFY_PRIVATE_ADDRESSES === 'true' || e.NOTIFY_PRIVATE_ADDRESSES === '1',
     },
+    driftCheckMinutes: e.DRIFT_CHECK_MINUTES,
     secureCookies: publicUrl.startsWith('https://'),
     trustProxy: trustedProxies(e.TRUST_PROXY),
     staticDir: path.resolve(e.STATIC_DIR),

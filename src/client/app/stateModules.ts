@@ -21,6 +21,7 @@ import '../features/execution/executionApi';
 import '../features/execution/executionSlice';
 import '../features/marketing/publicConfigApi';
 import '../features/projectHome/notificationsApi';
+import '../features/projectHome/releasesApi';
 import '../features/planning/planningApi';
 import '../features/planning/planningSlice';
 import '../features/planning/stackApi';

@@ -32,6 +32,8 @@ import type { TerminalStreamEvent } from '../../shared/api/terminal';
 import { createAgents, type Agents } from '../services/agents';
 import { createDiskSpace, type DiskSpace } from '../services/health/diskSpace';
 import { createServerInspection, type ServerInspection } from '../services/serverInspection/serverInspection';
+import { createReleaseService, type ReleaseService } from '../services/releases/releaseService';
+import { scheduleDriftChecks } from '../services/releases/releaseChecks';
 
 export interface Services {
   /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */
@@ -73,6 +75,8 @@ export interface Services {
   agents: Agents;
   /** DATA_DIR's disk: a full disk in plain words (507) and readiness while space is short. */
   disk: DiskSpace;
+  /** Releases of the deployed stack: recorded as deploys end, "Roll back" as a step, drift checks. */
+  releases: ReleaseService;
 }
 
 declare module 'fastify' {
@@ -120,7 +124,10 @@ export const servicesPlugin = fp(
     const repositories = createRepositoryService({ source: repositorySource, planning });
     const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, filesOf: (id) => repositories.workspaceFiles(id), secretValues: (id) => planning.hiddenValues(id), events });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
-    const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, events, activity, log: app.log });
+    // The release service appends roll backs to the execution plan, and hears of every step that ends there.
+    const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, events, activity, log: app.log, afterStepStored: (project, planId, step) => releases.afterStepStored(project, planId, step) });
+    const releases = createReleaseService({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), execution, notifier: notifications, log: app.log });
+    const driftSchedule = scheduleDriftChecks(opts.config.driftCheckMinutes, (minutes) => releases.checkDue(minutes), app.log);
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log });
     const documentation = createDocumentationService({ db, sandbox, planning, execution, validation });
     const agents = createAgents({ db, models, meter, planning, sandbox, execution, validation, documentation, events });
@@ -159,6 +166,7 @@ export const servicesPlugin = fp(
       agents,
       disk,
       notifications,
+      releases,
     });
     // last_seen_at is written in batches off the request path (see sessionStore).
     const flushSessions = setInterval(() => {
@@ -170,7 +178,9 @@ export const servicesPlugin = fp(
       clearInterval(flushSessions);
       await sessions.flushLastSeen().catch(() => undefined);
       sessions.close();
+      await driftSchedule.stop();
       await app.services.execution.close();
+      await releases.idle();
       await app.services.validation.close();
       app.services.terminals.close();
       await app.services.sandbox.close();

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp } from './common';
+import { IdParam, Timestamp } from './common';
 
 /**
  * A project's releases (GET /api/projects/{id}/releases), newest first: what each deploy ran, so "Roll
@@ -20,10 +20,7 @@ export type ReleaseSummary = Static<typeof ReleaseSummary>;
 export const ReleaseList = Type.Object({ releases: Type.Array(ReleaseSummary) });
 export type ReleaseList = Static<typeof ReleaseList>;
 
-export const ReleaseParams = Type.Object({
-  id: Type.String({ pattern: '^[0-9]{1,15}$' }),
-  number: Type.String({ pattern: '^[0-9]{1,9}$' }),
-});
+export const ReleaseParams = Type.Object({ id: IdParam, number: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
 export type ReleaseParams = Static<typeof ReleaseParams>;
 
 /**

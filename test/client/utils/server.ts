@@ -11,6 +11,7 @@ import { makeProject, makeProjectState, makeUser, resetFactoryIds } from './fact
 import { planningHandlers, resetPlanningDb } from './planningServer';
 import { activityHandlers, resetActivityDb } from './activityServer';
 import { notificationsHandlers, resetNotificationsDb } from './notificationsServer';
+import { releasesHandlers, resetReleasesDb } from './releasesServer';
 
 /** Absolute URL of an API path, as the client calls it. */
 export const api = (path: string): string => `http://localhost/api${path}`;
@@ -40,6 +41,7 @@ export function resetDb(): void {
   resetPlanningDb();
   resetActivityDb();
   resetNotificationsDb();
+  resetReleasesDb();
 }
 
 /** Adds projects (with their default stage state) to the fake server and returns them. */
@@ -190,4 +192,4 @@ export const handlers = [
 ];
 
 /** The msw server of the client tests; any request without a handler fails the test. */
-export const server = setupServer(...handlers, ...planningHandlers, ...activityHandlers, ...notificationsHandlers);
+export const server = setupServer(...handlers, ...planningHandlers, ...activityHandlers, ...notificationsHandlers, ...releasesHandlers);

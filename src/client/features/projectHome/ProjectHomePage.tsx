@@ -20,6 +20,8 @@ import { useGetProjectQuery } from '../../common/projects/projectsApi';
 import { ProjectCost } from '../../common/costs/ProjectCost';
 import { SandboxPanel } from './components/SandboxPanel';
 import { NotificationsPanel } from './components/NotificationsPanel';
+import { DriftPanel } from './components/DriftPanel';
+import { ReleasesPanel } from './components/ReleasesPanel';
 import { StageLinks } from './components/StageLinks';
 import {
   ConfigurationDataView,
@@ -71,6 +73,8 @@ function ProjectHomeViews({ projectId }: { projectId: number }): ReactElement {
     <ProjectHomeLayout projectId={projectId}>
       <SandboxPanel projectId={projectId} />
       <NotificationsPanel projectId={projectId} />
+      <ReleasesPanel projectId={projectId} />
+      <DriftPanel projectId={projectId} />
       <Routes>
         <Route index element={<QuickStartView docs={docs} projectId={projectId} />} />
         <Route path={HOME_VIEWS.documentation} element={<FullDocumentationView docs={docs} />} />

@@ -7,6 +7,7 @@ import { hostOnlySteps } from './hostOnlySteps';
 import { backupSources } from './backupScripts';
 import { backupStep } from './backupSteps';
 import { emptyStackModel } from '../../../shared/stackModel';
+import { gatedUp } from './releaseGate';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';
 
@@ -279,10 +280,10 @@ export function planSteps(stack: Stack): PlanStep[] {
       ...b.commands.map((c) => `compose exec -T ${b.service} sh -c ${shellQuote(c)}`),
     );
   }
-  start.push('compose up -d', waitHealthy(600, oneShotServices(stack)), 'compose ps');
+  start.push(...gatedUp({ files: ['.env', ...stack.files.map((f) => f.path)], oneShot: oneShotServices(stack), seconds: 600, restoreSeconds: 300 }));
   steps.push({
     title: 'Start the stack',
-    description: 'Pull the pinned images' + (stack.builds.length ? `, build ${stack.builds.join(', ')} from the checkout` : '') + bootstraps.map((b) => `, ${b.says}`).join('') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes.',
+    description: 'Pull the pinned images' + (stack.builds.length ? `, build ${stack.builds.join(', ')} from the checkout` : '') + bootstraps.map((b) => `, ${b.says}`).join('') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes. A change is applied as a release: what differs from the last healthy release is shown, and when a container does not become healthy that release\'s files are put back and brought up again (the step still fails, saying so).',
     commands: [remote(start.join('\n'))],
   });
   // Backups: restic, off the server to the model's destination (backupSteps.ts), of what the catalogue's data marks.

@@ -37,9 +37,11 @@ export const DETECT_DOCKER = [
 /**
  * Remote: waits until every container of the stack runs and is healthy (or runs and has no
  * healthcheck), for Compose v1 and v2 alike; a service that runs once (`oneShot`) must have exited 0.
- * Fails at once when another container exits, and after `seconds`.
+ * Fails at once when another container exits, and after `seconds`. With `failUnhealthy` a container
+ * whose own health check has given up (Docker's `unhealthy`, after its retries) fails it at once too: a
+ * change's gate need not wait out the whole time for a service that will not come up.
  */
-export const waitHealthy = (seconds: number, oneShot: string[] = []): string => {
+export const waitHealthy = (seconds: number, oneShot: string[] = [], options: { failUnhealthy?: boolean } = {}): string => {
   const done = `${oneShot.length ? `^(${oneShot.join('|')}) exited [a-z-]+ 0$|` : ''} running (healthy|no-healthcheck) [0-9]+$`;
   return [
     `deadline=$((SECONDS + ${seconds}))`,
@@ -51,7 +53,7 @@ export const waitHealthy = (seconds: number, oneShot: string[] = []): string => 
     // Tasks that run once are done when they exited 0; the rest must run (healthy where they have a check).
     `  open=$(grep -Ev '${done}' <<<"$states" || true)`,
     `  if [ -z "$open" ]; then printf '%s\\n' "$states"; break; fi`,
-    `  if grep -qE ' (exited|dead) ' <<<"$open"; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'a container stopped' >&2; exit 1; fi`,
+    `  if grep -qE ' (exited|dead${options.failUnhealthy ? '|running unhealthy' : ''}) ' <<<"$open"; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo '${options.failUnhealthy ? 'a container stopped or is unhealthy' : 'a container stopped'}' >&2; exit 1; fi`,
     `  if [ $SECONDS -ge $deadline ]; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'not every container is healthy after ${seconds} seconds' >&2; exit 1; fi`,
     // What it waits for, as it happens (a step card shows its newest lines): when that changes, else every 30 s.
     '  if [ "$open" != "$said" ] || [ $((SECONDS - said_at)) -ge 30 ]; then',

@@ -10,7 +10,7 @@ import { RECORDED_ACTIVITY_TYPES } from '../../../shared/constants/activity';
 import type { ActivityService } from '../activity/activityService';
 import type { EventBus } from '../events/eventBus';
 import { parsePlanSteps } from '../../../shared/planSteps';
-import { createStepRuns, type EndedStep, type PlanReplacement, type ProgressState, type StepChangeRequest, type StepProject, type StepSandbox, type StepSecrets } from '../steps/stepRuns';
+import { createStepRuns, type EndedStep, type PlanReplacement, type ProgressState, type StepChangeRequest, type StepProject, type StepRunsDeps, type StepSandbox, type StepSecrets } from '../steps/stepRuns';
 
 export { INTERRUPTED_MESSAGE, SANDBOX_NOT_READY, terminalCommandsTopic, type ProgressState } from '../steps/stepRuns';
 
@@ -38,6 +38,8 @@ export interface ExecutionDeps {
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** Upper bound of one step; the sandbox driver's default when absent. */
   stepTimeoutMs?: number;
+  /** After a step's result is stored (releases: a finished deploy is recorded, a failed health gate reported). */
+  afterStepStored?: StepRunsDeps['afterStepStored'];
 }
 
 export const NO_IMPLEMENTATION_PLAN = 'There is no implementation plan to execute yet: create and confirm the implementation plan first.';
@@ -135,6 +137,7 @@ export function createExecutionService(deps: ExecutionDeps) {
       failed: RECORDED_ACTIVITY_TYPES.deploymentFailed,
     }),
     stage: 'execution',
+    ...(deps.afterStepStored ? { afterStepStored: deps.afterStepStored } : {}),
   });
 
   async function requirePlan(projectId: number, planId?: number): Promise<number> {
@@ -181,6 +184,9 @@ export function createExecutionService(deps: ExecutionDeps) {
     async cancelStep(project: ExecutionProject, body: CancelStepBody): Promise<Step> {
       return runs.cancelStep(project, await requirePlan(project.projectId, body.plan_id), body.step_number);
     },
+
+    /** The project's execution plan, if it has one. */
+    planOf: runs.planOf,
 
     /** The progress poll's snapshots by project (`sendSnapshot` answers one): compare its ETag before building its body. */
     progress: runs.progress,

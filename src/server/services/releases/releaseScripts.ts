@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import { DETECT_DOCKER } from '../../agents/offline/remoteShell';
 import { PROJECT_NAME, STACK_DIRECTORY } from './serverChecks';
 
 /**
@@ -42,7 +43,9 @@ function check(options: { project: string; directory: string }, files: Record<st
 
 const PRELUDE = [
   'set -euo pipefail',
-  'dc() { if command -v docker-compose >/dev/null; then docker-compose "$@"; else docker compose "$@"; fi; }',
+  // docker and compose as the deploy's steps find them (sudo or not, Compose v2 or v1)
+  DETECT_DOCKER,
+  'dc() { compose "$@"; }',
   // healthy when the health check says so, or running when the service has none
   'state() { local id; id=$(dc -p "$P" ps -q "$1" 2>/dev/null | head -n1 || true); [ -n "$id" ] || { echo missing; return; }; docker inspect -f \'{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}\' "$id"; }',
   'gate() { local until=$(( $(date +%s) + $1 )); shift; local s bad; while :; do bad=""; for s in "$@"; do case "$(state "$s")" in healthy|running) ;; *) bad="$bad $s($(state "$s"))";; esac; done; [ -z "$bad" ] && return 0; [ "$(date +%s)" -ge "$until" ] && { echo "not healthy in time:$bad"; return 1; }; sleep 2; done; }',

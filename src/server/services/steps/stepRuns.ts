@@ -65,6 +65,8 @@ export interface StepRunsDeps {
   serialize(state: ProgressState): string;
   /** In the transaction that stored a step's result, under the plan's lock (activities). */
   onStepEnded(tx: Tx, project: StepProject, planId: number, step: EndedStep): Promise<void>;
+  /** Once a step's result is committed, with its stored (redacted) output: work that reads the server again. */
+  afterStepStored?(project: StepProject, planId: number, step: EndedStep & { output: string }): void;
   /** Texts naming the stage in errors ('execution', 'validation'). */
   stage: string;
 }
@@ -341,7 +343,10 @@ export function createStepRuns(deps: StepRunsDeps) {
         await deps.onStepEnded(tx, project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError });
         return true;
       });
-      if (touched) deps.events?.publish(PROJECT_TOUCHED_TOPIC, project.installationId);
+      if (touched) {
+        deps.events?.publish(PROJECT_TOUCHED_TOPIC, project.installationId);
+        deps.afterStepStored?.(project, planId, { stepNumber, status, command: command === null ? null : redact(command), errorMessage: storedError, output: redact(output).slice(-MAX_OUTPUT) });
+      }
     } catch (err) {
       log.error({ projectId: project.projectId, stepNumber, err: redact((err as Error).message) }, 'could not store a step result');
     } finally {

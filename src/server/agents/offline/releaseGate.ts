@@ -1,0 +1,68 @@
+import { waitHealthy } from './remoteShell';
+
+/**
+ * Remote: bring the stack up as a release with a health gate. The files the plan copied are compared with
+ * the last release that came up healthy (kept on the server in `.release/last-healthy`), `up` applies the
+ * difference (Compose recreates only what changed, and removes services the release no longer has), and
+ * the gate waits for every container. When the gate fails and a healthy release is kept, its files are
+ * put back, the stack is brought up from them and the step still fails: the person sees which service
+ * failed, that the last healthy release was restored, and whether it is healthy again.
+ */
+
+/** Printed by a step whose gate failed and restored the last healthy release; the server reports it. */
+export const GATE_FAILED_MARKER = 'health gate failed: restoring the last healthy release';
+export const RESTORED_HEALTHY = 'the last healthy release is restored and healthy';
+export const RESTORED_UNHEALTHY = 'the last healthy release is restored but is not healthy';
+/** Where the server keeps the files of the last release that passed its gate, inside the stack directory. */
+export const LAST_HEALTHY = '.release/last-healthy';
+
+export interface GateOptions {
+  /** Paths (relative to the stack directory) the plan writes: the compose file, its configuration files, `.env`. */
+  files: string[];
+  /** Services that run once and exit 0 (see waitHealthy). */
+  oneShot: string[];
+  /** How long a first deploy waits; a change waits as long but fails at once on `unhealthy`. */
+  seconds: number;
+  /** How long the restored release gets. */
+  restoreSeconds: number;
+}
+
+const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** Runs after `cd` into the stack directory, with DETECT_DOCKER's `compose` and `docker` defined. */
+export function gatedUp(o: GateOptions): string[] {
+  const files = [...new Set(['docker-compose.yml', ...o.files])].map(quote).join(' ');
+  return [
+    `files=(${files})`,
+    `last=${LAST_HEALTHY}`,
+    'if [ -f "$last/docker-compose.yml" ]; then',
+    '  echo "changes from the last healthy release:"',
+    '  for f in "${files[@]}"; do [ "$f" = .env ] && continue; if [ -f "$last/$f" ]; then diff -u "$last/$f" "$f" || true; else echo "added: $f"; fi; done',
+    'fi',
+    // A change is gated strictly (unhealthy fails at once); a first deploy has nothing to go back to.
+    `if [ -f "$last/docker-compose.yml" ]; then gate() { ( ${waitHealthy(o.seconds, o.oneShot, { failUnhealthy: true }).replace(/\n/g, '\n    ')}\n  ); }; else gate() { ( ${waitHealthy(o.seconds, o.oneShot).replace(/\n/g, '\n    ')}\n  ); }; fi`,
+    'if compose up -d --remove-orphans && gate; then',
+    '  rm -rf "$last.new" && mkdir -p "$last.new"',
+    '  for f in "${files[@]}"; do if [ -f "$f" ]; then mkdir -p "$last.new/$(dirname "$f")" && cp -p "$f" "$last.new/$f"; fi; done',
+    '  rm -rf "$last" && mv "$last.new" "$last"',
+    '  compose ps',
+    'else',
+    '  if [ -f "$last/docker-compose.yml" ]; then',
+    `    echo "${GATE_FAILED_MARKER}"`,
+    '    for f in "${files[@]}"; do [ -f "$last/$f" ] || rm -f "$f"; done',
+    '    cp -pR "$last/." .',
+    '    compose up -d --remove-orphans',
+    `    if ( ${waitHealthy(o.restoreSeconds, o.oneShot).replace(/\n/g, '\n      ')}\n    ); then echo "${RESTORED_HEALTHY}"; else echo "${RESTORED_UNHEALTHY}"; fi`,
+    '  fi',
+    '  exit 1',
+    'fi',
+  ];
+}
+
+/** The person's words for a failed gate: which containers failed, and what was restored. */
+export function gateFailureNote(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim());
+  const reason = lines.filter((l) => /^(a container stopped|not every container is healthy)/.test(l) || / (unhealthy|exited|dead) -?\d+$/.test(l));
+  const outcome = lines.find((l) => l === RESTORED_HEALTHY || l === RESTORED_UNHEALTHY) ?? 'the last healthy release was being restored when the step ended';
+  return [`The change did not pass its health gate: ${reason.join('; ') || 'see the step output'}.`, `${outcome[0]!.toUpperCase()}${outcome.slice(1)}.`].join(' ');
+}
