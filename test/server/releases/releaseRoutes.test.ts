@@ -75,4 +75,23 @@ describe('release routes', () => {
     expect(checked.json()).toMatchObject({ release: null, checks: [], differences: [], error: expect.stringContaining('no release yet') as string });
     expect((await call(alice, 'GET', `/api/projects/${other}/drift`)).json<{ check: { checked_at: string } }>().check.checked_at).toBe(checked.json<{ checked_at: string }>().checked_at);
   });
+
+  it('the schedule checks each deployed project when due, from what the database says, across a restart', async () => {
+    const deployed = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'deployed' } })).json<{ id: number }>().id;
+    await recordRelease(database.db, deployed, '/opt/stack', { 'docker-compose.yml': 'services: {}\n' }, live);
+    // The first project (releases, checked never) and this one are due; the one with no release is not.
+    expect(await app.services.releases.checkDue(60)).toBe(2);
+    // Its sandbox is not running: the check says so instead of a result, and counts as the last check.
+    const last = (await call(alice, 'GET', `/api/projects/${deployed}/drift`)).json<{ check: { error: string; release: number } }>().check;
+    expect(last).toMatchObject({ release: 1, error: expect.stringMatching(/^The check could not finish: /) as string });
+    expect(await app.services.releases.checkDue(60)).toBe(0);
+    // A restarted server reads the last checks: nothing is due again before its time, everything after it.
+    const restarted = await buildTestApp(database, { env: { DRIFT_CHECK_MINUTES: '0' } });
+    try {
+      expect(await restarted.services.releases.checkDue(60)).toBe(0);
+      expect(await restarted.services.releases.checkDue(0)).toBe(2);
+    } finally {
+      await restarted.close();
+    }
+  });
 });
