@@ -30,6 +30,14 @@ const REST_RSS_BUDGET = 200 * 2 ** 20;
 const POSTGRES_REST_RSS_BUDGET = 120 * 2 ** 20;
 const FIRST_START_PEAK_BUDGET = 500 * 2 ** 20;
 const PER_THOUSAND_CLIENTS_BUDGET = 100 * 2 ** 20;
+/**
+ * The browser-like sections' measured window (BENCH_CLIENT_SECONDS): a whole minute, so that it always
+ * holds one of the server's periodic writes of its sessions' last use (one statement a minute for every
+ * session polled, sessionStore.flushLastSeen: some 25 ms of the server's CPU for 1,000 sessions, perf).
+ * A 30 s window held it or not by chance, about 3% of the CPU per answer from run to run for nothing
+ * the polls did differently.
+ */
+const CLIENT_SECONDS = 60;
 /** Beyond it, part of the browser-like section's latencies are the load generators' own (they cannot keep up). */
 const GENERATOR_DELAY_WARNING_MS = 10;
 
@@ -46,7 +54,7 @@ function clientCounts(): number[] {
 
 /** The browser-like section: the app and a bare Fastify, each in its own process, polled by the same clients side by side. */
 async function clientsSection(clients: number): Promise<void> {
-  const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? 30);
+  const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? CLIENT_SECONDS);
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   // Side by side up to SIDE_BY_SIDE_CLIENTS: above, two servers and their load generators do not fit on
   // this machine's two cores together (at 5,000 the app's CPU per answer read 1.63–1.67× the bare
@@ -139,7 +147,7 @@ async function memorySection(): Promise<void> {
 /** What per-request logging costs at the default level: the same server with logging off beside it. */
 async function loggingSection(): Promise<void> {
   const clients = Number(process.env.BENCH_LOGGING_CLIENTS ?? 1000);
-  const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? 30);
+  const seconds = Number(process.env.BENCH_CLIENT_SECONDS ?? CLIENT_SECONDS);
   const { logging, silent } = await benchLogging({ clients, seconds, serverDir: process.env.BENCH_SERVER_DIR ?? process.cwd() });
   console.log(`\nPer-request logging — ${clients} browser-like clients on PGlite, ${seconds} s measured, both servers at once`);
   for (const r of [logging, silent]) {
