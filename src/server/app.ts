@@ -22,6 +22,7 @@ import { authRoutes } from './routes/auth';
 import { costRoutes } from './routes/costs';
 import { notificationRoutes } from './routes/notifications';
 import { releaseRoutes } from './routes/releases';
+import { backupRoutes } from './routes/backups';
 import { creditRoutes } from './routes/credits';
 import { devopsHelperRoutes } from './routes/devopsHelper';
 import { documentationRoutes } from './routes/documentation';
@@ -123,6 +124,7 @@ export async function buildApp(options: BuildOptions): Promise<FastifyInstance> 
       await api.register(activityRoutes);
       await api.register(notificationRoutes);
       await api.register(releaseRoutes);
+      await api.register(backupRoutes);
       await api.register(publicConfigRoutes);
     },
     { prefix: '/api' },

@@ -15,6 +15,7 @@ import { createPlanningService, type PlanningService } from '../services/plannin
 import { createSecretBox, loadSecretKey } from '../services/userSecrets/secretBox';
 import { createNotificationService, type NotificationService } from '../services/notifications/notificationService';
 import { withNotices } from '../services/notifications/activityNotices';
+import { backupStepRecorder } from '../services/backups/backupHook';
 import { createModelProvider } from '../agents/models';
 import { createSandboxService, type SandboxService } from '../services/sandbox/sandboxService';
 import { serverInstanceId } from '../services/sandbox/instanceId';
@@ -124,11 +125,25 @@ export const servicesPlugin = fp(
     const repositories = createRepositoryService({ source: repositorySource, planning });
     const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, filesOf: (id) => repositories.workspaceFiles(id), secretValues: (id) => planning.hiddenValues(id), events });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
+    // A step that ran a backup or a restore drill records the run from its output (and a failed one notifies).
+    const backupRecorder = backupStepRecorder({ db, notify: (projectId, notice) => notifications.notify(projectId, notice), log: app.log });
     // The release service appends roll backs to the execution plan, and hears of every step that ends there.
-    const execution = createExecutionService({ db, sandbox, planning, commands: executionCommands, events, activity, log: app.log, afterStepStored: (project, planId, step) => releases.afterStepStored(project, planId, step) });
+    const execution = createExecutionService({
+      db,
+      sandbox,
+      planning,
+      commands: executionCommands,
+      events,
+      activity,
+      log: app.log,
+      afterStepStored: (project, planId, step) => {
+        releases.afterStepStored(project, planId, step);
+        backupRecorder(project, planId, step);
+      },
+    });
     const releases = createReleaseService({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), execution, notifier: notifications, log: app.log });
     const driftSchedule = scheduleDriftChecks(opts.config.driftCheckMinutes, (minutes) => releases.checkDue(minutes), app.log);
-    const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log });
+    const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log, afterStepStored: backupRecorder });
     const documentation = createDocumentationService({ db, sandbox, planning, execution, validation });
     const agents = createAgents({ db, models, meter, planning, sandbox, execution, validation, documentation, events });
     // Start-up recovery: runs a stopped process left running are marked interrupted…

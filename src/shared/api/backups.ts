@@ -138,7 +138,8 @@ export type BackupsStatus = Static<typeof BackupsStatus>;
 export const BackupRunsQuery = Type.Object(
   {
     kind: Type.Optional(Type.Union([Type.Literal('backup'), Type.Literal('drill')])),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    /** 1–100 (a query string holds text: the app does not coerce types). */
+    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$' })),
   },
   { additionalProperties: false },
 );

@@ -15,7 +15,7 @@ import { createStepActivityRecorder } from '../execution/executionService';
 import { parsePlanSteps, type PlannedStep } from '../../../shared/planSteps';
 import { loadProjectServers } from '../devopsHelper/projectServers';
 import { READBACK_TITLE, readbackCommand } from '../serverReadback/readbackCommand';
-import { createStepRuns, type ProgressState, type StepProject, type StepSandbox, type StepSecrets } from '../steps/stepRuns';
+import { createStepRuns, type ProgressState, type StepProject, type StepRunsDeps, type StepSandbox, type StepSecrets } from '../steps/stepRuns';
 
 export interface ValidationDeps {
   db: Db;
@@ -28,6 +28,8 @@ export interface ValidationDeps {
   activity: Pick<ActivityService, 'record'>;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   stepTimeoutMs?: number;
+  /** After a check's result is stored (backups: a restore drill's run is recorded from its output). */
+  afterStepStored?: StepRunsDeps['afterStepStored'];
 }
 
 export const NO_VALIDATION_PLAN = 'There is no validation plan yet: ask the validation agent to create one first.';
@@ -63,6 +65,7 @@ export function createValidationService(deps: ValidationDeps) {
       failed: RECORDED_ACTIVITY_TYPES.validationFailed,
     }),
     stage: 'validation',
+    ...(deps.afterStepStored ? { afterStepStored: deps.afterStepStored } : {}),
   });
   /** Projects whose validation agent is writing (`planning`), or whose last turn failed with no plan. */
   const planning = new Set<number>();
