@@ -34,7 +34,7 @@ import { createAgents, type Agents } from '../services/agents';
 import { createDiskSpace, type DiskSpace } from '../services/health/diskSpace';
 import { createServerInspection, type ServerInspection } from '../services/serverInspection/serverInspection';
 import { createReleaseService, type ReleaseService } from '../services/releases/releaseService';
-import { scheduleDriftChecks } from '../services/releases/releaseChecks';
+import { scheduleDriftChecks } from '../services/releases/driftSchedule';
 
 export interface Services {
   /** What happened in each installation: `activity.record(...)` where it happens (see activityService). */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { compareToRelease, DISK_MIN_FREE_BYTES, type LiveState, type ReleaseBaseline } from '../../../src/server/services/releases/drift';
-import { changedServices, applyReleaseScript } from '../../../src/server/services/releases/releaseScripts';
+import { changedServices, rollbackScript } from '../../../src/server/services/releases/releaseScripts';
 import { firewallLines, parseDf, serverChecks } from '../../../src/server/services/releases/serverChecks';
 
 const release: ReleaseBaseline = {
@@ -53,8 +53,8 @@ describe('release scripts', () => {
   it('refuses names that could leave the stack directory or the shell word', () => {
     expect(() => serverChecks('shop; rm -rf /', '/opt/stack')).toThrow('not a compose project name');
     expect(() => serverChecks('shop', '/opt/../etc')).toThrow('not a stack directory');
-    expect(() => applyReleaseScript({ project: 'shop', directory: '/opt/stack', next: { number: 1, files: { '../x': '' } }, gateSeconds: 5 })).toThrow('not a stack file name');
+    expect(() => rollbackScript({ project: 'shop', directory: '/opt/stack', target: { number: 1, files: { '../x': '' } }, gateSeconds: 5 })).toThrow('not a stack file name');
     // File text travels base64-encoded: a quote or a here-document end cannot break out.
-    expect(applyReleaseScript({ project: 'shop', directory: '/opt/stack', next: { number: 1, files: { 'a.conf': "'; rm -rf / #\nEOF\n" } }, gateSeconds: 5 })).not.toContain('rm -rf /');
+    expect(rollbackScript({ project: 'shop', directory: '/opt/stack', target: { number: 1, files: { 'a.conf': "'; rm -rf / #\nEOF\n" } }, gateSeconds: 5 })).not.toContain('rm -rf /');
   });
 });

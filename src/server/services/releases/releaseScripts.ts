@@ -3,24 +3,14 @@ import { DETECT_DOCKER } from '../../agents/offline/remoteShell';
 import { PROJECT_NAME, STACK_DIRECTORY } from './serverChecks';
 
 /**
- * The server-side scripts of a release: apply one from its files with a bounded health gate and, when the
- * gate fails, restore the previous release's files and bring them up. They are step commands: the person
- * approves each before it runs and sees its output.
+ * "Roll back" as a server-side script: a chosen release's files written over the stack, brought up, and
+ * a bounded health gate. It is a step command: the person approves it before it runs and sees its output.
+ * (A change is applied by the deploy's own start step, agents/offline/releaseGate.ts.)
  */
 
 export interface ReleaseFiles {
   number: number;
   files: Record<string, string>;
-}
-
-export interface ApplyOptions {
-  project: string;
-  directory: string;
-  next: ReleaseFiles;
-  previous?: ReleaseFiles;
-  composeFile?: string;
-  /** How long the changed services get to report healthy. */
-  gateSeconds: number;
 }
 
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
@@ -59,32 +49,6 @@ function writeFiles(release: ReleaseFiles, known: string[]): string[] {
     ...stale.map((f) => `rm -f "$D/${f}"`),
     ...Object.entries(release.files).map(([f, text]) => `mkdir -p "$(dirname "$D/${f}")" && printf '%s' '${Buffer.from(text).toString('base64')}' | base64 -d > "$D/${f}"`),
   ];
-}
-
-export function applyReleaseScript(o: ApplyOptions): string {
-  check(o, [o.next.files, o.previous?.files ?? {}]);
-  const compose = o.composeFile ?? 'docker-compose.yml';
-  const gated = changedServices(o.previous?.files[compose], o.next.files[compose] ?? '');
-  const all = [...new Set([...Object.keys(o.next.files), ...Object.keys(o.previous?.files ?? {})])];
-  const lines = [
-    ...PRELUDE,
-    `P=${o.project}; D=${o.directory}`,
-    ...writeFiles(o.next, all),
-    `cd "$D" && dc -p "$P" -f ${compose} up -d --remove-orphans`,
-  ];
-  const gate = gated.length ? `gate ${Math.max(1, Math.round(o.gateSeconds))} ${gated.join(' ')}` : 'true';
-  if (!o.previous) return [...lines, `${gate} && echo "release ${o.next.number} is up"`].join('\n');
-  const prevGated = changedServices(undefined, o.previous.files[compose] ?? '');
-  return [
-    ...lines,
-    `if ${gate}; then echo "release ${o.next.number} is up; healthy: ${gated.join(' ') || 'nothing changed'}"; exit 0; fi`,
-    `echo "health gate failed: restoring release ${o.previous.number}"`,
-    `dc -p "$P" -f ${compose} logs --tail 20 ${gated.join(' ')} || true`,
-    ...writeFiles(o.previous, all),
-    `cd "$D" && dc -p "$P" -f ${compose} up -d --remove-orphans`,
-    `gate ${Math.max(1, Math.round(o.gateSeconds))} ${prevGated.join(' ')} && echo "release ${o.previous.number} restored and healthy" || echo "release ${o.previous.number} restored but not healthy"`,
-    'exit 1',
-  ].join('\n');
 }
 
 /** "Roll back": restore a chosen release's files over whatever is there, up, and wait for it to be healthy. */

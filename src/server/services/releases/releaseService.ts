@@ -10,9 +10,14 @@ import { compareToRelease } from './drift';
 import { parseDeployedFiles, readDeployedFilesCommand } from './deployedFiles';
 import { serverRunner, type SandboxExec } from './onServer';
 import { GATE_FAILED_MARKER, gateFailureNote } from '../../agents/offline/releaseGate';
-import { type Notifier } from './releaseChecks';
+import type { Notice } from '../notifications/notificationService';
 import { baselineRelease, readLiveState, recordRelease, type Release } from './releaseStore';
 import { rollbackScript } from './releaseScripts';
+
+/** The notification service's sending side, the only part releases need. */
+export interface Notifier {
+  notify(projectId: number, notice: Notice): Promise<void>;
+}
 
 export interface ReleaseDeps {
   db: Db;

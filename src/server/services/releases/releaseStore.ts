@@ -40,11 +40,6 @@ export async function recordRelease(db: Db, projectId: number, directory: string
   });
 }
 
-/** A release whose health gate failed: kept for the record, never the baseline for drift. */
-export async function markRolledBack(db: Db, projectId: number, number: number): Promise<void> {
-  await db.update(releases).set({ status: 'rolled_back' }).where(and(eq(releases.projectId, projectId), eq(releases.number, number)));
-}
-
 export async function listReleases(db: Db, projectId: number): Promise<Release[]> {
   return db.select().from(releases).where(eq(releases.projectId, projectId)).orderBy(desc(releases.number));
 }
