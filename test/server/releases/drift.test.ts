@@ -27,6 +27,13 @@ describe('drift against the last release', () => {
     expect([...new Set(d.map((x) => x.kind))].sort()).toEqual(['containers', 'cron', 'disk', 'firewall', 'images', 'ports']);
   });
 
+  it('a task that had run once and exited when the release was recorded is not drift; a service that stopped is', () => {
+    const withTask: ReleaseBaseline = { ...release, containers: [...release.containers, { service: 'migrate', image: 'app:1', digest: 'sha256:m', ports: [], state: 'exited' }] };
+    const task = { service: 'migrate', image: 'app:1', digest: 'sha256:m', ports: [], state: 'exited' };
+    expect(compareToRelease(withTask, live({ containers: [{ ...release.containers[0]!, state: 'running' }, task] }))).toEqual([]);
+    expect(compareToRelease(withTask, live({ containers: [{ ...release.containers[0]!, state: 'exited' }, task] }))).toEqual([{ kind: 'containers', detail: 'web: exited, the release had it running' }]);
+  });
+
   it('any extra cron line or firewall rule is reported, exactly once', () => {
     fc.assert(fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z0-9 *]{1,20}$/), { maxLength: 5 }), (extra) => {
       const added = extra.filter((l) => !release.baseline.cron.includes(l));

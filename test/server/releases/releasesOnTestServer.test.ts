@@ -121,7 +121,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     const [r1] = await listReleases(database.db, project.projectId);
     expect(r1!.number).toBe(1);
     expect(r1!.files).toEqual(one);
-    expect(r1!.containers).toEqual([{ service: 'web', image: 'nginx:1.27.2-alpine', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, ports: ['127.0.0.1:18080->80/tcp'] }]);
+    expect(r1!.containers).toEqual([{ service: 'web', image: 'nginx:1.27.2-alpine', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, ports: ['127.0.0.1:18080->80/tcp'], state: 'running' }]);
 
     // The change: an added service that never becomes healthy. The gate fails, the last healthy release comes back.
     const two = { 'docker-compose.yml': compose(web(18080) + broken), 'site/README': 'release two\n' };

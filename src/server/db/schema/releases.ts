@@ -9,6 +9,8 @@ export interface ReleaseContainer {
   /** The image's content digest (`sha256:…`), the identity that ran, not the tag. */
   digest: string;
   ports: string[];
+  /** Its state after `up` (`running`, `healthy`, or `exited` for a task that runs once); absent in older releases. */
+  state?: string;
 }
 
 /**

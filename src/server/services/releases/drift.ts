@@ -43,7 +43,8 @@ export function compareToRelease(release: ReleaseBaseline, live: LiveState): Dif
       out.push({ kind: 'containers', detail: `${r.service}: no container (the release ran ${r.image})` });
       continue;
     }
-    if (!RUNNING.has(l.state)) out.push({ kind: 'containers', detail: `${r.service}: ${l.state}, the release had it running` });
+    // A task that runs once had exited when the release was recorded: only a running service stopping is drift.
+    if (!RUNNING.has(l.state) && (r.state === undefined || RUNNING.has(r.state))) out.push({ kind: 'containers', detail: `${r.service}: ${l.state}, the release had it running` });
     if (l.digest !== r.digest) out.push({ kind: 'images', detail: `${r.service}: runs ${l.image} (${l.digest.slice(0, 19)}), the release ran ${r.image} (${r.digest.slice(0, 19)})` });
     out.push(...setDiff('ports', `${r.service} published port`, r.ports, l.ports));
   }

@@ -121,8 +121,18 @@ export function createReleaseService(deps: ReleaseDeps) {
     await recordDeploy(project, Object.keys(target?.files ?? {}));
   }
 
+  /** Checks under way by project: a second request while one runs gets the same result, not a second run. */
+  const checking = new Map<number, Promise<DriftCheck>>();
+  function checkDrift(project: StepProject): Promise<DriftCheck> {
+    const running = checking.get(project.projectId);
+    if (running) return running;
+    const check = runDriftCheck(project).finally(() => checking.delete(project.projectId));
+    checking.set(project.projectId, check);
+    return check;
+  }
+
   /** Runs the read-only checks now and stores the result; notifies when the differences are new. */
-  async function checkDrift(project: StepProject): Promise<DriftCheck> {
+  async function runDriftCheck(project: StepProject): Promise<DriftCheck> {
     const [previous] = await db.select().from(driftChecks).where(eq(driftChecks.projectId, project.projectId));
     const release = await baselineRelease(db, project.projectId);
     const runner = serverRunner(sandbox, sandboxOf(project), await hidden(project.projectId));

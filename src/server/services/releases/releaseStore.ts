@@ -32,7 +32,7 @@ export async function recordRelease(db: Db, projectId: number, directory: string
         number: (last?.number ?? 0) + 1,
         directory,
         files,
-        containers: live.containers.map(({ service, image, digest, ports }) => ({ service, image, digest, ports })),
+        containers: live.containers.map(({ service, image, digest, ports, state }) => ({ service, image, digest, ports, state })),
         baseline: { firewall: live.firewall, cron: live.cron },
       })
       .returning();
