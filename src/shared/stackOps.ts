@@ -252,12 +252,23 @@ function addProduct(m: StackModel, catalogue: CatalogueView, id: string, name: s
   const own = uniqueName(m, name ?? id);
   m.components.push({ name: own, source: { kind: 'catalogue', id }, ...(auto ? { auto: true } : {}) });
   m.excluded = m.excluded.filter((x) => x !== id);
+  m.leftOut = m.leftOut.filter((l) => l.name !== id);
   for (const choices of e.needs) {
     const pick = fillNeed(m, catalogue, own, choices);
     if (pick && !m.links.some((l) => l.from === own && l.to === pick)) m.links.push({ from: own, to: pick });
     if (!pick) m.leftOut.push({ name: choices.map((c) => catalogue[c]?.label ?? c).join(' or '), reason: `${e.label} needs it, and you ruled it out` });
   }
   return own;
+}
+
+/** The needs `id` was a choice of that no component of the stack fills any more, said as "Nextcloud 30 needs MariaDB or PostgreSQL". */
+function unmetNeedsOf(m: StackModel, catalogue: CatalogueView, id: string): string[] {
+  const have = new Set(m.components.map(productOf));
+  return m.components.flatMap((c) => {
+    const e = catalogue[productOf(c) ?? ''];
+    const unmet = (e?.needs ?? []).filter((need) => need.includes(id) && !need.some((x) => have.has(x)));
+    return unmet.map((need) => `${c.name} needs ${need.map((x) => catalogue[x]?.label ?? x).join(' or ')}`);
+  });
 }
 
 /** What fills a need of `user`: a component the stack has, else the first choice not ruled out, added. */
@@ -321,10 +332,18 @@ export function applyStackOp(model: StackModel, o: StackOp, catalogue: Catalogue
       }
       break;
     }
-    case 'removeComponent':
-      find(m, o.name);
+    case 'removeComponent': {
+      const id = productOf(find(m, o.name));
       removeNamed(m, o.name);
+      // Removed although another component needs it: the removal holds (no default adds it back), kept as
+      // left out with who lacks it, so the plan can say so rather than put it back.
+      const lacking = id ? unmetNeedsOf(m, catalogue, id) : [];
+      if (id && lacking.length) {
+        m.leftOut = m.leftOut.filter((l) => l.name !== id);
+        m.leftOut.push({ name: id, reason: `you removed it; ${lacking.join('; ')}` });
+      }
       break;
+    }
     case 'exclude': {
       for (const c of m.components.filter((x) => x.name === o.name || productOf(x) === o.name)) removeNamed(m, c.name);
       if (!m.excluded.includes(o.name)) m.excluded.push(o.name);

@@ -222,7 +222,7 @@ const clone = (s: ServiceSpec): ServiceSpec => JSON.parse(JSON.stringify(s)) as 
  * else its first choice not ruled out is added (Grafana gets Prometheus unless it reads Loki). A product
  * paired with one it cannot use gets the one it can, said out loud (n8n and MySQL).
  */
-function addNeeds(ids: Set<string>, excluded: Set<string>, notes: string[]): void {
+function addNeeds(ids: Set<string>, excluded: Set<string>, notes: string[], heldOut: ReadonlySet<string> = new Set()): void {
   for (let changed = true; changed; ) {
     changed = false;
     for (const id of [...ids]) {
@@ -237,7 +237,8 @@ function addNeeds(ids: Set<string>, excluded: Set<string>, notes: string[]): voi
       }
       // Needs with choices are met here; a single dependency the person ruled out is said in the notes instead.
       for (const choices of c.needs.filter((n) => n.length > 1)) {
-        if (choices.some((x) => ids.has(x))) continue;
+        // A choice the person removed although it was needed holds the need open: the notes say what lacks it.
+        if (choices.some((x) => ids.has(x) || heldOut.has(x))) continue;
         const pick = choices.find((x) => !excluded.has(x));
         if (pick) {
           ids.add(pick);
@@ -297,7 +298,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   if (options.repository?.layout?.compose && !facts.noContainers) return repositoryComposeStack(facts, options.repository, options.slug);
   const notes: string[] = [];
   const ids = new Set(facts.components);
-  addNeeds(ids, facts.excluded, notes);
+  addNeeds(ids, facts.excluded, notes, facts.heldOut);
   // Nothing to run (every product named was left out, or none was named): no placeholder is added. A proxy
   // that was asked for runs alone and says what the stack is; without one the plan prepares the host only.
   const nothingToRun = ids.size === 0 && !facts.custom.length;
@@ -599,6 +600,8 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   }
   if (hostOnly) notes.push('Host only: no Docker and no containers are installed; the plan configures the firewall, fail2ban and automatic security updates on the server itself.');
   for (const c of components) {
+    const lacking = c.needs.filter((need) => need.some((x) => facts.heldOut.has(x)) && !need.some((x) => ids.has(x)));
+    for (const need of lacking) notes.push(`${c.label} needs ${need.map((x) => PRODUCTS[x]?.label ?? x).join(' or ')}, and you removed ${need.filter((x) => facts.heldOut.has(x)).map((x) => PRODUCTS[x]?.label ?? x).join(' and ')}: it stays out, so ${c.label} runs without it (the plan's findings name what is missing). Add one back, or remove ${c.label} too.`);
     for (const dep of c.requires) if (facts.excluded.has(dep)) notes.push(`${c.label} needs ${PRODUCTS[dep]?.label ?? dep}, which you ruled out: it will not start without it. Tell me whether to keep ${c.label} or let it have ${PRODUCTS[dep]?.label ?? dep}.`);
     if (c.tls === 'required' && !tls && !externalProxy) notes.push(`${c.label} needs HTTPS to work fully (browsers refuse its features over plain HTTP); give it a domain so the proxy can get a certificate.`);
   }

@@ -61,6 +61,12 @@ export interface Facts {
   acceptsDefaults: boolean;
   /** Products the person ruled out ("not Prometheus", "MariaDB, not MySQL"): never added by a default. */
   excluded: Set<string>;
+  /**
+   * Products the person removed although another product needs them (the panel's remove, a model's
+   * removeComponent): they stay out, and no default fills a need they were a choice of; the plan says what
+   * now lacks what it needs instead.
+   */
+  heldOut: Set<string>;
   wants: Set<Want>;
   /** Products the person said must stay private ("keep Adminer private", "don't expose Postgres"): never routed or published. */
   keepPrivate: Set<string>;
@@ -111,6 +117,7 @@ export const emptyFacts = (): Facts => ({
   gpu: false,
   acceptsDefaults: false,
   excluded: new Set(),
+  heldOut: new Set(),
   wants: new Set(),
   keepPrivate: new Set(),
   unknown: [],
@@ -134,6 +141,7 @@ export function cloneFacts(f: Facts): Facts {
     ...f,
     components: new Set(f.components),
     excluded: new Set(f.excluded),
+    heldOut: new Set(f.heldOut),
     wants: new Set(f.wants),
     keepPrivate: new Set(f.keepPrivate),
     unknown: [...f.unknown],
@@ -159,6 +167,7 @@ const component = (id: string) => (facts: Facts, on: boolean) => {
   if (on) {
     facts.components.add(id);
     facts.excluded.delete(id);
+    facts.heldOut.delete(id);
   } else {
     facts.components.delete(id);
     facts.excluded.add(id);
@@ -572,7 +581,7 @@ function resolveWants(facts: Facts): void {
     for (const id of [...facts.components]) {
       // A need is met by any of its choices the stack has (Nextcloud with MariaDB needs no PostgreSQL).
       for (const choices of PRODUCTS[id]?.needs ?? []) {
-        if (choices.some((c) => facts.components.has(c))) continue;
+        if (choices.some((c) => facts.components.has(c) || facts.heldOut.has(c))) continue;
         const dep = choices.find((c) => !facts.excluded.has(c));
         if (dep) {
           facts.components.add(dep);

@@ -91,6 +91,12 @@ export function modelOfStack(stack: Stack): StackModel {
   // Names gone on without ("skip X") stay named, so a model edited later still says what was left out.
   m.unknowns = [...f.unknown.map((name) => ({ name, status: 'asked' as const })), ...f.skipped.map((name) => ({ name, status: 'skipped' as const }))];
   m.excluded = [...f.excluded];
+  // Removed although needed: kept as left out with who lacks it, so a model read back holds the removal.
+  for (const id of f.heldOut) {
+    if (stack.components.some((c) => c.id === id)) continue;
+    const lacking = stack.components.flatMap((c) => c.needs.filter((n) => n.includes(id)).map((n) => `${c.id} needs ${n.map((x) => PRODUCTS[x]?.label ?? x).join(' or ')}`));
+    m.leftOut.push({ name: id, reason: `you removed it${lacking.length ? `; ${lacking.join('; ')}` : ''}` });
+  }
   if (stack.serverFacts && m.target) m.serverFacts = stack.serverFacts;
   if (f.backup) m.backup = { ...f.backup, skip: [...f.backup.skip] };
   return m;
@@ -155,6 +161,8 @@ export function factsOfModel(model: StackModel): Facts {
   f.skipped = model.unknowns.filter((u) => u.status === 'skipped').map((u) => u.name);
   for (const x of model.excluded) f.excluded.add(x);
   f.backup = { ...model.backup, skip: [...model.backup.skip] };
+  // A catalogue product left out and not in the stack was removed although needed: it stays out.
+  for (const l of model.leftOut) if (PRODUCTS[l.name] && !model.components.some((c) => c.source.kind === 'catalogue' && c.source.id === l.name)) f.heldOut.add(l.name);
   f.acceptsDefaults = true;
   return f;
 }
