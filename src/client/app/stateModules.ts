@@ -20,6 +20,7 @@ import '../common/documentation/documentationApi';
 import '../features/execution/executionApi';
 import '../features/execution/executionSlice';
 import '../features/marketing/publicConfigApi';
+import '../features/projectHome/backupsApi';
 import '../features/projectHome/notificationsApi';
 import '../features/projectHome/releasesApi';
 import '../features/planning/planningApi';

@@ -12,6 +12,7 @@ import { planningHandlers, resetPlanningDb } from './planningServer';
 import { activityHandlers, resetActivityDb } from './activityServer';
 import { notificationsHandlers, resetNotificationsDb } from './notificationsServer';
 import { releasesHandlers, resetReleasesDb } from './releasesServer';
+import { backupsHandlers, resetBackupsDb } from './backupsServer';
 
 /** Absolute URL of an API path, as the client calls it. */
 export const api = (path: string): string => `http://localhost/api${path}`;
@@ -42,6 +43,7 @@ export function resetDb(): void {
   resetActivityDb();
   resetNotificationsDb();
   resetReleasesDb();
+  resetBackupsDb();
 }
 
 /** Adds projects (with their default stage state) to the fake server and returns them. */
@@ -192,4 +194,4 @@ export const handlers = [
 ];
 
 /** The msw server of the client tests; any request without a handler fails the test. */
-export const server = setupServer(...handlers, ...planningHandlers, ...activityHandlers, ...notificationsHandlers, ...releasesHandlers);
+export const server = setupServer(...handlers, ...planningHandlers, ...activityHandlers, ...notificationsHandlers, ...releasesHandlers, ...backupsHandlers);

@@ -22,6 +22,7 @@ import { SandboxPanel } from './components/SandboxPanel';
 import { NotificationsPanel } from './components/NotificationsPanel';
 import { DriftPanel } from './components/DriftPanel';
 import { ReleasesPanel } from './components/ReleasesPanel';
+import { BackupsPanel } from './components/BackupsPanel';
 import { StageLinks } from './components/StageLinks';
 import {
   ConfigurationDataView,
@@ -73,6 +74,7 @@ function ProjectHomeViews({ projectId }: { projectId: number }): ReactElement {
     <ProjectHomeLayout projectId={projectId}>
       <SandboxPanel projectId={projectId} />
       <NotificationsPanel projectId={projectId} />
+      <BackupsPanel projectId={projectId} />
       <ReleasesPanel projectId={projectId} />
       <DriftPanel projectId={projectId} />
       <Routes>
