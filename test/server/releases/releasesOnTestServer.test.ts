@@ -120,6 +120,8 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     await service.idle();
     const [r1] = await listReleases(database.db, project.projectId);
     expect(r1!.number).toBe(1);
+    // The deploy's last step run again: nothing changed on the server, so no new release.
+    expect((await service.recordDeploy(project))!.number).toBe(1);
     expect(r1!.files).toEqual(one);
     expect(r1!.containers).toEqual([{ service: 'web', image: 'nginx:1.27.2-alpine', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, ports: ['127.0.0.1:18080->80/tcp'], state: 'running' }]);
 

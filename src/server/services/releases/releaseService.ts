@@ -92,6 +92,11 @@ export function createReleaseService(deps: ReleaseDeps) {
     if (skipped.length) deps.log.warn({ projectId: project.projectId, skipped }, 'files left out of a release');
     const runner = serverRunner(sandbox, sandboxOf(project), secrets);
     const live = await readLiveState((c, t) => runner.run(c, t), stack.project, stack.directory);
+    // A step of a finished deploy run again (its check, say) changes nothing: the same files and images are no new release.
+    const current = await baselineRelease(db, project.projectId);
+    const identity = (f: Record<string, string>, c: Array<{ service: string; digest: string; ports: string[] }>): string =>
+      JSON.stringify([Object.entries(f).sort(), c.map((x) => [x.service, x.digest, x.ports]).sort()]);
+    if (current?.status === 'live' && identity(current.files, current.containers) === identity(files, live.containers)) return current;
     return recordRelease(db, project.projectId, stack.directory, files, live);
   }
 
