@@ -25,6 +25,7 @@ import '../features/projectHome/notificationsApi';
 import '../features/projectHome/releasesApi';
 import '../features/planning/planningApi';
 import '../features/planning/planningSlice';
+import '../features/planning/serverInspectionApi';
 import '../features/planning/stackApi';
 import '../common/projects/projectsApi';
 import '../common/sandbox/sandboxApi';
