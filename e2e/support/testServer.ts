@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { BACKUP_INSTALLED_PATHS } from '../../src/server/agents/offline/backupSteps';
 
 /** The server `npm run test-server:up` started (its one line of JSON, kept in .test-server/server.json; journeys run from the repository root). */
 export interface TestServer {
@@ -27,5 +28,5 @@ export function onServer(server: TestServer, command: string): string {
 
 /** Removes what an earlier deploy left on the test server, so a journey starts from a bare server. */
 export function resetServer(server: TestServer): void {
-  onServer(server, 'if [ -d /opt/stack ]; then cd /opt/stack && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf /opt/stack /etc/cron.d/stack-maintenance');
+  onServer(server, `if [ -d /opt/stack ]; then cd /opt/stack && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf /opt/stack /etc/cron.d/stack-maintenance ${BACKUP_INSTALLED_PATHS.join(' ')}`);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PRODUCTS } from '../../src/server/agents/offline/knowledge';
 import { backupSources, BACKUP_SCRIPT, DRILL_SCRIPT } from '../../src/server/agents/offline/backupScripts';
-import { backupStep } from '../../src/server/agents/offline/backupSteps';
+import { BACKUP_INSTALLED_PATHS, backupStep } from '../../src/server/agents/offline/backupSteps';
 import { connectCommands, PIN_HOST_KEY, SSH } from '../../src/server/agents/offline/remoteShell';
 import { parseScriptResults } from '../../src/shared/api/backups';
 
@@ -32,7 +32,7 @@ const psql = (sql: string): string => sshTo(server, `cd ${DIR} && docker-compose
 const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
 
 function reset(): void {
-  sshTo(server, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${DIR} /etc/stack-backup /var/lib/stack-backup ${BACKUP_SCRIPT} ${DRILL_SCRIPT} /etc/cron.d/stack-backup`);
+  sshTo(server, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${DIR} ${BACKUP_INSTALLED_PATHS.join(' ')}`);
   sshTo(backupHost, `rm -rf ${repoPath}`);
 }
 

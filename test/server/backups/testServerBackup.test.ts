@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { backupSources } from '../../../src/server/agents/offline/backupScripts';
-import { backupStep } from '../../../src/server/agents/offline/backupSteps';
+import { BACKUP_INSTALLED_PATHS, backupStep } from '../../../src/server/agents/offline/backupSteps';
 import { connectCommands, PIN_HOST_KEY, SSH } from '../../../src/server/agents/offline/remoteShell';
 import { parseScriptResults, type ScriptResult } from '../../../src/shared/api/backups';
 
@@ -41,7 +41,7 @@ const ROWS = 2_500;
   const inWorkspace = (command: string, env: NodeJS.ProcessEnv = process.env) => spawnSync('bash', ['-c', `set -euo pipefail\n${command}`], { cwd: workspace, env, encoding: 'utf8', timeout: 900_000 });
   const compose = (args: string): string => sshTo(s, `cd ${DIR} && docker-compose -p ${PROJECT} ${args}`);
   const reset = (): void => {
-    sshTo(s, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${DIR}`);
+    sshTo(s, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${DIR} ${BACKUP_INSTALLED_PATHS.join(' ')}`);
   };
 
   beforeAll(() => {

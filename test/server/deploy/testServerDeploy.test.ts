@@ -8,6 +8,7 @@ import { modelOfStack, renderStack } from '../../../src/server/agents/offline/st
 import { extractFacts } from '../../../src/server/agents/offline/facts';
 import { renderValidationPlan } from '../../../src/server/agents/offline/validationPlanner';
 import { parsePlanSteps } from '../../../src/shared/planSteps';
+import { BACKUP_INSTALLED_PATHS } from '../../../src/server/agents/offline/backupSteps';
 
 /**
  * The offline planner's deploy and validation plans against the real test server (`npm run
@@ -47,7 +48,7 @@ function runUntilFailure(plan: string, workspace: string, env: NodeJS.ProcessEnv
 (server || process.env.CI ? describe : describe.skip)('deploying to the test server', () => {
   const s = server!;
   let workspace: string;
-  const reset = (): void => void onServer(s, 'if [ -d /opt/stack ]; then cd /opt/stack && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf /opt/stack /etc/cron.d/stack-maintenance');
+  const reset = (): void => void onServer(s, `if [ -d /opt/stack ]; then cd /opt/stack && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf /opt/stack /etc/cron.d/stack-maintenance ${BACKUP_INSTALLED_PATHS.join(' ')}`);
   beforeAll(() => {
     workspace = mkdtempSync(path.join(tmpdir(), 'da-deploy-'));
     mkdirSync(path.join(workspace, 'ssh-keys'));

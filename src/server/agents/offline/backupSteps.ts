@@ -32,6 +32,9 @@ export interface BackupSettings {
 
 const SECRET_NAMES = BACKUP_SECRETS.map((s) => s.name);
 
+/** Everything the step installs on the server (settings, state and repository kept there, scripts, schedule): what a test removes afterwards. */
+export const BACKUP_INSTALLED_PATHS = ['/etc/stack-backup', BACKUP_STATE, BACKUP_SCRIPT, DRILL_SCRIPT, '/etc/cron.d/stack-backup'];
+
 /** A file written as root from a quoted here-document (nothing in it is expanded). */
 function rootFile(path: string, mode: string, content: string): string {
   let tag = 'FILE';
