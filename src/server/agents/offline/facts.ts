@@ -450,7 +450,8 @@ function readClause(clause: string, facts: Facts): void {
     const answers = (u: string): boolean => img.image.toLowerCase().includes(u.toLowerCase()) || new RegExp(`\\b${escapeRe(u)}\\b`, 'i').test(clause);
     facts.unknown = facts.unknown.length === 1 ? [] : facts.unknown.filter((u) => !answers(u));
   }
-  for (const name of unknownNames(clause)) {
+  const software = unknownNames(clause);
+  for (const name of software) {
     const at = clause.search(new RegExp(escapeRe(name), 'i'));
     const key = name.toLowerCase();
     facts.unknown = facts.unknown.filter((u) => u.toLowerCase() !== key);
@@ -504,6 +505,8 @@ function readClause(clause: string, facts: Facts): void {
   }
   // Domains with the product the sentence names next to them.
   for (const d of domainsIn(clause)) {
+    // "install cal.com": software named like a domain is the software, not where the stack is served.
+    if (software.some((n) => n.toLowerCase() === d.host)) continue;
     const product = productNear(named, d.index);
     // "use files.example.net instead": the stack's domain moves, its sub-domains with it.
     const old = primaryDomain(facts);

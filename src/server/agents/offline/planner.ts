@@ -170,7 +170,7 @@ export function unknownProductText(names: string[]): string[] {
   return names.map((name) => {
     const alternatives = alternativesFor(name);
     const ways = [
-      `tell me the image to run, with the port it listens on, its volumes and environment (for example: "image ghcr.io/owner/${name.toLowerCase().replace(/[^a-z0-9-]+/g, '-')}:1.2.3 port 8080, data in /data")`,
+      `tell me the image to run, with the port it listens on, its volumes and environment (for example: "image ghcr.io/owner/${name.toLowerCase().split('/').pop()!.replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '')}:1.2.3 port 8080, data in /data")`,
       ...(alternatives.length ? [`take a catalogued alternative instead: ${alternatives.map((c) => `${c.label} (say "use ${c.aliases[0]!.replace(/[\\()?|[\]]/g, '')} instead of ${name}")`).join(' or ')}`] : []),
       'connect a language model (MODEL_PROVIDER with an OpenAI, Anthropic or OpenAI-compatible endpoint), which can plan software outside the catalogue',
       `or say "skip ${name}"`,

@@ -78,11 +78,13 @@ const COMMON = new Set(
    wordpress-like something-like a-few few several one two three four five
    somewhere anywhere everywhere ssh
    image images tag version latest registry automation workflow workflows tool tools platform software solution system thing
+   setup set-up installation deployment docker-compose compose
    self-hosted selfhosted hosted managed open-source opensource private public internal`.split(/\s+/).filter(Boolean),
 );
 
 // A lookahead: the words after one verb stay readable after the next ("want a setup with Kavita").
-const VERBS = /\b(?:deploy|install|run|host|self-host|selfhost|set ?up|spin up|add|use|want|need|get|with)\s+(?=((?:[\w.+-]+(?:\s*(?:,|and|&|plus)\s*|\s+)){1,6}))/gi;
+// A word may end the text ("deploy jitsi-meet"); `@` and `/` keep scoped packages and image paths whole.
+const VERBS = /\b(?:deploy|install|run|host|self-host|selfhost|set ?up|spin up|add|use|want|need|get|with)\s+(?=((?:[\w.+@/:-]+(?:\s*(?:,|and|&|plus)\s*|\s+|$)){1,6}))/gi;
 const STOP = /^(on|in|at|for|to|from|with|without|behind|using|via|so|that|which|where|because|as)$/i;
 
 /** Provider, place and language words: named, but not software to deploy. */
@@ -96,6 +98,7 @@ const NOT_SOFTWARE = /^(aws|ec2|amazon|gcp|google|azure|digitalocean|digital|oce
  */
 export function unknownNames(text: string): string[] {
   const out = new Set<string>();
+  const imagesNamed = new Set(findImages(text).map((i) => i.image));
   // Catalogued names are known whatever their words ("S3-compatible storage"): they are taken out first.
   const clause = text.replace(ANY_ALIAS_GLOBAL, (m) => ' '.repeat(m.length));
   for (const alt of ALTERNATIVE_NAMES) {
@@ -105,24 +108,61 @@ export function unknownNames(text: string): string[] {
   for (const m of clause.matchAll(VERBS)) {
     const verb = m[0].split(/\s+/)[0]!.toLowerCase();
     const strict = ['want', 'need', 'use', 'get', 'add', 'with'].includes(verb);
-    const words = m[1]!.split(/\s*(?:,|\band\b|&|\bplus\b)\s*|\s+/).filter(Boolean);
-    for (const raw of words) {
+    // The words after the verb, with the separator that follows each (a name is followed by no noun it modifies).
+    const start = (m.index ?? 0) + m[0].length;
+    const parts = [...m[1]!.matchAll(/([^\s,&]+)(\s*(?:,|\band\b|&|\bplus\b)\s*|\s+|$)/g)].map((x) => ({ raw: x[1]!, sep: x[2]!, at: start + (x.index ?? 0) }));
+    for (const [i, { raw, sep, at }] of parts.entries()) {
       const word = raw.replace(/[.,;:!?)]+$/, '');
       if (STOP.test(word)) break;
       if (!word || COMMON.has(word.toLowerCase()) || NOT_SOFTWARE.test(word) || ANY_ALIAS.test(word) || /^\d/.test(word)) continue;
       if (PRODUCT_RULES.some((r) => new RegExp(r.pattern.source, 'i').test(word))) continue;
-      if (/[:/]/.test(word)) continue;
-      // A domain ("use files.example.net instead") is an address, not software: the facts read it as the stack's domain.
-      if (/^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|dev|app|de|eu|co|uk|me|cloud|xyz|site|online|tech|info|biz|fr|nl|ch|at|se|no|pl|es|it|local|lan|internal|home|test|example)$/.test(word) && word.includes('.')) continue;
-      // A lower-case compound ("self-hosted", "high-availability") is an ordinary word; a name has a capital, a digit, a dot or a plus.
-      const looksLikeName = /^[A-Z]/.test(word) || /[a-z][A-Z]|\d|[.+]/.test(word);
-      if (strict && !looksLikeName) continue;
-      if (!strict && !looksLikeName && word.length < 3) continue;
+      // The word after it in the person's text (a catalogued one too: "high-availability n8n" is a modifier), when only spaces part them.
+      const next = /^\s+$/.test(sep) && raw === word ? text.slice(at + raw.length).match(/^\s+([^\s,&]+)/)?.[1]?.replace(/[.,;:!?)]+$/, '') : undefined;
+      const shape = nameShape(word, next, prev(parts, i));
+      if (shape === 'not') continue;
+      // An image with a tag is run as given (the facts make it a component of its own); one without is named back.
+      if (shape === 'path' && [...imagesNamed].some((image) => image.startsWith(`${word}:`) || image === word)) continue;
+      if (strict && shape === 'word') continue;
+      if (!strict && shape === 'word' && word.length < 3) continue;
       out.add(word);
     }
   }
   for (const name of slotNames(text, clause)) if (![...out].some((o) => o.toLowerCase() === name.split(' ')[0]!.toLowerCase())) out.add(name);
   return [...out];
+}
+
+/** The word before the i-th of the words after a verb ('' for the first). */
+const prev = (parts: Array<{ raw: string }>, i: number): string => (i ? parts[i - 1]!.raw.toLowerCase() : '');
+
+/** Words before a domain that say it is an address: "my domain example.com", "at example.com". */
+const ADDRESS_BEFORE = /^(domain|domains|address|url|hostname|site|at|on|to|via)$/;
+
+/**
+ * What the shape of a word after a deploy verb says it is, read from its characters and the word after it:
+ * - `path`: a scoped package (`@org/x`) or an image path with a registry (`ghcr.io/org/x`);
+ * - `name`: a capital (`Plex`), a digit (`immich2`), a plus, a dotted name of two labels (`cal.com`: a
+ *   product's name, unless an address word comes before it or "as" after it), or a lower-case compound
+ *   standing as a noun (`wg-easy on my VPS`, `wg-easy and n8n`), where a compound before a noun is an
+ *   ordinary modifier (`real-time sync`, `off-site backups`);
+ * - `word`: any other lower-case word (a name only after a verb that cannot mean anything else);
+ * - `not`: an address, a command-line fragment or a time, never software.
+ */
+export function nameShape(word: string, next: string | undefined, before = ''): 'path' | 'name' | 'word' | 'not' {
+  if (/^@[a-z0-9][\w.-]*\/[a-z0-9][\w.-]*$/i.test(word)) return 'path';
+  if (/^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?(\/[a-z0-9][\w.-]*)+(:[\w.-]+)?$/.test(word)) return 'path';
+  if (/[:/@]/.test(word)) return 'not';
+  const labels = word.split('.');
+  if (labels.length > 1) {
+    // A sub-domain (files.example.net) or a domain given as an address is where the stack is served.
+    if (labels.length > 2 || !/^[a-z]{2,24}$/i.test(labels[1]!) || ADDRESS_BEFORE.test(before) || /^as$/i.test(next ?? '')) return 'not';
+    return 'name';
+  }
+  if (/^[A-Z]/.test(word) || /[a-z][A-Z]|\d|\+/.test(word)) return 'name';
+  if (/^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/.test(word)) {
+    const head = next === undefined || STOP.test(next) || /^(please|server|instance|container|for|as)$/i.test(next);
+    return head ? 'name' : 'not';
+  }
+  return 'word';
 }
 
 /**
@@ -160,6 +200,8 @@ function slotNames(text: string, blanked: string): string[] {
   tokens.forEach((t, i) => {
     if (ordinary(t.word) || catalogued(t)) return;
     const next = tokens[i + 1]?.word ?? '';
+    // A compound before a noun modifies it ("self-hosted low-cost setup"): no name.
+    if (nameShape(t.word, tokens[i + 1]?.word) === 'not') return;
     const after = tokens[i + 2]?.word ?? '';
     const prev = tokens[i - 1]?.word ?? '';
     const opening = i === 0 || (i === 1 && /^(a|an|the|my|our)$/i.test(prev)) || /[,;:]\s*$/.test(blanked.slice(0, t.index));
