@@ -114,6 +114,14 @@ const HELD = 6379;
     expect(plan.plan).toMatch(/127\.0\.0\.1:\d+:6379/);
     expect(plan.plan).toContain(probe);
     expect(plan.findings ?? []).toEqual([]);
+
+    // The facts stay through the requirements conversation while it speaks of the same server, and go when it names another.
+    const say = async (message: string): Promise<StackResponse> => {
+      expect((await call(alice, projectId, 'POST', '/planning/requirements-gatherer', { message })).statusCode).toBe(200);
+      return (await call(alice, projectId, 'GET', '/planning/stack')).json<StackResponse>();
+    };
+    expect((await say('keep the backups for 30 days')).model.serverFacts).toEqual(facts);
+    expect((await say('actually, deploy it on my existing server other@198.51.100.7 port 22')).model.serverFacts).toBeUndefined();
   }, 300_000);
 
   test('a server nothing answers on: said in words, the facts stay absent, and the plan goes on', async () => {

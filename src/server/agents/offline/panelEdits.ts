@@ -116,7 +116,8 @@ function subjectOf(op: StackOp, m: StackModel): unknown {
     case 'setTarget':
       return m.target ?? null;
     case 'setServerFacts':
-      return m.serverFacts ?? null;
+      // Facts are about one server: once the words name another, the inspection no longer stands.
+      return m.target ?? null;
     case 'setSizing':
       return m.sizing;
     case 'setBackup':
