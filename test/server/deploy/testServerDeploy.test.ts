@@ -116,7 +116,7 @@ function runUntilFailure(plan: string, workspace: string, env: NodeJS.ProcessEnv
       for (const r of deployed) expect({ step: r.title, status: r.status, output: r.status === 0 ? '' : r.output }).toEqual({ step: r.title, status: 0, output: '' });
       const checks = validate(implementation, env);
       expect(checks.map((r) => [r.title, r.status === 0 ? 0 : r.output])).toEqual(checks.map((r) => [r.title, 0]));
-      expect(checks.map((r) => r.title)).toEqual(expect.arrayContaining(['web answers through caddy at http://the server:8080/', 'The backup writes archives that are not empty']));
+      expect(checks.map((r) => r.title)).toEqual(expect.arrayContaining(['web answers through caddy at http://the server:8080/', 'The latest backup restores (restore drill)']));
       expect(onServer(s, 'curl -fsS http://127.0.0.1:8080/')).toContain('is running');
     } finally {
       onServer(s, 'docker rm -f old-web >/dev/null 2>&1 || true');
@@ -135,6 +135,6 @@ function runUntilFailure(plan: string, workspace: string, env: NodeJS.ProcessEnv
     expect(onServer(s, 'curl -fsS http://127.0.0.1/')).toMatch(/this server runs PostgreSQL 16, Redis 7\.4/);
     const checks = validate(implementation, env);
     expect(checks.map((r) => [r.title, r.status === 0 ? 0 : r.output])).toEqual(checks.map((r) => [r.title, 0]));
-    expect(checks.map((r) => r.title)).toContain('The backup writes archives that are not empty');
+    expect(checks.map((r) => r.title)).toContain('The latest backup restores (restore drill)');
   }, 900_000);
 });
