@@ -18,7 +18,7 @@ export interface EvalRequest {
   must: Array<string | string[]>;
   /** Services that must not be in the plan (ruled out, or a stand-in for an unknown product). */
   never?: string[];
-  /** Software the catalogue does not hold: the planner names it back and the requirements stay open. */
+  /** Software the catalogue does not hold: the planner names it back once, and goes on without it (no stand-in) after a plain answer. */
   unknown?: string[];
   /** Services that must not be published beyond the server's loopback. */
   private?: string[];

@@ -78,7 +78,7 @@ const COMMON = new Set(
    wordpress-like something-like a-few few several one two three four five
    somewhere anywhere everywhere ssh
    image images tag version latest registry automation workflow workflows tool tools platform software solution system thing
-   setup set-up installation deployment docker-compose compose
+   setup set-up installation deployment docker-compose compose self-host self-hosting selfhost
    self-hosted selfhosted hosted managed open-source opensource private public internal`.split(/\s+/).filter(Boolean),
 );
 
@@ -198,19 +198,31 @@ function slotNames(text: string, blanked: string): string[] {
     !w || w.length < 3 || COMMON.has(w.toLowerCase()) || OPENERS.has(w.toLowerCase()) || STOP.test(w) || NOT_SOFTWARE.test(w) || ANY_ALIAS.test(w) || !/^[a-z][a-z0-9.+-]*$/i.test(w) || /\d{2,}/.test(w) || /\.(com|net|org|io|dev|de)$/i.test(w);
   const out: string[] = [];
   tokens.forEach((t, i) => {
-    if (ordinary(t.word) || catalogued(t)) return;
-    const next = tokens[i + 1]?.word ?? '';
+    if (catalogued(t) || COMMON.has(t.word.toLowerCase()) || OPENERS.has(t.word.toLowerCase()) || NOT_SOFTWARE.test(t.word) || ANY_ALIAS.test(t.word)) return;
+    // A name-shaped word opening the request ("wg-easy (wireguard vpn) on my vps", "cal.com scheduling on aws")
+    // is software whatever follows: a dash or a dot inside a word is how names are typed, not sentences.
+    const spaced = /^\s+$/.test(text.slice(t.index + t.word.length, tokens[i + 1]?.index ?? text.length));
+    // A dotted word alone ("example.com", the answer to which domain) or before "for"/"at" is an address.
+    const next = spaced ? tokens[i + 1]?.word : undefined;
+    const address = t.word.includes('.') && (!next || STOP.test(next));
+    // Digits are left to the other places: an opening "nbg1" or "eu-central-1" is a region, not software.
+    if (i === 0 && !address && /[-.]/.test(t.word) && !/\d/.test(t.word) && nameShape(t.word, next) === 'name') {
+      out.push(t.word);
+      return;
+    }
+    if (ordinary(t.word)) return;
+    const following = tokens[i + 1]?.word ?? '';
     // A compound before a noun modifies it ("self-hosted low-cost setup"): no name.
     if (nameShape(t.word, tokens[i + 1]?.word) === 'not') return;
     const after = tokens[i + 2]?.word ?? '';
     const prev = tokens[i - 1]?.word ?? '';
     const opening = i === 0 || (i === 1 && /^(a|an|the|my|our)$/i.test(prev)) || /[,;:]\s*$/.test(blanked.slice(0, t.index));
-    const named = KEPT_WITH_NAME.test(next) ? `${t.word} ${next}` : t.word;
-    const kind = KIND_AFTER.test(next) || (!COMMON.has(next.toLowerCase()) && /^(manager|server|app|tool)$/i.test(after));
-    if ((opening || /^(a|an)$/i.test(prev)) && kind && !(/^(for|as|on)$/i.test(next) && !opening)) out.push(named);
+    const named = KEPT_WITH_NAME.test(following) ? `${t.word} ${following}` : t.word;
+    const kind = KIND_AFTER.test(following) || (!COMMON.has(following.toLowerCase()) && /^(manager|server|app|tool)$/i.test(after));
+    if ((opening || /^(a|an)$/i.test(prev)) && kind && !(/^(for|as|on)$/i.test(following) && !opening)) out.push(named);
     else if (BEFORE.test(prev) && !(prev.toLowerCase() === 'self' && t.word.toLowerCase() !== 'hosted')) out.push(named);
-    else if (/^(and|plus|&|\+)$/i.test(prev) && aliasBefore(tokens[i - 1]!.index) && !(COMMON.has(next.toLowerCase()) && !STOP.test(next) && !/^(and|or|plus)$/i.test(next))) out.push(named);
-    else if (prev.toLowerCase() === 'with' && /^(as|exporter)$/i.test(next)) out.push(named);
+    else if (/^(and|plus|&|\+)$/i.test(prev) && aliasBefore(tokens[i - 1]!.index) && !(COMMON.has(following.toLowerCase()) && !STOP.test(following) && !/^(and|or|plus)$/i.test(following))) out.push(named);
+    else if (prev.toLowerCase() === 'with' && /^(as|exporter)$/i.test(following)) out.push(named);
   });
   return out.filter((n) => !/^hosted$/i.test(n));
 }
