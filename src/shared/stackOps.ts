@@ -50,6 +50,8 @@ export interface ProductView {
   hostPorts: number[];
   /** Named endpoints a proxy can send a domain to (MinIO's `api` and `console`); the first is the default. */
   upstreams: string[];
+  /** Kinds of workload it fills when asked for without a name, with its preference (1 first): `proxy` picks the proxy added. */
+  defaultFor?: Partial<Record<string, number>>;
 }
 export type CatalogueView = Record<string, ProductView>;
 
@@ -296,12 +298,12 @@ function dropOrphans(m: StackModel): void {
   if (orphan) removeNamed(m, orphan.name);
 }
 
-/** The stack's reverse proxy, added (the catalogue's first proxy not ruled out, Caddy when present) when it has none. */
+/** The stack's reverse proxy, added (the catalogue's preferred proxy not ruled out, by its `defaultFor`) when it has none. */
 function proxyOf(m: StackModel, catalogue: CatalogueView): string {
   const have = m.components.find((c) => catalogue[productOf(c) ?? '']?.proxy);
   if (have) return have.name;
-  const ids = Object.values(catalogue).filter((e) => e.proxy && !m.excluded.includes(e.id)).map((e) => e.id);
-  const id = ids.includes('caddy') ? 'caddy' : ids[0];
+  const rank = (e: ProductView): number => e.defaultFor?.proxy ?? Number.MAX_SAFE_INTEGER;
+  const id = Object.values(catalogue).filter((e) => e.proxy && !m.excluded.includes(e.id)).sort((a, b) => rank(a) - rank(b))[0]?.id;
   if (!id) throw new StackOpError('no reverse proxy is left to serve it: every proxy of the catalogue was ruled out');
   const e = catalogue[id]!;
   for (const port of e.hostPorts) {

@@ -56,6 +56,7 @@ function toProduct(p: ProductFile): Product {
     ...(p.bootstrap ? { bootstrap: p.bootstrap } : {}),
     ...(p.proxy ? { proxy: p.proxy } : {}),
     gpu: p.gpu ?? false,
+    defaultFor: p.defaultFor ?? {},
     apexRank: p.apexRank ?? 0,
     tls: p.tls,
     sensitive: p.sensitive ?? (p.tls === 'required' || SENSITIVE_CATEGORIES.has(p.category)),

@@ -120,6 +120,8 @@ export interface Product {
   bootstrap?: { service: string; ready: string; commands: string[]; says: string };
   proxy?: { config: 'caddyfile' | 'nginx' | 'traefik-labels' };
   gpu: boolean;
+  /** Kinds of workload it fills when asked for without a name, with its preference (1 first); see schema.ts. */
+  defaultFor: Partial<Record<'monitoring' | 'metrics' | 'logging' | 'cache' | 'queue' | 'proxy', number>>;
   apexRank: number;
   /** Holds logins or personal data: its web ports are never public over plain HTTP unless the person said so. */
   sensitive: boolean;

@@ -146,6 +146,16 @@ export const ProductSchema = Type.Object(
     bootstrap: Type.Optional(Type.Object({ service: Type.String(), ready: Type.String(), commands: Type.Array(Type.String(), { minItems: 1 }), says: Type.String() }, { additionalProperties: false })),
     /** A reverse proxy, and the kind of configuration it reads. */
     proxy: Type.Optional(Type.Object({ config: Type.Union([Type.Literal('caddyfile'), Type.Literal('nginx'), Type.Literal('traefik-labels')]) }, { additionalProperties: false })),
+    /**
+     * The kinds of workload it fills when one is asked for without a product name ("a cache", "monitoring",
+     * "a reverse proxy"), each with its preference: the lowest not ruled out is chosen (ELK 1, Loki 2 for logging).
+     */
+    defaultFor: Type.Optional(
+      Type.Object(
+        Object.fromEntries(['monitoring', 'metrics', 'logging', 'cache', 'queue', 'proxy'].map((k) => [k, Type.Optional(Type.Integer({ minimum: 1 }))])),
+        { additionalProperties: false },
+      ),
+    ),
     /** Which web product gets the bare domain when several are served: the lowest rank (0 when absent); generic ones (an app, a site, dashboards) rank higher. */
     apexRank: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     /** Its image can use the host's NVIDIA GPUs (given to it when the person asks for a GPU). */

@@ -21,6 +21,7 @@ export function catalogueView(products: Record<string, Product>): CatalogueView 
           needs: c.needs,
           proxy: c.category === 'proxy',
           hostPorts: [...new Set(hostPorts)],
+          defaultFor: c.defaultFor,
           upstreams: web.flatMap((s) => (s.endpoints?.length ? s.endpoints.map((e) => e.name) : [s.webLabel || s.name])),
         },
       ];

@@ -4,8 +4,8 @@
  * region, domain, machine size, storage and load. Later messages override earlier ones.
  */
 
-import { PRODUCTS } from './knowledge';
-import { detectLanguage, findImages, PRODUCT_RULES, unknownNames, alternativesFor } from './products';
+import { defaultProducts, PRODUCTS } from './knowledge';
+import { detectLanguage, findImages, PRODUCT_RULES, PROXY_RULES, unknownNames, alternativesFor } from './products';
 import { productOfImage } from '../verifier/catalogueKnowledge';
 import { readSpokenTarget, readSshTarget, type SshTarget } from './sshTarget';
 import type { Backup } from '../../../shared/stackModel';
@@ -30,7 +30,8 @@ export interface PortAsk {
   component?: string;
   ssh?: boolean;
 }
-export type ProxyId = 'caddy' | 'nginxProxy' | 'traefik';
+/** The catalogue id of a reverse proxy product (one with `proxy` in its file). */
+export type ProxyId = string;
 
 export interface Facts {
   /** Component ids of components.ts other than proxies. */
@@ -213,8 +214,7 @@ const RULES: Rule[] = [
     pattern: /\b(node\.?js|node (app|api|service|backend)|application|python|ruby|express|next\.?js|nest\.?js|django|flask|fastapi|rails|laravel|php|symfony|spring( boot)?|java|kotlin|golang|go (app|service|api|backend)|rust|dotnet|my (own )?(app|application|api|service|backend)|web ?app(lication)?|api server|backend service)\b/i,
     apply: RULES_APP,
   },
-  { pattern: /\bcaddy\b/i, apply: (f, on) => void (f.proxy = on ? 'caddy' : f.proxy === 'caddy' ? undefined : f.proxy) },
-  { pattern: /\btraefik\b/i, apply: (f, on) => void (f.proxy = on ? 'traefik' : f.proxy === 'traefik' ? undefined : f.proxy) },
+  ...PROXY_RULES.map((r) => ({ pattern: r.pattern, apply: (f: Facts, on: boolean) => void (f.proxy = on ? r.id : f.proxy === r.id ? undefined : f.proxy) })),
   { pattern: /\b(reverse[- ]proxy|proxy|load[- ]balancer|ingress)\b/i, apply: (f, on) => {
     f.genericProxy = on;
     if (!on) f.proxy = undefined;
@@ -567,17 +567,12 @@ function readSkips(clause: string, facts: Facts): void {
 
 /** Defaults for kinds of workload asked for without a product, unless one of that kind is named or ruled out. */
 function resolveWants(facts: Facts): void {
-  const has = (...categories: string[]): boolean => [...facts.components].some((id) => categories.includes(PRODUCTS[id]?.category ?? ''));
-  const add = (id: string): void => void (!facts.excluded.has(id) && facts.components.add(id));
-  if (facts.wants.has('cache') && !has('cache')) add('redis');
-  if (facts.wants.has('queue') && !has('queue')) add('rabbitmq');
-  if (facts.wants.has('logging') && !has('logging')) add(facts.excluded.has('elk') ? 'loki' : 'elk');
-  if (facts.wants.has('monitoring') && !has('monitoring')) {
-    add('prometheus');
-    add('grafana');
+  // A product of the default's kind already named fills the want (Kafka is the queue, Valkey the cache);
+  // the default's own needs come with it below (Grafana its Prometheus).
+  for (const w of facts.wants) {
+    const picks = defaultProducts(w, facts.excluded);
+    if (picks.length && ![...facts.components].some((id) => PRODUCTS[id]?.category === picks[0]!.category)) for (const p of picks) facts.components.add(p.id);
   }
-  if (facts.wants.has('metrics') && !has('monitoring')) add('prometheus');
-  if (facts.components.has('kafka')) facts.components.delete('rabbitmq');
   // Products pull in what they need (Gitea its PostgreSQL), unless the person ruled that out.
   for (let changed = true; changed; ) {
     changed = false;
@@ -636,6 +631,6 @@ function primaryDomain(facts: Facts): string | undefined {
 /** The reverse proxy the stack gets: the named one, else Caddy when a proxy, TLS or a domain is wanted. */
 export function chosenProxy(facts: Facts): ProxyId | undefined {
   if (facts.proxy) return facts.proxy;
-  if (facts.genericProxy || facts.tls || facts.domain) return 'caddy';
+  if (facts.genericProxy || facts.tls || facts.domain) return defaultProducts('proxy', facts.excluded)[0]?.id;
   return undefined;
 }

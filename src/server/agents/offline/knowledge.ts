@@ -17,6 +17,17 @@ export const CERTBOT_IMAGE = 'certbot/certbot:v2.11.0';
 /** Every product of the catalogue (catalogue/products/*.yaml), read once at start. */
 export const PRODUCTS: Record<string, Product> = loadCatalogue();
 
+/**
+ * The products filling a kind of workload asked for without a name (the catalogue's `defaultFor`): those
+ * of the most preferred rank not ruled out (monitoring is Prometheus and Grafana together); none when
+ * every one is ruled out.
+ */
+export function defaultProducts(kind: keyof Product['defaultFor'], excluded: ReadonlySet<string>): Product[] {
+  const open = Object.values(PRODUCTS).filter((p) => p.defaultFor[kind] !== undefined && !excluded.has(p.id));
+  const best = Math.min(...open.map((p) => p.defaultFor[kind]!));
+  return open.filter((p) => p.defaultFor[kind] === best);
+}
+
 /** Secrets the cloud provider needs to provision or reach the machine. */
 export const PROVIDER_SECRETS: Record<string, SecretSpec[]> = {
   aws: [

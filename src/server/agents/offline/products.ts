@@ -5,8 +5,8 @@ import { PRODUCTS, type Product } from './knowledge';
  * given), and names of software the catalogue does not hold (said back by name, never swapped).
  */
 
-/** Products matched from their aliases; proxies, the person's own app and the static site have rules of their own in facts.ts. */
-const SPECIAL = new Set(['app', 'web', 'caddy', 'traefik', 'nginxProxy']);
+/** The person's own app and the static site: read by facts.ts' workload rules (languages, "my API"), not by alias alone. */
+const WORKLOAD_RULED = new Set(['app', 'web']);
 
 export interface ProductRule {
   id: string;
@@ -15,8 +15,14 @@ export interface ProductRule {
 
 const aliasPattern = (c: Product): RegExp => new RegExp(`(?<![\\w-])(?:${c.aliases.join('|')})(?![\\w-])`, 'gi');
 
+/** Products matched from their aliases as components of the stack. */
 export const PRODUCT_RULES: ProductRule[] = Object.values(PRODUCTS)
-  .filter((c) => !SPECIAL.has(c.id))
+  .filter((c) => !c.proxy && !WORKLOAD_RULED.has(c.id))
+  .map((c) => ({ id: c.id, pattern: aliasPattern(c) }));
+
+/** Reverse proxies matched from their aliases: named, one becomes the stack's proxy rather than a component. */
+export const PROXY_RULES: ProductRule[] = Object.values(PRODUCTS)
+  .filter((c) => c.proxy)
   .map((c) => ({ id: c.id, pattern: aliasPattern(c) }));
 
 /** Any catalogued product's name (proxies included), to tell known names from unknown ones. */
