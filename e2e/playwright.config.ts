@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from '@playwright/test';
@@ -6,7 +7,17 @@ import { defineConfig } from '@playwright/test';
  * Journeys against the real server (built exactly as `npm start` builds it) in Debian's Chromium.
  * Each run gets a fresh data directory, so tests start from an empty product.
  */
-const port = Number(process.env.E2E_PORT ?? 8181);
+/**
+ * A port no other process holds, unless E2E_PORT names one: a second test run on the machine must not
+ * find its journeys' server port taken. The runner picks it once and its workers inherit it through the
+ * environment (they load this file again, and must reach the same server).
+ */
+function freePort(): string {
+  const probe = "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  return execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' }).trim();
+}
+process.env.E2E_PORT ??= freePort();
+const port = Number(process.env.E2E_PORT);
 const dataDir = path.join(os.tmpdir(), `devops-agents-e2e-${process.pid}`);
 
 export default defineConfig({
