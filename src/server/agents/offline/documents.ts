@@ -390,7 +390,7 @@ export function renderArchitecturePlan(stack: Stack): string {
     `- Inbound: ${accessSummary(stack, webPortsOf(stack))}.`,
     ...(stack.services.some((x) => x.networks.includes('backend') && !x.publish?.length) ? ['- `backend` is an internal network: what is on it only (databases, caches, queues) has no published port and no route out.'] : []),
     // Said only where a step does it: the firewall step of a server the plan creates (an existing server is left as it is).
-    ...(m.provider === 'vps' ? [] : ['- Password authentication over SSH is disabled; only keys log in.']),
+    ...(m.provider === 'vps' || stack.hostOnly ? [] : ['- Password authentication over SSH is disabled; only keys log in.']),
     '- Secrets reach the containers through `.env` (mode 600) written from User Secrets at deploy time.',
     ...stack.notes.map((n) => `- ${n}`),
     '',
