@@ -1,5 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
@@ -7,6 +7,7 @@ import { backupSources } from '../../../src/server/agents/offline/backupScripts'
 import { BACKUP_INSTALLED_PATHS, backupStep } from '../../../src/server/agents/offline/backupSteps';
 import { connectCommands, PIN_HOST_KEY, SSH } from '../../../src/server/agents/offline/remoteShell';
 import { parseScriptResults, type ScriptResult } from '../../../src/shared/api/backups';
+import { backupHost, requireInCi, sshTo as sshToHost, testServer, type TestHost } from '../helpers/testServer';
 
 /**
  * The off-server backup against the real test server and the second SSH host `test-server:up` starts
@@ -16,16 +17,10 @@ import { parseScriptResults, type ScriptResult } from '../../../src/shared/api/b
  * untouched. Then the repository's data is damaged on the backup host and the drill says it failed.
  */
 
-interface Host { host: string; port: number; user: string; private_key_file: string; path?: string }
-const SERVER_JSON = process.env.DA_TEST_SERVER_JSON ?? path.resolve('.test-server', 'server.json');
-const BACKUP_JSON = path.join(path.dirname(SERVER_JSON), 'backup.json');
-const read = (file: string): Host | undefined => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Host) : undefined);
-const server = read(SERVER_JSON);
-const backupHost = read(BACKUP_JSON);
-if ((!server || !backupHost) && process.env.CI) throw new Error('CI starts the test server and its backup host (npm run test-server:up) before the tests');
-
-const sshTo = (h: Host, command: string, timeout = 300_000): string =>
-  execFileSync('ssh', ['-i', h.private_key_file, '-p', String(h.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${h.user}@${h.host}`, command], { encoding: 'utf8', timeout });
+type Host = TestHost;
+const server = testServer;
+requireInCi(server, backupHost);
+const sshTo = (h: Host, command: string, timeout = 300_000): string => sshToHost(h, command, timeout);
 
 const DIR = '/opt/stack-backup-test';
 const PROJECT = 'stackbackuptest';

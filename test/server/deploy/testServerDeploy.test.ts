@@ -1,5 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { composeStack } from '../../../src/server/agents/offline/composer';
@@ -9,6 +9,7 @@ import { extractFacts } from '../../../src/server/agents/offline/facts';
 import { renderValidationPlan } from '../../../src/server/agents/offline/validationPlanner';
 import { parsePlanSteps } from '../../../src/shared/planSteps';
 import { BACKUP_INSTALLED_PATHS } from '../../../src/server/agents/offline/backupSteps';
+import { requireInCi, sshTo, testServer } from '../helpers/testServer';
 
 /**
  * The offline planner's deploy and validation plans against the real test server (`npm run
@@ -16,13 +17,10 @@ import { BACKUP_INSTALLED_PATHS } from '../../../src/server/agents/offline/backu
  * in a fresh workspace, the stack comes up healthy, validation passes, and fails once nginx is stopped.
  */
 
-interface TestServer { host: string; port: number; user: string; private_key_file: string }
-const SERVER_JSON = process.env.DA_TEST_SERVER_JSON ?? path.resolve('.test-server', 'server.json');
-const server = existsSync(SERVER_JSON) ? (JSON.parse(readFileSync(SERVER_JSON, 'utf8')) as TestServer) : undefined;
-if (!server && process.env.CI) throw new Error('CI starts the test server (npm run test-server:up) before the tests');
+const server = testServer;
+requireInCi(server);
 
-const onServer = (s: TestServer, command: string): string =>
-  execFileSync('ssh', ['-i', s.private_key_file, '-p', String(s.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${s.user}@${s.host}`, command], { encoding: 'utf8', timeout: 120_000 });
+const onServer = sshTo;
 
 interface Ran { step: number; title: string; status: number | null; output: string; seconds: number }
 

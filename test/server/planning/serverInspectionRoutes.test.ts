@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -8,6 +7,7 @@ import type { ServerInspectionOffer, ServerInspectionResult } from '../../../src
 import type { StackResponse } from '../../../src/shared/api/stack';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { requireInCi, sshTo, testServer } from '../helpers/testServer';
 
 /**
  * Inspecting the person's existing server before the architecture plan is final, against the real test
@@ -17,13 +17,10 @@ import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
  * unreachable server is said in words and the plan goes on without facts.
  */
 
-interface TestServer { host: string; port: number; user: string; private_key_file: string }
-const SERVER_JSON = process.env.DA_TEST_SERVER_JSON ?? path.resolve('.test-server', 'server.json');
-const server = existsSync(SERVER_JSON) ? (JSON.parse(readFileSync(SERVER_JSON, 'utf8')) as TestServer) : undefined;
-if (!server && process.env.CI) throw new Error('CI starts the test server (npm run test-server:up) before the tests');
+const server = testServer;
+requireInCi(server);
 
-const onServer = (s: TestServer, command: string): string =>
-  execFileSync('ssh', ['-i', s.private_key_file, '-p', String(s.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${s.user}@${s.host}`, command], { encoding: 'utf8', timeout: 120_000 });
+const onServer = sshTo;
 
 /** The port the probe holds: Redis's, which a plan of Redis alone publishes on loopback for an SSH tunnel. */
 const HELD = 6379;

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +13,7 @@ import { strictScript } from '../../../src/server/services/steps/stepRuns';
 import type { Step } from '../../../src/shared/api/execution';
 import { buildTestApp, installationRowId, signIn } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { requireInCi, testServer } from '../helpers/testServer';
 
 /**
  * Releases on the real test server (`npm run test-server:up`), in a compose project of this test's own
@@ -23,10 +24,8 @@ import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
  * runs them (bash, `set -euo pipefail`), reaching the server through the workspace's SSH config.
  */
 
-interface TestServer { host: string; port: number; user: string; private_key_file: string }
-const SERVER_JSON = process.env.DA_TEST_SERVER_JSON ?? path.resolve('.test-server', 'server.json');
-const server = existsSync(SERVER_JSON) ? (JSON.parse(readFileSync(SERVER_JSON, 'utf8')) as TestServer) : undefined;
-if (!server && process.env.CI) throw new Error('CI starts the test server (npm run test-server:up) before the tests');
+const server = testServer;
+requireInCi(server);
 
 const PROJECT = 'darel';
 const DIR = `/home/deploy/${PROJECT}`;
