@@ -181,7 +181,8 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
     });
 
     it('cannot make nested user namespaces (bwrap --disable-userns): unshare -Ur gives no uid 0', async () => {
-      const result = await driver.exec(one, 'unshare -Ur id -u; echo "rc=$?"; unshare -U true; echo "rc=$?"; id -u');
+      // Errors into stdout: the combined output keeps the two streams' order only within each one.
+      const result = await driver.exec(one, 'unshare -Ur id -u 2>&1; echo "rc=$?"; unshare -U true 2>&1; echo "rc=$?"; id -u');
       expect(result.output).not.toMatch(/^0$/m);
       expect(result.output).not.toContain('rc=0');
       expect(result.output.trim().split('\n').pop()).toBe('1000');
