@@ -75,7 +75,9 @@ export function driverContract(
     /** A project of its own for each case. */
     const fresh = async (): Promise<SandboxRef> => {
       const projectId = next++;
-      const s = { projectId, username: `user_9_${projectId}` };
+      // The installation part is this test process: killHostTar finds the archiver by its command line,
+      // which must name this run's workspace, not that of a test run beside it.
+      const s = { projectId, username: `user_${process.pid}_${projectId}` };
       await driver.initialise(s);
       return s;
     };
