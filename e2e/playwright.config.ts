@@ -50,7 +50,7 @@ export default defineConfig({
   },
   webServer: {
     // A server that was killed leaves its bounded workspaces (SANDBOX_DISK_MB) mounted: unmounted before the folder goes.
-    command: `{ findmnt -rn -o TARGET | grep -F '${dataDir}/' | xargs -r -n1 umount --lazy; true; } && rm -rf ${dataDir} && npm run build && node dist/server/server.mjs`,
+    command: `bash test/support/e2e-clean-stale.sh && { findmnt -rn -o TARGET | grep -F '${dataDir}/' | xargs -r -n1 umount --lazy; true; } && rm -rf ${dataDir} && npm run build && node dist/server/server.mjs`,
     cwd: '..',
     url: `http://127.0.0.1:${port}/api/ready`,
     timeout: 420_000,
