@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { SMTPServer } from 'smtp-server';
@@ -9,6 +8,8 @@ import { kindOfStep, runsOfStep } from '../../../src/server/services/backups/bac
 import { BACKUP_RESULT_MARKER, type BackupsStatus } from '../../../src/shared/api/backups';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { listenOnLoopback as listen } from '../helpers/freePort';
+import { found } from '../helpers/until';
 
 /**
  * Backup runs and restore drills are recorded from the step that ran them: its exit status and the
@@ -80,19 +81,6 @@ describe('what a step reports', () => {
     );
   });
 });
-
-const listen = (server: http.Server | SMTPServer['server']): Promise<number> =>
-  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
-
-async function until<T>(probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('recorded runs, their routes and notices', () => {
   let database: TestDatabase;
@@ -167,13 +155,13 @@ describe('recorded runs, their routes and notices', () => {
     expect(after.last_drill).toMatchObject({ ok: false, failure: 'Failed at "check the repository (restic check)": error: load <data/0a1b>: file does not exist / Fatal: repository contains errors' });
     // The last proven restore is still the one that passed.
     expect(after.last_proven).toMatchObject({ ok: true, started_at: '2026-11-28T10:05:00.000Z' });
-    const mail = await until(() => mails.find((m) => m.includes('[shop] The restore drill failed')));
+    const mail = await found(() => mails.find((m) => m.includes('[shop] The restore drill failed')), 'the mail or webhook post');
     expect(mail).toContain('repository contains errors');
-    const post = await until(() => posts.find((p) => p.text.includes('The restore drill failed')));
+    const post = await found(() => posts.find((p) => p.text.includes('The restore drill failed')), 'the mail or webhook post');
     expect(post.text).toContain('check the repository (restic check)');
 
     ended(id, { status: 'failed', command: INSTALL, output: 'restic: 0.14.0\nFatal: unable to open repository', errorMessage: 'The command exited with status 1.' });
-    await until(() => mails.find((m) => m.includes('[shop] A backup failed') && m.includes('before the backup reported')));
+    await found(() => mails.find((m) => m.includes('[shop] A backup failed') && m.includes('before the backup reported')), 'the mail or webhook post');
   });
 
   it("another person's project answers 404; a bad query answers 400 with a detail", async () => {

@@ -11,3 +11,7 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** Starts `server` (an HTTP or SMTP sink a test runs) on a free 127.0.0.1 port and gives the port. */
+export const listenOnLoopback = (server: Pick<net.Server, 'listen' | 'address'>): Promise<number> =>
+  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));

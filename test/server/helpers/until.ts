@@ -18,3 +18,10 @@ export function settledWithin<T>(promise: Promise<T>, what: string, timeoutMs = 
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
+
+/** The first value `probe` gives (not undefined), checked every few milliseconds; fails naming `what` after `timeoutMs`. */
+export async function found<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  let value: T | undefined;
+  await until(() => (value = probe()) !== undefined, what, timeoutMs);
+  return value as T;
+}

@@ -1,11 +1,12 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { SMTPServer } from 'smtp-server';
 import { RECORDED_ACTIVITY_TYPES } from '../../../src/shared/constants/activity';
 import { postWebhook, refusedAddress } from '../../../src/server/services/notifications/webhookChannel';
 import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { listenOnLoopback as listen } from '../helpers/freePort';
+import { found } from '../helpers/until';
 
 /**
  * Notifications reach a person through a real SMTP conversation (a local smtp-server sink) and a real
@@ -16,19 +17,6 @@ import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 interface Mail {
   to: string;
   body: string;
-}
-
-const listen = (server: http.Server | SMTPServer['server']): Promise<number> =>
-  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
-
-async function until<T>(probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe('project notifications', () => {
@@ -113,9 +101,9 @@ describe('project notifications', () => {
       activityType: RECORDED_ACTIVITY_TYPES.deploymentFailed,
       data: { project_name: 'blog', step_number: 4, error_message: 'exit status 1: port is already allocated' },
     });
-    const post = await until(() => posts.slice(before).find((p) => p.body.text.includes('blog')));
+    const post = await found(() => posts.slice(before).find((p) => p.body.text.includes('blog')), 'the mail or webhook post');
     expect(post.body.text).toContain('Deployment step 4 failed: exit status 1: port is already allocated');
-    await until(() => mails.find((m) => m.body.includes('[blog] A deployment step failed')));
+    await found(() => mails.find((m) => m.body.includes('[blog] A deployment step failed')), 'the mail or webhook post');
 
     answer = 500;
     const test = (await call(alice, 'POST', `/api/projects/${id}/notifications/test`)).json<{ webhook: { ok: boolean; error: string } }>();
