@@ -1,4 +1,4 @@
-import { FACTS_SCRIPT } from './readbackCommand';
+import { FACTS_SCRIPT, hereScript } from './readbackCommand';
 
 /**
  * The inspection of the person's existing server before the architecture plan is final: one read-only
@@ -65,19 +65,13 @@ export const safeTarget = (t: InspectionTarget): boolean =>
 /** The sandbox command that inspects `target` with the key in the SSH_PRIVATE_KEY User Secret. */
 export function inspectionCommand(target: InspectionTarget): string {
   if (!safeTarget(target)) throw new Error(`not a target the inspection can name: ${JSON.stringify(target)}`);
-  let tag = 'INSPECT';
-  while (REMOTE.includes(tag)) tag += '_';
+  const doc = hereScript('INSPECT', REMOTE);
   return [
     `${INSPECTION_MARK}${targetLabel(target)}: reads ${INSPECTION_READS}; it changes nothing on the server.`,
     `[ -n "\${SSH_PRIVATE_KEY:-}" ] || { echo "There is no SSH_PRIVATE_KEY in User Secrets: add the private key that logs in to the server." >&2; exit 3; }`,
     `d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT`,
     `(umask 077 && printf '%s\\n' "$SSH_PRIVATE_KEY" > "$d/key")`,
-    `ssh -i "$d/key" -p ${target.port} -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=20 -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile="$d/known_hosts" -o LogLevel=ERROR '${target.user}@${bare(target.host)}' 'bash -s' <<'${tag}'`,
-    // In braces, bash reads the whole script before it runs, so no command in it can read the rest as input.
-    '{',
-    'exec </dev/null',
-    REMOTE,
-    '}',
-    tag,
+    `ssh -i "$d/key" -p ${target.port} -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=20 -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile="$d/known_hosts" -o LogLevel=ERROR '${target.user}@${bare(target.host)}' 'bash -s' <<'${doc.tag}'`,
+    ...doc.lines,
   ].join('\n');
 }

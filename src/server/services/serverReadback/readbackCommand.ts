@@ -87,18 +87,22 @@ say end`;
 
 /** The workspace command that reads server `server` (a `Host` of the steps' SSH configuration). */
 export function readbackCommand(server: string): string {
-  let tag = 'READBACK';
-  while (REMOTE.includes(tag)) tag += '_';
+  const doc = hereScript('READBACK', REMOTE);
   return [
     `${READBACK_MARK}${server}: reads the server's facts and the files as deployed; it changes nothing there.`,
-    `ssh -F ${SSH_CONFIG_FILE} ${server} 'bash -s' <<'${tag}'`,
-    // In braces, bash reads the whole script before it runs, so no command in it can read the rest as input.
-    '{',
-    'exec </dev/null',
-    REMOTE,
-    '}',
-    tag,
+    `ssh -F ${SSH_CONFIG_FILE} ${server} 'bash -s' <<'${doc.tag}'`,
+    ...doc.lines,
   ].join('\n');
+}
+
+/**
+ * `script` as the here-document a remote `bash -s` reads, ended by a tag the script does not hold. In
+ * braces, bash reads the whole script before it runs, so no command in it can read the rest as input.
+ */
+export function hereScript(base: string, script: string): { tag: string; lines: string[] } {
+  let tag = base;
+  while (script.includes(tag)) tag += '_';
+  return { tag, lines: ['{', 'exec </dev/null', script, '}', tag] };
 }
 
 /**
