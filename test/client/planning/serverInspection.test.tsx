@@ -1,6 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { INSTALLATION_ID_KEY, PLANNING_PROMPTS } from '../../../src/shared/constants';
+import { ARCHITECTURE_TEXT, INSTALLATION_ID_KEY, PLANNING_PROMPTS } from '../../../src/shared/constants';
 import type { ServerFacts } from '../../../src/shared/stackModel';
 import { makeProject, makeProjectState, makeStages } from '../utils/factories';
 import { planningDb } from '../utils/planningServer';
@@ -9,7 +9,8 @@ import { db, seedProjects } from '../utils/server';
 
 /**
  * "Your server" on the architecture step: the exact inspection command is shown before anything runs, one
- * approval posts that command, then what the server runs is shown and the plan is made again; a server
+ * approval posts that command, then what the server runs is shown with the findings the server made on the
+ * saved plan from it, and the plan is made again when the person asks; a server
  * that cannot be reached is said in words and the plan goes on; a new machine shows nothing.
  */
 
@@ -39,13 +40,20 @@ describe('inspecting the server on the architecture step', () => {
     atArchitecture();
   });
 
-  it('shows the command, runs it only when approved, then says what the server runs and makes the plan again', async () => {
+  it('shows the command, runs it only when approved, then says what the server runs and shows the findings the server checked again', async () => {
+    planningDb.architecturePlan = '# Architecture\n\nRedis on 127.0.0.1:80.';
     planningDb.inspectionOffer = { target_kind: 'existing', available: true, target: 'deploy@203.0.113.7:2222', command: COMMAND };
     planningDb.inspectionResult = { status: 'completed', detail: 'found', facts: FACTS, not_read: ['Docker version'] };
+    planningDb.findingsAfterInspection = [
+      { severity: 'error', code: 'port-in-use', message: 'redis publishes port 80/tcp, which container shop_web_1 on the server already holds', where: 'docker-compose.yml services.redis.ports' },
+    ];
     renderApp('/app/7');
     const panel = await screen.findByRole('region', { name: 'Your server' }, { timeout: 5000 });
     expect(within(panel).getByLabelText('Inspection command')).toHaveTextContent('# da-inspect v1 target=deploy@203.0.113.7:2222');
     expect(planningDb.inspectionsRun).toEqual([]);
+    const planView = screen.getByRole('region', { name: ARCHITECTURE_TEXT.viewTitle });
+    await within(planView).findByText(/Redis on 127\.0\.0\.1:80/);
+    expect(within(planView).queryByText(/already holds/)).toBeNull();
 
     await userEvent.click(within(panel).getByRole('button', { name: 'Approve and inspect the server' }));
     const found = await within(panel).findByRole('region', { name: 'What the server runs' });
@@ -53,7 +61,14 @@ describe('inspecting the server on the architecture step', () => {
     expect(found).toHaveTextContent('Ports in use: 80/tcp (container shop_web_1 (compose project shop)), 2222/tcp (sshd)');
     expect(found).toHaveTextContent('compose projects: shop');
     expect(found).toHaveTextContent('Not read: Docker version');
-    await waitFor(() => expect(planningDb.streamCalls.map((c) => [c.agent, c.body.message])).toContainEqual(['architect', PLANNING_PROMPTS.generateArchitecturePlan]));
+    // The plan is read again with the findings the server made from the facts; nothing is generated unasked.
+    expect(await within(planView).findByText(/which container shop_web_1 on the server already holds/, {}, { timeout: 10_000 })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Confirm Architecture' })).toBeDisabled();
+    expect(planningDb.streamCalls).toEqual([]);
+
+    // Making the plan again is the person's choice.
+    await userEvent.click(within(found).getByRole('button', { name: 'Make the plan again from what was found' }));
+    await waitFor(() => expect(planningDb.streamCalls.map((c) => [c.agent, c.body.message])).toEqual([['architect', PLANNING_PROMPTS.generateArchitecturePlan]]));
   });
 
   it('a server that cannot be reached is said in words, and nothing stops the plan', async () => {

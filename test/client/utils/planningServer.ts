@@ -4,6 +4,7 @@ import type {
   AnalysisResponse,
   AnalyzerBody,
   KillResponse,
+  PlanFinding,
   PlanningThreadResponse,
   PlanResponse,
   RepositoryAnalysis,
@@ -135,6 +136,8 @@ export const planningDb = {
   /** Names whose save answers 500. */
   failingSecrets: new Set<string>(),
   architecturePlan: '',
+  /** The verifier's findings GET /planning/architecture-plan answers with the plan (none: no field). */
+  architectureFindings: undefined as PlanFinding[] | undefined,
   implementationPlan: '',
   threads: new Map<string, PlanningThreadResponse>(),
   repositories: { repositories: [], requires_permission_request: false, message: null } as RepositoriesResponse,
@@ -148,6 +151,8 @@ export const planningDb = {
   inspectionOffer: NO_INSPECTION as ServerInspectionOffer,
   inspectionResult: { status: 'failed', detail: 'not set by the test', not_read: [] } as ServerInspectionResult,
   inspectionsRun: [] as string[],
+  /** The architecture plan's findings once an inspection ran (the server verifies the saved plan again). */
+  findingsAfterInspection: undefined as PlanFinding[] | undefined,
   /** What a stream call answers; the default replies 'Hello there' on thread t-1. */
   stream: (_call: StreamCall): Response => sseResponse(sseText(replyEvents('Hello there'))),
 };
@@ -159,6 +164,7 @@ export function resetPlanningDb(): void {
   planningDb.savedSecrets = [];
   planningDb.failingSecrets = new Set();
   planningDb.architecturePlan = '';
+  planningDb.architectureFindings = undefined;
   planningDb.implementationPlan = '';
   planningDb.threads = new Map();
   planningDb.repositories = { repositories: [], requires_permission_request: false, message: null };
@@ -170,6 +176,7 @@ export function resetPlanningDb(): void {
   planningDb.inspectionOffer = NO_INSPECTION;
   planningDb.inspectionResult = { status: 'failed', detail: 'not set by the test', not_read: [] };
   planningDb.inspectionsRun = [];
+  planningDb.findingsAfterInspection = undefined;
   planningDb.stream = () => sseResponse(sseText(replyEvents('Hello there')));
 }
 
@@ -218,6 +225,7 @@ export const planningHandlers = [
     const { command } = await request.json();
     if (command !== planningDb.inspectionOffer.command) return HttpResponse.json({ detail: 'The inspection command is not the one offered now' }, { status: 409 });
     planningDb.inspectionsRun.push(command);
+    if (planningDb.inspectionResult.status === 'completed' && planningDb.findingsAfterInspection) planningDb.architectureFindings = planningDb.findingsAfterInspection;
     return HttpResponse.json(planningDb.inspectionResult);
   }),
   http.get<never, never, RequirementsResponse>(api('/planning/requirements'), () => HttpResponse.json(planningDb.requirements)),
@@ -237,7 +245,9 @@ export const planningHandlers = [
       });
     },
   ),
-  http.get<never, never, PlanResponse>(api('/planning/architecture-plan'), () => HttpResponse.json({ plan: planningDb.architecturePlan })),
+  http.get<never, never, PlanResponse>(api('/planning/architecture-plan'), () =>
+    HttpResponse.json({ plan: planningDb.architecturePlan, ...(planningDb.architectureFindings ? { findings: planningDb.architectureFindings } : {}) }),
+  ),
   http.get<never, never, PlanResponse>(api('/planning/implementation-plan'), () =>
     HttpResponse.json({ plan: planningDb.implementationPlan }),
   ),

@@ -104,6 +104,10 @@ const HELD = 6379;
     // Stored in the stack model through its operation: the offer and the stack show it.
     expect((await call(alice, projectId, 'GET', '/planning/stack')).json<StackResponse>().model.serverFacts).toEqual(facts);
     expect((await call(alice, projectId, 'GET', '/planning/server-inspection')).json<ServerInspectionOffer>().facts).toEqual(facts);
+    // The plan made before, not saved again, now carries the port the server holds as an error (the server verified it again).
+    expect((await call(alice, projectId, 'GET', '/planning/architecture-plan')).json<ArchitecturePlanResponse>().findings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ severity: 'error', code: 'port-in-use', message: expect.stringContaining(`container ${probe}`) })]),
+    );
 
     // The plan made now publishes Redis on another port, says why, and the verifier finds nothing.
     const plan = await generate();

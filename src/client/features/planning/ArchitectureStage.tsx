@@ -38,15 +38,13 @@ export function ArchitectureStage({ projectId }: StagePanelProps): ReactElement 
     dispatch(messageSubmitted({ key, message: PLANNING_PROMPTS.generateArchitecturePlan, ...PLANNING_CHATS.architect }));
   };
 
-  // What the inspection found is in the stack model: the plan is made again from it (unless a reply is running).
-  const onInspected = (): void => {
-    if (!streaming) generate();
-  };
+  // The server verifies the saved plan again when an inspection finds something; an error it finds can be fixed by making the plan again.
+  const remake = plan?.trim() && blocked && !streaming ? generate : undefined;
 
   return (
     <StageColumns>
       <StageView>
-        <ServerInspection projectId={projectId} onInspected={onInspected} />
+        <ServerInspection projectId={projectId} {...(remake ? { remake } : {})} />
         <PlanView
           title={ARCHITECTURE_TEXT.viewTitle}
           plan={plan}

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client';
 import type { PlanFinding } from '../../../shared/api/planning';
+import type { StackModel } from '../../../shared/stackModel';
 import { TOOL_NAMES } from '../../agents/toolNames';
 import { verifyPlans } from '../../agents/verifier/verifyPlan';
 import { verifierFactsOf } from '../../agents/verifier/stackModelFacts';
@@ -18,6 +19,8 @@ export interface PlanVerificationDeps {
   db: Db;
   documents: Pick<PlanningDocuments, 'get'>;
   secrets: Pick<UserSecrets, 'declaredNames' | 'sealableValues'>;
+  /** The project's stack model now: what the last inspection of its server found is read from it. */
+  stackModel(projectId: number): Promise<StackModel | undefined>;
 }
 
 /**
@@ -47,6 +50,30 @@ export function createPlanVerification(deps: PlanVerificationDeps) {
     return `${saved} The plan verifier found ${errors.length} error(s), which block the plan's confirm:\n${list}\nFix every one and call ${SAVE_TOOL[plan]} again with the whole plan (revision ${attempt} of ${MAX_PLAN_REVISIONS}).`;
   }
 
+  /**
+   * Verifies a plan (the implementation with the saved architecture) and keeps its findings. The person's
+   * words come from the stack model the plan carries (the offline planner's do), what the server runs from
+   * the project's stack model now: the facts belong to the server, not to the plan, and an inspection made
+   * after the plan was saved counts.
+   */
+  async function verifyAndPut(projectId: number, plan: VerifiedPlan, text: string): Promise<PlanFinding[]> {
+    const architecture = plan === 'architecture' ? text : ((await documents.get(projectId, 'architecture'))?.content ?? '');
+    const [names, current] = await Promise.all([secrets.declaredNames(projectId), deps.stackModel(projectId)]);
+    const carried = readStackModel(text) ?? (plan === 'implementation' ? readStackModel(architecture) : undefined);
+    const { intent } = verifierFactsOf(carried);
+    const { target } = verifierFactsOf(current);
+    const findings = await verifyPlans({
+      architecture,
+      ...(plan === 'implementation' ? { implementation: text } : {}),
+      secrets: names,
+      ...(intent ? { intent } : {}),
+      ...(target ? { target } : {}),
+    });
+    const values = await secrets.sealableValues(projectId);
+    await putFindings(db, projectId, plan, findings, (t) => sealSecrets(t, values));
+    return findings;
+  }
+
   return {
     /** A new turn of the plan's agent gets its own revisions. */
     startTurn(projectId: number, plan: VerifiedPlan): void {
@@ -58,14 +85,24 @@ export function createPlanVerification(deps: PlanVerificationDeps) {
      * it, and answers what the saving agent reads back: the errors to fix while revisions remain.
      */
     async verifyAndKeep(projectId: number, plan: VerifiedPlan, text: string): Promise<string> {
-      const architecture = plan === 'architecture' ? text : ((await documents.get(projectId, 'architecture'))?.content ?? '');
-      const names = await secrets.declaredNames(projectId);
-      // The stack model a plan carries (the offline planner's do) adds the person's words and the server's facts.
-      const model = readStackModel(text) ?? (plan === 'implementation' ? readStackModel(architecture) : undefined);
-      const findings = await verifyPlans({ architecture, ...(plan === 'implementation' ? { implementation: text } : {}), secrets: names, ...verifierFactsOf(model) });
-      const values = await secrets.sealableValues(projectId);
-      await putFindings(db, projectId, plan, findings, (t) => sealSecrets(t, values));
+      const findings = await verifyAndPut(projectId, plan, text);
       return toolAnswer(projectId, plan, findings);
+    },
+
+    /**
+     * Verifies the saved plans again, as they are, after what is known of the server changed (an inspection
+     * found its ports, or the target moved and its facts went): the findings shown and the confirm follow the
+     * facts without the plan being saved again. Returns the plans it verified.
+     */
+    async recheck(projectId: number): Promise<VerifiedPlan[]> {
+      const rechecked: VerifiedPlan[] = [];
+      for (const plan of ['architecture', 'implementation'] as const) {
+        const saved = await documents.get(projectId, plan);
+        if (!saved?.content.trim()) continue;
+        await verifyAndPut(projectId, plan, saved.content);
+        rechecked.push(plan);
+      }
+      return rechecked;
     },
 
     /** A plan's findings as the person reads them (a secret quoted in one blanked). */

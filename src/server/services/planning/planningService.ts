@@ -67,7 +67,7 @@ export function createPlanningService(deps: PlanningDeps) {
       return analysis ? { envNames: analysis.env_names ?? [] } : undefined;
     },
   });
-  const verification = createPlanVerification({ db, documents, secrets });
+  const verification = createPlanVerification({ db, documents, secrets, stackModel: async (projectId) => (await stackEditing.read(projectId)).model });
 
   /** Saves the requirements document with the secrets it declares: the agent's tool, the panel and a model's stack operations. */
   async function saveRequirements(projectId: number, args: { document: string; secrets?: unknown; ready: boolean }): Promise<void> {
@@ -79,6 +79,10 @@ export function createPlanningService(deps: PlanningDeps) {
     db,
     saveRequirements,
     wasReady: async (projectId) => (await documents.get(projectId, 'requirements'))?.ready ?? false,
+    // The saved plans were verified against what was known of the server then: their findings follow the facts.
+    factsChanged: async (projectId) => {
+      await verification.recheck(projectId);
+    },
   });
   const workspace: PlanningWorkspace = { documents, secrets, verification, stackEditing, saveRequirements };
 

@@ -73,6 +73,8 @@ export interface StackEditingDeps {
   saveRequirements(projectId: number, requirements: ModelRequirements & { ready: boolean }): Promise<void>;
   /** Whether the stored requirements were complete before this change (the conversation's go-ahead). */
   wasReady(projectId: number): Promise<boolean>;
+  /** What is known of the target server changed (an inspection's facts came, or went with the target): after the change is stored. */
+  factsChanged?(projectId: number): Promise<void>;
 }
 
 export function createStackEditing(deps: StackEditingDeps) {
@@ -103,20 +105,26 @@ export function createStackEditing(deps: StackEditingDeps) {
    * pressed at once (or on two replicas) both land, one after the other.
    */
   async function change(projectId: number, update: (doc: StackDocument) => StackDocument): Promise<StackDocument> {
-    return db.transaction(async (tx) => {
+    let factsMoved = false;
+    const next = await db.transaction(async (tx) => {
       await tx.insert(planningDocuments).values({ projectId, kind: KIND, content: '' }).onConflictDoNothing();
       const [row] = await tx
         .select({ content: planningDocuments.content })
         .from(planningDocuments)
         .where(and(eq(planningDocuments.projectId, projectId), eq(planningDocuments.kind, KIND)))
         .for('update');
-      const next = update(parse(row?.content));
+      const current = parse(row?.content);
+      const changed = update(current);
+      factsMoved = JSON.stringify(current.model.serverFacts) !== JSON.stringify(changed.model.serverFacts);
       await tx
         .update(planningDocuments)
-        .set({ content: JSON.stringify(next), updatedAt: new Date() })
+        .set({ content: JSON.stringify(changed), updatedAt: new Date() })
         .where(and(eq(planningDocuments.projectId, projectId), eq(planningDocuments.kind, KIND)));
-      return next;
+      return changed;
     });
+    // Once stored, so what reads the facts (the plans' findings) reads the new ones.
+    if (factsMoved) await deps.factsChanged?.(projectId);
+    return next;
   }
 
   return {

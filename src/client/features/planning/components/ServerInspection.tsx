@@ -12,17 +12,21 @@ import { Panel, PanelHeader, StatusText } from './StageLayout';
 
 export interface ServerInspectionProps {
   projectId: number;
-  /** What was found is in the stack model now: the stage makes the plan again from it. */
-  onInspected: () => void;
+  /**
+   * Makes the plan again from what was found, offered while the saved plan (verified again against the facts
+   * by the server) has an error: the person decides, since with a real model it is a paid turn.
+   */
+  remake?: () => void;
 }
 
 /**
  * "Your server" on the architecture step, when the stack goes on the person's existing server: the exact
  * read-only command that reads what the server already runs, run only when the person approves it, then
- * what it found (or, when the server cannot be reached, why, and that the plan goes on without it). A plan
- * for a new machine has nothing to inspect and shows nothing here.
+ * what it found (or, when the server cannot be reached, why, and that the plan goes on without it). The
+ * server verifies the saved plan again against what was found, so its findings (a port the server already
+ * uses) show on the plan at once. A plan for a new machine has nothing to inspect and shows nothing here.
  */
-export function ServerInspection({ projectId, onInspected }: ServerInspectionProps): ReactElement | null {
+export function ServerInspection({ projectId, remake }: ServerInspectionProps): ReactElement | null {
   const { data: offer } = useGetServerInspectionQuery(projectId);
   const [run, { isLoading: running }] = useRunServerInspectionMutation();
   const [result, setResult] = useState<ServerInspectionResult | null>(null);
@@ -36,7 +40,6 @@ export function ServerInspection({ projectId, onInspected }: ServerInspectionPro
     try {
       const answer = await run({ projectId, command: offer.command }).unwrap();
       setResult(answer);
-      if (answer.status === 'completed') onInspected();
     } catch (err) {
       setCallError(errorMessage(err, 'The inspection could not be started'));
     }
@@ -86,7 +89,15 @@ export function ServerInspection({ projectId, onInspected }: ServerInspectionPro
               ))}
             </NotRead>
           )}
-          {result?.status === 'completed' && <StatusText>The plan is made again from what was found.</StatusText>}
+          {result?.status === 'completed' && <StatusText>The plan&apos;s findings are checked again against what was found.</StatusText>}
+          {remake && (
+            <Remake>
+              <MutedText>The plan has an error to fix (its findings say which): make it again from what was found, or ask the assistant.</MutedText>
+              <Button $size="sm" onClick={remake}>
+                Make the plan again from what was found
+              </Button>
+            </Remake>
+          )}
         </section>
       )}
     </Panel>
@@ -104,6 +115,14 @@ const Command = styled.pre`
   font-size: ${({ theme }) => theme.fontSizes.sm};
   white-space: pre-wrap;
   overflow-wrap: anywhere;
+`;
+
+const Remake = styled.div`
+  display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  gap: ${({ theme }) => theme.space(2)};
+  margin-top: ${({ theme }) => theme.space(2)};
 `;
 
 const NotRead = styled.ul`
