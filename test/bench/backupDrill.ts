@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PRODUCTS } from '../../src/server/agents/offline/knowledge';
-import { backupSources, BACKUP_SCRIPT, DRILL_SCRIPT } from '../../src/server/agents/offline/backupScripts';
-import { BACKUP_INSTALLED_PATHS, backupStep } from '../../src/server/agents/offline/backupSteps';
+import { backupPaths, backupSources, installedPaths } from '../../src/server/agents/offline/backupScripts';
+import { backupStep } from '../../src/server/agents/offline/backupSteps';
 import { connectCommands, PIN_HOST_KEY, SSH } from '../../src/server/agents/offline/remoteShell';
 import { parseScriptResults } from '../../src/shared/api/backups';
 
@@ -22,8 +22,9 @@ const read = (f: string): Host => JSON.parse(readFileSync(path.join(STATE, f), '
 const server = read('server.json');
 const backupHost = read('backup.json');
 const MB = Number(process.env.BENCH_BACKUP_MB ?? 1024);
-const DIR = '/opt/stack-backup-bench';
-const PROJECT = 'stackbackupbench';
+const DIR = `/opt/stack-backup-bench-${process.pid}`;
+const PROJECT = `stackbackupbench${process.pid}`;
+const PATHS = backupPaths(`bench${process.pid}`);
 const repoPath = `${backupHost.path}/bench-${process.pid}`;
 
 const sshTo = (h: Host, command: string): string =>
@@ -32,7 +33,7 @@ const psql = (sql: string): string => sshTo(server, `cd ${DIR} && docker-compose
 const seconds = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1e9;
 
 function reset(): void {
-  sshTo(server, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${DIR} ${BACKUP_INSTALLED_PATHS.join(' ')}`);
+  sshTo(server, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${DIR} ${installedPaths(PATHS).join(' ')}`);
   sshTo(backupHost, `rm -rf ${repoPath}`);
 }
 
@@ -55,7 +56,7 @@ try {
   const size = psql("select pg_database_size('app')").trim();
   console.log(`filled: ${rows} rows, pg_database_size ${(Number(size) / 1024 ** 2).toFixed(0)} MiB in ${seconds(t).toFixed(0)} s`);
 
-  const step = backupStep(backupSources([pg]), { dir: DIR, project: PROJECT }, { schedule: '30 3 * * *', keepDays: 14, destination: `sftp://${backupHost.user}@${backupHost.host}:${backupHost.port}/${repoPath}` });
+  const step = backupStep(backupSources([pg]), { dir: DIR, project: PROJECT, backup: PATHS }, { schedule: '30 3 * * *', keepDays: 14, destination: `sftp://${backupHost.user}@${backupHost.host}:${backupHost.port}/${repoPath}` });
   const env = { ...process.env, BACKUP_PASSWORD: 'bench-restic-password', BACKUP_SSH_KEY: readFileSync(backupHost.private_key_file, 'utf8') };
   t = process.hrtime.bigint();
   const first = inWorkspace(step.commands.join('\n'), env);
@@ -66,12 +67,12 @@ try {
 
   psql('update big set body = md5(body) || substr(body, 33) where id % 100 = 0');
   t = process.hrtime.bigint();
-  const second = inWorkspace(`${SSH} 'sudo ${BACKUP_SCRIPT}'`);
+  const second = inWorkspace(`${SSH} 'sudo ${PATHS.backupScript}'`);
   const [b2] = parseScriptResults(second.stdout);
   console.log(`next backup (1% of rows changed): ${seconds(t).toFixed(1)} s wall, script ${b2?.seconds} s, ${((b2?.added ?? 0) / 1024 ** 2).toFixed(0)} MiB added, ok ${b2?.ok}`);
 
   t = process.hrtime.bigint();
-  const drill = inWorkspace(`${SSH} 'sudo ${DRILL_SCRIPT}'`);
+  const drill = inWorkspace(`${SSH} 'sudo ${PATHS.drillScript}'`);
   const d = parseScriptResults(drill.stdout).find((r) => r.kind === 'drill');
   console.log(`restore drill (check, restore, load into a throwaway PostgreSQL, compare row counts): ${seconds(t).toFixed(1)} s wall, script ${d?.seconds} s, ${((d?.bytes ?? 0) / 1024 ** 2).toFixed(0)} MiB restored, ok ${d?.ok}, checks ${JSON.stringify(d?.checks)}${d?.ok ? '' : `\n${drill.stdout.slice(-2000)}${drill.stderr.slice(-2000)}`}`);
 } finally {

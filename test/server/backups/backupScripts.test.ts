@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
-import { backupScript, backupSources, drillScript } from '../../../src/server/agents/offline/backupScripts';
+import { backupPaths, backupScript, backupSources, DEFAULT_BACKUP_PATHS, drillScript, installedPaths } from '../../../src/server/agents/offline/backupScripts';
 import { backupStep, installBackupScript } from '../../../src/server/agents/offline/backupSteps';
 import { parsePlanSteps } from '../../../src/shared/planSteps';
 import { BACKUP_RESULT_MARKER, failureInWords, parseScriptResults } from '../../../src/shared/api/backups';
@@ -110,6 +110,23 @@ describe('the scripts', () => {
     const step = backupStep(backupSources(PRODUCTS.postgres!.services), place).commands.join('\n');
     expect(step).toContain('install -m 600 /dev/stdin /etc/stack-backup/env');
     expect(step).not.toMatch(/echo "\$BACKUP_PASSWORD|echo "\$BACKUP_SSH_KEY|set -x/);
+  });
+});
+
+describe('where an install lives on the server', () => {
+  it('an install under paths of its own touches none of the default paths (two test runs on one server never meet)', () => {
+    const sources = backupSources([...PRODUCTS.postgres!.services, ...PRODUCTS.redis!.services]);
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z0-9]{1,32}$/), (suffix) => {
+        const own = { ...place, backup: backupPaths(suffix) };
+        const text = [backupStep(sources, own).commands.join('\n'), backupScript(sources, own), drillScript(sources, own)].join('\n');
+        for (const path of installedPaths(DEFAULT_BACKUP_PATHS)) expect(text).not.toMatch(new RegExp(`${path.replace(/[.]/g, '\\.')}(?![-\\w])`));
+        for (const path of installedPaths(own.backup)) expect(text).toContain(path);
+      }),
+      { numRuns: 30 },
+    );
+    expect(() => backupPaths('../etc')).toThrow();
+    expect(backupPaths()).toBe(DEFAULT_BACKUP_PATHS);
   });
 });
 

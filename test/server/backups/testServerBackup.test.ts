@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
-import { backupSources } from '../../../src/server/agents/offline/backupScripts';
-import { BACKUP_INSTALLED_PATHS, backupStep } from '../../../src/server/agents/offline/backupSteps';
+import { backupPaths, backupSources, installedPaths } from '../../../src/server/agents/offline/backupScripts';
+import { backupStep } from '../../../src/server/agents/offline/backupSteps';
 import { connectCommands, PIN_HOST_KEY, SSH } from '../../../src/server/agents/offline/remoteShell';
 import { parseScriptResults, type ScriptResult } from '../../../src/shared/api/backups';
 import { backupHost, requireInCi, sshTo as sshToHost, testServer, type TestHost } from '../helpers/testServer';
@@ -22,8 +22,10 @@ const server = testServer;
 requireInCi(server, backupHost);
 const sshTo = (h: Host, command: string, timeout = 300_000): string => sshToHost(h, command, timeout);
 
-const DIR = '/opt/stack-backup-test';
-const PROJECT = 'stackbackuptest';
+// Its own folder, compose project and backup paths: two test runs on the one test server never meet.
+const DIR = `/opt/stack-backup-test-${process.pid}`;
+const PROJECT = `stackbackuptest${process.pid}`;
+const PATHS = backupPaths(`jest${process.pid}`);
 const ROWS = 2_500;
 
 (server && backupHost ? describe : describe.skip)('backups off the test server, proven by a restore drill', () => {
@@ -36,7 +38,7 @@ const ROWS = 2_500;
   const inWorkspace = (command: string, env: NodeJS.ProcessEnv = process.env) => spawnSync('bash', ['-c', `set -euo pipefail\n${command}`], { cwd: workspace, env, encoding: 'utf8', timeout: 900_000 });
   const compose = (args: string): string => sshTo(s, `cd ${DIR} && docker-compose -p ${PROJECT} ${args}`);
   const reset = (): void => {
-    sshTo(s, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${DIR} ${BACKUP_INSTALLED_PATHS.join(' ')}`);
+    sshTo(s, `if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${DIR} ${installedPaths(PATHS).join(' ')}`);
   };
 
   beforeAll(() => {
@@ -69,12 +71,12 @@ const ROWS = 2_500;
   });
 
   const drill = (): { status: number | null; results: ScriptResult[]; output: string } => {
-    const r = inWorkspace(`${SSH} 'sudo /usr/local/sbin/stack-restore-drill'`);
+    const r = inWorkspace(`${SSH} 'sudo ${PATHS.drillScript}'`);
     return { status: r.status, results: parseScriptResults(r.stdout), output: r.stdout + r.stderr };
   };
 
   it('backs the stack up to the backup host, encrypted, and the drill restores and checks it without touching the live stack', () => {
-    const step = backupStep(sources, { dir: DIR, project: PROJECT }, { schedule: '30 3 * * *', keepDays: 14, destination: `sftp://${b.user}@${b.host}:${b.port}/${repoPath}` });
+    const step = backupStep(sources, { dir: DIR, project: PROJECT, backup: PATHS }, { schedule: '30 3 * * *', keepDays: 14, destination: `sftp://${b.user}@${b.host}:${b.port}/${repoPath}` });
     const env = {
       ...process.env,
       BACKUP_PASSWORD: 'jest-restic-password',
@@ -90,7 +92,7 @@ const ROWS = 2_500;
     expect(sshTo(b, `ls ${repoPath}`).split('\n')).toEqual(expect.arrayContaining(['config', 'data', 'index', 'keys', 'snapshots']));
     expect(sshTo(b, `grep -rl 'note 1234' ${repoPath} || echo none`).trim()).toBe('none');
     // The settings are root's alone.
-    expect(sshTo(s, 'sudo stat -c "%a %U" /etc/stack-backup/env /etc/stack-backup/password /etc/stack-backup/ssh_key').trim().split('\n')).toEqual(['600 root', '600 root', '600 root']);
+    expect(sshTo(s, `sudo stat -c "%a %U" ${PATHS.etc}/env ${PATHS.etc}/password ${PATHS.etc}/ssh_key`).trim().split('\n')).toEqual(['600 root', '600 root', '600 root']);
 
     const liveBefore = compose('ps -q').trim();
     const { status, results, output } = drill();
@@ -105,7 +107,7 @@ const ROWS = 2_500;
     ]);
     // The live stack is the same containers, and the drill left nothing behind.
     expect(compose('ps -q').trim()).toBe(liveBefore);
-    expect(sshTo(s, `docker ps -aq --filter label=com.docker.compose.project=${PROJECT}-drill; docker network ls -q --filter name=${PROJECT}-drill; sudo ls /var/lib/stack-backup | grep '^drill\\.' || true`).trim()).toBe('');
+    expect(sshTo(s, `docker ps -aq --filter label=com.docker.compose.project=${PROJECT}-drill; docker network ls -q --filter name=${PROJECT}-drill; sudo ls ${PATHS.state} | grep '^drill\\.' || true`).trim()).toBe('');
   }, 900_000);
 
   it('says in words that a drill failed when the backup host lost the data', () => {

@@ -16,8 +16,33 @@ import type { ServiceSpec } from '../catalogue/product';
 
 export const BACKUP_SCRIPT = '/usr/local/sbin/stack-backup';
 export const DRILL_SCRIPT = '/usr/local/sbin/stack-restore-drill';
-export const BACKUP_ENV = '/etc/stack-backup/env';
 export const BACKUP_STATE = '/var/lib/stack-backup';
+
+/**
+ * Where one installed backup lives on the server: its settings folder, its state (repository when on the
+ * server, cache, last results), its two scripts and its cron file. The deploy plan uses the defaults; a
+ * test installs under paths of its own (`backupPaths('jest1234')`), so two runs on one server never
+ * overwrite or remove each other's.
+ */
+export interface BackupPaths {
+  etc: string;
+  state: string;
+  backupScript: string;
+  drillScript: string;
+  cron: string;
+}
+
+export const DEFAULT_BACKUP_PATHS: BackupPaths = { etc: '/etc/stack-backup', state: BACKUP_STATE, backupScript: BACKUP_SCRIPT, drillScript: DRILL_SCRIPT, cron: '/etc/cron.d/stack-backup' };
+
+/** Paths with a suffix of letters and digits (a cron.d file name may hold no dot), or the defaults without one. */
+export function backupPaths(suffix?: string): BackupPaths {
+  if (!suffix) return DEFAULT_BACKUP_PATHS;
+  if (!/^[a-z0-9]{1,32}$/.test(suffix)) throw new Error(`not a backup path suffix: ${suffix}`);
+  return { etc: `/etc/stack-backup-${suffix}`, state: `/var/lib/stack-backup-${suffix}`, backupScript: `/usr/local/sbin/stack-backup-${suffix}`, drillScript: `/usr/local/sbin/stack-restore-drill-${suffix}`, cron: `/etc/cron.d/stack-backup-${suffix}` };
+}
+
+/** Everything an install puts on the server: what a test removes afterwards. */
+export const installedPaths = (p: BackupPaths): string[] => [p.etc, p.state, p.backupScript, p.drillScript, p.cron];
 /** The marker of a script's result line. */
 export const RESULT_MARKER = 'STACK_BACKUP_RESULT';
 
@@ -26,11 +51,14 @@ export type BackupSource =
   | { kind: 'dump'; service: string; dump: string; extension: string; tables?: string; restore?: { env: Record<string, string>; ready: string; load: string } }
   | { kind: 'files'; service: string; volume: string; path: string };
 
-/** Where the stack is: its folder (with the compose file) and its compose project name. */
+/** Where the stack is: its folder (with the compose file) and its compose project name; where its backup is installed (default: DEFAULT_BACKUP_PATHS). */
 export interface StackPlace {
   dir: string;
   project: string;
+  backup?: BackupPaths;
 }
+
+export const pathsOf = (place: StackPlace): BackupPaths => place.backup ?? DEFAULT_BACKUP_PATHS;
 
 /**
  * The sources of a stack, from its services' catalogue data: a service with a dump is dumped; every named
@@ -57,6 +85,7 @@ const dumpFile = (s: Extract<BackupSource, { kind: 'dump' }>): string => `dumps/
 
 /** Shared beginning: root, the settings, Docker and Compose, the result line and the error trap. */
 function prelude(kind: 'backup' | 'drill', place: StackPlace): string[] {
+  const paths = pathsOf(place);
   return [
     '#!/bin/bash',
     // No space after '#': the plan's Markdown would read '# …' at a line's start as a heading ending the step.
@@ -65,9 +94,10 @@ function prelude(kind: 'backup' | 'drill', place: StackPlace): string[] {
     'set -Eeuo pipefail',
     'umask 077',
     '[ "$(id -u)" = 0 ] || { echo "run as root (sudo)" >&2; exit 1; }',
-    `. ${BACKUP_ENV}`,
-    `state=${BACKUP_STATE}`,
+    `state=${paths.state}`,
     'mkdir -p "$state"',
+    // Until the settings are read: a run that fails on them still leaves its result for the app to read.
+    'BACKUP_DESTINATION="unknown (the settings were not read)"',
     'r() { if [ -n "${RESTIC_SFTP_COMMAND:-}" ]; then restic -o "sftp.command=$RESTIC_SFTP_COMMAND" "$@"; else restic "$@"; fi; }',
     // JSON strings from bash: backslash, quote, newline and tab escaped, other control characters dropped.
     'json() { local s; s=$(printf \'%s\' "$1" | tr -d \'\\000-\\010\\013-\\037\'); s=${s//\\\\/\\\\\\\\}; s=${s//\\"/\\\\\\"}; s=${s//$\'\\n\'/\\\\n}; s=${s//$\'\\t\'/\\\\t}; printf \'"%s"\' "$s"; }',
@@ -81,6 +111,8 @@ function prelude(kind: 'backup' | 'drill', place: StackPlace): string[] {
     // Once per run: a failure in a subshell reaches the trap there and again in the script.
     'failed() { local rc=$?; trap - ERR; [ ! -e "$errlog.failed" ] || exit "$rc"; : > "$errlog.failed"; sleep 0.2; result false "\\"step\\":$(json "$step"),\\"detail\\":$(json "$(tail -n 8 "$errlog")")"; exit "$rc"; }',
     'trap failed ERR',
+    'step="read the settings"',
+    `. ${paths.etc}/env`,
     'step="find the stack and Docker"',
     `cd ${shellQuote(place.dir)} || false`,
     // Root: Docker without sudo; Compose v2 or v1, whichever the server has.

@@ -1,14 +1,14 @@
 import type { SecretSpec } from '../catalogue/product';
 import type { PlanStep } from './plannerTypes';
 import { emptyStackModel } from '../../../shared/stackModel';
-import { BACKUP_ENV, BACKUP_SCRIPT, BACKUP_STATE, backupScript, shellQuote, type BackupSource, DRILL_SCRIPT, drillScript, type StackPlace } from './backupScripts';
+import { backupScript, DEFAULT_BACKUP_PATHS, drillScript, installedPaths, pathsOf, shellQuote, type BackupSource, type StackPlace } from './backupScripts';
 import { remote } from './remoteShell';
 
 /**
  * The deploy plan's backup step: restic on the server (installed with its package manager when missing),
- * the destination and password from User Secrets written root-only to /etc/stack-backup, the backup and
- * restore-drill scripts (backupScripts.ts), a nightly cron entry, and a first backup run now, so the step
- * fails when the destination does not take it.
+ * the destination and password from User Secrets written root-only to /etc/stack-backup (or the paths a
+ * test gives, see BackupPaths), the backup and restore-drill scripts (backupScripts.ts), a nightly cron
+ * entry, and a first backup run now, so the step fails when the destination does not take it.
  */
 
 /**
@@ -32,8 +32,8 @@ export interface BackupSettings {
 
 const SECRET_NAMES = BACKUP_SECRETS.map((s) => s.name);
 
-/** Everything the step installs on the server (settings, state and repository kept there, scripts, schedule): what a test removes afterwards. */
-export const BACKUP_INSTALLED_PATHS = ['/etc/stack-backup', BACKUP_STATE, BACKUP_SCRIPT, DRILL_SCRIPT, '/etc/cron.d/stack-backup'];
+/** Everything the plan's step installs on the server (settings, state and repository kept there, scripts, schedule). */
+export const BACKUP_INSTALLED_PATHS = installedPaths(DEFAULT_BACKUP_PATHS);
 
 /** A file written as root from a quoted here-document (nothing in it is expanded). */
 function rootFile(path: string, mode: string, content: string): string {
@@ -49,6 +49,7 @@ function rootFile(path: string, mode: string, content: string): string {
  */
 export function installBackupScript(sources: BackupSource[], place: StackPlace, settings: BackupSettings): string {
   const { schedule, keepDays } = settings;
+  const { etc, state, backupScript: script, drillScript: drill, cron } = pathsOf(place);
   return [
     'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; elif sudo -n true 2>/dev/null; then as_root() { sudo "$@"; }; else echo "this user has no password-less sudo: the backup runs as root" >&2; exit 1; fi',
     'if ! command -v restic >/dev/null 2>&1; then',
@@ -59,10 +60,10 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
     '  else echo "restic is not installed and this server has no package manager the plan knows: install restic, then re-execute this step" >&2; exit 1; fi',
     'fi',
     'echo "restic: $(restic version | cut -d" " -f2)"',
-    `as_root install -d -m 700 /etc/stack-backup ${BACKUP_STATE}`,
+    `as_root install -d -m 700 ${etc} ${state}`,
     `repo=${shellQuote(settings.destination ?? '')} sftp_cmd=`,
     'case "$repo" in',
-    `  '') repo=${BACKUP_STATE}/repo; dest="this server's own disk (${BACKUP_STATE}/repo)"`,
+    `  '') repo=${state}/repo; dest="this server's own disk (${state}/repo)"`,
     '     echo "WARNING: no backup destination is chosen, so the backups stay on this server: a lost server takes them with it. Choose where they go (an SSH host or an S3-compatible store) and re-execute this step." ;;',
     '  sftp://*) rest=${repo#sftp://}; login=${rest%%/*}; path=/${rest#*/}; path=${path#/}',
     '     hostport=${login#*@}; user=; [ "$login" = "$hostport" ] || user=${login%@*}; host=${hostport%:*}; port=22; [ "$host" = "$hostport" ] || port=${hostport##*:} ;;',
@@ -72,38 +73,38 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
     '  *) echo "the backup destination must start with sftp: or s3:" >&2; exit 1 ;;',
     'esac',
     'if [ "${repo#sftp}" != "$repo" ]; then',
-    '  [ -n "$host" ] && [ -n "$path" ] || { echo "the backup destination has no host or path (sftp:user@host:/path) (sftp:user@host:/path)" >&2; exit 1; }',
+    '  [ -n "$host" ] && [ -n "$path" ] || { echo "the backup destination has no host or path (sftp:user@host:/path)" >&2; exit 1; }',
     '  case "$port" in ""|*[!0-9]*) echo "the backup destination\'s port is not a number" >&2; exit 1 ;; esac',
     '  [ -n "${BACKUP_SSH_KEY:-}" ] || { echo "an sftp destination needs the User Secret BACKUP_SSH_KEY (a private key the backup host accepts)" >&2; exit 1; }',
-    "  printf '%s\\n' \"$BACKUP_SSH_KEY\" | as_root install -m 600 /dev/stdin /etc/stack-backup/ssh_key",
-    '  as_root touch /etc/stack-backup/known_hosts',
+    `  printf '%s\\n' "$BACKUP_SSH_KEY" | as_root install -m 600 /dev/stdin ${etc}/ssh_key`,
+    `  as_root touch ${etc}/known_hosts`,
     // The backup host's key is pinned on first contact and any other refused afterwards, as for the server itself.
-    '  sftp_cmd="ssh -i /etc/stack-backup/ssh_key -o IdentitiesOnly=yes -o UserKnownHostsFile=/etc/stack-backup/known_hosts -o StrictHostKeyChecking=accept-new -o BatchMode=yes -o ConnectTimeout=20 -o ServerAliveInterval=15 -p $port ${user:+-l $user} $host -s sftp"',
+    `  sftp_cmd="ssh -i ${etc}/ssh_key -o IdentitiesOnly=yes -o UserKnownHostsFile=${etc}/known_hosts -o StrictHostKeyChecking=accept-new -o BatchMode=yes -o ConnectTimeout=20 -o ServerAliveInterval=15 -p $port \${user:+-l $user} $host -s sftp"`,
     '  dest="SSH host ${user:+$user@}$host port $port, $path"',
     'fi',
-    'if [ -n "${BACKUP_PASSWORD:-}" ]; then printf \'%s\' "$BACKUP_PASSWORD" | as_root install -m 600 /dev/stdin /etc/stack-backup/password',
-    'elif ! as_root test -s /etc/stack-backup/password; then',
-    `  if [ "$repo" != ${BACKUP_STATE}/repo ]; then echo "set the User Secret BACKUP_PASSWORD: it encrypts the backups, and a copy you hold is the only way to restore them once the server is gone" >&2; exit 1; fi`,
-    '  head -c 32 /dev/urandom | base64 | as_root install -m 600 /dev/stdin /etc/stack-backup/password',
-    '  echo "a backup password was generated and kept on the server only (/etc/stack-backup/password)"',
+    `if [ -n "\${BACKUP_PASSWORD:-}" ]; then printf '%s' "$BACKUP_PASSWORD" | as_root install -m 600 /dev/stdin ${etc}/password`,
+    `elif ! as_root test -s ${etc}/password; then`,
+    `  if [ "$repo" != ${state}/repo ]; then echo "set the User Secret BACKUP_PASSWORD: it encrypts the backups, and a copy you hold is the only way to restore them once the server is gone" >&2; exit 1; fi`,
+    `  head -c 32 /dev/urandom | base64 | as_root install -m 600 /dev/stdin ${etc}/password`,
+    `  echo "a backup password was generated and kept on the server only (${etc}/password)"`,
     'fi',
     // The settings file: every value quoted by printf %q, readable by root only.
     '{',
     '  printf \'export RESTIC_REPOSITORY=%q\\n\' "$repo"',
-    '  echo "export RESTIC_PASSWORD_FILE=/etc/stack-backup/password"',
-    `  echo "export RESTIC_CACHE_DIR=${BACKUP_STATE}/cache"`,
+    `  echo "export RESTIC_PASSWORD_FILE=${etc}/password"`,
+    `  echo "export RESTIC_CACHE_DIR=${state}/cache"`,
     '  printf \'RESTIC_SFTP_COMMAND=%q\\n\' "$sftp_cmd"',
     '  printf \'BACKUP_DESTINATION=%q\\n\' "$dest"',
     '  printf \'BACKUP_HOST=%q\\n\' "$(hostname)"',
     `  echo "KEEP_DAYS=${keepDays}"`,
     '  if [ -n "${AWS_ACCESS_KEY_ID:-}" ]; then printf \'export AWS_ACCESS_KEY_ID=%q\\nexport AWS_SECRET_ACCESS_KEY=%q\\n\' "$AWS_ACCESS_KEY_ID" "${AWS_SECRET_ACCESS_KEY:-}"; fi',
-    `} | as_root install -m 600 /dev/stdin ${BACKUP_ENV}`,
-    rootFile(BACKUP_SCRIPT, '700', backupScript(sources, place)),
-    rootFile(DRILL_SCRIPT, '700', drillScript(sources, place)),
-    rootFile('/etc/cron.d/stack-backup', '644', `${schedule} root ${BACKUP_SCRIPT} >/dev/null 2>&1`),
-    'echo "backups go to: $dest (nightly at cron \\"$(cut -d" " -f1-5 /etc/cron.d/stack-backup)\\", kept ' + keepDays + ' days)"',
+    `} | as_root install -m 600 /dev/stdin ${etc}/env`,
+    rootFile(script, '700', backupScript(sources, place)),
+    rootFile(drill, '700', drillScript(sources, place)),
+    rootFile(cron, '644', `${schedule} root ${script} >/dev/null 2>&1`),
+    `echo "backups go to: $dest (nightly at cron \\"$(cut -d" " -f1-5 ${cron})\\", kept ${keepDays} days)"`,
     'echo "first backup:"',
-    `as_root ${BACKUP_SCRIPT}`,
+    `as_root ${script}`,
   ].join('\n');
 }
 
@@ -114,9 +115,10 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
  */
 export function backupStep(sources: BackupSource[], place: StackPlace, settings: BackupSettings = emptyStackModel().backup): PlanStep {
   const { keepDays, destination } = settings;
+  const { state } = pathsOf(place);
   const covered = sources.map((s) => (s.kind === 'dump' ? `${s.service} (a dump${s.restore ? ', loaded again by the drill' : ''})` : `volume ${s.volume} (its files)`));
   const script = installBackupScript(sources, place, settings);
-  const where = destinationInWords(destination);
+  const where = destinationInWords(destination, state);
   const drill = 'installs the restore drill, which restores the latest backup into throwaway containers and checks it';
   return destination
     ? {
@@ -126,14 +128,14 @@ export function backupStep(sources: BackupSource[], place: StackPlace, settings:
       }
     : {
         title: 'Back up on the server only, encrypted (restic): no destination chosen',
-        description: `No backup destination is chosen, so these backups stay on the server's own disk and are lost with it: not off-server backups. Backs up ${covered.join(', ')} with restic, encrypted, to ${BACKUP_STATE}/repo on the server, nightly and once now, keeping ${keepDays} days; ${drill}. Choose a destination (an SSH host or an S3-compatible store) to send them off the server.`,
+        description: `No backup destination is chosen, so these backups stay on the server's own disk and are lost with it: not off-server backups. Backs up ${covered.join(', ')} with restic, encrypted, to ${state}/repo on the server, nightly and once now, keeping ${keepDays} days; ${drill}. Choose a destination (an SSH host or an S3-compatible store) to send them off the server.`,
         commands: [remoteWithOptional(script, SECRET_NAMES)],
       };
 }
 
 /** Where a destination is, in words, without credentials (an S3 URL may carry none; an sftp one names the login). */
-export function destinationInWords(destination: string | undefined): string {
-  if (!destination) return `the server's own disk (${BACKUP_STATE}/repo)`;
+export function destinationInWords(destination: string | undefined, state = DEFAULT_BACKUP_PATHS.state): string {
+  if (!destination) return `the server's own disk (${state}/repo)`;
   if (destination.startsWith('s3:')) return `the S3-compatible store ${destination.slice(3)}`;
   return `the SSH host ${destination.replace(/^sftp:(\/\/)?/, '')} (over SFTP)`;
 }
