@@ -60,6 +60,16 @@ if (!image && process.env.CI) throw new Error('CI builds the test server images 
     expect(r.stdout).toMatch(/^init exited no-healthcheck 0$/m);
   }, 180_000);
 
+  it('reads the tasks that run once from a shell variable when only the server knows them (a restored release)', () => {
+    compose({ plain: '    command: ["sleep", "600"]\n', init: '    command: ["true"]\n' });
+    const byVariable = (once: string) =>
+      spawnSync('bash', ['-c', `set -euo pipefail\n${DETECT_DOCKER}\ncd ${dir}\nonce='${once}'\n${waitHealthy(20, ['other'], { oneShotVar: 'once' })}`], { encoding: 'utf8', env: { ...process.env, COMPOSE_PROJECT_NAME: project }, timeout: 150_000 });
+    expect(byVariable('init|other').status).toBe(0);
+    const none = byVariable('');
+    expect(none.status).not.toBe(0);
+    expect(none.stderr).toMatch(/^init exited no-healthcheck 0$/m);
+  }, 180_000);
+
   it('fails when a task that should run once fails, or a service stops', () => {
     compose({ plain: '    command: ["sleep", "600"]\n', init: '    command: ["false"]\n' });
     const failedTask = wait(['init']);

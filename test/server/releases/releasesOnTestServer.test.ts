@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { connectCommands, DETECT_DOCKER, PIN_HOST_KEY, remote, SSH } from '../../../src/server/agents/offline/remoteShell';
 import { gatedUp, GATE_FAILED_MARKER, RESTORED_HEALTHY } from '../../../src/server/agents/offline/releaseGate';
+import { oneShotServices } from '../../../src/server/agents/offline/oneShot';
 import type { ExecResult } from '../../../src/server/sandbox/driver';
 import type { Notice } from '../../../src/server/services/notifications/notificationService';
 import { createReleaseService } from '../../../src/server/services/releases/releaseService';
@@ -33,6 +34,8 @@ const DIR = `/home/deploy/${PROJECT}`;
 const compose = (services: string): string => `version: "2.4"\nservices:\n${services}`;
 const web = (port: number): string => `  web:\n    image: nginx:1.27.2-alpine\n    ports:\n      - "127.0.0.1:${port}:80"\n`;
 const cache = '  cache:\n    image: redis:7.4.1-alpine\n';
+/** A task that runs once and exits 0 (a migration): done, not failed, in every gate. */
+const migrate = '  migrate:\n    image: redis:7.4.1-alpine\n    command: ["true"]\n    restart: "no"\n';
 /** A service whose health check can never pass. */
 const broken = '  worker:\n    image: redis:7.4.1-alpine\n    healthcheck:\n      test: ["CMD-SHELL", "exit 1"]\n      interval: 1s\n      retries: 2\n';
 
@@ -70,7 +73,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     }
     const copied = await run(`${SSH} 'mkdir -p ${DIR}'\ntar -C stack -czf - . | ${SSH} 'tar -C ${DIR} -xzf -'`);
     expect(copied.exitCode).toBe(0);
-    return run(remote([DETECT_DOCKER, `cd ${DIR}`, ...gatedUp({ files: Object.keys(files), oneShot: [], seconds: 60, restoreSeconds: 60 })].join('\n')));
+    return run(remote([DETECT_DOCKER, `cd ${DIR}`, ...gatedUp({ files: Object.keys(files), oneShot: oneShotServices(files['docker-compose.yml']), seconds: 60, restoreSeconds: 60 })].join('\n')));
   };
 
   beforeAll(async () => {
@@ -111,7 +114,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
   });
 
   it('a change whose new service never becomes healthy is rolled back and the old stack answers; "Roll back" restores a chosen release; drift is seen', async () => {
-    const one = { 'docker-compose.yml': compose(web(18080)), 'site/README': 'release one\n' };
+    const one = { 'docker-compose.yml': compose(web(18080) + migrate), 'site/README': 'release one\n' };
     const first = await deploy(one);
     expect({ exit: first.exitCode, output: first.exitCode === 0 ? '' : first.output }).toEqual({ exit: 0, output: '' });
     // Every step completed: the release is what the server has.
@@ -122,10 +125,10 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     // The deploy's last step run again: nothing changed on the server, so no new release.
     expect((await service.recordDeploy(project))!.number).toBe(1);
     expect(r1!.files).toEqual(one);
-    expect(r1!.containers).toEqual([{ service: 'web', image: 'nginx:1.27.2-alpine', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, ports: ['127.0.0.1:18080->80/tcp'], state: 'running' }]);
+    expect(r1!.containers).toEqual([{ service: 'migrate', image: 'redis:7.4.1-alpine', digest: expect.stringMatching(/^sha256:/) as string, ports: [], state: 'exited' }, { service: 'web', image: 'nginx:1.27.2-alpine', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, ports: ['127.0.0.1:18080->80/tcp'], state: 'running' }]);
 
     // The change: an added service that never becomes healthy. The gate fails, the last healthy release comes back.
-    const two = { 'docker-compose.yml': compose(web(18080) + broken), 'site/README': 'release two\n' };
+    const two = { 'docker-compose.yml': compose(web(18080) + migrate + broken), 'site/README': 'release two\n' };
     const failed = await deploy(two);
     expect(failed.exitCode).toBe(1);
     expect(failed.output).toContain(GATE_FAILED_MARKER);
@@ -135,7 +138,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     await service.idle();
     expect(notices).toEqual([{ event: 'health_gate_failed', projectName: 'shop', title: 'The change failed its health check and release 1 was restored', detail: expect.stringContaining('worker running unhealthy') as string }]);
     expect(onServer('curl -fsS http://127.0.0.1:18080/')).toMatch(/nginx/i);
-    expect(onServer(`cat ${DIR}/site/README; docker ps -a --filter label=com.docker.compose.project=${PROJECT} --format '{{.Label "com.docker.compose.service"}}'`).trim().split('\n').sort()).toEqual(['release one', 'web']);
+    expect(onServer(`cat ${DIR}/site/README; docker ps -a --filter label=com.docker.compose.project=${PROJECT} --format '{{.Label "com.docker.compose.service"}}'`).trim().split('\n').sort()).toEqual(['migrate', 'release one', 'web']);
 
     // A healthy change: web moves to 18081 and a cache is added.
     const three = { 'docker-compose.yml': compose(web(18081) + cache) };
@@ -167,7 +170,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     service.afterStepStored(project, 1, { stepNumber: 10, status: 'completed', command: null, errorMessage: null, output: back.output });
     await service.idle();
     const [r4] = await listReleases(database.db, project.projectId);
-    expect([r4!.number, r4!.files, r4!.containers.map((c) => c.service)]).toEqual([4, one, ['web']]);
+    expect([r4!.number, r4!.files, r4!.containers.map((c) => c.service)]).toEqual([4, one, ['migrate', 'web']]);
 
     // Drift: nothing, then a container stopped by hand, a port moved and a cron entry added.
     const clean = await service.checkDrift(project);

@@ -8,6 +8,7 @@ import { backupSources } from './backupScripts';
 import { backupStep } from './backupSteps';
 import { emptyStackModel } from '../../../shared/stackModel';
 import { gatedUp } from './releaseGate';
+import { oneShotServices } from './oneShot';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';
 
@@ -136,10 +137,6 @@ const newServerFirewall = (stack: Stack, ports: string[]): string =>
     "sudo sed -i -E 's/^#?PasswordAuthentication .*/PasswordAuthentication no/' /etc/ssh/sshd_config",
     'sudo systemctl reload ssh || sudo systemctl reload sshd',
   ].join('\n');
-
-/** Services of a repository's compose file that run once and exit (marked x-one-shot). */
-const oneShotServices = (stack: Stack): string[] =>
-  Object.entries((stack.compose.services ?? {}) as Record<string, Record<string, unknown>>).filter(([, s]) => s['x-one-shot']).map(([n]) => n);
 
 /**
  * The application's source in `stack/app`, at the analysed branch: cloned from GitHub with the
@@ -280,7 +277,7 @@ export function planSteps(stack: Stack): PlanStep[] {
       ...b.commands.map((c) => `compose exec -T ${b.service} sh -c ${shellQuote(c)}`),
     );
   }
-  start.push(...gatedUp({ files: ['.env', ...stack.files.map((f) => f.path)], oneShot: oneShotServices(stack), seconds: 600, restoreSeconds: 300 }));
+  start.push(...gatedUp({ files: ['.env', ...stack.files.map((f) => f.path)], oneShot: oneShotServices(stack.compose), seconds: 600, restoreSeconds: 300 }));
   steps.push({
     title: 'Start the stack',
     description: 'Pull the pinned images' + (stack.builds.length ? `, build ${stack.builds.join(', ')} from the checkout` : '') + bootstraps.map((b) => `, ${b.says}`).join('') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes. A change is applied as a release: what differs from the last healthy release is shown, and when a container does not become healthy that release\'s files are put back and brought up again (the step still fails, saying so).',
@@ -323,7 +320,7 @@ export function planSteps(stack: Stack): PlanStep[] {
       checks.push(`curl -sS -o /dev/null -w "port ${p.port.split(':')[0]} answers %{http_code}\\n" "http://$IP:${p.port.split(':')[0]}/"`);
     }
   }
-  checks.push(remote([DETECT_DOCKER, `cd ${STACK_DIR}`, waitHealthy(60, oneShotServices(stack))].join('\n')));
+  checks.push(remote([DETECT_DOCKER, `cd ${STACK_DIR}`, waitHealthy(60, oneShotServices(stack.compose))].join('\n')));
   steps.push({ title: 'Verify the deployment', description: 'Every container runs and is healthy, and each public address answers.', commands: checks });
   return steps;
 }

@@ -19,7 +19,7 @@ export const LAST_HEALTHY = '.release/last-healthy';
 export interface GateOptions {
   /** Paths (relative to the stack directory) the plan writes: the compose file, its configuration files, `.env`. */
   files: string[];
-  /** Services that run once and exit 0 (see waitHealthy). */
+  /** Services that run once and exit 0 (see waitHealthy), from the compose file (oneShot.ts). */
   oneShot: string[];
   /** How long a first deploy waits; a change waits as long but fails at once on `unhealthy`. */
   seconds: number;
@@ -44,7 +44,9 @@ export function gatedUp(o: GateOptions): string[] {
     'if compose up -d --remove-orphans && gate; then',
     '  rm -rf "$last.new" && mkdir -p "$last.new"',
     '  for f in "${files[@]}"; do if [ -f "$f" ]; then mkdir -p "$last.new/$(dirname "$f")" && cp -p "$f" "$last.new/$f"; fi; done',
-    '  rm -rf "$last" && mv "$last.new" "$last"',
+    // Which of its services run once, beside it (not in it: its files are copied back over the stack).
+    `  printf '%s\\n' '${o.oneShot.join('|')}' > "$last.one-shot.new"`,
+    '  rm -rf "$last" && mv "$last.new" "$last" && mv "$last.one-shot.new" "$last.one-shot"',
     '  compose ps',
     'else',
     '  if [ -f "$last/docker-compose.yml" ]; then',
@@ -52,7 +54,9 @@ export function gatedUp(o: GateOptions): string[] {
     '    for f in "${files[@]}"; do [ -f "$last/$f" ] || rm -f "$f"; done',
     '    cp -pR "$last/." .',
     '    compose up -d --remove-orphans',
-    `    if ( ${waitHealthy(o.restoreSeconds, o.oneShot).replace(/\n/g, '\n      ')}\n    ); then echo "${RESTORED_HEALTHY}"; else echo "${RESTORED_UNHEALTHY}"; fi`,
+    // The restored release's own tasks that run once (a release kept before they were recorded: this one's).
+    `    once=${quote(o.oneShot.join('|'))}; if [ -f "$last.one-shot" ]; then once=$(cat "$last.one-shot"); fi`,
+    `    if ( ${waitHealthy(o.restoreSeconds, o.oneShot, { oneShotVar: 'once' }).replace(/\n/g, '\n      ')}\n    ); then echo "${RESTORED_HEALTHY}"; else echo "${RESTORED_UNHEALTHY}"; fi`,
     '  fi',
     '  exit 1',
     'fi',

@@ -39,11 +39,16 @@ export const DETECT_DOCKER = [
  * healthcheck), for Compose v1 and v2 alike; a service that runs once (`oneShot`) must have exited 0.
  * Fails at once when another container exits, and after `seconds`. With `failUnhealthy` a container
  * whose own health check has given up (Docker's `unhealthy`, after its retries) fails it at once too: a
- * change's gate need not wait out the whole time for a service that will not come up.
+ * change's gate need not wait out the whole time for a service that will not come up. With `oneShotVar`
+ * the tasks are read from that shell variable (`a|b`) when the script runs instead of `oneShot`.
  */
-export const waitHealthy = (seconds: number, oneShot: string[] = [], options: { failUnhealthy?: boolean } = {}): string => {
-  const done = `${oneShot.length ? `^(${oneShot.join('|')}) exited [a-z-]+ 0$|` : ''} running (healthy|no-healthcheck) [0-9]+$`;
+export const waitHealthy = (seconds: number, oneShot: string[] = [], options: { failUnhealthy?: boolean; oneShotVar?: string } = {}): string => {
+  const running = ' running (healthy|no-healthcheck) [0-9]+$';
+  const done = `${oneShot.length ? `^(${oneShot.join('|')}) exited [a-z-]+ 0$|` : ''}${running}`;
+  // `oneShotVar` names a shell variable holding the tasks as `a|b` when they are only known on the server.
+  const v = options.oneShotVar;
   return [
+    ...(v ? [`if [ -n "$${v}" ]; then done_re="^($${v})"' exited [a-z-]+ 0$|${running}'; else done_re='${running}'; fi`] : []),
     `deadline=$((SECONDS + ${seconds}))`,
     "started=$SECONDS said='' said_at=-30",
     'while :; do',
@@ -51,7 +56,7 @@ export const waitHealthy = (seconds: number, oneShot: string[] = [], options: { 
     '  [ -n "$ids" ] || { echo "the stack has no containers" >&2; exit 1; }',
     `  states=$(docker inspect -f '{{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}no-healthcheck{{end}} {{.State.ExitCode}}' $ids)`,
     // Tasks that run once are done when they exited 0; the rest must run (healthy where they have a check).
-    `  open=$(grep -Ev '${done}' <<<"$states" || true)`,
+    `  open=$(grep -Ev ${v ? '"$done_re"' : `'${done}'`} <<<"$states" || true)`,
     `  if [ -z "$open" ]; then printf '%s\\n' "$states"; break; fi`,
     `  if grep -qE ' (exited|dead${options.failUnhealthy ? '|running unhealthy' : ''}) ' <<<"$open"; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo '${options.failUnhealthy ? 'a container stopped or is unhealthy' : 'a container stopped'}' >&2; exit 1; fi`,
     `  if [ $SECONDS -ge $deadline ]; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'not every container is healthy after ${seconds} seconds' >&2; exit 1; fi`,

@@ -3,6 +3,7 @@ import type { StackModel } from '../../../shared/stackModel';
 import { PRODUCTS } from './knowledge';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR } from './remoteShell';
 import { DRILL_SCRIPT } from './backupScripts';
+import { oneShotServices } from './oneShot';
 
 /**
  * Validation of the running system, over SSH and from outside: what the executed steps deployed (the
@@ -37,12 +38,13 @@ export function deployedStack(commands: string[], plan: { domain?: string; tls?:
   if (!commands.some((c) => c.includes(`cat > ${SSH_CONFIG} <<`))) return undefined;
   const composeText = commands.map((c) => writtenFile(c, 'stack/docker-compose.yml')).filter(Boolean).pop();
   if (!composeText) return undefined;
-  let compose: { services?: Record<string, { ports?: unknown[]; expose?: unknown[]; healthcheck?: { disable?: boolean }; 'x-one-shot'?: unknown }> };
+  let compose: { services?: Record<string, { ports?: unknown[]; expose?: unknown[]; healthcheck?: { disable?: boolean } }> };
   try {
     compose = YAML.parse(composeText) as typeof compose;
   } catch {
     return undefined;
   }
+  const once = new Set(oneShotServices(compose));
   const services = Object.entries(compose.services ?? {}).map(([name, s]) => {
     const ports = (s.ports ?? []).map(String);
     return {
@@ -50,7 +52,7 @@ export function deployedStack(commands: string[], plan: { domain?: string; tls?:
       published: ports.filter((p) => !p.startsWith('127.0.0.1:')).map((p) => p.split(':').slice(-2)[0]!.split('/')[0]!),
       internal: ports.map((p) => p.split(':').pop()!.split('/')[0]!),
       healthcheck: Boolean(s.healthcheck) && !s.healthcheck?.disable,
-      ...(s['x-one-shot'] ? { oneShot: true } : {}),
+      ...(once.has(name) ? { oneShot: true } : {}),
     };
   });
   return { services, domain: plan.domain, tls: Boolean(plan.tls) };

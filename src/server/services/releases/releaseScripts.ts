@@ -1,5 +1,6 @@
 import YAML from 'yaml';
 import { DETECT_DOCKER } from '../../agents/offline/remoteShell';
+import { oneShotServices } from '../../agents/offline/oneShot';
 import { PROJECT_NAME, STACK_DIRECTORY } from './serverChecks';
 
 /**
@@ -36,9 +37,11 @@ const PRELUDE = [
   // docker and compose as the deploy's steps find them (sudo or not, Compose v2 or v1)
   DETECT_DOCKER,
   'dc() { compose "$@"; }',
-  // healthy when the health check says so, or running when the service has none
-  'state() { local id; id=$(dc -p "$P" ps -q "$1" 2>/dev/null | head -n1 || true); [ -n "$id" ] || { echo missing; return; }; docker inspect -f \'{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}\' "$id"; }',
-  'gate() { local until=$(( $(date +%s) + $1 )); shift; local s bad; while :; do bad=""; for s in "$@"; do case "$(state "$s")" in healthy|running) ;; *) bad="$bad $s($(state "$s"))";; esac; done; [ -z "$bad" ] && return 0; [ "$(date +%s)" -ge "$until" ] && { echo "not healthy in time:$bad"; return 1; }; sleep 2; done; }',
+  // `status exitcode health` of a service's container (`-a`: Compose v2 lists stopped containers only then)
+  'state() { local id; id=$(dc -p "$P" ps -a -q "$1" 2>/dev/null | head -n1 || true); [ -n "$id" ] || { echo missing; return; }; docker inspect -f \'{{.State.Status}} {{.State.ExitCode}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}}\' "$id"; }',
+  // Healthy when the health check says so, or running when the service has none; a service that runs once
+  // ($ONCE, from the release's compose file: oneShot.ts) is done when it exited 0 and fails the gate at once otherwise.
+  'gate() { local until=$(( $(date +%s) + $1 )); shift; local s st bad; while :; do bad=""; for s in "$@"; do st=$(state "$s"); case " $ONCE " in *" $s "*) case "$st" in "exited 0 "*) continue ;; exited*|dead*) echo "$s runs once and exited with code $(cut -d" " -f2 <<<"$st")"; return 1 ;; esac ;; esac; case "$st" in *" healthy"|"running "*" none") ;; *) bad="$bad $s($st)" ;; esac; done; [ -z "$bad" ] && return 0; [ "$(date +%s)" -ge "$until" ] && { echo "not healthy in time:$bad"; return 1; }; sleep 2; done; }',
 ];
 
 /** Writes exactly a release's files (base64, so no text can end a here-document) and removes files of other releases. */
@@ -56,9 +59,10 @@ export function rollbackScript(o: { project: string; directory: string; target: 
   check(o, [o.target.files, o.current?.files ?? {}]);
   const compose = o.composeFile ?? 'docker-compose.yml';
   const services = changedServices(undefined, o.target.files[compose] ?? '');
+  const once = oneShotServices(o.target.files[compose]);
   return [
     ...PRELUDE,
-    `P=${o.project}; D=${o.directory}`,
+    `P=${o.project}; D=${o.directory}; ONCE='${once.join(' ')}'`,
     ...writeFiles(o.target, [...new Set([...Object.keys(o.target.files), ...Object.keys(o.current?.files ?? {})])]),
     `cd "$D" && dc -p "$P" -f ${compose} up -d --remove-orphans`,
     `gate ${Math.max(1, Math.round(o.gateSeconds))} ${services.join(' ')}`,

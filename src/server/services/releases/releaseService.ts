@@ -13,6 +13,7 @@ import { GATE_FAILED_MARKER, gateFailureNote } from '../../agents/offline/releas
 import type { Notice } from '../notifications/notificationService';
 import { baselineRelease, readLiveState, recordRelease, type Release } from './releaseStore';
 import { rollbackScript } from './releaseScripts';
+import { oneShotServices } from '../../agents/offline/oneShot';
 
 /** The notification service's sending side, the only part releases need. */
 export interface Notifier {
@@ -204,9 +205,10 @@ export function createReleaseService(deps: ReleaseDeps) {
         }),
       );
       const files = Object.keys(target.files).sort();
+      const once = oneShotServices(target.files['docker-compose.yml']);
       const step = await deps.execution.addStep(project.projectId, {
         command,
-        description: `Roll back to release ${number} (deployed ${target.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC): write its files (${files.join(', ')}) over the stack in ${target.directory}${current ? `, replacing release ${current.number}'s` : ''}, bring it up and wait up to ${gateSeconds} s until its services are healthy. Data volumes are kept.`,
+        description: `Roll back to release ${number} (deployed ${target.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC): write its files (${files.join(', ')}) over the stack in ${target.directory}${current ? `, replacing release ${current.number}'s` : ''}, bring it up and wait up to ${gateSeconds} s until its services are healthy${once.length ? ` (${once.join(', ')} ${once.length === 1 ? 'runs' : 'run'} once: done when exited with code 0)` : ''}. Data volumes are kept.`,
         prompt: `Roll back to release ${number}`,
       });
       return { plan_id: plan.id, step_number: step.step_number, command: step.command ?? command, detail: `Step ${step.step_number} rolls back to release ${number}: approve it to run it.` };

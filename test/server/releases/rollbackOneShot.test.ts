@@ -1,0 +1,61 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { rollbackScript } from '../../../src/server/services/releases/releaseScripts';
+
+/**
+ * A roll back's health gate on the real Docker engine with Compose: a task of the release that runs once
+ * (a migration, `restart: "no"`) counts when it exited 0, fails the gate at once, in words, when it
+ * exited with another code, and a service not marked so that exits still fails it. The script is the
+ * roll back step's server side, run here in a directory of this test's own. Uses the test server's
+ * stand-in base image (built by `npm run test-server:up`, which CI runs first); skipped without it.
+ */
+const docker = (args: string[]): string => execFileSync('docker', args, { encoding: 'utf8' }).trim();
+const image = ((): string | undefined => {
+  try {
+    return docker(['images', '--format', '{{.Repository}}:{{.Tag}}', 'da-test-server-standin-base']).split('\n').find(Boolean);
+  } catch {
+    return undefined;
+  }
+})();
+if (!image && process.env.CI) throw new Error('CI builds the test server images (npm run test-server:up) before the tests');
+
+(image ? describe : describe.skip)('rolling back to a release with a task that runs once, on a real engine', () => {
+  const project = `da-once-${process.pid}`;
+  let dir: string;
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-once-'));
+  });
+  afterEach(() => {
+    spawnSync('docker-compose', ['-p', project, 'down', '-v', '--remove-orphans', '-t', '1'], { cwd: dir, encoding: 'utf8' });
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const release = (services: Record<string, string>) => ({
+    number: 1,
+    files: { 'docker-compose.yml': `version: "2.4"\nservices:\n${Object.entries(services).map(([name, spec]) => `  ${name}:\n    image: ${image}\n${spec}`).join('\n')}\n` },
+  });
+  const rollBack = (target: ReturnType<typeof release>, gateSeconds: number) =>
+    spawnSync('bash', ['-c', rollbackScript({ project, directory: dir, target, gateSeconds })], { encoding: 'utf8', timeout: 150_000 });
+  const web = '    command: ["sleep", "600"]\n    restart: unless-stopped\n';
+
+  it('counts a migration that exited 0 as done', () => {
+    const r = rollBack(release({ web, migrate: '    command: ["true"]\n    restart: "no"\n' }), 60);
+    expect({ status: r.status, stdout: r.stdout.trim().split('\n').pop() }).toEqual({ status: 0, stdout: 'release 1 restored and healthy' });
+    expect(docker(['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', `${project}_migrate_1`])).toBe('exited 0');
+  }, 180_000);
+
+  it('fails at once, saying so, when the migration exited with another code', () => {
+    const r = rollBack(release({ web, migrate: '    command: ["sh", "-c", "exit 3"]\n    restart: "no"\n' }), 120);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toContain('migrate runs once and exited with code 3');
+    expect(r.stdout).not.toContain('restored and healthy');
+  }, 180_000);
+
+  it('still fails a service the release does not mark as running once that exited', () => {
+    const r = rollBack(release({ web, server: '    command: ["true"]\n' }), 6);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toMatch(/^not healthy in time: server\(exited 0 none\)$/m);
+  }, 180_000);
+});
