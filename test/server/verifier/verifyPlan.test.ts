@@ -228,9 +228,13 @@ networks: { edge: {}, backend: { internal: true } }
     expect(codes(findings)).toEqual(['unset-variable']);
     expect(findings[0]!.message).toContain('$ELASTIC_PASSWORD');
     expect(findings[0]!.where).toContain('Step 7');
-    // Passed on the ssh command line, it is set there.
-    const passed = script.replace("'bash -s'", '"ELASTIC_PASSWORD=$(printf %q "$ELASTIC_PASSWORD") bash -s"');
-    expect(codes(await verifyArtifacts(plan({ steps: [{ number: 7, title: 'Start', script: passed }], secrets: ['ELASTIC_PASSWORD'] })))).toEqual([]);
+    // Sent ahead of the script on ssh's stdin, it is set there.
+    const sent = script.replace("ssh -F ssh-keys/config da-server 'bash -s' <<'REMOTE'", `{ printf 'export %s=%q\\n' ELASTIC_PASSWORD "$ELASTIC_PASSWORD"; cat <<'REMOTE'; } | ssh -F ssh-keys/config da-server 'bash -s'`);
+    expect(codes(await verifyArtifacts(plan({ steps: [{ number: 7, title: 'Start', script: sent }], secrets: ['ELASTIC_PASSWORD'] })))).toEqual([]);
+    // On ssh's command line it is set there too, but ps shows its value while the step runs.
+    const onCommandLine = script.replace("'bash -s'", '"ELASTIC_PASSWORD=$(printf %q "$ELASTIC_PASSWORD") bash -s"');
+    const shown = await verifyArtifacts(plan({ steps: [{ number: 7, title: 'Start', script: onCommandLine }], secrets: ['ELASTIC_PASSWORD'] }));
+    expect(shown.map((f) => [f.code, f.severity, f.where])).toEqual([['secret-on-command-line', 'error', 'Step 7, line 1']]);
   });
 
   (hasShellcheck ? it : it.skip)('a workspace step using a variable that is no User Secret', async () => {
@@ -299,7 +303,7 @@ describe('readers the checks stand on', () => {
   it('finds the here-documents a step feeds to bash on the server, with what the command line passes', () => {
     const docs = heredocsOf(`echo "<<NOT" # <<ALSO_NOT\nssh da-server "A=$(printf %q "$A") B=1 bash -s" <<'R'\necho $A\nR\ncat <<-EOF\n\tx\n\tEOF\necho done`);
     expect(docs.map((d) => [d.tag, d.quoted, d.body])).toEqual([['R', true, 'echo $A'], ['EOF', false, 'x']]);
-    expect(remoteScript(docs[0]!)).toEqual({ passed: ['A', 'B'] });
+    expect(remoteScript(docs[0]!)).toEqual({ passed: ['A', 'B'], onCommandLine: ['A', 'B'] });
     expect(remoteScript(docs[1]!)).toBeUndefined();
   });
 

@@ -1,4 +1,4 @@
-import { DETECT_DOCKER, STACK_DIR } from './remoteShell';
+import { DETECT_DOCKER, STACK_DIR, hereScript } from './remoteShell';
 
 /**
  * What the offline DevOps Helper understands of a question in words, as data: each intent names the word
@@ -164,7 +164,6 @@ export function serviceOf(question: string, services: string[]): string | undefi
 /** A server script as one `bash -s` over SSH (strict, stdin closed once read; docker helpers when it needs them). */
 export function onServer(ssh: string, intent: Intent, context: IntentContext): string {
   const script = `${intent.docker ? `${DETECT_DOCKER}\n` : ''}${intent.script(context)}`;
-  let tag = 'REMOTE';
-  while (script.includes(tag)) tag += '_';
-  return `${ssh} 'bash -s' <<'${tag}'\n{\nset -euo pipefail\nexec </dev/null\n${script}\n}\n${tag}`;
+  const doc = hereScript('REMOTE', script, { strict: true });
+  return [`${ssh} 'bash -s' <<'${doc.tag}'`, ...doc.lines].join('\n');
 }

@@ -15,15 +15,41 @@ export const SSH = `ssh -F ${SSH_CONFIG} ${SSH_ALIAS}`;
 export const SERVER_ADDRESS = `IP=$(awk '$1=="HostName"{print $2; exit}' ${SSH_CONFIG}); [ -n "$IP" ] || { echo "no server address in ${SSH_CONFIG}" >&2; exit 1; }`;
 
 /**
+ * `script` as the here-document a remote `bash -s` reads, ended by a tag the script does not hold. In
+ * braces, bash reads the whole script before it runs, so no command in it can read the rest as input;
+ * `strict` runs it under `set -euo pipefail`. Every command that sends a script to a server builds its
+ * here-document here.
+ */
+export function hereScript(base: string, script: string, options: { strict?: boolean } = {}): { tag: string; lines: string[] } {
+  let tag = base;
+  while (script.includes(tag)) tag += '_';
+  return { tag, lines: ['{', ...(options.strict ? ['set -euo pipefail'] : []), 'exec </dev/null', script, '}', tag] };
+}
+
+/**
+ * Workspace: the line that sends the variables named in `env` to a remote `bash -s` on its stdin, as
+ * `export NAME=<value quoted by printf %q>` lines, ahead of the here-document `tag`; the same line pipes
+ * it all to `ssh`. A value is never an argument of any process (printf is bash's builtin): on ssh's
+ * command line it would show in `ps` in the sandbox, on the server (sshd runs the remote command through
+ * the login shell's `-c`) and on the host running the sandbox, for as long as the step runs. A variable
+ * the workspace lacks stops the step under `set -u` before the server runs anything (pipefail).
+ */
+export function sendEnvAhead(ssh: string, env: string[], tag: string): string {
+  const bad = env.filter((e) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(e));
+  if (bad.length) throw new Error(`not variable names: ${bad.join(', ')}`);
+  const args = env.map((e) => `${e} "$${e}"`).join(' ');
+  return `{ printf 'export %s=%q\\n' ${args}; cat <<'${tag}'; } | ${ssh} 'bash -s'`;
+}
+
+/**
  * A script run on the server as one `bash -s` (its stdin is the script, so commands in it read from
- * /dev/null once bash has read it all). Environment variables named in `env` travel quoted with printf %q, whatever they hold.
+ * /dev/null once bash has read it all). Environment variables named in `env` travel on ssh's stdin
+ * ahead of the script (`sendEnvAhead`), whatever they hold; the command names them, never their values.
  */
 export function remote(script: string, env: string[] = []): string {
-  const vars = env.map((e) => `${e}=$(printf %q "$${e}")`).join(' ');
-  let tag = 'REMOTE';
-  while (script.includes(tag)) tag += '_';
-  // In braces, bash reads the whole script before running it, so stdin can then be closed.
-  return `${SSH} ${vars ? `"${vars} bash -s"` : "'bash -s'"} <<'${tag}'\n{\nset -euo pipefail\nexec </dev/null\n${script.trimEnd()}\n}\n${tag}`;
+  const doc = hereScript('REMOTE', script.trimEnd(), { strict: true });
+  const first = env.length ? sendEnvAhead(SSH, env, doc.tag) : `${SSH} 'bash -s' <<'${doc.tag}'`;
+  return [first, ...doc.lines].join('\n');
 }
 
 /** Remote prelude: `docker` and `compose` that work whether the user needs sudo and whichever Compose the server has. */

@@ -67,13 +67,20 @@ export function heredocsOf(script: string): Heredoc[] {
   return out;
 }
 
+/** `{ printf 'export %s=%q\n' A "$A" B "$B"; cat <<'TAG'; } | ssh …`: the variables sent ahead of the script (remoteShell's sendEnvAhead). */
+const SENT_AHEAD = /printf\s+'export %s=%q\\n'((?:\s+[A-Za-z_][A-Za-z0-9_]*\s+"\$[A-Za-z_][A-Za-z0-9_]*")+)\s*;/;
+
 /**
- * A here-document fed to a shell on the server (`ssh … 'bash -s' <<'TAG'`): the variables the command
- * line passes in front of `bash -s` (`"NAME=$(printf %q "$NAME") bash -s"`).
+ * A here-document fed to a shell on the server (`ssh … 'bash -s' <<'TAG'`): the variables it gets, either
+ * sent on ssh's stdin ahead of the script or put on ssh's command line in front of `bash -s`
+ * (`onCommandLine`: `"NAME=$(printf %q "$NAME") bash -s"`, where `ps` shows the value on both machines).
  */
-export function remoteScript(doc: Heredoc): { passed: string[] } | undefined {
+export function remoteScript(doc: Heredoc): { passed: string[]; onCommandLine: string[] } | undefined {
   if (!/\bssh\b/.test(doc.commandLine) || !/\b(ba)?sh\s+-s\b/.test(doc.commandLine)) return undefined;
   const before = doc.commandLine.slice(0, doc.commandLine.search(/\b(ba)?sh\s+-s\b/));
-  const passed = [...before.matchAll(/(?:^|[\s"'])([A-Za-z_][A-Za-z0-9_]*)=/g)].map((m) => m[1]!);
-  return { passed };
+  const sshAt = before.search(/\bssh\b/);
+  const onCommandLine = [...before.slice(sshAt).matchAll(/(?:^|[\s"'])([A-Za-z_][A-Za-z0-9_]*)=/g)].map((m) => m[1]!);
+  const ahead = SENT_AHEAD.exec(before.slice(0, sshAt))?.[1] ?? '';
+  const sent = [...ahead.matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s+"\$([A-Za-z_][A-Za-z0-9_]*)"/g)].map((m) => m[1]!);
+  return { passed: [...sent, ...onCommandLine], onCommandLine };
 }

@@ -66,6 +66,7 @@ interface ShellcheckComment {
 export async function scriptFindings(steps: PlanStepScript[], secrets: string[]): Promise<Finding[]> {
   if (!steps.length) return [];
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'plan-verify-'));
+  const findings: Finding[] = [];
   try {
     const scripts: Script[] = [];
     for (const step of steps) {
@@ -74,7 +75,17 @@ export async function scriptFindings(steps: PlanStepScript[], secrets: string[])
       scripts.push({ file: `step-${step.number}.sh`, text, step, env: new Set([...SHELL_VARIABLES, ...secrets]), label: `Step ${step.number}` });
       heredocsOf(step.script).forEach((doc, k) => {
         const remote = remoteScript(doc);
-        if (!remote || !doc.quoted) return;
+        if (!remote) return;
+        // On ssh's command line a value shows in `ps` in the sandbox and on the server for the whole step.
+        for (const name of remote.onCommandLine.filter((n) => secrets.includes(n))) {
+          findings.push({
+            severity: 'error',
+            code: 'secret-on-command-line',
+            message: `The User Secret ${name} is put on ssh's command line, where ps shows its value to every user of the sandbox and of the server while the step runs: send it on ssh's stdin ahead of the script instead ({ printf 'export %s=%q\\n' ${name} "$${name}"; cat <<'REMOTE'; } | ssh … 'bash -s')`,
+            where: `Step ${step.number}, line ${doc.line}`,
+          });
+        }
+        if (!doc.quoted) return;
         scripts.push({
           file: `step-${step.number}-remote-${k + 1}.sh`,
           text: `${doc.body}\n`,
@@ -91,7 +102,6 @@ export async function scriptFindings(steps: PlanStepScript[], secrets: string[])
       renames.set(s.file, lowered.back);
       await fs.writeFile(path.join(dir, `lc-${s.file}`), lowered.text);
     }
-    const findings: Finding[] = [];
     for (const s of scripts) {
       const syntax = await run('bash', ['-n', s.file], dir);
       if (syntax.code !== 0) {
@@ -136,7 +146,7 @@ export async function scriptFindings(steps: PlanStepScript[], secrets: string[])
           severity: sources ? 'warning' : 'error',
           code: 'unset-variable',
           message: s.file.includes('-remote-')
-            ? `$${original} is used on the server under set -u, but nothing there sets it${sources ? ' (unless the file it sources does)' : ''}: the script stops with "unbound variable". Pass it on the ssh command line or read it on the server`
+            ? `$${original} is used on the server under set -u, but nothing there sets it${sources ? ' (unless the file it sources does)' : ''}: the script stops with "unbound variable". Send it ahead of the script on ssh's stdin ({ printf 'export %s=%q\\n' ${original} "$${original}"; cat <<'REMOTE'; } | ssh … 'bash -s') or read it on the server`
             : `$${original} is used under set -u, but it is no User Secret and the step does not set it${sources ? ' (unless the file it sources does)' : ''}: the step stops with "unbound variable"`,
           where: `${s.label}, line ${line}`,
         });

@@ -1,4 +1,5 @@
-import { FACTS_SCRIPT, hereScript } from './readbackCommand';
+import { hereScript } from '../../agents/offline/remoteShell';
+import { FACTS_SCRIPT } from './readbackCommand';
 
 /**
  * The inspection of the person's existing server before the architecture plan is final: one read-only

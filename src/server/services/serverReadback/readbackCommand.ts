@@ -1,3 +1,4 @@
+import { hereScript } from '../../agents/offline/remoteShell';
 import { SSH_CONFIG_FILE } from '../devopsHelper/projectServers';
 
 /**
@@ -93,16 +94,6 @@ export function readbackCommand(server: string): string {
     `ssh -F ${SSH_CONFIG_FILE} ${server} 'bash -s' <<'${doc.tag}'`,
     ...doc.lines,
   ].join('\n');
-}
-
-/**
- * `script` as the here-document a remote `bash -s` reads, ended by a tag the script does not hold. In
- * braces, bash reads the whole script before it runs, so no command in it can read the rest as input.
- */
-export function hereScript(base: string, script: string): { tag: string; lines: string[] } {
-  let tag = base;
-  while (script.includes(tag)) tag += '_';
-  return { tag, lines: ['{', 'exec </dev/null', script, '}', tag] };
 }
 
 /**
