@@ -313,7 +313,9 @@ describe('local sandbox driver (bubblewrap, for real)', () => {
         await until(() => processesWith(['sleep', marker]).length === 1, 'the sleep to run in the foreground');
         shell.write('\x03');
         shell.write('echo after-interrupt\r');
-        const seen = await waitFor(shell, /after-interrupt\r?\n/);
+        // The output line of its own, not the terminal's echo of the typed command ("echo after-interrupt"), which
+        // comes back while the sleep still runs.
+        const seen = await waitFor(shell, /[\r\n]after-interrupt\r?\n/);
         // The shell answered the next command: the sleep (600 s, never waited out) was interrupted.
         expect(processesWith(['sleep', marker])).toEqual([]);
         // The typed line may still be echoed after this point ("sleep …; echo slept"): only a line of its own is the output.
