@@ -7,6 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${DA_TEST_SERVER_PREFIX:-da-test-server}
+images=${DA_TEST_SERVER_IMAGE_PREFIX:-da-test-server}
 state=${DA_TEST_SERVER_DIR:-$here/../../../.test-server}
 name="$prefix-backup"
 port=2222
@@ -20,7 +21,7 @@ if [ "${1:-up}" = down ]; then
 fi
 
 hash_of() { (cd "$here" && find "$@" -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12); }
-image="$prefix-host:$(hash_of host/packages)"
+image="$images-host:$(hash_of host/packages)"
 docker image inspect "$image" >/dev/null 2>&1 || { log "$image is missing: run test-server:up first"; exit 1; }
 mkdir -p "$state"
 state=$(cd "$state" && pwd)

@@ -7,9 +7,14 @@
 #  - <prefix>-backup: a plain SSH host taking the test server's backups over SFTP (backup-host.sh).
 # Prints one line of JSON: {"host","port","user","private_key_file"}. Everything else goes to stderr.
 # Images are cached by a hash of what they are built from; `test-server:down` removes what this starts.
+# DA_TEST_SERVER_PREFIX names the containers and the engine's volume (one prefix per server, so two runs
+# side by side each have their own, as .ci/run does); the images are named by DA_TEST_SERVER_IMAGE_PREFIX,
+# shared by every prefix: their tags are hashes of what they are built from, so no run's build changes
+# another's, and a new prefix does not build them all again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=${DA_TEST_SERVER_PREFIX:-da-test-server}
+images=${DA_TEST_SERVER_IMAGE_PREFIX:-da-test-server}
 state=${DA_TEST_SERVER_DIR:-$here/../../../.test-server}
 suite=${DA_TEST_SERVER_SUITE:-bookworm}
 ssh_port=2222
@@ -47,13 +52,13 @@ state=$(cd "$state" && pwd)
 host_tag=$(hash_of host/packages)
 init_tag=$host_tag-$(hash_of host/init.sh)
 base_tag=$(hash_of standins/packages)
-rootfs_image "$prefix-host" "$host_tag" host/packages \
+rootfs_image "$images-host" "$host_tag" host/packages \
   --change 'CMD ["/usr/local/sbin/da-test-server-init"]'
-if ! docker image inspect "$prefix-host-init:$init_tag" >/dev/null 2>&1; then
-  printf 'FROM %s\nCOPY init.sh /usr/local/sbin/da-test-server-init\n' "$prefix-host:$host_tag" |
-    build -t "$prefix-host-init:$init_tag" -f - "$here/host"
+if ! docker image inspect "$images-host-init:$init_tag" >/dev/null 2>&1; then
+  printf 'FROM %s\nCOPY init.sh /usr/local/sbin/da-test-server-init\n' "$images-host:$host_tag" |
+    build -t "$images-host-init:$init_tag" -f - "$here/host"
 fi
-rootfs_image "$prefix-standin-base" "$base_tag" standins/packages
+rootfs_image "$images-standin-base" "$base_tag" standins/packages
 
 # Stand-ins: one small layer each on the shared base, so the server's engine pulls the base once.
 declare -A standins=()
@@ -62,10 +67,10 @@ while IFS=' ' read -r image dir; do standins[$image]=$dir; done < <(
 for image in "${!standins[@]}"; do
   dir=${standins[$image]}
   tag=$base_tag-$(hash_of "standins/$dir")
-  local_name="$prefix-standin-$dir:$tag"
+  local_name="$images-standin-$dir:$tag"
   if ! docker image inspect "$local_name" >/dev/null 2>&1; then
     log "building stand-in $image"
-    build --build-arg "BASE=$prefix-standin-base:$base_tag" -t "$local_name" "$here/standins/$dir"
+    build --build-arg "BASE=$images-standin-base:$base_tag" -t "$local_name" "$here/standins/$dir"
   fi
   standins[$image]=$local_name
 done
@@ -76,7 +81,7 @@ docker volume rm "$prefix-docker" >/dev/null 2>&1 || true
 log "starting the registry mirror"
 docker run -d --name "$prefix-registry" --label da-test-server=1 -p 127.0.0.1::5000 \
   -v "$here/registry.yml:/etc/docker/registry/da-test-server.yml:ro" \
-  "$prefix-standin-base:$base_tag" docker-registry serve /etc/docker/registry/da-test-server.yml >/dev/null
+  "$images-standin-base:$base_tag" docker-registry serve /etc/docker/registry/da-test-server.yml >/dev/null
 reg_local=$(docker port "$prefix-registry" 5000/tcp | head -n 1)
 reg_ip=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$prefix-registry")
 for _ in $(seq 1 50); do curl -fsS "http://$reg_local/v2/" >/dev/null 2>&1 && break; sleep 0.2; done
@@ -101,7 +106,7 @@ docker run -d --name "$prefix-host" --label da-test-server=1 --hostname "$prefix
   --device-cgroup-rule 'a *:* rwm' \
   -v "$prefix-docker:/var/lib/docker" \
   -e "DA_MIRROR=$reg_ip:5000" -e "DA_AUTHORIZED_KEY=$(cat "$key.pub")" -e "DA_SSH_PORT=$ssh_port" -e "DA_USER=$user" \
-  "$prefix-host-init:$init_tag" >/dev/null
+  "$images-host-init:$init_tag" >/dev/null
 host=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$prefix-host")
 
 ssh_opts=(-i "$key" -p "$ssh_port" -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=3)
@@ -111,6 +116,6 @@ for i in $(seq 1 120); do
   sleep 0.5
 done
 # The destination of the off-server backups: a second SSH host (backup.json beside server.json).
-DA_TEST_SERVER_PREFIX=$prefix DA_TEST_SERVER_DIR=$state bash "$here/backup-host.sh" up >/dev/null
+DA_TEST_SERVER_PREFIX=$prefix DA_TEST_SERVER_IMAGE_PREFIX=$images DA_TEST_SERVER_DIR=$state bash "$here/backup-host.sh" up >/dev/null
 log "ready: ssh -i $key -p $ssh_port $user@$host"
 printf '{"host":"%s","port":%s,"user":"%s","private_key_file":"%s"}\n' "$host" "$ssh_port" "$user" "$key" | tee "$state/server.json"
