@@ -107,6 +107,12 @@ export interface Product {
   docs: string;
   /** Names people use for it (regular expression sources, matched as whole words). */
   aliases: string[];
+  /** Descriptions people give instead of its name (regular expression sources, matched as whole words); see schema.ts. */
+  describedAs: string[];
+  /** Its aliases are ordinary words for a kind of workload, read only beside products such a workload uses; see schema.ts. */
+  kindWords: boolean;
+  /** A domain is asked for when it is in the stack. */
+  asksDomain: boolean;
   /** Catalogued products that do a similar job: offered, never swapped in. */
   similar: string[];
   /** Products outside the catalogue it can stand in for, when the person agrees. */

@@ -126,6 +126,21 @@ export const ProductSchema = Type.Object(
     docs: Type.String({ pattern: '^https://' }),
     /** Names people use for it, matched as whole words, case-insensitive (regular expression sources). */
     aliases: Type.Array(Type.String({ minLength: 2 }), { minItems: 1 }),
+    /**
+     * What people ask for when they describe it instead of naming it ("my own ChatGPT", "an AI chat"): regular
+     * expression sources matched as whole words, like aliases. A description is no name of software: it is
+     * never said back as unknown.
+     */
+    describedAs: Type.Optional(Type.Array(Type.String({ minLength: 2 }))),
+    /**
+     * Its aliases are ordinary words for a kind of workload rather than a name ("a website", "my API", a
+     * programming language): they ask for it only in a clause naming no product but ones such a workload
+     * uses (its services' `uses`): "a WordPress website" is WordPress, "our Ruby app with Typesense" an app
+     * and Typesense.
+     */
+    kindWords: Type.Optional(Type.Boolean()),
+    /** Its settings want the address it is reached at (n8n's webhook URL, an app's own links): a domain is asked for when it is in the stack. */
+    asksDomain: Type.Optional(Type.Boolean()),
     /** Catalogue ids of products that do a similar job: offered as alternatives, never swapped in. */
     similar: Type.Optional(Type.Array(Id)),
     /** Names of products not in the catalogue that this one can stand in for, when the person agrees. */

@@ -4,6 +4,7 @@ import {
   ACME_EMAIL_SECRET,
   ADMIN_CIDR_SECRET,
   APP_REPOSITORY_SECRET,
+  BUILT_PRODUCT,
   PRODUCTS,
   CERTBOT_IMAGE,
   PROVIDER_SECRETS,
@@ -702,10 +703,10 @@ function splitByDockerfile(services: ServiceSpec[], app: ServiceSpec, layout: Re
   if (files.length < 2) return;
   const at = services.indexOf(app);
   const taken = new Set(services.map((s) => s.name));
-  taken.delete('app');
+  taken.delete(app.name);
   let webPort = false;
   const built = files.map((f) => {
-    let name = (f.context === '.' ? 'app' : f.context.split('/').pop()!).toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+    let name = (f.context === '.' ? app.name : f.context.split('/').pop()!).toLowerCase().replace(/[^a-z0-9-]+/g, '-');
     while (taken.has(name)) name = `${name}-app`;
     taken.add(name);
     const port = f.ports[0];
@@ -734,10 +735,10 @@ function repositoryComposeStack(facts: Facts, repository: Repository, slug: stri
     `Deployed with the repository's own ${layout.compose!.path} from ${repository.fullName} (branch ${repository.branch}), as it is: ${adopted.services.map((s) => s.name).join(', ')}${adopted.builds.length ? `; ${adopted.builds.join(', ')} built from the checkout` : '; nothing is built, every service runs a published image'}.`,
     ...adopted.notes,
   ];
-  const besides = [...facts.components].filter((id) => id !== 'app' && !isDataComponent(id));
+  const besides = [...facts.components].filter((id) => id !== BUILT_PRODUCT?.id && !isDataComponent(id));
   if (besides.length) notes.push(`Named besides the repository and not added to its compose file: ${besides.map((id) => PRODUCTS[id]?.label ?? id).join(', ')}. Add them to the repository's compose file, or plan them as a stack of their own.`);
   if (facts.domain && !facts.noDomain) notes.push(`${facts.domain}: this plan adds no reverse proxy to the repository's compose file, so no certificate is obtained; its published ports are reached on the server's address.`);
-  const component: Product = { ...PRODUCTS.app!, id: REPOSITORY_COMPONENT, label: `${repository.fullName}'s compose file`, purpose: `from ${layout.compose!.path} of ${repository.fullName}`, services: adopted.services, secrets: [] };
+  const component: Product = { ...BUILT_PRODUCT!, id: REPOSITORY_COMPONENT, label: `${repository.fullName}'s compose file`, purpose: `from ${layout.compose!.path} of ${repository.fullName}`, services: adopted.services, secrets: [] };
   // The checkout is always fetched: the compose file builds from it or mounts its files.
   const secrets = secretsFor([], facts, false, true, repository);
   // A variable with a default is optional: the default applies unless the person adds a secret of that name.

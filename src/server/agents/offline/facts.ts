@@ -5,7 +5,7 @@
  */
 
 import { defaultProducts, PRODUCTS } from './knowledge';
-import { detectLanguage, findImages, PRODUCT_RULES, PROXY_RULES, unknownNames, alternativesFor } from './products';
+import { detectLanguage, findImages, PRODUCT_RULES, PROXY_RULES, USED_BY_KIND_WORDS, unknownNames, alternativesFor } from './products';
 import { productOfImage } from '../verifier/catalogueKnowledge';
 import { readSpokenTarget, readSshTarget, type SshTarget } from './sshTarget';
 import type { Backup } from '../../../shared/stackModel';
@@ -194,12 +194,10 @@ const APP_LANGUAGES: Array<[RegExp, string]> = [
   [/(\.net|\bdotnet|\basp\.net|\bc#)/i, '.NET'],
 ];
 
-/** The static site and the person's own app: not read from a clause that names a catalogued workload ("a WordPress website"). */
-const RULES_WEB = component('web');
-const RULES_APP = component('app');
+const proxy = (id: string) => (f: Facts, on: boolean) => void (f.proxy = on ? id : f.proxy === id ? undefined : f.proxy);
 
+/** Catalogued products are read by namesIn; these rules read everything else. */
 const RULES: Rule[] = [
-  ...PRODUCT_RULES.map((r) => ({ pattern: r.pattern, apply: component(r.id) })),
   { pattern: /\b(cach(e|ing))\b/i, apply: want('cache') },
   { pattern: /\b(message (queue|broker)s?|job queues?|task queues?|queues?|brokers?)\b/i, apply: want('queue') },
   { pattern: /\bmonitoring\b/i, apply: want('monitoring') },
@@ -209,12 +207,6 @@ const RULES: Rule[] = [
   { pattern: /\bfail2ban\b/i, apply: hostTask('fail2ban') },
   { pattern: /\b(unattended[- ]upgrades|automatic (security )?updates|auto[- ]?updates)\b/i, apply: hostTask('unattended-upgrades') },
   { pattern: /\bharden(ing|ed)?\b/i, apply: hostTask('ufw', 'fail2ban', 'unattended-upgrades') },
-  { pattern: /(?<![\w-])(static (web)?site|website|landing page|web ?server|html pages?)(?![\w-])/i, apply: RULES_WEB },
-  {
-    pattern: /\b(node\.?js|node (app|api|service|backend)|application|python|ruby|express|next\.?js|nest\.?js|django|flask|fastapi|rails|laravel|php|symfony|spring( boot)?|java|kotlin|golang|go (app|service|api|backend)|rust|dotnet|my (own )?(app|application|api|service|backend)|web ?app(lication)?|api server|backend service)\b/i,
-    apply: RULES_APP,
-  },
-  ...PROXY_RULES.map((r) => ({ pattern: r.pattern, apply: (f: Facts, on: boolean) => void (f.proxy = on ? r.id : f.proxy === r.id ? undefined : f.proxy) })),
   { pattern: /\b(reverse[- ]proxy|proxy|load[- ]balancer|ingress)\b/i, apply: (f, on) => {
     f.genericProxy = on;
     if (!on) f.proxy = undefined;
@@ -232,7 +224,7 @@ const RULES: Rule[] = [
     doc: true,
   },
   { pattern: /\b(basic|simple|plain|bare|minimal) (vps|server|instance|host|machine|droplet|ec2)\b/i, apply: (f, on) => void (f.basicServer = on) },
-  { pattern: /\b(gpus?|nvidia|cuda|graphics cards?)\b/i, apply: (f, on) => void (f.gpu = on) },
+  { pattern: /\b(gpus?|nvidia|cuda|graphics cards?|rtx ?\d{4}|geforce)\b/i, apply: (f, on) => void (f.gpu = on) },
 ];
 
 /** Words that negate a component named within the next few words ("no redis", "without monitoring"). */
@@ -404,16 +396,53 @@ export interface ExtractOptions {
   document?: boolean;
 }
 
-const WORKLOAD_CATEGORIES = new Set(['database', 'cache', 'queue']);
 const IPV4 = /\b((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(\/(?:3[0-2]|[12]?\d))?\b/g;
 const ALLOW_WORDS = /\b(allow(ed|list)?|white-?list(ed)?|only from|restrict(ed)?|office|from (our|my|the) (office|ip|network|vpn)|limit(ed)? to)\b/i;
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Component ids named in a clause, with where. */
+/** A catalogued name in a clause: which product, where, and what kind of name it is. */
+interface NameAt {
+  id: string;
+  index: number;
+  end: number;
+  proxy: boolean;
+  kindWords: boolean;
+}
+
+/**
+ * Every catalogued name in a clause, in order. A name inside a longer one of another product belongs to
+ * that one ("nginx proxy manager" is not Nginx).
+ */
+function namesIn(clause: string): NameAt[] {
+  const all = [...PRODUCT_RULES.map((r) => ({ r, proxy: false })), ...PROXY_RULES.map((r) => ({ r, proxy: true }))].flatMap(({ r, proxy }) =>
+    [...clause.matchAll(r.pattern)].map((m) => ({ id: r.id, index: m.index ?? 0, end: (m.index ?? 0) + m[0].length, proxy, kindWords: r.kindWords })),
+  );
+  return all.filter((a) => !all.some((b) => b.id !== a.id && b.index <= a.index && b.end >= a.end && b.end - b.index > a.end - a.index)).sort((a, b) => a.index - b.index);
+}
+
+/** Component ids named in a clause by their names (not by kind words), with where. */
 function productsIn(clause: string): Array<{ id: string; index: number }> {
-  const out: Array<{ id: string; index: number }> = [];
-  for (const r of PRODUCT_RULES) for (const m of clause.matchAll(r.pattern)) out.push({ id: r.id, index: m.index ?? 0 });
-  return out.sort((a, b) => a.index - b.index);
+  return namesIn(clause).filter((n) => !n.proxy && !n.kindWords).map(({ id, index }) => ({ id, index }));
+}
+
+/** Words that say a name two products answer to ("nginx") is meant as the reverse proxy. */
+const PROXY_WORDS = /\b(proxy|reverse|ssl|tls|https|certbot|in front|load[- ]balanc)/i;
+
+/**
+ * Applies the catalogued names of a clause. Kind words ("website", "our Ruby app") are read only when the
+ * clause names no product but ones such a workload uses: "a WordPress website" is WordPress. A name a
+ * reverse proxy shares with another product is the proxy when the clause speaks of proxying or other
+ * products are there to be put behind it, else the other product.
+ */
+function readNames(clause: string, facts: Facts, workloadNamed: boolean): void {
+  const names = namesIn(clause).filter((n) => !(n.kindWords && workloadNamed));
+  const twinOf = (n: NameAt): NameAt | undefined => names.find((t) => t.proxy !== n.proxy && t.index === n.index && t.end === n.end);
+  const apply = (n: NameAt): void => (n.proxy ? proxy(n.id) : component(n.id))(facts, !isNegated(clause, n.index));
+  for (const n of names.filter((x) => !twinOf(x))) apply(n);
+  for (const n of names.filter((x) => x.proxy && twinOf(x))) {
+    const other = twinOf(n)!;
+    apply(PROXY_WORDS.test(clause) || [...facts.components].some((c) => c !== other.id) ? n : other);
+  }
 }
 
 /** The product a position in a clause is about: the nearest named before it, else the first after it. */
@@ -424,9 +453,9 @@ function productNear(named: Array<{ id: string; index: number }>, index: number)
 
 function readClause(clause: string, facts: Facts): void {
   const named = productsIn(clause);
-  const workloadNamed = named.some((n) => !WORKLOAD_CATEGORIES.has(PRODUCTS[n.id]!.category));
+  const workloadNamed = named.some((n) => !USED_BY_KIND_WORDS.has(n.id));
+  readNames(clause, facts, workloadNamed);
   for (const rule of RULES) {
-    if (workloadNamed && (rule.apply === RULES_APP || rule.apply === RULES_WEB)) continue;
     const global = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
     for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0));
   }
@@ -491,13 +520,6 @@ function readClause(clause: string, facts: Facts): void {
       if (!facts.allowlist.includes(cidr)) facts.allowlist.push(cidr);
       if (/\bssh\b/i.test(clause) && !/\b(web|http|everything|all)\b/i.test(clause)) facts.allowScope = 'ssh';
     }
-  }
-  const nginx = clause.match(/\bnginx\b/i);
-  if (nginx && !/nginx proxy manager/i.test(clause)) {
-    const on = !isNegated(clause, nginx.index ?? 0);
-    const asProxy = /\b(proxy|reverse|ssl|tls|https|certbot|in front|load[- ]balanc)/i.test(clause) || [...facts.components].some((c) => c !== 'web');
-    if (asProxy) facts.proxy = on ? 'nginxProxy' : facts.proxy === 'nginxProxy' ? undefined : facts.proxy;
-    else component('web')(facts, on);
   }
   for (const [pattern, language] of APP_LANGUAGES) {
     const m = clause.match(pattern);

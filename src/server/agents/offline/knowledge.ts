@@ -17,6 +17,9 @@ export const CERTBOT_IMAGE = 'certbot/certbot:v2.11.0';
 /** Every product of the catalogue (catalogue/products/*.yaml), read once at start. */
 export const PRODUCTS: Record<string, Product> = loadCatalogue();
 
+/** The product built from the person's own repository (a service whose image is `build`): a repository's own compose file takes its place. */
+export const BUILT_PRODUCT: Product | undefined = Object.values(PRODUCTS).find((p) => p.services.some((s) => s.image === 'build'));
+
 /**
  * The products filling a kind of workload asked for without a name (the catalogue's `defaultFor`): those
  * of the most preferred rank not ruled out (monitoring is Prometheus and Grafana together); none when

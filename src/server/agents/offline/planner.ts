@@ -84,7 +84,7 @@ const QUESTIONS: Question[] = [
     text: "Which domain should point at the server (e.g. app.example.com)? With a domain I'll put a reverse proxy with Let's Encrypt certificates in front; without one the stack is served over HTTP on the server's IP.",
     open: (f) =>
       f.domain === undefined && !f.noDomain && !f.noContainers &&
-      (f.genericProxy || f.proxy !== undefined || f.tls || f.components.has('n8n') || f.components.has('app') || [...f.components].some((id) => PRODUCTS[id]?.tls === 'required')),
+      (f.genericProxy || f.proxy !== undefined || f.tls || [...f.components].some((id) => PRODUCTS[id]?.asksDomain || PRODUCTS[id]?.tls === 'required')),
     assume: () => "no domain: served over HTTP on the server's IP",
     applyDefault: (f) => void (f.noDomain = true),
   },

@@ -5,29 +5,33 @@ import { PRODUCTS, type Product } from './knowledge';
  * given), and names of software the catalogue does not hold (said back by name, never swapped).
  */
 
-/** The person's own app and the static site: read by facts.ts' workload rules (languages, "my API"), not by alias alone. */
-const WORKLOAD_RULED = new Set(['app', 'web']);
-
 export interface ProductRule {
   id: string;
   pattern: RegExp;
+  /** Its words name a kind of workload (the catalogue's `kindWords`: a website, my API), not the product. */
+  kindWords: boolean;
 }
 
-const aliasPattern = (c: Product): RegExp => new RegExp(`(?<![\\w-])(?:${c.aliases.join('|')})(?![\\w-])`, 'gi');
+/** What a product answers to: its names and the descriptions people give of it. */
+const wordsOf = (c: Product): string[] => [...c.aliases, ...c.describedAs];
+const aliasPattern = (c: Product): RegExp => new RegExp(`(?<![\\w-])(?:${wordsOf(c).join('|')})(?![\\w-])`, 'gi');
+const rule = (c: Product): ProductRule => ({ id: c.id, pattern: aliasPattern(c), kindWords: c.kindWords });
 
 /** Products matched from their aliases as components of the stack. */
-export const PRODUCT_RULES: ProductRule[] = Object.values(PRODUCTS)
-  .filter((c) => !c.proxy && !WORKLOAD_RULED.has(c.id))
-  .map((c) => ({ id: c.id, pattern: aliasPattern(c) }));
+export const PRODUCT_RULES: ProductRule[] = Object.values(PRODUCTS).filter((c) => !c.proxy).map(rule);
 
 /** Reverse proxies matched from their aliases: named, one becomes the stack's proxy rather than a component. */
-export const PROXY_RULES: ProductRule[] = Object.values(PRODUCTS)
-  .filter((c) => c.proxy)
-  .map((c) => ({ id: c.id, pattern: aliasPattern(c) }));
+export const PROXY_RULES: ProductRule[] = Object.values(PRODUCTS).filter((c) => c.proxy).map(rule);
+
+/**
+ * Products a kind of workload uses (the `uses` of products with kind words: an app's databases, caches,
+ * queues and search engines): named beside "our Ruby app", they leave the words the app's.
+ */
+export const USED_BY_KIND_WORDS: ReadonlySet<string> = new Set(Object.values(PRODUCTS).filter((c) => c.kindWords).flatMap((c) => c.services.flatMap((s) => Object.keys(s.uses ?? {}))));
 
 /** Any catalogued product's name (proxies included), to tell known names from unknown ones. */
-const ANY_ALIAS = new RegExp(`^(?:${Object.values(PRODUCTS).flatMap((c) => c.aliases).join('|')})$`, 'i');
-const ANY_ALIAS_GLOBAL = new RegExp(`(?<![\\w-])(?:${Object.values(PRODUCTS).flatMap((c) => c.aliases).join('|')})(?![\\w-])`, 'gi');
+const ANY_ALIAS = new RegExp(`^(?:${Object.values(PRODUCTS).flatMap(wordsOf).join('|')})$`, 'i');
+const ANY_ALIAS_GLOBAL = new RegExp(`(?<![\\w-])(?:${Object.values(PRODUCTS).flatMap(wordsOf).join('|')})(?![\\w-])`, 'gi');
 
 /** Catalogued products offered for a name the catalogue does not hold. */
 export function alternativesFor(name: string): Product[] {
@@ -234,7 +238,7 @@ function slotNames(text: string, blanked: string): string[] {
 }
 
 /** A catalogued name at the end of a text. */
-const ANY_ALIAS_GLOBAL_END = new RegExp(`(?<![\\w-])(?:${Object.values(PRODUCTS).flatMap((c) => c.aliases).join('|')})$`, 'i');
+const ANY_ALIAS_GLOBAL_END = new RegExp(`(?<![\\w-])(?:${Object.values(PRODUCTS).flatMap(wordsOf).join('|')})$`, 'i');
 
 // ---------------------------------------------------------------------------------------------------
 // The person's language

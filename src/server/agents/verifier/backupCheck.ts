@@ -1,3 +1,4 @@
+import type { ProductCategory } from '../catalogue/product';
 import { productOf } from './catalogueKnowledge';
 import type { ComposeModel } from './composeModel';
 import type { Finding, PlanStepScript } from './types';
@@ -11,7 +12,8 @@ import type { Finding, PlanStepScript } from './types';
 
 const DUMPS = ['pg_dump', 'pg_dumpall', 'pg_basebackup', 'mysqldump', 'mariadb-dump', 'mariabackup', 'mongodump', 'sqlite3', 'redis-cli', 'influx', 'tar', 'restic', 'borg', 'kopia'];
 const ARCHIVERS = ['tar', 'restic', 'borg', 'rsync', 'rclone', 'kopia', 'duplicity', 'cp'];
-const REGENERABLE = new Set(['proxy', 'cache']);
+/** Categories whose products' data is rebuilt, not restored: a proxy's certificates, a cache. */
+const REGENERABLE = new Set<ProductCategory>(['proxy', 'cache']);
 
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -35,7 +37,8 @@ export function backupFindings(compose: ComposeModel, steps: PlanStepScript[], s
     if (covered || skipped) continue;
     const regenerable = services.every((name) => {
       const svc = compose.services.find((x) => x.name === name)!;
-      return REGENERABLE.has(productOf(svc)?.category ?? '');
+      const category = productOf(svc)?.category;
+      return category !== undefined && REGENERABLE.has(category);
     });
     findings.push({
       severity: regenerable ? 'warning' : 'error',

@@ -9,6 +9,9 @@ import type { Finding, PersonIntent, PlanFile, TargetFacts } from './types';
  * the target, and no sensitive app served to the public over plain HTTP unless the person asked for it.
  */
 
+/** Traefik's plain-HTTP entrypoint as the planner names it (`--entrypoints.web.address=:80`); a router on it serves without TLS. */
+const TRAEFIK_PLAIN_ENTRYPOINT = 'web';
+
 const loopback = (p: PublishedPort): boolean => /^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(p.hostIp);
 /** Two bindings collide when they are the same port and protocol and one address covers the other. */
 const collide = (a: PublishedPort, b: PublishedPort): boolean =>
@@ -86,7 +89,7 @@ function plainHttpRoutes(compose: ComposeModel, files: PlanFile[]): Array<{ serv
     for (const [key, value] of Object.entries(labels)) {
       const router = key.match(/^traefik\.http\.routers\.([^.]+)\.entrypoints$/)?.[1];
       if (!router || labels[`traefik.http.routers.${router}.tls`] === 'true' || labels[`traefik.http.routers.${router}.tls.certresolver`]) continue;
-      if (value.split(',').includes('web')) out.push({ service: s.name, how: `the Traefik router ${router} on the plain HTTP entrypoint`, where: `docker-compose.yml services.${s.name}.labels` });
+      if (value.split(',').includes(TRAEFIK_PLAIN_ENTRYPOINT)) out.push({ service: s.name, how: `the Traefik router ${router} on the plain HTTP entrypoint`, where: `docker-compose.yml services.${s.name}.labels` });
     }
     // Only ports that serve web pages count: DNS on 53 or a sync protocol carry no login form.
     const web = webPorts(s);
