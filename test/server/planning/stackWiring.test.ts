@@ -116,15 +116,18 @@ describe("a product's public endpoints each reach their own upstream port", () =
 describe("the host's GPUs, for products whose catalogue entry can use them", () => {
   const DEFAULTS = 'Go with sensible defaults for everything else.';
 
-  test('Ollama "on my GPU server" gets a device reservation real Compose accepts; the start step checks the nvidia runtime first', async () => {
+  const RESERVATION = { resources: { reservations: { devices: [{ driver: 'nvidia', count: 'all', capabilities: ['gpu'] }] } } };
+
+  test('Ollama with Open WebUI "on my GPU server": both get a device reservation real Compose accepts, Open WebUI its CUDA build; the start step checks the nvidia runtime first', async () => {
     const c = converse(['Ollama with Open WebUI on my GPU server deploy@203.0.113.10', DEFAULTS]);
     const p = plans(c.document);
-    const compose = YAML.parse(p.compose) as { services: Record<string, { deploy?: unknown }> };
-    expect(compose.services.ollama!.deploy).toEqual({ resources: { reservations: { devices: [{ driver: 'nvidia', count: 'all', capabilities: ['gpu'] }] } } });
-    expect(compose.services['open-webui']!.deploy).toBeUndefined();
+    const compose = YAML.parse(p.compose) as { services: Record<string, { deploy?: unknown; image: string }> };
+    expect(compose.services.ollama!.deploy).toEqual(RESERVATION);
+    expect(compose.services['open-webui']!.deploy).toEqual(RESERVATION);
+    expect(compose.services['open-webui']!.image).toBe(PRODUCTS['open-webui']!.services[0]!.gpuImage);
     expect(composeSpecErrors(compose)).toEqual([]);
     if (dockerComposeAvailable()) expect(dockerComposeConfig(p.compose, p.files)).toBe('');
-    expect(c.document).toContain('Open WebUI 0.4 cannot use a GPU and runs on the CPU');
+    expect(c.document).toContain('Ollama 0.5, Open WebUI 0.4 get the server');
     expect(p.implementation).toContain('Docker has no nvidia runtime');
     const facts = verifierFactsOf(readStackModel(p.implementation) ?? readStackModel(p.architecture));
     const findings = await verifyPlans({ architecture: p.architecture, implementation: p.implementation, secrets: c.secrets.map((s) => s.name), ...facts });
@@ -137,8 +140,21 @@ describe("the host's GPUs, for products whose catalogue entry can use them", () 
     expect(plans(c.document).compose).not.toContain('nvidia');
   });
 
-  test('the catalogue says which products can use a GPU; without the ask none gets one', () => {
-    expect(PRODUCTS.ollama!.gpu).toBe(true);
-    expect(composeStack(factsWith(['ollama'])).composeYaml).not.toContain('nvidia');
+  const ABLE = Object.values(PRODUCTS).filter((p) => p.gpu).map((p) => [p.id] as const);
+
+  test('the catalogue marks the products whose images can use an NVIDIA GPU', () => {
+    expect(ABLE.map(([id]) => id).sort()).toEqual(['jellyfin', 'ollama', 'open-webui']);
+  });
+
+  test.each(ABLE)('%s on a GPU server: every service of it gets the reservation (and its GPU build), a valid compose file; without the ask none does', (id) => {
+    const product = PRODUCTS[id]!;
+    const needs = product.needs.map((choices) => choices[0]!);
+    const compose = YAML.parse(composeStack(factsWith([id, ...needs], { gpu: true })).composeYaml) as { services: Record<string, { deploy?: unknown; image: string }> };
+    for (const s of product.services) {
+      expect(compose.services[s.name]!.deploy).toEqual(RESERVATION);
+      expect(compose.services[s.name]!.image).toBe(s.gpuImage ?? s.image);
+    }
+    expect(composeSpecErrors(compose)).toEqual([]);
+    expect(composeStack(factsWith([id, ...needs])).composeYaml).not.toContain('nvidia');
   });
 });

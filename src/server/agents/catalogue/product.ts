@@ -73,6 +73,8 @@ export interface ServiceSpec {
   http?: boolean;
   /** Given the host's NVIDIA GPUs (set by the composer when the person asked and its product can use them). */
   gpu?: boolean;
+  /** The image's GPU build, run instead of `image` when it is given the GPUs. */
+  gpuImage?: string;
 }
 
 /**

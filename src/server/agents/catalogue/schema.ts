@@ -36,6 +36,8 @@ export const ServiceSchema = Type.Object(
     name: Type.String({ pattern: '^[a-z][a-z0-9-]*$' }),
     /** `repository/name:tag`, pinned: never `latest`, never untagged. `build` for the person's own app. */
     image: Type.String({ pattern: '^(build|[a-z0-9][a-z0-9._/-]*:(?!latest$)[A-Za-z0-9_][A-Za-z0-9_.-]*)$' }),
+    /** The image's own GPU build, run instead when the host's GPUs are given to it (Open WebUI's `-cuda` tag). */
+    gpuImage: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9._/-]*:(?!latest$)[A-Za-z0-9_][A-Za-z0-9_.-]*$' })),
     command: Type.Optional(Type.Array(Type.String())),
     environment: Type.Optional(Type.Record(Type.String(), Type.String())),
     volumes: Type.Optional(Type.Array(Type.String({ pattern: '^[^:]+:/[^:]*(:(ro|rw|ro,rslave))?$' }))),

@@ -280,7 +280,15 @@ function wireUses(services: ServiceSpec[], components: Product[]): void {
 function giveGpus(facts: Facts, components: Product[], services: ServiceSpec[], notes: string[]): void {
   if (!facts.gpu) return;
   const able = components.filter((c) => c.gpu);
-  for (const c of able) for (const s of services) if (c.services.some((x) => x.name === s.name)) s.gpu = true;
+  for (const c of able) {
+    for (const s of services) {
+      const spec = c.services.find((x) => x.name === s.name);
+      if (!spec) continue;
+      s.gpu = true;
+      // The image's GPU build (Open WebUI's -cuda tag), unless the person named an image of their own.
+      if (spec.gpuImage && s.image === spec.image) s.image = spec.gpuImage;
+    }
+  }
   const unable = components.filter((c) => !c.gpu && c.category !== 'proxy' && !DATA_CATEGORIES.has(c.category)).map((c) => c.label);
   if (!able.length) notes.push(`You asked for a GPU, but ${unable.length ? `${unable.join(', ')} cannot use one` : 'nothing in this stack can use one'}: the containers run on the CPU.`);
   else notes.push(`${able.map((c) => c.label).join(', ')} ${able.length === 1 ? 'gets' : 'get'} the server's NVIDIA GPUs: the server needs the NVIDIA driver and the NVIDIA Container Toolkit (the start step checks Docker has the nvidia runtime).${unable.length ? ` ${unable.join(', ')} cannot use a GPU and ${unable.length === 1 ? 'runs' : 'run'} on the CPU.` : ''}`);
