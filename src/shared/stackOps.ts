@@ -136,7 +136,8 @@ export const SetBackupOp = op('setBackup', 'Backups: on or off, schedule, retent
   schedule: Type.Optional(Type.String({ pattern: '^[0-9*/,-]+( [0-9*/,-]+){4}$' })),
   keepDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
   skip: Type.Optional(Type.Array(ComponentName, { maxItems: 100 })),
-  destination: Type.Optional(BackupDestination),
+  /** A restic repository off the server; null: none, the backups stay on the server. */
+  destination: Type.Optional(Type.Union([BackupDestination, Type.Null()])),
 });
 export const SetGpuOp = op('setGpu', "Give a component the host's GPUs (or take them away).", { component: ComponentName, gpu: Type.Boolean() });
 export const AskUnknownOp = op('askUnknown', 'A name the catalogue does not know: asked about once.', { name: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -467,9 +468,11 @@ export function applyStackOp(model: StackModel, o: StackOp, catalogue: Catalogue
       break;
     }
     case 'setBackup': {
-      const { op: _tag, ...backup } = o;
+      const { op: _tag, destination, ...backup } = o;
       for (const s of backup.skip ?? []) find(m, s);
       m.backup = { ...m.backup, ...backup };
+      if (destination) m.backup.destination = destination;
+      else if (destination === null) delete m.backup.destination;
       break;
     }
     case 'setGpu':

@@ -74,3 +74,42 @@ describe('the Collected Requirements panel’s stack controls', () => {
     expect(searchCatalogue(catalogue, 'redis database', '')).toEqual([]);
   });
 });
+
+describe('the backup destination control', () => {
+  beforeEach(() => {
+    sessionStorage.setItem(INSTALLATION_ID_KEY, '42');
+    planningDb.stackModel = applyStackOps(emptyStackModel(), [{ op: 'addComponent', product: 'n8n' }], FAKE_CATALOGUE);
+  });
+
+  it('says the backups stay on the server until a destination is chosen, sets an SSH host and an S3 bucket, and clears it', async () => {
+    const { user, stack } = await openPanel();
+    const backups = within(stack).getByRole('region', { name: 'Backups' });
+    expect(backups).toHaveTextContent('On the server only: no destination is chosen');
+    await user.click(within(backups).getByText('Choose where backups go'));
+    await user.type(within(backups).getByRole('textbox', { name: 'Host' }), 'u123.your-storagebox.de');
+    await user.type(within(backups).getByRole('textbox', { name: 'Port' }), '23');
+    await user.type(within(backups).getByRole('textbox', { name: 'User' }), 'u123');
+    // Credentials are not asked here: the text names the User Secrets they go to.
+    expect(backups).toHaveTextContent('BACKUP_SSH_KEY');
+    expect(within(backups).queryByLabelText(/password|key/i)).not.toBeInTheDocument();
+    await user.click(within(backups).getByRole('button', { name: 'Set destination' }));
+    await waitFor(() => expect(planningDb.stackOps.at(-1)).toEqual([{ op: 'setBackup', destination: 'sftp://u123@u123.your-storagebox.de:23/stack-backups' }]));
+    await waitFor(() => expect(within(stack).getByRole('region', { name: 'Backups' })).toHaveTextContent('Nightly, encrypted, to the SSH host u123.your-storagebox.de port 23 as user u123, folder stack-backups (over SFTP).'));
+
+    const again = within(stack).getByRole('region', { name: 'Backups' });
+    await user.click(within(again).getByText('Change where backups go'));
+    await user.click(within(again).getByRole('radio', { name: 'An S3-compatible bucket' }));
+    await user.type(within(again).getByRole('textbox', { name: 'Endpoint' }), 's3.example.net');
+    await user.type(within(again).getByRole('textbox', { name: 'Bucket' }), 'No_Such Bucket');
+    await user.click(within(again).getByRole('button', { name: 'Set destination' }));
+    expect(await within(again).findByRole('alert')).toHaveTextContent('is not a bucket name');
+    await user.clear(within(again).getByRole('textbox', { name: 'Bucket' }));
+    await user.type(within(again).getByRole('textbox', { name: 'Bucket' }), 'app-backups');
+    await user.click(within(again).getByRole('button', { name: 'Set destination' }));
+    await waitFor(() => expect(planningDb.stackModel.backup.destination).toBe('s3:https://s3.example.net/app-backups'));
+
+    await user.click(within(stack).getByRole('button', { name: 'Keep backups on the server' }));
+    await waitFor(() => expect(planningDb.stackModel.backup.destination).toBeUndefined());
+    expect(planningDb.stackOps.at(-1)).toEqual([{ op: 'setBackup', destination: null }]);
+  });
+});

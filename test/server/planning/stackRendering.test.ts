@@ -58,7 +58,7 @@ describe('products wired by catalogue data', () => {
     model.backup = { ...model.backup, skip: ['vaultwarden'], destination: 'sftp:restic@backup.example.net:/srv/restic' };
     const step = planSteps(renderStack(model)).find((s) => /restic/.test(s.title))!;
     expect(step.title).toBe('Back up off the server, encrypted (restic)');
-    expect(step.description).toContain('the SSH host restic@backup.example.net:/srv/restic');
+    expect(step.description).toContain('the SSH host backup.example.net port 22 as user restic, folder /srv/restic (over SFTP)');
     expect(step.commands.join('\n')).not.toMatch(/exec -T vaultwarden/);
     model.backup = { ...model.backup, enabled: false };
     expect(planSteps(renderStack(model)).some((s) => /restic|backup/i.test(s.title))).toBe(false);

@@ -1,6 +1,7 @@
 import type { SecretSpec } from '../catalogue/product';
 import type { PlanStep } from './plannerTypes';
 import { emptyStackModel } from '../../../shared/stackModel';
+import { destinationText, placeOf, secretsOfPlace } from '../../../shared/backupDestination';
 import { backupScript, DEFAULT_BACKUP_PATHS, drillScript, installedPaths, pathsOf, shellQuote, type BackupSource, type StackPlace } from './backupScripts';
 import { remote } from './remoteShell';
 
@@ -19,9 +20,21 @@ import { remote } from './remoteShell';
 export const BACKUP_SECRETS: SecretSpec[] = [
   { name: 'BACKUP_PASSWORD', description: 'Password that encrypts the backups (restic); keep a copy: without it nothing can be restored', required: false, secret_type: 'password' },
   { name: 'BACKUP_SSH_KEY', description: 'Private SSH key allowed on the backup host (sftp destination)', required: false, secret_type: 'ssh_private_key' },
-  { name: 'AWS_ACCESS_KEY_ID', description: 'Access key of the S3-compatible store (s3 destination)', required: false, secret_type: 'text' },
-  { name: 'AWS_SECRET_ACCESS_KEY', description: 'Secret key of the S3-compatible store (s3 destination)', required: false, secret_type: 'password' },
+  // Not AWS_ACCESS_KEY_ID: a plan on AWS holds the keys that create the machine under that name, and the backup gets keys of its own.
+  { name: 'BACKUP_S3_ACCESS_KEY_ID', description: 'Access key of the S3-compatible store the backups go to (s3 destination)', required: false, secret_type: 'text' },
+  { name: 'BACKUP_S3_SECRET_ACCESS_KEY', description: 'Secret key of the S3-compatible store the backups go to (s3 destination)', required: false, secret_type: 'password' },
 ];
+
+/**
+ * The User Secrets the requirements list for a destination, required: BACKUP_PASSWORD and what opens it.
+ * None without a destination: the password is then generated on the server, where the backups stay.
+ */
+export function backupSecretsFor(destination: string | undefined): SecretSpec[] {
+  const place = destination ? placeOf(destination) : undefined;
+  if (!place) return [];
+  const names = new Set(['BACKUP_PASSWORD', ...secretsOfPlace(place)]);
+  return BACKUP_SECRETS.filter((s) => names.has(s.name)).map((s) => ({ ...s, required: true }));
+}
 
 /** What the stack model says of backups: when, how long, and where (absent: no destination chosen). */
 export interface BackupSettings {
@@ -69,7 +82,7 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
     '     hostport=${login#*@}; user=; [ "$login" = "$hostport" ] || user=${login%@*}; host=${hostport%:*}; port=22; [ "$host" = "$hostport" ] || port=${hostport##*:} ;;',
     '  sftp:*) rest=${repo#sftp:}; login=${rest%%:*}; path=${rest#*:}; host=${login#*@}; user=; [ "$login" = "$host" ] || user=${login%@*}; port=22 ;;',
     '  s3:*) dest="S3-compatible store ${repo#s3:}"',
-    '     [ -n "${AWS_ACCESS_KEY_ID:-}" ] && [ -n "${AWS_SECRET_ACCESS_KEY:-}" ] || { echo "an s3 destination needs the User Secrets AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" >&2; exit 1; } ;;',
+    '     [ -n "${BACKUP_S3_ACCESS_KEY_ID:-}" ] && [ -n "${BACKUP_S3_SECRET_ACCESS_KEY:-}" ] || { echo "an s3 destination needs the User Secrets BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY" >&2; exit 1; } ;;',
     '  *) echo "the backup destination must start with sftp: or s3:" >&2; exit 1 ;;',
     'esac',
     'if [ "${repo#sftp}" != "$repo" ]; then',
@@ -97,7 +110,8 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
     '  printf \'BACKUP_DESTINATION=%q\\n\' "$dest"',
     '  printf \'BACKUP_HOST=%q\\n\' "$(hostname)"',
     `  echo "KEEP_DAYS=${keepDays}"`,
-    '  if [ -n "${AWS_ACCESS_KEY_ID:-}" ]; then printf \'export AWS_ACCESS_KEY_ID=%q\\nexport AWS_SECRET_ACCESS_KEY=%q\\n\' "$AWS_ACCESS_KEY_ID" "${AWS_SECRET_ACCESS_KEY:-}"; fi',
+    // restic reads the store's keys as AWS_*: written under those names into the root-only settings file.
+    '  if [ -n "${BACKUP_S3_ACCESS_KEY_ID:-}" ]; then printf \'export AWS_ACCESS_KEY_ID=%q\\nexport AWS_SECRET_ACCESS_KEY=%q\\n\' "$BACKUP_S3_ACCESS_KEY_ID" "${BACKUP_S3_SECRET_ACCESS_KEY:-}"; fi',
     `} | as_root install -m 600 /dev/stdin ${etc}/env`,
     rootFile(script, '700', backupScript(sources, place)),
     rootFile(drill, '700', drillScript(sources, place)),
@@ -116,7 +130,7 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
 export function backupStep(sources: BackupSource[], place: StackPlace, settings: BackupSettings = emptyStackModel().backup): PlanStep {
   const { keepDays, destination } = settings;
   const { state } = pathsOf(place);
-  const covered = sources.map((s) => (s.kind === 'dump' ? `${s.service} (a dump${s.restore ? ', loaded again by the drill' : ''})` : `volume ${s.volume} (its files)`));
+  const covered = sources.map(coveredInWords);
   const script = installBackupScript(sources, place, settings);
   const where = destinationInWords(destination, state);
   const drill = 'installs the restore drill, which restores the latest backup into throwaway containers and checks it';
@@ -133,12 +147,32 @@ export function backupStep(sources: BackupSource[], place: StackPlace, settings:
       };
 }
 
+/** What a dump source's drill does with it, in words: loaded and counted, or only found (the catalogue declares no way to load it). */
+const coveredInWords = (s: BackupSource): string =>
+  s.kind === 'files' ? `volume ${s.volume} (its files, counted again by the drill)` : s.restore ? `${s.service} (a dump, loaded again by the drill${s.tables ? ' and its tables and rows compared' : ''})` : `${s.service} (a dump; the drill only finds it in the backup: the catalogue declares no way to load it, so its restore is not proven)`;
+
+/**
+ * The requirements' and architecture's line on backups (undefined when nothing is backed up): where they
+ * go and what opens them, or, without a destination, that they stay on the server and how to choose one.
+ */
+export function backupLine(sources: BackupSource[], settings: BackupSettings): string | undefined {
+  if (!sources.length) return undefined;
+  const covered = sources.map(coveredInWords).join(', ');
+  if (!settings.destination) {
+    return `${BACKUP_LINE_PREFIX} nightly restic snapshots (restic encrypts them) of ${covered}, kept ${settings.keepDays} days on the server's own disk only: no destination is chosen, so they are lost with the server. Say where they go ("back up to user@backup-host" over SSH, or "back up to S3 bucket NAME at endpoint https://…"), or set it under Backups in the Collected Requirements`;
+  }
+  const secrets = backupSecretsFor(settings.destination).map((s) => s.name);
+  return `${BACKUP_LINE_PREFIX} nightly restic snapshots (restic encrypts them) of ${covered}, to ${destinationInWords(settings.destination)}, kept ${settings.keepDays} days; opened with the User Secrets ${secrets.join(', ')}`;
+}
+
 /** Where a destination is, in words, without credentials (an S3 URL may carry none; an sftp one names the login). */
 export function destinationInWords(destination: string | undefined, state = DEFAULT_BACKUP_PATHS.state): string {
   if (!destination) return `the server's own disk (${state}/repo)`;
-  if (destination.startsWith('s3:')) return `the S3-compatible store ${destination.slice(3)}`;
-  return `the SSH host ${destination.replace(/^sftp:(\/\/)?/, '')} (over SFTP)`;
+  return destinationText(destination);
 }
+
+/** How the documents' line on backups starts: read back from a document, it is skipped (its host is not the deploy server). */
+export const BACKUP_LINE_PREFIX = 'Backups:';
 
 /** Like `remote`, for optional secrets: an unset one travels as an empty value instead of stopping `set -u`. */
 function remoteWithOptional(script: string, env: string[]): string {

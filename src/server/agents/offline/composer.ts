@@ -18,6 +18,7 @@ import { webPortsOf } from '../catalogue/product';
 import { productMustStayPrivate } from '../verifier/catalogueKnowledge';
 import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
 import { adoptRepositoryCompose, REPOSITORY_COMPONENT, type RepositoryLayout } from './repositoryCompose';
+import { backupSecretsFor } from './backupSteps';
 import { sshTargetLabel } from './sshTarget';
 
 /**
@@ -748,7 +749,7 @@ function repositoryComposeStack(facts: Facts, repository: Repository, slug: stri
   if (facts.domain && !facts.noDomain) notes.push(`${facts.domain}: this plan adds no reverse proxy to the repository's compose file, so no certificate is obtained; its published ports are reached on the server's address.`);
   const component: Product = { ...BUILT_PRODUCT!, id: REPOSITORY_COMPONENT, label: `${repository.fullName}'s compose file`, purpose: `from ${layout.compose!.path} of ${repository.fullName}`, services: adopted.services, secrets: [] };
   // The checkout is always fetched: the compose file builds from it or mounts its files.
-  const secrets = secretsFor([], facts, false, true, repository);
+  const secrets = secretsFor([component], facts, false, true, repository);
   // A variable with a default is optional: the default applies unless the person adds a secret of that name.
   for (const v of adopted.variables.filter((x) => x.required)) {
     if (!secrets.some((x) => x.name === v.name)) secrets.push({ name: v.name, description: `Used by ${layout.compose!.path}`, required: true, secret_type: /PASSWORD|PASSWD|SECRET|KEY|TOKEN/.test(v.name) ? 'password' : 'text' });
@@ -897,6 +898,9 @@ function secretsFor(components: Product[], facts: Facts, tls: boolean, hasApp: b
   if (facts.provider && facts.provider !== 'vps') add(SSH_PUBLIC_KEY_SECRET);
   for (const c of components) for (const s of c.secrets) add(s);
   if (tls) add(ACME_EMAIL_SECRET);
+  // A destination the person chose is opened with secrets of theirs; only a stack with data is backed up.
+  const stateful = components.some((c) => c.services.some((s) => s.backup || s.volumes?.some((v) => !/^[./]/.test(v)))) || facts.custom.some((c) => c.volumes.length);
+  if (stateful && facts.backup?.enabled !== false) for (const s of backupSecretsFor(facts.backup?.destination)) add(s);
   if (hasApp && !repository?.local) {
     if (repository) add({ name: 'GITHUB_TOKEN', description: `Repository-scoped token to clone ${repository.fullName} (provided by the server)`, required: true, secret_type: 'password' });
     else add(APP_REPOSITORY_SECRET);

@@ -4,9 +4,9 @@ import { dockerUserAllowlist, moveSshStep, movesSsh, sshPorts, sshSources, ufwAl
 import { mountVolumeStep, storageChecks } from './dataVolume';
 import { LOCAL_BUNDLE } from '../../../shared/repositoryLayout';
 import { hostOnlySteps } from './hostOnlySteps';
-import { backupSources } from './backupScripts';
+import { backupSources, type BackupSource } from './backupScripts';
 import { backupStep } from './backupSteps';
-import { emptyStackModel } from '../../../shared/stackModel';
+import { emptyStackModel, type Backup } from '../../../shared/stackModel';
 import { gatedUp } from './releaseGate';
 import { oneShotServices } from './oneShot';
 import { provisionSteps, webPortsOf } from './provisionSteps';
@@ -45,6 +45,12 @@ export function portsFree(stack: Stack): string[] {
 function backedUpServices(stack: Stack, skip: string[]): Stack['services'] {
   const skipped = new Set(skip.flatMap((name) => stack.components.find((c) => c.id === name)?.services.map((x) => x.name) ?? [name]));
   return stack.services.filter((x) => !skipped.has(x.name));
+}
+
+/** The stack's backup settings and what they cover (none when backups are off or nothing holds data). */
+export function stackBackup(stack: Stack): { backup: Backup; sources: BackupSource[] } {
+  const backup = stack.facts.backup ?? emptyStackModel().backup;
+  return { backup, sources: backup.enabled ? backupSources(backedUpServices(stack, backup.skip)) : [] };
 }
 
 /** The compose project of the stack on the server: the name of its folder. */
@@ -284,8 +290,7 @@ export function planSteps(stack: Stack): PlanStep[] {
     commands: [remote(start.join('\n'))],
   });
   // Backups: restic, off the server to the model's destination (backupSteps.ts), of what the catalogue's data marks.
-  const backup = stack.facts.backup ?? emptyStackModel().backup;
-  const backedUp = backup.enabled ? backupSources(backedUpServices(stack, backup.skip)) : [];
+  const { backup, sources: backedUp } = stackBackup(stack);
   if (backedUp.length) steps.push(backupStep(backedUp, { dir: STACK_DIR, project: STACK_PROJECT }, backup));
   if (nginxTls) {
     const nginx = stack.services.find((x) => stack.components.some((c) => c.proxy?.config === 'nginx' && c.services[0]!.name === x.name))!.name;

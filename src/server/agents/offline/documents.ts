@@ -7,7 +7,8 @@ import { PRODUCTS, type SecretSpec } from './knowledge';
 import { mermaidDiagram, SYSTEM_DISK_GB, type Stack } from './composer';
 import { accessSummary } from './accessRules';
 import { catalogueLabel, REPOSITORY_COMPONENT } from './repositoryCompose';
-import { planSteps } from './deploySteps';
+import { planSteps, stackBackup } from './deploySteps';
+import { backupLine } from './backupSteps';
 import { webPortsOf } from './provisionSteps';
 import { emptyFacts, type Facts, type HostTask, type ProviderId, type ProxyId } from './facts';
 import { readSshTarget, sshTargetLabel } from './sshTarget';
@@ -174,6 +175,9 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
   else if (f.plainHttpOk) config.push(`${PLAIN_HTTP_PREFIX}: served without TLS, as you said`);
   const volumes = Object.keys((stack.compose.volumes as object | undefined) ?? {});
   if (volumes.length) config.push(`Persistent volumes: ${volumes.join(', ')}`);
+  const backups = stackBackup(stack);
+  const backupSays = stack.hostOnly ? undefined : backupLine(backups.sources, backups.backup);
+  if (backupSays) config.push(backupSays);
   if (!stack.hostOnly && !stack.repository?.layout?.compose) config.push('Networks: edge (reachable from outside through published ports) and backend (internal only, no route out)');
   const secretNames = stack.secrets.map((s) => s.name);
   config.push(`Credentials come from User Secrets as environment variables (${secretNames.join(', ')}); none are written into files in the repository`);
@@ -337,6 +341,9 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
     facts.noContainers = true;
     for (const t of hostOnly.split(/,\s*/)) facts.hostTasks.add(t as HostTask);
   }
+  // Backups are the model's alone (destination, schedule, what is skipped): no line of the definition spells them.
+  const model = readStackModel(text.slice(start));
+  if (model) facts.backup = { ...model.backup, skip: [...model.backup.skip] };
   const repo = get('Repository')?.match(/^([^@\s]+)(?:@(.+))?$/);
   return { facts, repository: repo ? { fullName: repo[1]!, branch: repo[2] ?? '', ...(repo[1]!.startsWith('local/') ? { local: true } : {}) } : undefined };
 }
@@ -392,6 +399,7 @@ export function renderArchitecturePlan(stack: Stack): string {
     // Said only where a step does it: the firewall step of a server the plan creates (an existing server is left as it is).
     ...(m.provider === 'vps' || stack.hostOnly ? [] : ['- Password authentication over SSH is disabled; only keys log in.']),
     '- Secrets reach the containers through `.env` (mode 600) written from User Secrets at deploy time.',
+    ...[stack.hostOnly ? undefined : backupLine(stackBackup(stack).sources, stackBackup(stack).backup)].flatMap((l) => (l ? [`- ${l}.`] : [])),
     ...stack.notes.map((n) => `- ${n}`),
     '',
     ...(stack.hostOnly ? [] : ['## docker-compose.yml', '', '```yaml', stack.composeYaml.trimEnd(), '```', '']),

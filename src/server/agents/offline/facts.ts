@@ -8,7 +8,9 @@ import { defaultProducts, PRODUCTS } from './knowledge';
 import { detectLanguage, findImages, PRODUCT_RULES, PROXY_RULES, USED_BY_KIND_WORDS, unknownNames, alternativesFor } from './products';
 import { productOfImage } from '../verifier/catalogueKnowledge';
 import { readSpokenTarget, readSshTarget, type SshTarget } from './sshTarget';
-import type { Backup } from '../../../shared/stackModel';
+import { emptyStackModel, type Backup } from '../../../shared/stackModel';
+import { readBackupWords, type BackupWords } from './backupWords';
+import { BACKUP_LINE_PREFIX } from './backupSteps';
 
 export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
 /** Kinds of workload asked for without naming a product; the default product fills them only when none of that kind is named. */
@@ -619,7 +621,12 @@ function resolveWants(facts: Facts): void {
 export function extractFacts(texts: string[], start: Facts = emptyFacts(), options: ExtractOptions = {}): Facts {
   const facts = cloneFacts(start);
   const pending: Pending = { place: undefined };
-  for (const text of texts) {
+  for (const said of texts) {
+    // Where the backups go is read first and its words blanked: the backup host is not the stack's domain or server.
+    // A document's own line on backups names the backup host: never the stack's server or domain.
+    const backup: BackupWords = options.document ? { rest: said.replace(BACKUP_LINES, (line) => ' '.repeat(line.length)), problems: [] } : readBackupWords(said);
+    const text = backup.rest;
+    if (backup.destination !== undefined) facts.backup = withDestination(facts.backup, backup.destination);
     if (!options.document) {
       for (const clause of clauses(text)) readClause(clause, facts);
       facts.language ??= detectLanguage(text);
@@ -642,6 +649,14 @@ export function extractFacts(texts: string[], start: Facts = emptyFacts(), optio
   if (!options.document) resolveWants(facts);
   facts.domain = primaryDomain(facts);
   return facts;
+}
+
+const BACKUP_LINES = new RegExp(`^(?:- )?${BACKUP_LINE_PREFIX}.*$`, 'gm');
+
+/** The backup settings with a destination chosen (a restic repository URL), or none (`null`: kept on the server). */
+function withDestination(current: Backup | undefined, destination: string | null): Backup {
+  const { destination: _old, ...rest } = current ?? emptyStackModel().backup;
+  return { ...rest, skip: [...rest.skip], ...(destination ? { destination } : {}) };
 }
 
 /** The domain the stack is served at: the one named for no product in particular, else the first named. */

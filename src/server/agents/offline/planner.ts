@@ -8,6 +8,7 @@ import type { RepositoryLayout } from './repositoryCompose';
 import { Value } from 'typebox/value';
 import { ServerFacts } from '../../../shared/stackModel';
 import { readRequirementLines, readStackModel, renderArchitecturePlan, renderImplementationPlan, renderRequirements, readStackDefinition, type Unknowns } from './documents';
+import { destinationInWords } from './backupSteps';
 import { emptyFacts, extractFacts, type Facts } from './facts';
 import { executionReply } from './executionPlanner';
 import { documentationReply, validationReply, type DocumentationContext } from './validationPlanner';
@@ -190,6 +191,7 @@ function describeFacts(stack: Stack, unknowns: Unknowns): string[] {
   if (!unknowns.provider) lines.push(`Runs on: ${stack.machine.providerLabel}${unknowns.region ? '' : `, ${stack.machine.region}`}`);
   if (stack.domain) lines.push(`Domain: ${stack.domain}${stack.tls ? " with Let's Encrypt TLS" : ''}`);
   if (stack.facts.load) lines.push(`Load: ${stack.facts.load}`);
+  if (stack.facts.backup?.destination) lines.push(`Backups: to ${destinationInWords(stack.facts.backup.destination)}`);
   return lines;
 }
 

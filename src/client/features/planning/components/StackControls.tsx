@@ -7,6 +7,7 @@ import { PLANNING_TIMING } from '../../../../shared/constants';
 import { Button } from '../../../common/components/Button';
 import { Label, TextInput } from '../../../common/components/Field';
 import { useApplyStackOpsMutation, useGetStackQuery } from '../stackApi';
+import { BackupDestination } from './BackupDestination';
 import { CatalogueSearch, Muted } from './CatalogueSearch';
 
 const POLL = { pollingInterval: PLANNING_TIMING.dataPollMs, skipPollingIfUnfocused: true } as const;
@@ -87,6 +88,7 @@ export function StackControls({ projectId, busy }: { projectId: number; busy: bo
         disabled={disabled}
         onAdd={(item) => void run([{ op: 'addComponent', product: item.id }], `Added ${item.label}.`)}
       />
+      <BackupDestination model={model} disabled={disabled} run={run} />
       {error && <ErrorText role="alert">{error}</ErrorText>}
       {done && !error && <Muted role="status">{done}</Muted>}
     </Box>
