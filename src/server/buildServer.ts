@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { writeCheckedCatalogue } from './agents/catalogue/catalogue';
+import { writeCheckedProviders } from './agents/catalogue/providers';
 import { writePgliteTemplate } from './db/client';
 import { PGLITE_TEMPLATE } from './db/pglite';
 
@@ -60,5 +61,6 @@ if (wide >= 0) {
   throw new Error(`dist/server/server.mjs holds ${JSON.stringify(bundled[wide])} (above U+00FF), which makes V8 keep its whole source two-byte: write it as a \\u escape. Near: ${around}`);
 }
 const products = writeCheckedCatalogue(path.join(outdir, 'catalogue'));
+const providers = writeCheckedProviders(path.join(outdir, 'catalogue'));
 await writePgliteTemplate(path.join(outdir, PGLITE_TEMPLATE), path.resolve('migrations'));
-process.stdout.write(`dist/server/server.mjs built; catalogue: ${products} products checked into dist/server/catalogue; a new PGlite data directory starts from dist/server/${PGLITE_TEMPLATE}\n`);
+process.stdout.write(`dist/server/server.mjs built; catalogue: ${products} products and ${providers} providers checked into dist/server/catalogue; a new PGlite data directory starts from dist/server/${PGLITE_TEMPLATE}\n`);

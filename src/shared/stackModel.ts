@@ -130,7 +130,8 @@ export const PortExposure = Type.Object(
 export const Exposure = Type.Union([ProxiedExposure, PortExposure]);
 export type Exposure = Static<typeof Exposure>;
 
-export const ProviderId = Type.Union([Type.Literal('aws'), Type.Literal('gcp'), Type.Literal('azure'), Type.Literal('digitalocean'), Type.Literal('hetzner'), Type.Literal('vps')]);
+/** The id of one of the server's provider files (`catalogue/providers/<id>.yaml`); the server checks it is one. */
+export const ProviderId = Type.String({ pattern: '^[a-z][a-z0-9-]*$', maxLength: 40 });
 export type ProviderId = Static<typeof ProviderId>;
 
 /** A port something on the server already listens on (`ss -ltnup`). */

@@ -12,7 +12,7 @@ import { remote, SERVER_ADDRESS, SSH, SSH_CONFIG } from './remoteShell';
  * SSH sources besides this sandbox: ADMIN_CIDR (a shell expression; a User Secret only for a server the
  * plan creates) and the person's allowlist. None: SSH stays open as the person's own server has it.
  */
-export const sshSources = (stack: Stack): string[] => [...(stack.machine.provider === 'vps' ? [] : ['$ADMIN_CIDR']), ...stack.allowlist];
+export const sshSources = (stack: Stack): string[] => [...(stack.machine.existing ? [] : ['$ADMIN_CIDR']), ...stack.allowlist];
 
 /** IPv4 sources of the published ports: the allowlist when it covers every inbound port, else anyone. */
 export const webSources = (stack: Stack): string[] => (stack.allowScope === 'all' && stack.allowlist.length ? stack.allowlist : ['0.0.0.0/0']);
@@ -56,7 +56,7 @@ const portsDropIn = (ports: number[]): string =>
 export function moveSshStep(stack: Stack): PlanStep {
   const from = firstSshPort(stack);
   const to = finalSshPort(stack);
-  const own = stack.machine.provider === 'vps';
+  const own = stack.machine.existing;
   const pinned = from === 22 ? '"$IP"' : `"[$IP]:${from}"`;
   const commands = [
     remote([portsDropIn([from, to]), RELOAD_SSHD, `sudo ss -Htln | grep -E ':(${from}|${to})\\b'`].join('\n')),
@@ -119,7 +119,7 @@ export function dockerUserAllowlist(ports: string[], allowlist: string[]): strin
 export function accessSummary(stack: Stack, webPorts: string[]): string {
   const web = webPorts.length ? `${webPorts.map((p) => `${p}/tcp`).join(', ')} from ${webIsPublic(stack) ? 'anywhere' : webSources(stack).join(', ')}` : 'no other port';
   const to = finalSshPort(stack);
-  if (stack.machine.provider === 'vps') {
+  if (stack.machine.existing) {
     const ssh = movesSsh(stack) ? `SSH on ${firstSshPort(stack)} as the server has it, and on ${to} too` : `SSH on ${to} as the server has it`;
     return `${ssh}; ${web}, opened where a host firewall is active${webIsPublic(stack) ? '' : ' and in Docker\'s DOCKER-USER chain'}; the server's other services left as they are`;
   }

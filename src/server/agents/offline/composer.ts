@@ -7,7 +7,8 @@ import {
   BUILT_PRODUCT,
   PRODUCTS,
   CERTBOT_IMAGE,
-  PROVIDER_SECRETS,
+  providerOf,
+  providerSecrets,
   SSH_PUBLIC_KEY_SECRET,
   type Product,
   type ConfigFile,
@@ -37,6 +38,8 @@ export interface Route {
 export interface Machine {
   provider: ProviderId;
   providerLabel: string;
+  /** The person's own server (its provider file says `existing`): the plan creates nothing and reaches it with their key. */
+  existing: boolean;
   region: string;
   instanceType: string;
   memoryGb: number;
@@ -114,42 +117,6 @@ const DATA_SERVICES = new Set(
 );
 const isDataComponent = (id: string): boolean => DATA_CATEGORIES.has(PRODUCTS[id]?.category ?? '');
 
-const PROVIDER_LABELS: Record<ProviderId, string> = {
-  aws: 'AWS (EC2)',
-  gcp: 'Google Cloud (Compute Engine)',
-  azure: 'Microsoft Azure (Virtual Machines)',
-  digitalocean: 'DigitalOcean (Droplet)',
-  hetzner: 'Hetzner Cloud',
-  vps: 'Existing VPS (any provider, Ubuntu 24.04 LTS)',
-};
-
-export const DEFAULT_REGIONS: Record<ProviderId, string> = {
-  aws: 'us-east-1',
-  gcp: 'us-central1',
-  azure: 'eastus',
-  digitalocean: 'nyc3',
-  hetzner: 'fsn1',
-  vps: "the server's existing location",
-};
-
-const TIERS_GB = [2, 4, 8, 16, 32];
-const INSTANCE_TYPES: Record<ProviderId, string[]> = {
-  aws: ['t3.small', 't3.medium', 't3.large', 't3.xlarge', 't3.2xlarge'],
-  gcp: ['e2-small', 'e2-medium', 'e2-standard-2', 'e2-standard-4', 'e2-standard-8'],
-  azure: ['Standard_B1ms', 'Standard_B2s', 'Standard_B2ms', 'Standard_B4ms', 'Standard_B8ms'],
-  digitalocean: ['s-1vcpu-2gb', 's-2vcpu-4gb', 's-4vcpu-8gb', 's-8vcpu-16gb', 'g-8vcpu-32gb'],
-  hetzner: ['cx22', 'cx22', 'cx32', 'cx42', 'cx52'],
-  vps: ['1 vCPU / 2 GB RAM', '2 vCPU / 4 GB RAM', '4 vCPU / 8 GB RAM', '8 vCPU / 16 GB RAM', '8 vCPU / 32 GB RAM'],
-};
-const TIER_VCPUS: Record<ProviderId, number[]> = {
-  aws: [2, 2, 2, 4, 8],
-  gcp: [2, 2, 2, 4, 8],
-  azure: [1, 2, 2, 4, 8],
-  digitalocean: [1, 2, 4, 8, 8],
-  hetzner: [2, 2, 4, 8, 16],
-  vps: [1, 2, 4, 8, 8],
-};
-
 const APP_PORTS: Record<string, number> = { 'Node.js': 3000, Python: 8000, Ruby: 3000, PHP: 80, Java: 8080, Go: 8080, Rust: 8080, '.NET': 8080 };
 
 
@@ -169,51 +136,38 @@ function loadTierBump(load: string | undefined): number {
 /** The disk the system, Docker and the images take, added to the data a person asks to keep. */
 export const SYSTEM_DISK_GB = 20;
 
-/** Root disks that come with a machine type and cannot be resized at creation (GB), per tier. */
-const FIXED_DISKS: Partial<Record<ProviderId, number[]>> = {
-  hetzner: [40, 40, 80, 160, 320],
-  digitalocean: [50, 80, 160, 320, 100],
-};
-
+/**
+ * The machine at the facts' provider (its file's sizes): the smallest size with memory enough for the
+ * stack (or the memory asked for), moved up for heavy load and for a product's vCPUs. Where the size's
+ * disk is fixed, data beyond it goes to a block volume, never a bigger claimed root disk.
+ */
 function machineFor(facts: Facts, memoryMb: number, diskGb: number, minCpus = 1): Machine {
-  const provider = facts.provider ?? 'vps';
+  const provider = providerOf(facts.provider);
+  const sizes = provider.sizes;
+  const largest = sizes.length - 1;
   const needGb = (memoryMb + 512) * 1.25 / 1024;
-  let tier = TIERS_GB.findIndex((gb) => gb >= needGb);
-  const fixed = FIXED_DISKS[provider];
-  if (tier < 0) tier = TIERS_GB.length - 1;
-  if (facts.memoryGb) {
-    const asked = TIERS_GB.findIndex((gb) => gb >= facts.memoryGb!);
-    tier = asked < 0 ? TIERS_GB.length - 1 : asked;
-  }
-  tier = Math.min(TIERS_GB.length - 1, tier + (facts.memoryGb ? 0 : loadTierBump(facts.load)));
+  const fits = (gb: number): number => {
+    const i = sizes.findIndex((s) => s.memoryGb >= gb);
+    return i < 0 ? largest : i;
+  };
+  let tier = facts.memoryGb ? fits(facts.memoryGb) : fits(needGb);
+  tier = Math.min(largest, tier + (facts.memoryGb ? 0 : loadTierBump(facts.load)));
   // A product that needs more vCPUs than the memory tier has moves the machine up (never past the largest).
-  while (!facts.cpus && tier < TIERS_GB.length - 1 && TIER_VCPUS[provider][tier]! < minCpus) tier += 1;
-  const instanceType = facts.instanceType ?? INSTANCE_TYPES[provider][tier]!;
+  while (!facts.cpus && tier < largest && sizes[tier]!.vcpus < minCpus) tier += 1;
+  const size = sizes[tier]!;
   const wanted = Math.max(diskGb, facts.storageGb ? facts.storageGb + SYSTEM_DISK_GB : 0);
-  if (fixed) {
-    // The machine type's disk is what it is: data beyond it goes to a block volume, never a bigger claimed root disk.
-    const root = fixed[tier]!;
-    return {
-      provider,
-      providerLabel: PROVIDER_LABELS[provider],
-      region: facts.region ?? DEFAULT_REGIONS[provider],
-      instanceType,
-      memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,
-      vcpus: facts.cpus ?? TIER_VCPUS[provider][tier]!,
-      diskGb: root,
-      ...(wanted > root ? { volumeGb: Math.max(10, wanted - SYSTEM_DISK_GB) } : {}),
-      encrypted: false,
-    };
-  }
+  const fixedRoot = provider.disk === 'fixed' ? size.diskGb! : undefined;
   return {
-    provider,
-    providerLabel: facts.sshTarget ? `your existing server ${sshTargetLabel(facts.sshTarget)}` : PROVIDER_LABELS[provider],
-    region: facts.region ?? DEFAULT_REGIONS[provider],
-    instanceType,
-    memoryGb: facts.memoryGb ?? TIERS_GB[tier]!,
-    vcpus: facts.cpus ?? TIER_VCPUS[provider][tier]!,
-    diskGb: Math.max(diskGb, facts.storageGb ? facts.storageGb + SYSTEM_DISK_GB : 0),
-    encrypted: ['aws', 'gcp', 'azure'].includes(provider),
+    provider: provider.id,
+    existing: provider.existing,
+    providerLabel: facts.sshTarget ? `your existing server ${sshTargetLabel(facts.sshTarget)}` : provider.label,
+    region: facts.region ?? provider.defaultRegion,
+    instanceType: facts.instanceType ?? size.type,
+    memoryGb: facts.memoryGb ?? size.memoryGb,
+    vcpus: facts.cpus ?? size.vcpus,
+    diskGb: fixedRoot ?? wanted,
+    ...(fixedRoot !== undefined && wanted > fixedRoot ? { volumeGb: Math.max(10, wanted - SYSTEM_DISK_GB) } : {}),
+    encrypted: fixedRoot === undefined && provider.encrypted,
   };
 }
 
@@ -892,10 +846,11 @@ function secretsFor(components: Product[], facts: Facts, tls: boolean, hasApp: b
     if (!list.some((x) => x.name === s.name)) list.push(s);
   };
   // A server named in the conversation needs only its key; SSH stays open to it (nothing to restrict it to).
-  for (const s of PROVIDER_SECRETS[facts.provider ?? 'vps'] ?? []) if (!facts.sshTarget || s.secret_type === 'ssh_private_key') add(s);
-  if (facts.provider === 'gcp') add({ name: 'GCP_PROJECT_ID', description: 'Google Cloud project id to create the VM in', required: true, secret_type: 'text' });
-  if (facts.provider && facts.provider !== 'vps') add(ADMIN_CIDR_SECRET);
-  if (facts.provider && facts.provider !== 'vps') add(SSH_PUBLIC_KEY_SECRET);
+  const provider = providerOf(facts.provider);
+  for (const s of providerSecrets(provider)) if (!facts.sshTarget || s.secret_type === 'ssh_private_key') add(s);
+  // A server the plan creates: SSH from the person's range, and their key for their own logins.
+  if (!provider.existing) add(ADMIN_CIDR_SECRET);
+  if (!provider.existing) add(SSH_PUBLIC_KEY_SECRET);
   for (const c of components) for (const s of c.secrets) add(s);
   if (tls) add(ACME_EMAIL_SECRET);
   // A destination the person chose is opened with secrets of theirs; only a stack with data is backed up.
@@ -1109,6 +1064,6 @@ export function mermaidDiagram(stack: Stack): string {
   for (const scraper of stack.services.filter((s) => s.generates?.kind === 'prometheus-scrape')) {
     for (const s of stack.services) if (s.metrics && componentOf(s.name) !== componentOf(scraper.name)) lines.push(`  ${nodeId(scraper.name)} -.->|scrape| ${nodeId(s.name)}`);
   }
-  lines.push(`  admin -->|"SSH ${stack.facts.sshPort ?? stack.facts.sshTarget?.port ?? 22}${m.provider === 'vps' ? '' : ' from ADMIN_CIDR'}"| host`);
+  lines.push(`  admin -->|"SSH ${stack.facts.sshPort ?? stack.facts.sshTarget?.port ?? 22}${m.existing ? '' : ' from ADMIN_CIDR'}"| host`);
   return lines.join('\n');
 }

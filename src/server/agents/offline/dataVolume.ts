@@ -1,12 +1,14 @@
 import type { Stack } from './composer';
 import type { PlanStep } from './plannerTypes';
 import { remote } from './remoteShell';
+import { providerOf } from './knowledge';
+import { renderTemplate, type Scope } from '../catalogue/template';
 
 /**
- * Storage the person asked for, made real: where the machine type's root disk cannot grow (Hetzner,
- * DigitalOcean) a block volume is created at the provider, attached, mounted at /mnt/data and made
- * Docker's data root before Docker is installed; on the person's own server the plan adds no disk but
- * stops when the disk has less free space than asked. AWS, Google Cloud and Azure size the root disk.
+ * Storage the person asked for, made real: where the machine type's root disk cannot grow (a provider
+ * file with `disk: fixed` and a `volume`) a block volume is created at the provider, attached, mounted at
+ * /mnt/data and made Docker's data root before Docker is installed; on the person's own server the plan
+ * adds no disk but stops when the disk has less free space than asked. Other providers size the root disk.
  */
 
 export const DATA_MOUNT = '/mnt/data';
@@ -15,35 +17,21 @@ const DOCKER_ROOT = `${DATA_MOUNT}/docker`;
 /** The volume's name at the provider, next to the server it belongs to. */
 const volumeName = (serverName: string): string => `${serverName}-data`;
 
-/** Workspace: creates the data volume (once) and attaches it to the server; `$DROPLET_ID` is set by the DigitalOcean step. */
+/** The values a provider file's volume templates read. */
+const volumeScope = (stack: Stack, serverName: string): Scope => ({ volume: volumeName(serverName), volumeGb: stack.machine.volumeGb ?? 0, server: serverName, region: stack.machine.region });
+
+/** Workspace: creates the data volume (once) and attaches it to the server, as its provider's file says. */
 export function createVolumeCommands(stack: Stack, serverName: string): string[] {
-  const m = stack.machine;
-  if (!m.volumeGb) return [];
-  const volume = volumeName(serverName);
-  if (m.provider === 'hetzner') {
-    return [
-      `hcloud volume describe ${volume} >/dev/null 2>&1 || hcloud volume create --name ${volume} --size ${m.volumeGb} --server ${serverName} --automount --format ext4`,
-      `SERVER_ID=$(hcloud server describe ${serverName} -o json | jq -r .id)`,
-      `[ "$(hcloud volume describe ${volume} -o json | jq -r '.server // empty')" = "$SERVER_ID" ] || hcloud volume attach ${volume} --server ${serverName}`,
-      `echo "volume ${volume} (${m.volumeGb} GB) is attached to ${serverName}"`,
-    ];
-  }
-  if (m.provider === 'digitalocean') {
-    return [
-      `VOLUME_ID=$(doctl compute volume list --format ID,Name --no-header | awk '$2=="${volume}"{print $1}')`,
-      `[ -n "$VOLUME_ID" ] || VOLUME_ID=$(doctl compute volume create ${volume} --region ${m.region} --size ${m.volumeGb}GiB --fs-type ext4 --format ID --no-header)`,
-      `doctl compute volume get "$VOLUME_ID" --format DropletIDs --no-header | grep -qw "$DROPLET_ID" || doctl compute volume-action attach "$VOLUME_ID" "$DROPLET_ID" --wait`,
-      `echo "volume ${volume} (${m.volumeGb} GB) is attached to ${serverName}"`,
-    ];
-  }
-  return [];
+  const volume = providerOf(stack.machine.provider).volume;
+  if (!stack.machine.volumeGb || !volume) return [];
+  const scope = volumeScope(stack, serverName);
+  return volume.create.map((c) => renderTemplate(c, scope));
 }
 
-/** The device path the provider gives an attached volume. */
+/** The device path the provider gives an attached volume (a glob where the name is the provider's). */
 function devicePattern(stack: Stack, serverName: string): string | undefined {
-  if (stack.machine.provider === 'hetzner') return '/dev/disk/by-id/scsi-0HC_Volume_*';
-  if (stack.machine.provider === 'digitalocean') return `/dev/disk/by-id/scsi-0DO_Volume_${volumeName(serverName)}`;
-  return undefined;
+  const volume = providerOf(stack.machine.provider).volume;
+  return volume ? renderTemplate(volume.device, volumeScope(stack, serverName)) : undefined;
 }
 
 /**
@@ -85,7 +73,7 @@ export function storageChecks(stack: Stack): string[] {
   if (m.volumeGb && devicePattern(stack, '')) {
     return [`root=$(docker info --format '{{.DockerRootDir}}'); [ "$root" = ${DOCKER_ROOT} ] || { echo "Docker keeps its data in $root, not on the data volume (${DOCKER_ROOT})" >&2; exit 1; }; echo "Docker data root: $root"`];
   }
-  if (m.provider === 'vps' && stack.facts.storageGb) {
+  if (m.existing && stack.facts.storageGb) {
     return [
       `dir=$(docker info --format '{{.DockerRootDir}}'); free=$(df -PBG "$dir" | awk 'NR==2{print $4+0}')`,
       `[ "$free" -ge ${m.diskGb} ] || { echo "this plan needs ${m.diskGb} GB free on the server's disk, it has $free GB: add a volume at your provider (or free space), then re-execute this step" >&2; exit 1; }`,

@@ -183,7 +183,7 @@ export function planSteps(stack: Stack): PlanStep[] {
   const sysctl = Object.entries(Object.assign({}, ...stack.services.map((s) => s.hostSysctl ?? {})) as Record<string, string>);
   const sysctlSays = stack.services.filter((s) => s.hostSysctl).map((s) => `${s.name} needs ${Object.entries(s.hostSysctl!).map(([k, v]) => `${k}=${v}`).join(', ')}.`).join(' ');
   const webPorts = webPortsOf(stack);
-  const existing = stack.machine.provider === 'vps';
+  const existing = stack.machine.existing;
   steps.push({
     title: 'Check what the server has: Docker Engine and Compose',
     description: 'Find out the system, its package manager, Docker Engine and Compose (v2 plugin or v1); install only what is missing, with the server\'s own package manager.' +

@@ -54,7 +54,7 @@ export function storageLine(stack: Stack): string {
   const m = stack.machine;
   const root = `${m.diskGb} GB SSD root disk${m.encrypted ? ', encrypted at rest' : ''}`;
   if (m.volumeGb) return `${root} (fixed by ${m.instanceType}); ${m.volumeGb} GB block volume for data, mounted at /mnt/data and holding Docker's data`;
-  if (m.provider === 'vps') return `the existing server's disk: it needs ${m.diskGb} GB free (this plan adds no disk to a server it did not create; add a volume at your provider if it has less)`;
+  if (m.existing) return `the existing server's disk: it needs ${m.diskGb} GB free (this plan adds no disk to a server it did not create; add a volume at your provider if it has less)`;
   return `${root}; Docker volumes for data`;
 }
 
@@ -206,7 +206,7 @@ export function renderRequirements(stack: Stack, unknowns: Unknowns, now = new D
     `Provider: ${unknowns.provider ? TO_CONFIRM : m.providerLabel}`,
     `Compute: ${unknowns.provider ? TO_CONFIRM : `${m.instanceType} (${m.vcpus} vCPU, ${m.memoryGb} GB RAM), Ubuntu 24.04 LTS`}`,
     `Storage: ${storageLine(stack)}`,
-    `Networking: ${m.provider === 'vps' ? '' : 'public IPv4; '}${accessSummary(stack, ports)}`,
+    `Networking: ${m.existing ? '' : 'public IPv4; '}${accessSummary(stack, ports)}`,
     `Region: ${unknowns.region || unknowns.provider ? TO_CONFIRM : m.region}`,
   ];
   const userDetails = [
@@ -397,7 +397,7 @@ export function renderArchitecturePlan(stack: Stack): string {
     `- Inbound: ${accessSummary(stack, webPortsOf(stack))}.`,
     ...(stack.services.some((x) => x.networks.includes('backend') && !x.publish?.length) ? ['- `backend` is an internal network: what is on it only (databases, caches, queues) has no published port and no route out.'] : []),
     // Said only where a step does it: the firewall step of a server the plan creates (an existing server is left as it is).
-    ...(m.provider === 'vps' || stack.hostOnly ? [] : ['- Password authentication over SSH is disabled; only keys log in.']),
+    ...(m.existing || stack.hostOnly ? [] : ['- Password authentication over SSH is disabled; only keys log in.']),
     '- Secrets reach the containers through `.env` (mode 600) written from User Secrets at deploy time.',
     ...[stack.hostOnly ? undefined : backupLine(stackBackup(stack).sources, stackBackup(stack).backup)].flatMap((l) => (l ? [`- ${l}.`] : [])),
     ...stack.notes.map((n) => `- ${n}`),

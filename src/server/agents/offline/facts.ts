@@ -4,7 +4,8 @@
  * region, domain, machine size, storage and load. Later messages override earlier ones.
  */
 
-import { defaultProducts, PRODUCTS } from './knowledge';
+import { defaultProducts, EXISTING_SERVER, PLACES, PRODUCTS, PROVIDERS, providerOf } from './knowledge';
+import type { Place } from '../catalogue/providerSchema';
 import { detectLanguage, findImages, PRODUCT_RULES, PROXY_RULES, USED_BY_KIND_WORDS, unknownNames, alternativesFor } from './products';
 import { productOfImage } from '../verifier/catalogueKnowledge';
 import { readSpokenTarget, readSshTarget, type SshTarget } from './sshTarget';
@@ -12,7 +13,8 @@ import { emptyStackModel, type Backup } from '../../../shared/stackModel';
 import { readBackupWords, type BackupWords } from './backupWords';
 import { BACKUP_LINE_PREFIX } from './backupSteps';
 
-export type ProviderId = 'aws' | 'gcp' | 'azure' | 'digitalocean' | 'hetzner' | 'vps';
+/** The id of a provider file (catalogue/providers/<id>.yaml). */
+export type ProviderId = string;
 /** Kinds of workload asked for without naming a product; the default product fills them only when none of that kind is named. */
 export type Want = 'monitoring' | 'metrics' | 'logging' | 'cache' | 'queue';
 export type HostTask = 'ufw' | 'fail2ban' | 'unattended-upgrades';
@@ -94,7 +96,7 @@ export interface Facts {
   noContainers: boolean;
   /** The language the person writes in, when it is not English. */
   language: string | undefined;
-  /** The person's own server (user@host, SSH port), which makes the provider 'vps'. */
+  /** The person's own server (user@host, SSH port), which makes the provider the existing server. */
   sshTarget: SshTarget | undefined;
   /** The stack model's backup settings (destination, schedule, components not backed up); the model's defaults when absent. */
   backup?: Backup;
@@ -161,7 +163,8 @@ export function cloneFacts(f: Facts): Facts {
 
 interface Rule {
   pattern: RegExp;
-  apply: (facts: Facts, on: boolean) => void;
+  /** `word` is the text the pattern matched. */
+  apply: (facts: Facts, on: boolean, word: string) => void;
   /** Also read from the planner's own documents (provider, TLS), where products are read from their stack lines. */
   doc?: boolean;
 }
@@ -198,6 +201,12 @@ const APP_LANGUAGES: Array<[RegExp, string]> = [
 
 const proxy = (id: string) => (f: Facts, on: boolean) => void (f.proxy = on ? id : f.proxy === id ? undefined : f.proxy);
 
+/** Regular expression sources as one pattern of whole words, case-insensitive unless `matchCase`. */
+const wordsPattern = (words: string[], matchCase = false): RegExp => new RegExp(`\\b(${words.join('|')})\\b`, matchCase ? '' : 'i');
+
+/** Providers a person names (every one but the existing server). */
+const NAMED_PROVIDERS = Object.values(PROVIDERS).filter((p) => !p.existing);
+
 /** Catalogued products are read by namesIn; these rules read everything else. */
 const RULES: Rule[] = [
   { pattern: /\b(cach(e|ing))\b/i, apply: want('cache') },
@@ -215,16 +224,10 @@ const RULES: Rule[] = [
   } },
   { pattern: /\b(ssl|tls|https|let'?s ?encrypt|certificates?|certbot)\b/i, apply: (f, on) => void (f.tls = on), doc: true },
   { pattern: /\b(plain[- ]?http|http[- ]only|unencrypted http|without (https|tls|ssl)|no (https|tls|ssl))\b/i, apply: (f, on) => void (f.plainHttpOk = on) },
-  { pattern: /\b(aws|ec2|amazon( web services)?)\b/i, apply: (f, on) => void (on && (f.provider = 'aws')), doc: true },
-  { pattern: /\b(gcp|google cloud|compute engine|gce)\b/i, apply: (f, on) => void (on && (f.provider = 'gcp')), doc: true },
-  { pattern: /\bazure\b/i, apply: (f, on) => void (on && (f.provider = 'azure')), doc: true },
-  { pattern: /\b(digital ?ocean|droplets?)\b/i, apply: (f, on) => void (on && (f.provider = 'digitalocean')), doc: true },
-  { pattern: /\bhetzner\b/i, apply: (f, on) => void (on && (f.provider = 'hetzner')), doc: true },
-  {
-    pattern: /\b(vps|my (own )?server|existing server|bare[- ]?metal|linode|vultr|ovh|contabo|ubuntu server|generic (linux )?server)\b/i,
-    apply: (f, on) => void (on && f.provider === undefined && (f.provider = 'vps')),
-    doc: true,
-  },
+  // A provider named (the last one named wins: "move from AWS to Hetzner"); the existing server's words
+  // ("my own server", "a VPS") only while none is.
+  { pattern: wordsPattern(NAMED_PROVIDERS.flatMap((p) => p.aliases)), apply: (f, on, word) => void (on && (f.provider = NAMED_PROVIDERS.find((p) => wordsPattern(p.aliases).test(word))!.id)), doc: true },
+  { pattern: wordsPattern(EXISTING_SERVER.aliases), apply: (f, on) => void (on && f.provider === undefined && (f.provider = EXISTING_SERVER.id)), doc: true },
   { pattern: /\b(basic|simple|plain|bare|minimal) (vps|server|instance|host|machine|droplet|ec2)\b/i, apply: (f, on) => void (f.basicServer = on) },
   { pattern: /\b(gpus?|nvidia|cuda|graphics cards?|rtx ?\d{4}|geforce)\b/i, apply: (f, on) => void (f.gpu = on) },
 ];
@@ -269,66 +272,51 @@ function isNegated(clause: string, index: number): boolean {
   return NEGATION.test(words);
 }
 
-const REGION_PATTERNS: Array<[RegExp, ProviderId | undefined]> = [
-  [/\b(us|eu|ap|sa|ca|me|af|il)-(north|south|east|west|central|northeast|southeast|northwest|southwest)-\d\b/i, 'aws'],
-  [/\b(us|europe|asia|australia|northamerica|southamerica|me)-(north|south|east|west|central|northeast|southeast|northwest|southwest)\d\b/i, 'gcp'],
-  [/\b(nyc[1-3]|sfo[23]|ams3|sgp1|lon1|fra1|tor1|blr1|syd1)\b/i, 'digitalocean'],
-  [/\b(fsn1|nbg1|hel1|ash|hil|sin)\b/, 'hetzner'],
-  [/\b(eastus2?|westus[23]?|westeurope|northeurope|uksouth|germanywestcentral|southeastasia|centralus)\b/i, 'azure'],
-];
+/** Region ids as written (`eu-central-1`, `fsn1`): each names its provider too. */
+const REGION_PATTERNS: Array<[RegExp, ProviderId]> = Object.values(PROVIDERS).flatMap((p) => (p.regionCodes ? [[wordsPattern(p.regionCodes.words, p.regionCodes.matchCase), p.id] as [RegExp, ProviderId]] : []));
 
-/** City or country names to a region per provider. */
-const PLACES: Array<[RegExp, Partial<Record<ProviderId, string>>]> = [
-  [/\b(falkenstein)\b/i, { hetzner: 'fsn1', aws: 'eu-central-1', gcp: 'europe-west3', azure: 'germanywestcentral', digitalocean: 'fra1', vps: 'Falkenstein, Germany' }],
-  [/\b(nuremberg|nürnberg|nurnberg)\b/i, { hetzner: 'nbg1', aws: 'eu-central-1', gcp: 'europe-west3', azure: 'germanywestcentral', digitalocean: 'fra1', vps: 'Nuremberg, Germany' }],
-  [/\b(ashburn)\b/i, { hetzner: 'ash', aws: 'us-east-1', gcp: 'us-east4', azure: 'eastus', digitalocean: 'nyc3', vps: 'Ashburn, USA' }],
-  [/\b(hillsboro)\b/i, { hetzner: 'hil', aws: 'us-west-2', gcp: 'us-west1', azure: 'westus2', digitalocean: 'sfo3', vps: 'Hillsboro, USA' }],
-  [/\b(frankfurt|germany|deutschland)\b/i, { aws: 'eu-central-1', gcp: 'europe-west3', azure: 'germanywestcentral', digitalocean: 'fra1', hetzner: 'fsn1', vps: 'Frankfurt, Germany' }],
-  [/\b(ireland|dublin)\b/i, { aws: 'eu-west-1', gcp: 'europe-west1', azure: 'northeurope', digitalocean: 'lon1', hetzner: 'nbg1', vps: 'Ireland' }],
-  [/\b(london|uk|united kingdom|england)\b/i, { aws: 'eu-west-2', gcp: 'europe-west2', azure: 'uksouth', digitalocean: 'lon1', hetzner: 'nbg1', vps: 'London, UK' }],
-  [/\b(paris|france)\b/i, { aws: 'eu-west-3', gcp: 'europe-west9', azure: 'francecentral', digitalocean: 'fra1', hetzner: 'nbg1', vps: 'Paris, France' }],
-  [/\b(amsterdam|netherlands)\b/i, { aws: 'eu-central-1', gcp: 'europe-west4', azure: 'westeurope', digitalocean: 'ams3', hetzner: 'nbg1', vps: 'Amsterdam, Netherlands' }],
-  [/\b(finland|helsinki)\b/i, { aws: 'eu-north-1', gcp: 'europe-north1', azure: 'northeurope', digitalocean: 'ams3', hetzner: 'hel1', vps: 'Helsinki, Finland' }],
-  [/\b(europe|eu)\b/i, { aws: 'eu-central-1', gcp: 'europe-west3', azure: 'westeurope', digitalocean: 'fra1', hetzner: 'fsn1', vps: 'Europe' }],
-  [/\b(virginia|us[- ]east|east coast|new york)\b/i, { aws: 'us-east-1', gcp: 'us-east4', azure: 'eastus', digitalocean: 'nyc3', hetzner: 'ash', vps: 'US East' }],
-  [/\b(oregon|california|us[- ]west|west coast|san francisco)\b/i, { aws: 'us-west-2', gcp: 'us-west1', azure: 'westus2', digitalocean: 'sfo3', hetzner: 'hil', vps: 'US West' }],
-  [/\b(USA|US|U\.S\.|United States|America)\b/, { aws: 'us-east-1', gcp: 'us-central1', azure: 'eastus', digitalocean: 'nyc3', hetzner: 'ash', vps: 'United States' }],
-  [/\b(singapore|southeast asia)\b/i, { aws: 'ap-southeast-1', gcp: 'asia-southeast1', azure: 'southeastasia', digitalocean: 'sgp1', hetzner: 'sin', vps: 'Singapore' }],
-  [/\b(tokyo|japan)\b/i, { aws: 'ap-northeast-1', gcp: 'asia-northeast1', azure: 'japaneast', digitalocean: 'sgp1', hetzner: 'sin', vps: 'Tokyo, Japan' }],
-  [/\b(sydney|australia)\b/i, { aws: 'ap-southeast-2', gcp: 'australia-southeast1', azure: 'australiaeast', digitalocean: 'syd1', hetzner: 'sin', vps: 'Sydney, Australia' }],
-  [/\b(mumbai|india|bangalore)\b/i, { aws: 'ap-south-1', gcp: 'asia-south1', azure: 'centralindia', digitalocean: 'blr1', hetzner: 'sin', vps: 'India' }],
-  [/\b(canada|toronto|montreal)\b/i, { aws: 'ca-central-1', gcp: 'northamerica-northeast1', azure: 'canadacentral', digitalocean: 'tor1', hetzner: 'ash', vps: 'Canada' }],
-  [/\b(brazil|sao paulo|são paulo)\b/i, { aws: 'sa-east-1', gcp: 'southamerica-east1', azure: 'brazilsouth', digitalocean: 'nyc3', hetzner: 'ash', vps: 'Brazil' }],
-];
+/** City or country names (places.yaml), most specific first. */
+const PLACE_PATTERNS: Array<[RegExp, Place]> = PLACES.map((p) => [wordsPattern(p.words, p.matchCase), p]);
+
+/** Machine type names as written (`t3.large`, `cx32`). */
+const SIZE_PATTERNS: RegExp[] = Object.values(PROVIDERS).flatMap((p) => (p.sizeNames ? [wordsPattern(p.sizeNames.words, p.sizeNames.matchCase)] : []));
+
+/** The provider's region serving a place; where the provider lists no regions (the person's own server), the place in words. */
+function regionOf(providerId: ProviderId | undefined, place: Place): string | undefined {
+  const p = providerOf(providerId);
+  if (!p.regions) return place.label;
+  return Object.entries(p.regions).find(([, places]) => places.includes(place.id))?.[0];
+}
 
 /** Places named so far, resolved once the provider is known (the person may name the place first). */
 interface Pending {
-  place: Partial<Record<ProviderId, string>> | undefined;
+  place: Place | undefined;
 }
 
 function readScalars(text: string, facts: Facts, pending: Pending): void {
-  let exactRegion = false;
-  for (const [pattern, provider] of REGION_PATTERNS) {
+  // Region ids named, in the order written (one inside a longer one is part of it: `nyc1` of `us-nyc1`):
+  // the last of the provider's own, else the last, which names its provider.
+  const found = REGION_PATTERNS.flatMap(([pattern, provider]) => {
     const m = text.match(pattern);
-    if (m) {
-      facts.region = m[0];
-      if (provider && facts.provider === undefined) facts.provider = provider;
-      pending.place = undefined;
-      exactRegion = true;
-    }
+    return m ? [{ provider, code: m[0], at: m.index ?? 0 }] : [];
+  });
+  const within = (a: { code: string; at: number }, b: { code: string; at: number }): boolean => a !== b && a.at >= b.at && a.at + a.code.length <= b.at + b.code.length && a.code.length < b.code.length;
+  const codes = found.filter((c) => !found.some((o) => within(c, o))).sort((a, b) => a.at - b.at);
+  const own = codes.filter((c) => c.provider === facts.provider);
+  const code = (own.length ? own : codes).at(-1);
+  const exactRegion = code !== undefined;
+  if (code) {
+    facts.region = code.code;
+    facts.provider ??= code.provider;
+    pending.place = undefined;
   }
-  for (const [pattern, regions] of exactRegion ? [] : PLACES) {
+  for (const [pattern, place] of exactRegion ? [] : PLACE_PATTERNS) {
     if (pattern.test(text)) {
-      pending.place = regions;
+      pending.place = place;
       break;
     }
   }
-  const instance =
-    text.match(/\b[tmcr][3-7][a-z]{0,2}\.(nano|micro|small|medium|large|\d*xlarge)\b/i) ??
-    text.match(/\bs-\d+vcpu-\d+gb\b/i) ??
-    text.match(/\bc[apx]x\d{2}\b/i) ??
-    text.match(/\be2-(micro|small|medium|standard-\d+)\b/i) ??
-    text.match(/\bStandard_[A-Z]\d+[a-z]*\b/);
+  const instance = SIZE_PATTERNS.map((pattern) => text.match(pattern)).find((m) => m);
   if (instance) facts.instanceType = instance[0];
   const memory = text.match(/\b(\d{1,3})\s?(gb|gib|g)\s*(of\s+)?(ram|memory)\b/i);
   if (memory) facts.memoryGb = Number(memory[1]);
@@ -459,7 +447,7 @@ function readClause(clause: string, facts: Facts): void {
   readNames(clause, facts, workloadNamed);
   for (const rule of RULES) {
     const global = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
-    for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0));
+    for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0), m[0]);
   }
   if (/\b(no|without|not? using|don'?t (use|want))\s+(docker|containers?|compose)\b/i.test(clause)) facts.noContainers = true;
   readPrivacy(clause, named, facts);
@@ -498,7 +486,7 @@ function readClause(clause: string, facts: Facts): void {
     if (at >= 0 && kind && named.filter((n) => n.id === kind.id).length === 1) facts.components.delete(kind.id);
   }
   readSkips(clause, facts);
-  if (ownServer(clause)) facts.provider = 'vps';
+  if (ownServer(clause)) facts.provider = EXISTING_SERVER.id;
   // "use Jellyfin instead": the offered alternative was taken, the unknown name is answered.
   if (/\binstead\b|\balternative\b|\bgo with\b/i.test(clause)) {
     facts.unknown = facts.unknown.filter((u) => !alternativesFor(u).some((c) => facts.components.has(c.id)) && !named.length);
@@ -548,7 +536,8 @@ function readClause(clause: string, facts: Facts): void {
 }
 
 const POSSESSIVE = new Set(['my', 'our', 'mein', 'meinem', 'meinen', 'meiner', 'unserem', 'unseren', 'mon', 'ma', 'notre', 'mi', 'nuestro', 'mio', 'il mio']);
-const PROVIDER_WORDS = new Set(['hetzner', 'digitalocean', 'aws', 'ec2', 'linode', 'vultr', 'ovh', 'contabo', 'ionos', 'netcup', 'strato', 'scaleway', 'azure', 'gcp', 'google']);
+/** Words that name a hosting company (each provider file's `brands`). */
+const PROVIDER_WORDS = new Set(Object.values(PROVIDERS).flatMap((p) => p.brands));
 const SERVER_WORDS = new Set(['server', 'vps', 'box', 'instance', 'droplet', 'machine', 'host', 'dedi', 'root-server', 'rootserver', 'serveur', 'servidor']);
 
 /**
@@ -634,7 +623,7 @@ export function extractFacts(texts: string[], start: Facts = emptyFacts(), optio
       for (const clause of clauses(text)) {
         for (const rule of RULES.filter((r) => r.doc)) {
           const global = new RegExp(rule.pattern.source, `${rule.pattern.flags}g`);
-          for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0));
+          for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0), m[0]);
         }
       }
     }
@@ -642,10 +631,10 @@ export function extractFacts(texts: string[], start: Facts = emptyFacts(), optio
     const target = readSshTarget(text) ?? readSpokenTarget(text);
     if (target) {
       facts.sshTarget = target;
-      facts.provider = 'vps';
+      facts.provider = EXISTING_SERVER.id;
     }
   }
-  if (pending.place) facts.region = pending.place[facts.provider ?? 'vps'];
+  if (pending.place) facts.region = regionOf(facts.provider, pending.place);
   if (!options.document) resolveWants(facts);
   facts.domain = primaryDomain(facts);
   return facts;

@@ -1,5 +1,7 @@
 import { loadCatalogue } from '../catalogue/catalogue';
 import type { Product, SecretSpec } from '../catalogue/product';
+import { loadProviders, type Provider } from '../catalogue/providers';
+import type { Place } from '../catalogue/providerSchema';
 
 // The shapes live beside the catalogue that reads them (no import circle); the planner's modules take them from here.
 export type { Product, ProductCategory, ConfigFile, Healthcheck, SecretSpec, ServiceSpec } from '../catalogue/product';
@@ -31,27 +33,19 @@ export function defaultProducts(kind: keyof Product['defaultFor'], excluded: Rea
   return open.filter((p) => p.defaultFor[kind] === best);
 }
 
-/** Secrets the cloud provider needs to provision or reach the machine. */
-export const PROVIDER_SECRETS: Record<string, SecretSpec[]> = {
-  aws: [
-    { name: 'AWS_ACCESS_KEY_ID', description: 'AWS access key id of an IAM user allowed to manage EC2', required: true, secret_type: 'text' },
-    { name: 'AWS_SECRET_ACCESS_KEY', description: 'AWS secret access key of that IAM user', required: true, secret_type: 'password' },
-  ],
-  digitalocean: [{ name: 'DIGITALOCEAN_TOKEN', description: 'DigitalOcean API token with write scope', required: true, secret_type: 'password' }],
-  hetzner: [{ name: 'HCLOUD_TOKEN', description: 'Hetzner Cloud API token (read & write)', required: true, secret_type: 'password' }],
-  gcp: [{ name: 'GCP_SERVICE_ACCOUNT_KEY', description: 'JSON key of a GCP service account with Compute Admin', required: true, secret_type: 'password' }],
-  azure: [
-    { name: 'AZURE_CLIENT_ID', description: 'Azure service principal application id', required: true, secret_type: 'text' },
-    { name: 'AZURE_CLIENT_SECRET', description: 'Azure service principal secret', required: true, secret_type: 'password' },
-    { name: 'AZURE_TENANT_ID', description: 'Azure tenant id', required: true, secret_type: 'text' },
-    { name: 'AZURE_SUBSCRIPTION_ID', description: 'Azure subscription id', required: true, secret_type: 'text' },
-  ],
-  vps: [
-    { name: 'SERVER_HOST', description: 'Public IP address or host name of the server', required: true, secret_type: 'text' },
-    { name: 'SERVER_USER', description: 'SSH user with sudo rights on the server', required: true, secret_type: 'text' },
-    { name: 'SSH_PRIVATE_KEY', description: 'Private SSH key that can log in as that user (OpenSSH format, no passphrase)', required: true, secret_type: 'ssh_private_key' },
-  ],
-};
+/** Every provider a server can run at (catalogue/providers/*.yaml) and the places people name, read once at start. */
+const PROVIDER_CATALOGUE = loadProviders();
+export const PROVIDERS: Record<string, Provider> = PROVIDER_CATALOGUE.providers;
+export const PLACES: Place[] = PROVIDER_CATALOGUE.places;
+
+/** The person's own server (the provider file with `existing: true`): where a plan runs when no provider is named. */
+export const EXISTING_SERVER: Provider = Object.values(PROVIDERS).find((p) => p.existing)!;
+
+/** The provider of an id; none named (or one no file holds) is the person's own server. */
+export const providerOf = (id: string | undefined): Provider => (id !== undefined ? PROVIDERS[id] : undefined) ?? EXISTING_SERVER;
+
+/** Secrets a provider needs to create the machine (or, for the person's own server, to reach it). */
+export const providerSecrets = (p: Provider): SecretSpec[] => p.secrets.map((s) => ({ name: s.name, description: s.description, required: true, secret_type: s.secret_type }));
 
 export const ACME_EMAIL_SECRET: SecretSpec = {
   name: 'ACME_EMAIL',

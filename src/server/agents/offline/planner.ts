@@ -1,9 +1,9 @@
 import type { PlannerReply, Turn } from './plannerTypes';
 import { REQUIREMENTS_SECTION } from '../../../shared/constants/planning';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
-import { PRODUCTS } from './knowledge';
+import { EXISTING_SERVER, PRODUCTS, providerOf } from './knowledge';
 import { alternativesFor } from './products';
-import { composeStack, DEFAULT_REGIONS, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
+import { composeStack, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
 import type { RepositoryLayout } from './repositoryCompose';
 import { Value } from 'typebox/value';
 import { ServerFacts } from '../../../shared/stackModel';
@@ -69,15 +69,15 @@ const QUESTIONS: Question[] = [
     text: 'Where should it run: an existing VPS you can reach over SSH (any provider), or a new machine on AWS EC2, DigitalOcean, Hetzner, Google Cloud or Azure?',
     open: (f) => f.provider === undefined,
     assume: () => 'an existing VPS of yours running Ubuntu 24.04',
-    applyDefault: (f) => void (f.provider = 'vps'),
+    applyDefault: (f) => void (f.provider = EXISTING_SERVER.id),
   },
   {
     key: 'region',
     marker: 'Which region',
     text: 'Which region (or city) should the machine be in? Close to your users is best.',
-    open: (f) => f.provider !== undefined && f.provider !== 'vps' && f.region === undefined,
-    assume: (f) => `region ${DEFAULT_REGIONS[f.provider ?? 'vps']}`,
-    applyDefault: (f) => void (f.region = DEFAULT_REGIONS[f.provider ?? 'vps']),
+    open: (f) => f.provider !== undefined && !providerOf(f.provider).existing && f.region === undefined,
+    assume: (f) => `region ${providerOf(f.provider).defaultRegion}`,
+    applyDefault: (f) => void (f.region = providerOf(f.provider).defaultRegion),
   },
   {
     key: 'domain',

@@ -1,7 +1,7 @@
 import { emptyStackModel, type Component as ModelComponent, type Exposure, type StackModel } from '../../../shared/stackModel';
 import { checkStackModel } from '../../../shared/stackOps';
 import { catalogueView } from '../catalogue/view';
-import { PRODUCTS } from './knowledge';
+import { EXISTING_SERVER, PRODUCTS, providerOf } from './knowledge';
 import { composeStack, type Stack, type StackOptions } from './composer';
 import { emptyFacts, type Facts, type HostTask, type ProxyId } from './facts';
 
@@ -73,7 +73,7 @@ export function modelOfStack(stack: Stack): StackModel {
     m.exposures.push({ component, via: 'port', hostPort: hostPort!, containerPort: container!, bind: loopback ? 'loopback' : 'all', ...(protocol === 'udp' ? { protocol } : {}), ...(!loopback && f.plainHttpOk ? { plainHttpAccepted: true } : {}) });
   }
   if (f.sshTarget) m.target = { kind: 'existing', host: f.sshTarget.host, user: f.sshTarget.user, port: f.sshTarget.port };
-  else if (f.provider && f.provider !== 'vps') m.target = { kind: 'new', provider: f.provider, ...(f.region ? { region: f.region } : {}), ...(f.instanceType ? { size: f.instanceType } : {}) };
+  else if (f.provider && !providerOf(f.provider).existing) m.target = { kind: 'new', provider: f.provider, ...(f.region ? { region: f.region } : {}), ...(f.instanceType ? { size: f.instanceType } : {}) };
   m.sizing = {
     ...(f.memoryGb ? { memoryGb: f.memoryGb } : {}),
     ...(f.cpus ? { cpus: f.cpus } : {}),
@@ -142,7 +142,7 @@ export function factsOfModel(model: StackModel): Facts {
   const t = model.target;
   if (t?.kind === 'existing') {
     f.sshTarget = { host: t.host, user: t.user, port: t.port };
-    f.provider = 'vps';
+    f.provider = EXISTING_SERVER.id;
   } else if (t) {
     f.provider = t.provider;
     f.region = t.region;
