@@ -96,6 +96,13 @@ test('a new provider gets plans at its regions, on its sizes, with its own provi
   expect(named).toMatchObject({ provider: 'upcloud', region: 'us-nyc1', instanceType: '4xCPU-8GB' });
 });
 
+test("a model's setTarget takes the new provider, and no provider without a file", async () => {
+  process.env.PROVIDERS_DIR = dir;
+  const { checkedStackOp } = await import('../../../src/server/services/planning/stackEditing');
+  expect(checkedStackOp({ op: 'setTarget', target: { kind: 'new', provider: 'upcloud', region: 'fi-hel1' } }, 'operation 1')).toMatchObject({ target: { provider: 'upcloud' } });
+  expect(() => checkedStackOp({ op: 'setTarget', target: { kind: 'new', provider: 'linode' } }, 'operation 1')).toThrow('operation 1 (setTarget): there is no provider "linode" (there are aws, azure, digitalocean, gcp, hetzner, upcloud, vps)');
+});
+
 test('a provider file that does not fit says which file and what', () => {
   const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'bad-providers-'));
   try {

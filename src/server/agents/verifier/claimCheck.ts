@@ -1,5 +1,6 @@
 import { caddySites, nginxServers, parseCaddyfile, parseNginx } from './blockConfig';
 import type { Finding, PlanArtifacts, TargetFacts } from './types';
+import { PROVIDERS } from '../offline/knowledge';
 
 /**
  * Claims: what the documents say about the server (SSH hardening, firewall, TLS, operating system and
@@ -45,9 +46,11 @@ const tlsConfigured = (e: Evidence): boolean => {
   return /certresolver|acme/i.test(e.artifacts.composeYaml ?? '');
 };
 
+/** The commands of the providers' CLIs that create a server (each provider file's `provision.creates`). */
+const CREATES_SERVER = Object.values(PROVIDERS).flatMap((p) => (p.provision.creates ? [p.provision.creates] : []));
+
 /** A step that creates the server (a provider's CLI creating an instance). */
-const createsServer = (e: Evidence): boolean =>
-  /\b(hcloud server create|doctl compute droplet create|aws ec2 run-instances|gcloud compute instances create|az vm create)\b/.test(e.steps);
+const createsServer = (e: Evidence): boolean => CREATES_SERVER.some((c) => e.steps.includes(c));
 
 const CLAIMS: Claim[] = [
   {

@@ -8,6 +8,7 @@ import { emptyStackModel, StackModel } from '../../../shared/stackModel';
 import { applyStackOps, StackOp, StackOpError } from '../../../shared/stackOps';
 import type { CatalogueProduct } from '../../../shared/api/stack';
 import { CATALOGUE_VIEW } from '../../agents/offline/stackModelBridge';
+import { PROVIDERS } from '../../agents/offline/knowledge';
 import { requirementsOfModel, type ModelRequirements } from '../../agents/offline/modelRequirements';
 
 /**
@@ -59,6 +60,9 @@ export function checkedStackOp(raw: unknown, where: string): StackOp {
     });
     throw new StackOpError(`${where} (${name}): ${said.join('; ')}`);
   }
+  // The schema takes any provider id: the server's provider files say which there are.
+  const provider = (raw as { target?: { provider?: string } }).target?.provider;
+  if (provider !== undefined && !PROVIDERS[provider]) throw new StackOpError(`${where} (${name}): there is no provider "${provider}" (there are ${Object.keys(PROVIDERS).join(', ')})`);
   return raw as StackOp;
 }
 
