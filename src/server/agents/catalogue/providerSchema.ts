@@ -97,6 +97,8 @@ export const ProviderSchema = Type.Object(
         user: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_-]*$' })),
         /** A CLI command that creates a server: a plan that runs it is known to create one. */
         creates: Type.Optional(Type.String({ minLength: 5 })),
+        /** A CLI command that sets the provider's firewall: a plan that runs it has one. */
+        firewall: Type.Optional(Type.String({ minLength: 5 })),
         steps: Type.Array(Type.Object({ title: Type.String({ minLength: 5 }), description: Type.String({ minLength: 10 }), commands: Type.Array(Command, { minItems: 1 }) }, { additionalProperties: false }), { minItems: 1 }),
       },
       { additionalProperties: false },

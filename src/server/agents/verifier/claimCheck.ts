@@ -48,6 +48,8 @@ const tlsConfigured = (e: Evidence): boolean => {
 
 /** The commands of the providers' CLIs that create a server (each provider file's `provision.creates`). */
 const CREATES_SERVER = Object.values(PROVIDERS).flatMap((p) => (p.provision.creates ? [p.provision.creates] : []));
+/** The commands of the providers' CLIs that set a cloud firewall (each provider file's `provision.firewall`). */
+const SETS_FIREWALL = Object.values(PROVIDERS).flatMap((p) => (p.provision.firewall ? [p.provision.firewall] : []));
 
 /** A step that creates the server (a provider's CLI creating an instance). */
 const createsServer = (e: Evidence): boolean => CREATES_SERVER.some((c) => e.steps.includes(c));
@@ -66,7 +68,8 @@ const CLAIMS: Claim[] = [
     severity: 'error',
     says: /everything else (is )?closed|(ufw|the firewall) denies incoming|(default|deny) incoming|firewall (blocks|closes) /i,
     backed: (_m, e) =>
-      /\bufw\b[^\n]*\b(enable|default deny)\b|firewall-cmd\b|hcloud firewall\b|doctl compute firewall\b|authorize-security-group-ingress|gcloud compute firewall-rules\b|az network nsg\b/.test(e.steps) ||
+      /\bufw\b[^\n]*\b(enable|default deny)\b|firewall-cmd\b/.test(e.steps) ||
+      SETS_FIREWALL.some((c) => e.steps.includes(c)) ||
       e.artifacts.target?.firewallActive === true,
     fact: (_m, t) => t.firewallActive,
     needs: 'a step that turns the firewall on (ufw, firewalld or the provider\'s firewall)',
