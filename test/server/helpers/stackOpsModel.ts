@@ -5,8 +5,8 @@ import { extractFacts } from '../../../src/server/agents/offline/facts';
 import { stackModelOf, STACK_MODEL_TAG } from '../../../src/server/agents/offline/panelEdits';
 import { contextBlock } from '../../../src/server/agents/offline/planner';
 import { modelOfStack } from '../../../src/server/agents/offline/stackModelBridge';
-import { emptyStackModel, type Exposure, type StackModel } from '../../../src/shared/stackModel';
-import type { StackOp } from '../../../src/shared/stackOps';
+import { emptyStackModel } from '../../../src/shared/stackModel';
+import { opsBetween } from '../../../src/server/agents/offline/modelOps';
 
 /**
  * An OpenAI-compatible model (a real HTTP server speaking `POST /v1/chat/completions`, streamed) that
@@ -32,42 +32,7 @@ export interface StackOpsModel {
   close(): Promise<void>;
 }
 
-const proxied = (e: Exposure): e is Extract<Exposure, { via: 'proxy' }> => e.via === 'proxy';
-
-/** The operations that turn `current` into `wanted`, one per difference the person can have asked for. */
-export function opsBetween(current: StackModel, wanted: StackModel): StackOp[] {
-  const ops: StackOp[] = [];
-  const has = (m: StackModel, name: string) => m.components.find((c) => c.name === name);
-  for (const x of wanted.excluded) if (!current.excluded.includes(x)) ops.push({ op: 'exclude', name: x });
-  for (const c of current.components) {
-    if (has(wanted, c.name) || c.auto || wanted.excluded.includes(c.name)) continue;
-    ops.push(c.source.kind === 'catalogue' ? { op: 'exclude', name: c.source.id } : { op: 'removeComponent', name: c.name });
-  }
-  // What others reach is added first, so a product's need is met by the one the person named, not a default.
-  const reached = new Set(wanted.links.map((l) => l.to));
-  const order = [...wanted.components].sort((a, b) => Number(!reached.has(a.name)) - Number(!reached.has(b.name)));
-  for (const c of order) {
-    if (has(current, c.name) || c.auto) continue;
-    const { name: _n, keepPrivate: _k, auto: _a, ...rest } = c;
-    ops.push(c.source.kind === 'catalogue' ? { op: 'addComponent', product: c.source.id, ...(c.name !== c.source.id ? { name: c.name } : {}) } : { op: 'addComponent', custom: rest.source as Extract<typeof c.source, { kind: 'image' }>, name: c.name });
-  }
-  for (const c of wanted.components) if (c.keepPrivate && !has(current, c.name)?.keepPrivate) ops.push({ op: 'makePrivate', component: c.name });
-  for (const e of wanted.exposures.filter(proxied)) {
-    if (!e.domain || has(wanted, e.component)?.auto) continue;
-    const now = current.exposures.filter(proxied).find((x) => x.component === e.component);
-    if (now?.domain !== e.domain) ops.push({ op: 'setDomain', component: e.component, domain: e.domain, tls: e.tls });
-  }
-  for (const e of wanted.exposures) {
-    if (e.via !== 'port' || e.bind === 'loopback') continue;
-    if (!current.exposures.some((x) => x.via === 'port' && x.component === e.component && x.hostPort === e.hostPort)) ops.push({ op: 'setPort', component: e.component, hostPort: e.hostPort });
-  }
-  if (wanted.target && JSON.stringify(wanted.target) !== JSON.stringify(current.target)) ops.push({ op: 'setTarget', target: wanted.target });
-  for (const u of wanted.unknowns) {
-    if (current.unknowns.some((x) => x.name.toLowerCase() === u.name.toLowerCase() && x.status === u.status)) continue;
-    ops.push(u.status === 'skipped' ? { op: 'skipUnknown', name: u.name } : { op: 'askUnknown', name: u.name });
-  }
-  return ops;
-}
+export { opsBetween };
 
 /** What the fake decides for a request: tool calls for the person's words, or words after the tools answered. */
 function answer(model: StackOpsModel, messages: ChatMessage[]): { calls: Array<{ name: string; arguments: Record<string, unknown> }> } | { text: string } {

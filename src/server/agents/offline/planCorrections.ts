@@ -1,4 +1,6 @@
 import type { Exposure, StackModel } from '../../../shared/stackModel';
+import { replacementOf } from './modelOps';
+import { CATALOGUE_VIEW } from './stackModelBridge';
 
 /**
  * What a correction to a plan changed, read from the stack models before and after (never from the
@@ -18,14 +20,46 @@ const sourceText = (m: StackModel, name: string): string => {
   return c.source.kind === 'image' ? `${name} (${c.source.image})` : name;
 };
 
-/** The changes between two models, one line each ("removed redis", "nextcloud: served at files.example.net"). */
+const productOf = (m: StackModel, name: string): string | undefined => {
+  const c = m.components.find((x) => x.name === name);
+  return c?.source.kind === 'catalogue' ? c.source.id : undefined;
+};
+const labelOf = (id: string): string => CATALOGUE_VIEW[id]?.label ?? id;
+
+/**
+ * "put postgres (PostgreSQL 16) in place of mariadb: nextcloud needs MariaDB, PostgreSQL or MySQL": a need
+ * refilled, read from the links (who reached the removed component reaches the new one), for any product.
+ */
+function replacementText(before: StackModel, after: StackModel, gone: string, by: string, users: string[]): string {
+  const goneId = productOf(before, gone);
+  const byId = productOf(after, by);
+  const needs = users.flatMap((u) => {
+    const need = CATALOGUE_VIEW[productOf(after, u) ?? '']?.needs.find((n) => (!goneId || n.includes(goneId)) && (!byId || n.includes(byId)));
+    return need ? [`${u} needs ${need.length > 1 ? `one of ${need.map(labelOf).join(', ')}` : labelOf(need[0]!)}`] : [];
+  });
+  return `put ${sourceText(after, by)}${byId ? ` (${labelOf(byId)})` : ''} in place of ${gone}${needs.length ? `: ${needs.join('; ')}` : ` for ${users.join(', ')}`}`;
+}
+
+/**
+ * The changes between two models, one line each ("removed redis", "nextcloud: served at files.example.net");
+ * a component put in place of a removed one is named as such, and what is left out says why.
+ */
 export function modelChanges(before: StackModel, after: StackModel): string[] {
   const out: string[] = [];
   const names = (m: StackModel): Set<string> => new Set(m.components.map((c) => c.name));
   const was = names(before);
   const now = names(after);
-  for (const n of now) if (!was.has(n)) out.push(`added ${sourceText(after, n)}`);
-  for (const n of was) if (!now.has(n)) out.push(`removed ${sourceText(before, n)}`);
+  const placed = new Set<string>();
+  for (const n of was) {
+    if (now.has(n)) continue;
+    const r = replacementOf(before, after, n);
+    if (!r || placed.has(r.by)) continue;
+    out.push(replacementText(before, after, n, r.by, r.for));
+    placed.add(r.by).add(n);
+  }
+  for (const n of now) if (!was.has(n) && !placed.has(n)) out.push(`added ${sourceText(after, n)}`);
+  for (const n of was) if (!now.has(n) && !placed.has(n)) out.push(`removed ${sourceText(before, n)}`);
+  for (const l of after.leftOut) if (!before.leftOut.some((x) => x.name === l.name && x.reason === l.reason)) out.push(`left out ${l.name}: ${l.reason}`);
   for (const c of after.components) {
     if (!was.has(c.name)) continue;
     const old = before.components.find((x) => x.name === c.name)!;

@@ -16,7 +16,10 @@ import { devopsHelperReply, type HelperServers } from './devopsHelperPlanner';
 import { CONTINUE_PROMPT, TOOL_NAMES } from '../toolNames';
 import { panelEditsOf, replayEdits, stackModelOf, STACK_EDITS_TAG, STACK_MODEL_TAG } from './panelEdits';
 import { modelChanges, unchangedText } from './planCorrections';
-import { factsOfModel, modelOfStack } from './stackModelBridge';
+import { factsOfModel, modelOfStack, renderStack } from './stackModelBridge';
+import { applyEach, opsBetween } from './modelOps';
+import { describeOp } from './panelEdits';
+import type { StackModel } from '../../../shared/stackModel';
 import { PLANNING_PROMPTS } from '../../../shared/constants/planning';
 
 /**
@@ -237,7 +240,11 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
   const languageNote = facts.language && !spoken.includes(ENGLISH_NOTE) ? [`(I read your message as ${facts.language}; ${ENGLISH_NOTE}.)`, ''] : [];
   const secrets = stack.secrets.map(({ name, description, required, secret_type }) => ({ name, description, required, secret_type }));
   const known = describeFacts(stack, unknowns);
-  const refusedText = edited.refused.length ? ['', `Changes made in the panel that no longer apply: ${edited.refused.join('; ')}.`] : [];
+  const refusedText = edited.refused.length ? ['', `Changes made in the panel or the plan chats that no longer apply: ${edited.refused.join('; ')}.`] : [];
+  // What this message changed in the stack the person last saw (the stored model), with what took a removed component's place.
+  const shown: StackModel | undefined = stackModelOf(contextBlock(system, STACK_MODEL_TAG));
+  const changes = shown && userTexts.length ? modelChanges(shown, edited.model) : [];
+  const changedText = changes.length ? ['What changed:', ...changes.map((c) => `- ${c}`), ''] : [];
   let text: string;
   if (!userTexts.length && !analysis.texts.length) {
     text = [
@@ -248,6 +255,7 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
   } else if (!ready) {
     text = [
       ...languageNote,
+      ...changedText,
       known.length ? `Thanks. So far I have:\n${known.map((l) => `- ${l}`).join('\n')}` : 'Thanks.',
       ...(unknownText.length ? ['', ...unknownText] : []),
       ...refusedText,
@@ -258,6 +266,7 @@ function requirementsReply(system: string, turns: Turn[], now: Date): PlannerRep
   } else {
     text = [
       ...languageNote,
+      ...changedText,
       'The requirements are complete:',
       ...known.map((l) => `- ${l}`),
       `- Machine: ${stack.machine.instanceType} (${stack.machine.vcpus} vCPU, ${stack.machine.memoryGb} GB RAM, ${stack.machine.diskGb} GB disk)`,
@@ -387,17 +396,69 @@ function serverFactsOf(system: string): ServerFacts | undefined {
   return architecture ? readStackModel(architecture)?.serverFacts : undefined;
 }
 
-function architectReply(system: string, turns: Turn[]): PlannerReply {
-  const input = factsForPlanning(system, turns, 'requirements');
-  if (!input) {
-    return { text: 'I need the requirements first: finish the Requirements stage and confirm it, then ask me for the architecture plan.', toolCalls: [] };
-  }
+/** The repository the plans build, as the analysis, the architecture plan or the requirements name it. */
+function repositoryOf(system: string): Repository | undefined {
+  const analysed = analysisTexts(system).repository;
+  const plan = contextBlock(system, 'architecture_plan');
+  const def = plan ? readStackDefinition(plan)?.repository : undefined;
+  if (def) return { ...(analysed?.fullName === def.fullName ? analysed : {}), ...def };
+  const repoLine = contextBlock(system, 'requirements_document')?.match(/built from ([\w.-]+\/[\w.-]+)/);
+  return analysed ?? (repoLine ? { fullName: repoLine[1]!, branch: '' } : undefined);
+}
+
+/**
+ * A turn of the architecture or implementation chat on the project's stored stack model (the stack_model
+ * block, which every chat's corrections changed): the plans are rebuilt from that model, never from
+ * re-reading this chat's thread, and this turn's message is read as a correction to it. The correction
+ * goes back as stack operations (the tools a real model calls), before the plans rendered from the model
+ * they make, so the next rebuild in any chat starts from it.
+ */
+function chatOnModel(system: string, turns: Turn[], kind: 'architecture' | 'implementation'): PlannerReply | undefined {
+  const base = stackModelOf(contextBlock(system, STACK_MODEL_TAG));
+  if (!base) return undefined;
   const serverFacts = serverFactsOf(system);
-  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
-  const plan = renderArchitecturePlan(stack);
+  const options = { repository: repositoryOf(system), slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) };
+  const said = [...turns].reverse().find((t) => t.role === 'user')?.content.trim() ?? '';
+  const generate = kind === 'architecture' ? PLANNING_PROMPTS.generateArchitecturePlan : PLANNING_PROMPTS.generateImplementationPlan;
+  const asks = said && said !== generate ? [said] : [];
+  // Both sides composed the same way, so only what the words changed differs (never the composer's own rounding).
+  const ops = asks.length ? opsBetween(modelOfStack(renderStack(base, options)), modelOfStack(composeStack(extractFacts(asks, factsOfModel(base)), options))) : [];
+  const { model, applied, refused } = applyEach(base, ops);
+  const stack = renderStack(model, options);
+  const opCalls = applied.map(({ op, ...args }) => ({ name: op, args: args as Record<string, unknown> }));
+  const couldNot = refused.map((r) => `- ${describeOp(r.op)}: ${r.why}`);
+  const architecture = renderArchitecturePlan(stack);
+  const implementation = kind === 'implementation' ? renderImplementationPlan(stack) : '';
+  const shownPlan = contextBlock(system, kind === 'architecture' ? 'architecture_plan' : 'implementation_plan');
+  const shown = shownPlan ? readStackModel(shownPlan) : undefined;
+  if (!shown || !asks.length) return kind === 'architecture' ? architectureSummary(stack, architecture, opCalls) : implementationSummary(implementation, opCalls);
+  const changes = modelChanges(shown, modelOfStack(stack));
+  if (!changes.length && !applied.length) {
+    const text = couldNot.length ? [`I can't make that change:`, ...couldNot, '', 'The plan is as it was.'].join('\n') : unchangedText(said, kind);
+    return { text, toolCalls: [] };
+  }
+  const lines = [...changes.map((c) => `- ${c}`), ...(couldNot.length ? ['', 'What I could not change:', ...couldNot] : [])];
+  if (kind === 'architecture') {
+    const where = 'The Cloud Architecture Plan view has the new docker-compose.yml, files and diagram';
+    return { text: ['I changed the architecture:', ...lines, '', `${where}. Ask for another change, or confirm.`].join('\n'), toolCalls: [...opCalls, { name: TOOL_NAMES.architecture, args: { plan: architecture } }] };
+  }
+  // The steps are made from the architecture: a change to the stack is rendered into both, the architecture
+  // saved first, so its compose file, diagram and the steps that deploy them stay one stack.
+  return {
+    text: [
+      'I changed the architecture and the steps:',
+      ...lines,
+      '',
+      'The Cloud Architecture Plan has the new docker-compose.yml, files and diagram, and the Implementation Plan view the steps made again from it. Ask for another change, or confirm.',
+    ].join('\n'),
+    toolCalls: [...opCalls, { name: TOOL_NAMES.architecture, args: { plan: architecture } }, { name: TOOL_NAMES.implementation, args: { plan: implementation } }],
+  };
+}
+
+type ToolCalls = PlannerReply['toolCalls'];
+
+function architectureSummary(stack: Stack, plan: string, before: ToolCalls = []): PlannerReply {
   const m = stack.machine;
-  const correction = correctionReply(system, turns, 'architecture', stack, plan);
-  if (correction) return correction;
   const text = [
     `Here is the architecture: ${stack.services.length} containers with Docker Compose on one ${m.providerLabel} machine (${m.instanceType}, ${m.vcpus} vCPU, ${m.memoryGb} GB RAM, ${m.diskGb} GB disk) in ${m.region}.`,
     '',
@@ -406,19 +467,10 @@ function architectReply(system: string, turns: Turn[]): PlannerReply {
     '',
     'The Cloud Architecture Plan view has the diagram, the docker-compose.yml and every configuration file. Ask me for changes, or confirm to get the implementation plan.',
   ].join('\n');
-  return { text, toolCalls: [{ name: TOOL_NAMES.architecture, args: { plan } }] };
+  return { text, toolCalls: [...before, { name: TOOL_NAMES.architecture, args: { plan } }] };
 }
 
-function implementationReply(system: string, turns: Turn[]): PlannerReply {
-  const input = factsForPlanning(system, turns, 'architecture');
-  if (!input) {
-    return { text: 'I need a confirmed architecture plan first: confirm the architecture stage, then ask me for the implementation plan.', toolCalls: [] };
-  }
-  const serverFacts = serverFactsOf(system);
-  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
-  const plan = renderImplementationPlan(stack);
-  const correction = correctionReply(system, turns, 'implementation', stack, plan);
-  if (correction) return correction;
+function implementationSummary(plan: string, before: ToolCalls = []): PlannerReply {
   const titles = [...plan.matchAll(/^## Step (\d+): (.+)$/gm)].map((m) => `${m[1]}. ${m[2]}`);
   const text = [
     `The implementation plan has ${titles.length} steps, each with the exact commands the execution stage will run:`,
@@ -427,7 +479,33 @@ function implementationReply(system: string, turns: Turn[]): PlannerReply {
     '',
     'Secrets are read from User Secrets at run time and never written into the plan. Ask me to change a step, or confirm to start execution.',
   ].join('\n');
-  return { text, toolCalls: [{ name: TOOL_NAMES.implementation, args: { plan } }] };
+  return { text, toolCalls: [...before, { name: TOOL_NAMES.implementation, args: { plan } }] };
+}
+
+function architectReply(system: string, turns: Turn[]): PlannerReply {
+  const onModel = chatOnModel(system, turns, 'architecture');
+  if (onModel) return onModel;
+  const input = factsForPlanning(system, turns, 'requirements');
+  if (!input) {
+    return { text: 'I need the requirements first: finish the Requirements stage and confirm it, then ask me for the architecture plan.', toolCalls: [] };
+  }
+  const serverFacts = serverFactsOf(system);
+  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
+  const plan = renderArchitecturePlan(stack);
+  return correctionReply(system, turns, 'architecture', stack, plan) ?? architectureSummary(stack, plan);
+}
+
+function implementationReply(system: string, turns: Turn[]): PlannerReply {
+  const onModel = chatOnModel(system, turns, 'implementation');
+  if (onModel) return onModel;
+  const input = factsForPlanning(system, turns, 'architecture');
+  if (!input) {
+    return { text: 'I need a confirmed architecture plan first: confirm the architecture stage, then ask me for the implementation plan.', toolCalls: [] };
+  }
+  const serverFacts = serverFactsOf(system);
+  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
+  const plan = renderImplementationPlan(stack);
+  return correctionReply(system, turns, 'implementation', stack, plan) ?? implementationSummary(plan);
 }
 
 function analyzerReply(system: string): PlannerReply {

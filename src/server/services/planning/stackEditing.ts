@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import type { Db } from '../../db/client';
 import { planningDocuments } from '../../db/schema';
@@ -18,24 +18,29 @@ import { requirementsOfModel, type ModelRequirements } from '../../agents/offlin
  * model and saved as the requirements document, so what the panel shows and what the architect reads
  * is the model.
  *
- * The panel's operations are also kept in order (`edits`), each with how many of the person's messages
- * the conversation had read when it was made (`after`, from `wordsRead`, which the offline agent's turn
- * reports): the offline requirements agent composes the stack from the words every turn and places each
- * edit among them, so a later message about the same thing wins.
+ * The panel's operations, and the corrections said in the architecture and implementation chats, are also
+ * kept in order (`edits`), each with how many of the person's requirements messages the conversation had
+ * read when it was made (`after`, from `wordsRead`, which the offline agent's turn reports): the offline
+ * requirements agent composes the stack from the words every turn and places each edit among them, so a
+ * later message about the same thing wins, and a correction made in a plan chat is not lost when the
+ * requirements are talked about again.
  */
 
 const KIND = 'stack';
 /** Panel edits kept per project: each is replayed every offline turn, so they stay few. */
 export const MAX_EDITS = 200;
 
-const StackEdit = Type.Object({ op: StackOp, at: Type.String(), after: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false });
+/** Where a change to the model was made: the Collected Requirements panel, or a plan's chat. */
+const EditSource = Type.Union([Type.Literal('panel'), Type.Literal('architecture'), Type.Literal('implementation')]);
+export type EditSource = Static<typeof EditSource>;
+const StackEdit = Type.Object({ op: StackOp, at: Type.String(), after: Type.Optional(Type.Integer({ minimum: 0 })), from: Type.Optional(EditSource) }, { additionalProperties: false });
 const StackDocument = Type.Object(
   { model: StackModel, edits: Type.Array(StackEdit), stale: Type.Optional(Type.Boolean()), wordsRead: Type.Optional(Type.Integer({ minimum: 0 })) },
   { additionalProperties: false },
 );
 export interface StackDocument {
   model: StackModel;
-  edits: Array<{ op: StackOp; at: string; after?: number }>;
+  edits: Array<{ op: StackOp; at: string; after?: number; from?: EditSource }>;
   /** How many of the person's messages the last offline turn read. */
   wordsRead?: number;
   /** The requirements were last written whole by a model that did not render them from this model. */
@@ -143,11 +148,12 @@ export function createStackEditing(deps: StackEditingDeps) {
 
     /**
      * Applies operations in order, all or none (400 naming the one that cannot be done and why), then
-     * saves the requirements rendered from the result. `panel`: kept as edits for the offline agent's next
-     * turns, and complete only when the conversation had said so; `model`: a real model's tool call, whose
-     * model is the whole truth, complete when it runs something with no name left unanswered.
+     * saves the requirements rendered from the result. `panel`, `architecture`, `implementation`: kept as
+     * edits for the offline agent's next turns, and complete only when the conversation had said so;
+     * `model`: a real requirements model's tool call, whose model is the whole truth, complete when it runs
+     * something with no name left unanswered.
      */
-    async apply(projectId: number, raw: unknown[], source: 'panel' | 'model'): Promise<StackDocument> {
+    async apply(projectId: number, raw: unknown[], source: EditSource | 'model'): Promise<StackDocument> {
       const at = new Date();
       let ops: StackOp[];
       try {
@@ -157,8 +163,8 @@ export function createStackEditing(deps: StackEditingDeps) {
         throw err;
       }
       const doc = await change(projectId, (current) => {
-        if (source === 'panel' && current.edits.length + ops.length > MAX_EDITS) {
-          throw badRequest(`the panel keeps at most ${MAX_EDITS} changes per project; say the rest in the chat`);
+        if (source !== 'model' && current.edits.length + ops.length > MAX_EDITS) {
+          throw badRequest(`the project keeps at most ${MAX_EDITS} changes made with the panel or the plan chats; say the rest in the requirements chat`);
         }
         let model: StackModel;
         try {
@@ -168,12 +174,12 @@ export function createStackEditing(deps: StackEditingDeps) {
           throw err;
         }
         const after = current.wordsRead ?? 0;
-        const edits = source === 'panel' ? [...current.edits, ...ops.map((op) => ({ op, at: at.toISOString(), after }))] : current.edits;
+        const edits = source === 'model' ? current.edits : [...current.edits, ...ops.map((op) => ({ op, at: at.toISOString(), after, ...(source === 'panel' ? {} : { from: source }) }))];
         return { model, edits, ...(current.wordsRead !== undefined ? { wordsRead: current.wordsRead } : {}) };
       });
       const requirements = requirementsOfModel(doc.model, at);
       // Where it runs is not required: without a target the plan is for an existing server of the person's, as in words.
-      const ready = requirements.open.length === 0 && (source === 'panel' ? await deps.wasReady(projectId) : true);
+      const ready = requirements.open.length === 0 && (source === 'model' ? true : await deps.wasReady(projectId));
       await deps.saveRequirements(projectId, { ...requirements, ready });
       return doc;
     },

@@ -3,6 +3,7 @@ import type { AgentTool } from '../../../agents/turnLoop';
 import { TOOL_NAMES } from '../../../agents/toolNames';
 import { block, type PlanningAgent, type PlanningWorkspace } from './planningAgent';
 import { STACK_MODEL_TAG } from '../../../agents/offline/panelEdits';
+import { isStackOpTool, PLAN_STACK_OP_INSTRUCTION, runStackOpTool, STACK_OP_AGENT_TOOLS } from './stackOpTools';
 
 export const ARCHITECT_TOOLS: AgentTool[] = [
   {
@@ -22,11 +23,13 @@ export const ARCHITECT_TOOLS: AgentTool[] = [
 export const architectAgent: PlanningAgent = {
   name: 'architect',
   usageAgent: 'cloudArchitectAgent',
-  tools: ARCHITECT_TOOLS,
+  // A correction is an operation on the project's stack model (kept with the other chats' and the panel's), then the plan.
+  tools: [...ARCHITECT_TOOLS, ...STACK_OP_AGENT_TOOLS],
   required: { tool: TOOL_NAMES.architecture, missing: 'no architecture plan was saved', exists: async ({ documents }, projectId) => Boolean((await documents.get(projectId, 'architecture'))?.content.trim()) },
   instructions: (context) => [
     'Role: architect',
     'You are a cloud architect. From the confirmed requirements, design a single-host docker-compose deployment and call save_architecture_plan with the complete plan (mermaid diagram, services, networking and security, the full docker-compose.yml with pinned images and healthchecks, every mounted file). Apply changes the person asks for and save the plan again.',
+    PLAN_STACK_OP_INSTRUCTION,
     block('requirements_document', context.requirements),
     block(STACK_MODEL_TAG, context.stackModel),
     block('repository_analysis', context.analysis),
@@ -36,6 +39,7 @@ export const architectAgent: PlanningAgent = {
   ],
   onStart: ({ verification }, project) => verification.startTurn(project.projectId, 'architecture'),
   async runTool(workspace, projectId, name, args) {
+    if (isStackOpTool(name)) return runStackOpTool(workspace, projectId, name, args, 'architecture');
     if (name !== TOOL_NAMES.architecture) throw badRequest(`unknown tool ${name}`);
     return saveArchitecturePlan(workspace, projectId, args);
   },

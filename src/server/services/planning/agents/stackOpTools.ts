@@ -2,6 +2,8 @@ import type { AgentTool } from '../../../agents/turnLoop';
 import { STACK_OP_TOOLS } from '../../../../shared/stackOps';
 import type { StackModel } from '../../../../shared/stackModel';
 import type { PlanningWorkspace } from './planningAgent';
+import type { EditSource } from '../stackEditing';
+import { modelChanges } from '../../../agents/offline/planCorrections';
 
 /**
  * The stack operations as a real model's tools (one per operation, its JSON schema as parameters): the
@@ -33,11 +35,22 @@ function summary(model: StackModel): string {
   return `Components: ${components}. Public: ${exposures || 'nothing'}.${where} ${open.length ? `Still open: ${open.join('; ')}.` : 'The requirements are complete.'}`;
 }
 
-/** Applies one operation the model called; the requirements document is rendered from the new model. */
-export async function runStackOpTool({ stackEditing }: PlanningWorkspace, projectId: number, name: string, args: Record<string, unknown>): Promise<string> {
-  const { model } = await stackEditing.apply(projectId, [{ ...args, op: name }], 'model');
-  return `Applied ${name}. ${summary(model)}`;
+/**
+ * Applies one operation the model called to the project's one stack model; the requirements document is
+ * rendered from the new model. `source`: the requirements chat's model (its model is the whole truth), or
+ * a plan's chat, whose corrections are kept in the model's ordered history like the panel's. The answer
+ * says what changed, naming what was put in place of a removed component, so the model can tell the person.
+ */
+export async function runStackOpTool({ stackEditing }: PlanningWorkspace, projectId: number, name: string, args: Record<string, unknown>, source: Exclude<EditSource, 'panel'> | 'model' = 'model'): Promise<string> {
+  const before = (await stackEditing.read(projectId)).model;
+  const { model } = await stackEditing.apply(projectId, [{ ...args, op: name }], source);
+  const changes = modelChanges(before, model);
+  return `Applied ${name}.${changes.length ? ` Changed: ${changes.join('; ')}.` : ''} ${summary(model)}`;
 }
+
+/** What the architecture and implementation agents are told about the same tools. */
+export const PLAN_STACK_OP_INSTRUCTION =
+  'The stack is a model (stack_model below), the one every chat corrects. A correction that changes the stack (add, remove or replace a component, a port, a domain, what is public) is made with the stack operation tools first (removeComponent or exclude, replaceComponent, addComponent, setPort, setDomain, makePrivate, expose with confirmPublic); each answers what changed (and what was put in place of what was removed) or "Error: …" saying why it could not be done. Then save the plans rendered from the model as it now stands, and tell the person what changed and what could not, with why.';
 
 /** The instruction that goes with the tools. */
 export const STACK_OP_INSTRUCTION =
