@@ -55,6 +55,8 @@ export const ProviderSchema = Type.Object(
     id: Id,
     /** How the documents name it ("Hetzner Cloud"). */
     label: Type.String({ minLength: 2 }),
+    /** How a question names it among the others ("AWS EC2"); the label when absent. */
+    shortName: Type.Optional(Type.String({ minLength: 2 })),
     /**
      * The person's own server, at whatever provider: nothing is created, the plan reaches it with their
      * key, and a conversation that names no provider gets it. Exactly one provider file says so.

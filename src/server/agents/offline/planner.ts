@@ -1,7 +1,7 @@
 import type { PlannerReply, Turn } from './plannerTypes';
 import { REQUIREMENTS_SECTION } from '../../../shared/constants/planning';
 import { parseRequirementsDocument } from '../../../shared/requirementsDocument';
-import { EXISTING_SERVER, PRODUCTS, providerOf } from './knowledge';
+import { EXISTING_SERVER, PRODUCTS, PROVIDERS, providerOf } from './knowledge';
 import { alternativesFor } from './products';
 import { composeStack, SYSTEM_DISK_GB, type Repository, type Stack } from './composer';
 import type { RepositoryLayout } from './repositoryCompose';
@@ -56,6 +56,12 @@ interface Question {
   applyDefault: (f: Facts) => void;
 }
 
+/** "a, b or c". */
+const orList = (names: string[]): string => (names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join(''));
+
+/** The providers a new machine can be created at (every provider file but the existing server's), as a question lists them. */
+const NEW_MACHINE_PROVIDERS = orList(Object.values(PROVIDERS).filter((p) => !p.existing).map((p) => p.shortName ?? p.label));
+
 const QUESTIONS: Question[] = [
   {
     key: 'workload',
@@ -69,7 +75,7 @@ const QUESTIONS: Question[] = [
   {
     key: 'provider',
     marker: 'Where should it run',
-    text: 'Where should it run: an existing VPS you can reach over SSH (any provider), or a new machine on AWS EC2, DigitalOcean, Hetzner, Google Cloud or Azure?',
+    text: `Where should it run: an existing VPS you can reach over SSH (any provider), or a new machine on ${NEW_MACHINE_PROVIDERS}?`,
     open: (f) => f.provider === undefined,
     assume: () => 'an existing VPS of yours running Ubuntu 24.04',
     applyDefault: (f) => void (f.provider = EXISTING_SERVER.id),
