@@ -1,8 +1,8 @@
 import { useEffect, type ReactElement } from 'react';
-import styled from 'styled-components';
 import { FULL_OUTPUT_MODAL } from '../../../shared/constants';
 import { Button } from '../components/Button';
 import { Dialog, DialogActions } from '../components/Dialog';
+import { TextBlock } from '../components/TextBlock';
 import { logError } from '../log';
 
 /**
@@ -31,9 +31,9 @@ export function FullOutputModal({ output, onClose }: { output: string; onClose: 
 
   return (
     <Dialog title={FULL_OUTPUT_MODAL.title} description={FULL_OUTPUT_MODAL.hint} onClose={onClose} width="900px">
-      <Output tabIndex={0} aria-label={FULL_OUTPUT_MODAL.title}>
+      <TextBlock $maxHeight="60vh" tabIndex={0} aria-label={FULL_OUTPUT_MODAL.title}>
         {output}
-      </Output>
+      </TextBlock>
       <DialogActions>
         <Button onClick={onClose}>{FULL_OUTPUT_MODAL.close}</Button>
         <Button $variant="primary" onClick={copy}>
@@ -43,16 +43,3 @@ export function FullOutputModal({ output, onClose }: { output: string; onClose: 
     </Dialog>
   );
 }
-
-const Output = styled.pre`
-  max-height: 60vh;
-  margin: 0;
-  padding: ${({ theme }) => theme.space(3)};
-  overflow: auto;
-  border-radius: ${({ theme }) => theme.radii.md};
-  background: ${({ theme }) => theme.colors.background};
-  font-family: ${({ theme }) => theme.fonts.mono};
-  font-size: ${({ theme }) => theme.fontSizes.sm};
-  white-space: pre-wrap;
-  overflow-wrap: anywhere;
-`;

@@ -7,6 +7,7 @@ import { Button } from '../../../common/components/Button';
 import { ErrorText } from '../../../common/components/Field';
 import { MutedText } from '../../../common/components/Layout';
 import { Spinner } from '../../../common/components/Spinner';
+import { TextBlock } from '../../../common/components/TextBlock';
 import { useGetServerInspectionQuery, useRunServerInspectionMutation } from '../serverInspectionApi';
 import { Panel, PanelHeader, StatusText } from './StageLayout';
 
@@ -66,7 +67,9 @@ export function ServerInspection({ projectId, remake }: ServerInspectionProps): 
       {offer.command && (
         <details open={!facts}>
           <summary>The command that runs</summary>
-          <Command aria-label="Inspection command">{offer.command}</Command>
+          <Command $maxHeight="16rem" tabIndex={0} aria-label="Inspection command">
+            {offer.command}
+          </Command>
         </details>
       )}
       {running && <Spinner label={`Inspecting ${offer.target ?? 'the server'}…`} />}
@@ -104,17 +107,8 @@ export function ServerInspection({ projectId, remake }: ServerInspectionProps): 
   );
 }
 
-const Command = styled.pre`
-  max-height: 16rem;
-  overflow: auto;
-  margin: ${({ theme }) => theme.space(2)} 0 0;
-  padding: ${({ theme }) => theme.space(3)};
-  border-radius: ${({ theme }) => theme.radii.md};
-  background: ${({ theme }) => theme.colors.background};
-  font-family: ${({ theme }) => theme.fonts.mono};
-  font-size: ${({ theme }) => theme.fontSizes.sm};
-  white-space: pre-wrap;
-  overflow-wrap: anywhere;
+const Command = styled(TextBlock)`
+  margin-top: ${({ theme }) => theme.space(2)};
 `;
 
 const Remake = styled.div`
