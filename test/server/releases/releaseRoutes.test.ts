@@ -1,9 +1,14 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { planningDocuments } from '../../../src/server/db/schema';
 import { recordRelease } from '../../../src/server/services/releases/releaseStore';
 import type { LiveState } from '../../../src/server/services/releases/drift';
-import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { unmountUnder } from '../sandbox/dockerEngine';
+import { NO_SERVER } from '../../../src/server/services/releases/onServer';
 
 const live: LiveState = {
   containers: [{ service: 'web', image: 'nginx:1', digest: 'sha256:aa', ports: ['0.0.0.0:80->80/tcp'], state: 'running' }],
@@ -19,17 +24,23 @@ describe('release routes', () => {
   let alice: TestUser;
   let bob: TestUser;
   let projectId: number;
+  // A data directory of its own: the drift checks start real sandboxes, named by project ids other test files' databases share.
+  let dataDir: string;
+  const env = (): Record<string, string> => ({ DRIFT_CHECK_MINUTES: '0', DATA_DIR: dataDir });
 
   beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-release-routes-'));
     database = await openTestDatabase('pglite');
-    app = await buildTestApp(database, { env: { DRIFT_CHECK_MINUTES: '0' } });
+    app = await buildTestApp(database, { env: env() });
     alice = await signIn(app, 'alice');
     bob = await signIn(app, 'bob');
     projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'shop' } })).json<{ id: number }>().id;
   });
   afterAll(async () => {
     await app.close();
+    unmountUnder(dataDir);
     await database.destroy();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   const call = (user: TestUser, method: 'GET' | 'POST', url: string) => app.inject({ method, url, headers: user.headers });
@@ -81,12 +92,16 @@ describe('release routes', () => {
     await recordRelease(database.db, deployed, '/opt/stack', { 'docker-compose.yml': 'services: {}\n' }, live);
     // The first project (releases, checked never) and this one are due; the one with no release is not.
     expect(await app.services.releases.checkDue(60)).toBe(2);
-    // Its sandbox is not running: the check says so instead of a result, and counts as the last check.
-    const last = (await call(alice, 'GET', `/api/projects/${deployed}/drift`)).json<{ check: { error: string; release: number } }>().check;
-    expect(last).toMatchObject({ release: 1, error: expect.stringMatching(/^The check could not finish: /) as string });
+    // Its sandbox was never started: the check started it as the execution does and ran its first command
+    // there, which found no server to read (no deploy step wrote the SSH config); that counts as the last check.
+    const project = { id: deployed, installationId: await installationRowId(database, alice) };
+    const last = (await call(alice, 'GET', `/api/projects/${deployed}/drift`)).json<{ check: { error: string; release: number; checks: Array<{ exit_code: number }> } }>().check;
+    expect(last).toMatchObject({ release: 1, error: expect.stringMatching(/^The check could not finish: Containers, image digests and published ports of the stack: exit 3/) as string, checks: [{ exit_code: 3 }] });
+    expect(last.error).toContain(NO_SERVER);
+    expect((await app.services.sandbox.containerStatus(project)).container_status).toBe('Running');
     expect(await app.services.releases.checkDue(60)).toBe(0);
     // A restarted server reads the last checks: nothing is due again before its time, everything after it.
-    const restarted = await buildTestApp(database, { env: { DRIFT_CHECK_MINUTES: '0' } });
+    const restarted = await buildTestApp(database, { env: env() });
     try {
       expect(await restarted.services.releases.checkDue(60)).toBe(0);
       expect(await restarted.services.releases.checkDue(0)).toBe(2);

@@ -89,7 +89,12 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     project = { projectId: id, installationId: await installationRowId(database, alice) };
     service = createReleaseService({
       db: database.db,
-      sandbox: { exec: (_p, command) => execIn(workspace, command) },
+      // The workspace is a folder of this test's, always there: the sandbox it stands for is running.
+      sandbox: {
+        exec: (_p, command) => execIn(workspace, command),
+        containerStatus: async () => ({ container_status: 'Running', username: 'deploy', last_sync_time: null }),
+        initialise: async () => ({ status: 'success', detail: '' }),
+      },
       hiddenValues: async () => ({}),
       execution: {
         planOf: async () => ({ id: 1 }),

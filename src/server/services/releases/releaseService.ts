@@ -13,6 +13,7 @@ import { GATE_FAILED_MARKER, gateFailureNote } from '../../agents/offline/releas
 import type { Notice } from '../notifications/notificationService';
 import { baselineRelease, readLiveState, recordRelease, type Release } from './releaseStore';
 import { rollbackScript } from './releaseScripts';
+import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
 import { oneShotServices } from '../../agents/offline/oneShot';
 
 /** The notification service's sending side, the only part releases need. */
@@ -22,7 +23,8 @@ export interface Notifier {
 
 export interface ReleaseDeps {
   db: Db;
-  sandbox: SandboxExec;
+  /** Runs the read-only commands; a drift check wakes a sandbox that is not running first. */
+  sandbox: SandboxExec & WakeableSandbox;
   /** The values redacted from what the sandbox prints (User Secrets). */
   hiddenValues(projectId: number): Promise<Record<string, string>>;
   /** The execution plan a roll back is appended to, as a step waiting for approval. */
@@ -36,6 +38,8 @@ export interface ReleaseDeps {
   stack?: { directory: string; project: string };
   /** How long a roll back waits for the restored services to be healthy. */
   rollbackGateSeconds?: number;
+  /** How a drift check waits for a sandbox another request is starting (tests shorten it). */
+  wake?: WakeOptions;
 }
 
 /** The last line of a roll back step that succeeded (releaseScripts.rollbackScript). */
@@ -144,7 +148,10 @@ export function createReleaseService(deps: ReleaseDeps) {
     const runner = serverRunner(sandbox, sandboxOf(project), await hidden(project.projectId));
     let differences: DriftDifference[] = [];
     let error: string | null = null;
+    // The commands run in the project's sandbox: one stopped (or gone with a restart) is woken first.
+    const notRunning = release ? await wakeSandbox(sandbox, sandboxOf(project), deps.wake) : null;
     if (!release) error = 'Nothing to compare with: the project has no release yet (a deploy whose every step completed records one).';
+    else if (notRunning) error = `The check could not run: ${notRunning}.`;
     else {
       try {
         differences = compareToRelease(release, await readLiveState((c, t) => runner.run(c, t), stack.project, release.directory));
