@@ -38,6 +38,10 @@ const upcloud = {
     device: '/dev/disk/by-id/virtio-{{volume}}',
     create: ['upctl storage show {{volume}} >/dev/null 2>&1 || upctl storage create --title {{volume}} --size {{volumeGb}} --zone {{region}}', 'upctl server storage attach {{server}} --storage {{volume}} || true'],
   },
+  guards: [
+    { kind: 'costs', pattern: '\\bupctl\\s+(server|storage)\\s+create\\b', says: 'Creates a paid UpCloud resource' },
+    { kind: 'lockout', pattern: '\\bupctl\\s+server\\s+firewall\\s+(create|delete)\\b', says: 'Changes an UpCloud firewall' },
+  ],
   provision: {
     user: 'root',
     creates: 'upctl server create',
@@ -91,6 +95,11 @@ test('a new provider gets plans at its regions, on its sizes, with its own provi
   expect(create.commands).toContain(`upctl storage show da-${stack.name}-data >/dev/null 2>&1 || upctl storage create --title da-${stack.name}-data --size 300 --zone fi-hel1`);
   expect(JSON.stringify(steps)).toContain(`/dev/disk/by-id/virtio-da-${stack.name}-data`);
 
+  // Its CLI's paid and firewall calls wait for a person's approval, as its file says.
+  const { dangerousReason } = await import('../../../src/server/services/execution/dangerous');
+  expect(dangerousReason(create.commands.find((c) => c.includes('upctl server create'))!)).toMatch(/^Creates a paid UpCloud resource: it costs money/);
+  expect(dangerousReason(create.commands.find((c) => c.includes('upctl server firewall create'))!)).toMatch(/^Changes an UpCloud firewall: can lock you/);
+
   // A size named by its own name is the machine, and a region id names the provider.
   const named = extractFacts(['a static website on a 4xCPU-8GB in us-nyc1']);
   expect(named).toMatchObject({ provider: 'upcloud', region: 'us-nyc1', instanceType: '4xCPU-8GB' });
@@ -114,6 +123,8 @@ test('a provider file that does not fit says which file and what', () => {
     expect(() => readProviders(bad)).toThrow('{{#sshPorts}} is not closed');
     fs.writeFileSync(path.join(bad, 'upcloud.yaml'), YAML.stringify({ ...upcloud, regions: { 'de-fra1': ['atlantis'] } }));
     expect(() => readProviders(bad)).toThrow('upcloud.yaml: region de-fra1 serves atlantis, which is not in places.yaml');
+    fs.writeFileSync(path.join(bad, 'upcloud.yaml'), YAML.stringify({ ...upcloud, guards: [{ kind: 'costs', pattern: 'upctl (server create', says: 'Creates a paid UpCloud resource' }] }));
+    expect(() => readProviders(bad)).toThrow('upcloud.yaml: "upctl (server create" is not a regular expression');
     fs.writeFileSync(path.join(bad, 'upcloud.yaml'), YAML.stringify({ ...upcloud, existing: true }));
     expect(() => readProviders(bad)).toThrow('exactly one provider file says existing: true');
   } finally {

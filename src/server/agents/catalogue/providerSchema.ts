@@ -93,6 +93,19 @@ export const ProviderSchema = Type.Object(
     secrets: Type.Array(Secret),
     /** A block volume for data (`disk: fixed`): the device path it appears at (a glob, a template) and the workspace commands that create and attach it. */
     volume: Type.Optional(Type.Object({ device: Type.String({ pattern: '^/dev/' }), create: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) }, { additionalProperties: false })),
+    /**
+     * Commands of its CLI a person approves by hand even with Auto-Approve on (execution/dangerous.ts): a
+     * regular expression, what it does, and its kind: `lockout` (a firewall that can shut SSH out), `costs`
+     * (creates a paid resource), `deletes` (a resource and its data).
+     */
+    guards: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { kind: Type.Union([Type.Literal('lockout'), Type.Literal('costs'), Type.Literal('deletes')]), pattern: Type.String({ minLength: 5 }), says: Type.String({ minLength: 10 }) },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
     /** The steps that create (or reach) the server; `user` is the login of its image. */
     provision: Type.Object(
       {

@@ -70,12 +70,24 @@ function checkTemplates(file: string, p: ProviderFile): void {
   }
 }
 
+/** Every regular expression source of a file compiles. */
+function checkPatterns(file: string, sources: string[]): void {
+  for (const source of sources) {
+    try {
+      new RegExp(source);
+    } catch (err) {
+      throw new CatalogueError(`${file}: ${JSON.stringify(source)} is not a regular expression: ${(err as Error).message}`);
+    }
+  }
+}
+
 /** Reads and checks every provider file and the places of a directory; a bad file throws, naming the file and the field. */
 export function readProviders(dir: string): ProviderCatalogue {
   const rawPlaces = readYaml(dir, PLACES_FILE);
   const badPlace = Value.Errors(PlacesSchema, rawPlaces)[0];
   if (badPlace) throw new CatalogueError(`${PLACES_FILE}: ${badPlace.instancePath || '/'} ${badPlace.message}`);
   const places = rawPlaces as Place[];
+  checkPatterns(PLACES_FILE, places.flatMap((p) => p.words));
   const placeIds = new Set(places.map((p) => p.id));
   const providers: Record<string, Provider> = {};
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.yaml') && f !== PLACES_FILE).sort()) {
@@ -95,6 +107,7 @@ export function readProviders(dir: string): ProviderCatalogue {
       }
     }
     checkTemplates(file, p);
+    checkPatterns(file, [...p.aliases, ...(p.regionCodes?.words ?? []), ...(p.sizeNames?.words ?? []), ...(p.guards ?? []).map((g) => g.pattern)]);
     providers[p.id] = { ...p, existing: p.existing ?? false };
   }
   const existing = Object.values(providers).filter((p) => p.existing);

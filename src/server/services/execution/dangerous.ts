@@ -6,6 +6,8 @@
  * deployment commands (`rm -rf ./build`, `docker compose down`, `curl -fsS https://…`) pass.
  */
 
+import { PROVIDERS } from '../../agents/offline/knowledge';
+
 /** Top-level system folders whose recursive deletion or opening-up ruins a machine. */
 const SYSTEM_PATH =
   /^(\/+\*?|~\/?\*?|\$HOME\/?\*?|\$\{HOME\}\/?\*?|\/+(etc|usr|var|bin|sbin|boot|lib|lib32|lib64|home|root|opt|srv|sys|proc|dev|run|mnt|media|snap)\/*\*?)$/;
@@ -49,25 +51,17 @@ type Rule = (command: string, secretNames: readonly string[]) => string | undefi
 const LOCKOUT = 'can lock you, or the sandbox’s later SSH steps, out of the server';
 const COSTS = 'it costs money, and running it again may create a second one';
 
-/** Cloud provider calls, matched on the whole text (also inside `ssh host '…'`). */
+/** Calls of the providers' CLIs of one kind (each provider file's `guards`), with what a person is told. */
+const providerGuards = (kind: 'lockout' | 'costs' | 'deletes', then: (says: string) => string): Array<[RegExp, string]> =>
+  Object.values(PROVIDERS).flatMap((p) => (p.guards ?? []).filter((g) => g.kind === kind).map((g): [RegExp, string] => [new RegExp(g.pattern), then(g.says)]));
+
+/** Cloud calls, matched on the whole text (also inside `ssh host '…'`): firewalls first, then paid resources, then deletions. */
 const CLOUD_RULES: Array<[RegExp, string]> = [
-  [/\bhcloud\s+firewall\s+(create|add-rule|delete-rule|apply-to-resource|replace-rules|set-rules)\b/, `Changes a Hetzner Cloud firewall: ${LOCKOUT}`],
-  [/\baws\s+ec2\s+(authorize|revoke)-security-group-(ingress|egress)\b|\baws\s+ec2\s+modify-instance-attribute\b.*--groups\b/, `Changes an AWS security group: ${LOCKOUT}`],
-  [/\bdoctl\s+compute\s+firewall\s+(create|update|add-rules|remove-rules|add-droplets)\b/, `Changes a DigitalOcean cloud firewall: ${LOCKOUT}`],
-  [/\bgcloud\s+compute\s+firewall-rules\s+(create|update|delete)\b/, `Changes a Google Cloud firewall rule: ${LOCKOUT}`],
-  [/\baz\s+network\s+nsg\s+rule\s+(create|update|delete)\b/, `Changes an Azure network security group rule: ${LOCKOUT}`],
-  [/\bhcloud\s+(server|primary-ip|floating-ip|volume|load-balancer)\s+create\b/, `Creates a paid Hetzner Cloud resource: ${COSTS}`],
-  [/\baws\s+ec2\s+(run-instances|allocate-address|create-volume|create-nat-gateway)\b|\baws\s+(lightsail\s+create-instances|rds\s+create-db-instance|elbv2\s+create-load-balancer)\b/, `Creates a paid AWS resource: ${COSTS}`],
-  [/\bdoctl\s+(compute\s+(droplet|volume|load-balancer|reserved-ip|floating-ip)\s+create|databases\s+create)\b/, `Creates a paid DigitalOcean resource: ${COSTS}`],
-  [/\bgcloud\s+(compute\s+(instances|addresses|disks)|sql\s+instances)\s+create\b/, `Creates a paid Google Cloud resource: ${COSTS}`],
-  [/\baz\s+(vm|network\s+public-ip|disk)\s+create\b/, `Creates a paid Azure resource: ${COSTS}`],
+  ...providerGuards('lockout', (says) => `${says}: ${LOCKOUT}`),
+  ...providerGuards('costs', (says) => `${says}: ${COSTS}`),
   [/\b(terraform|tofu)\s+(-chdir=\S+\s+)?apply\b/, `Applies infrastructure changes (terraform apply): it may create paid resources or replace running ones`],
   [/\bpulumi\s+up\b/, 'Applies infrastructure changes (pulumi up): it may create paid resources or replace running ones'],
-  [/\bhcloud\s+(server|primary-ip|floating-ip|volume|firewall|load-balancer)\s+delete\b/, 'Deletes a Hetzner Cloud resource and whatever it holds'],
-  [/\baws\s+ec2\s+(terminate-instances|release-address|delete-volume|delete-security-group)\b|\baws\s+s3\s+rb\b|\baws\s+s3\s+rm\b.*--recursive/, 'Deletes AWS resources and whatever they hold'],
-  [/\bdoctl\s+compute\s+(droplet|volume|firewall|reserved-ip)\s+delete\b/, 'Deletes a DigitalOcean resource and whatever it holds'],
-  [/\bgcloud\s+compute\s+(instances|disks|addresses)\s+delete\b/, 'Deletes a Google Cloud resource and whatever it holds'],
-  [/\baz\s+(vm|disk|group)\s+delete\b/, 'Deletes Azure resources and whatever they hold'],
+  ...providerGuards('deletes', (says) => says),
   [/\b(terraform|tofu)\s+(-chdir=\S+\s+)?destroy\b|\bpulumi\s+destroy\b/, 'Destroys the infrastructure it manages'],
   [/\bkubectl\s+delete\s+(ns|namespace|namespaces|pvc|pv|persistentvolumeclaims?|persistentvolumes?)\b/, 'Deletes Kubernetes namespaces or volumes and their data'],
 ];
