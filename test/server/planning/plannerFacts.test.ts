@@ -129,3 +129,36 @@ describe('the catalogue sizes the machine by CPU as well as memory', () => {
     expect(kuma.machine.instanceType).toBe('s-1vcpu-2gb');
   });
 });
+
+describe('words that are kinds, descriptions and shared names are read from catalogue data', () => {
+  const facts = (text: string) => {
+    const f = extractFacts([text]);
+    return { components: [...f.components].sort(), proxy: f.proxy, domains: f.domains };
+  };
+
+  test("kind words ask for the person's own app or site only beside products such a workload uses", () => {
+    expect(facts('node app with meilisearch for search, server deploy@203.0.113.10, shop.kittlewares.com')).toEqual({ components: ['app', 'meilisearch'], proxy: undefined, domains: [{ host: 'shop.kittlewares.com', component: 'app' }] });
+    expect(facts('Typesense plus our Ruby app on digitalocean').components).toEqual(['app', 'typesense']);
+    expect(facts('my python api with postgres and redis').components).toEqual(['app', 'postgres', 'redis']);
+    // A product people visit named beside them: the words describe it.
+    expect(facts('a WordPress website on hetzner').components).toEqual(['mariadb', 'wordpress']);
+    expect(facts('a ghost blog as our company website').components).toEqual(['ghost', 'mysql']);
+  });
+
+  test('a name a proxy shares with another product is the proxy when proxying is said or there is something to front', () => {
+    expect(facts('nginx on my vps')).toMatchObject({ components: ['web'], proxy: undefined });
+    expect(facts('nginx in front of my node app')).toMatchObject({ components: ['app'], proxy: 'nginxProxy' });
+    expect(facts('nginx with ghost')).toMatchObject({ components: ['ghost', 'mysql'], proxy: 'nginxProxy' });
+    expect(facts('nginx as a reverse proxy for grafana').proxy).toBe('nginxProxy');
+    // A name inside a longer one of another product is that product's.
+    expect(facts('nginx proxy manager on my vps')).toMatchObject({ components: ['nginx-proxy-manager'], proxy: undefined });
+  });
+
+  test('a description of a product asks for it, and is never said back as unknown software', () => {
+    const c = converse(['i want my own chatgpt at home, i have a pc with an rtx 3090 running ubuntu at ubuntu@192.0.2.50', DEFAULTS]);
+    expect(c.replies.join('\n')).not.toMatch(/i don't know chatgpt/i);
+    const f = extractFacts(['i want my own chatgpt at home, i have a pc with an rtx 3090']);
+    expect([...f.components].sort()).toEqual(['ollama', 'open-webui']);
+    expect(f.gpu).toBe(true);
+  });
+});

@@ -422,17 +422,24 @@ const PROXY_WORDS = /\b(proxy|reverse|ssl|tls|https|certbot|in front|load[- ]bal
  * Applies the catalogued names of a clause. Kind words ("website", "our Ruby app") are read only when the
  * clause names no product but ones such a workload uses: "a WordPress website" is WordPress. A name a
  * reverse proxy shares with another product is the proxy when the clause speaks of proxying or other
- * products are there to be put behind it, else the other product.
+ * products are there to be put behind it, else the other product. Answers the kind-word products asked
+ * for ("our Ruby app").
  */
-function readNames(clause: string, facts: Facts, workloadNamed: boolean): void {
+function readNames(clause: string, facts: Facts, workloadNamed: boolean): string[] {
   const names = namesIn(clause).filter((n) => !(n.kindWords && workloadNamed));
   const twinOf = (n: NameAt): NameAt | undefined => names.find((t) => t.proxy !== n.proxy && t.index === n.index && t.end === n.end);
-  const apply = (n: NameAt): void => (n.proxy ? proxy(n.id) : component(n.id))(facts, !isNegated(clause, n.index));
+  const asked: string[] = [];
+  const apply = (n: NameAt): void => {
+    const on = !isNegated(clause, n.index);
+    (n.proxy ? proxy(n.id) : component(n.id))(facts, on);
+    if (on && n.kindWords) asked.push(n.id);
+  };
   for (const n of names.filter((x) => !twinOf(x))) apply(n);
   for (const n of names.filter((x) => x.proxy && twinOf(x))) {
     const other = twinOf(n)!;
     apply(PROXY_WORDS.test(clause) || [...facts.components].some((c) => c !== other.id) ? n : other);
   }
+  return asked;
 }
 
 /** The product a position in a clause is about: the nearest named before it, else the first after it. */
@@ -444,7 +451,7 @@ function productNear(named: Array<{ id: string; index: number }>, index: number)
 function readClause(clause: string, facts: Facts): void {
   const named = productsIn(clause);
   const workloadNamed = named.some((n) => !USED_BY_KIND_WORDS.has(n.id));
-  readNames(clause, facts, workloadNamed);
+  const kindAsked = readNames(clause, facts, workloadNamed);
   for (const rule of RULES) {
     const global = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
     for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0), m[0]);
@@ -519,7 +526,9 @@ function readClause(clause: string, facts: Facts): void {
   for (const d of domainsIn(clause)) {
     // "install cal.com": software named like a domain is the software, not where the stack is served.
     if (software.some((n) => n.toLowerCase() === d.host)) continue;
-    const product = productNear(named, d.index);
+    const near = productNear(named, d.index);
+    // Beside the person's own app, what the app uses (its search engine) is not what a domain serves: the app is.
+    const product = near && USED_BY_KIND_WORDS.has(near) && kindAsked.length ? kindAsked[0] : near;
     // "use files.example.net instead": the stack's domain moves, its sub-domains with it.
     const old = primaryDomain(facts);
     if (!product && old && old !== d.host && DOMAIN_CHANGE.test(clause) && !facts.domains.some((x) => x.host === d.host)) {
