@@ -1,4 +1,5 @@
 import { AWS_S3_ENDPOINT, DEFAULT_SFTP_PATH, destinationOf, placeOf, placeProblem, type BackupPlace } from '../../../shared/backupDestination';
+import { PRODUCTS } from './knowledge';
 
 /**
  * Where the person wants the backups, read from their words: "back up to my storage box at
@@ -30,8 +31,14 @@ const FILLER = new Set(
     'separate repository repo restic please it them its there storage box storagebox server host machine nas target destination place ' +
     'ssh sftp named called up').split(' '),
 );
-/** Words that say the store is S3-compatible (with or without a named endpoint). */
-const S3_WORDS = new Set(['s3', 's3-compatible', 'compatible', 'object', 'minio', 'backblaze', 'b2', 'wasabi', 'r2', 'cloudflare', 'garage', 'aws', 'amazon']);
+/**
+ * Words that say the store is S3-compatible (with or without a named endpoint): vendors' names, and the
+ * catalogue's own S3-compatible stores (those serving an endpoint labelled `s3`: MinIO).
+ */
+const S3_WORDS = new Set([
+  ...['s3', 's3-compatible', 'compatible', 'object', 'backblaze', 'b2', 'wasabi', 'r2', 'cloudflare', 'garage', 'aws', 'amazon'],
+  ...Object.values(PRODUCTS).filter((p) => p.services.some((s) => s.endpoints?.some((e) => e.label === 's3'))).map((p) => p.id),
+]);
 /** Slot words: the next word is their value. */
 const SLOTS: Record<string, Slot> = {
   port: 'port',
