@@ -11,6 +11,8 @@ export function describeServerFacts(f: ServerFacts): string {
     [f.cpus !== undefined && `${f.cpus} CPUs`, f.memoryGb !== undefined && `${f.memoryGb} GB memory`, f.freeDiskGb !== undefined && `${f.freeDiskGb} GB free disk`].filter(Boolean).join(', '),
     ports.length ? `Ports in use: ${ports.join(', ')}` : 'No ports in use',
     `${f.containers.length} running container${f.containers.length === 1 ? '' : 's'}${f.composeProjects.length ? `, compose projects: ${f.composeProjects.join(', ')}` : ''}`,
+    f.hostKey &&
+      `SSH host key ${f.hostKey.algorithm} ${f.hostKey.fingerprint}, ${f.hostKey.firstContact ? 'pinned at this first contact' : 'the one pinned earlier'}: the deploy refuses any other`,
   ]
     .filter(Boolean)
     .join('. ')

@@ -174,6 +174,20 @@ export const ServerFacts = Type.Object(
       { maxItems: 1000 },
     ),
     composeProjects: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200 }),
+    /**
+     * The server's SSH host key as pinned in the project's workspace (ssh-keys/known_hosts): the deploy's
+     * steps refuse any other. `firstContact`: this inspection met the server first and pinned it.
+     */
+    hostKey: Type.Optional(
+      Type.Object(
+        {
+          algorithm: Type.String({ pattern: '^[A-Z0-9-]{2,20}$' }),
+          fingerprint: Type.String({ pattern: '^SHA256:[A-Za-z0-9+/]{43}$' }),
+          firstContact: Type.Boolean(),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -26,6 +26,7 @@ const FACTS: ServerFacts = {
   ],
   containers: [{ name: 'shop_web_1', image: 'nginx:1.27.2-alpine', project: 'shop' }],
   composeProjects: ['shop'],
+  hostKey: { algorithm: 'ED25519', fingerprint: 'SHA256:NX93hazBngDX4muBCArRGKauVIWgjLgZcjAZcuBv6cw', firstContact: true },
 };
 
 function atArchitecture(): void {
@@ -61,6 +62,9 @@ describe('inspecting the server on the architecture step', () => {
     expect(found).toHaveTextContent('Ports in use: 80/tcp (container shop_web_1 (compose project shop)), 2222/tcp (sshd)');
     expect(found).toHaveTextContent('compose projects: shop');
     expect(found).toHaveTextContent('Not read: Docker version');
+    // The first key seen, with its fingerprint and how to check it on the server.
+    expect(found).toHaveTextContent('SSH host key ED25519 SHA256:NX93hazBngDX4muBCArRGKauVIWgjLgZcjAZcuBv6cw, pinned at this first contact');
+    expect(found).toHaveTextContent('ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub');
     // The plan is read again with the findings the server made from the facts; nothing is generated unasked.
     expect(await within(planView).findByText(/which container shop_web_1 on the server already holds/, {}, { timeout: 10_000 })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Confirm Architecture' })).toBeDisabled();

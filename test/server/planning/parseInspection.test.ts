@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { ServerFacts } from '../../../src/shared/stackModel';
-import { inspectionCommand, INSPECTION_MARK } from '../../../src/server/services/serverReadback/inspectionCommand';
-import { parseInspection, parseLabels, parseProcNetLine, parsePublished } from '../../../src/server/services/serverReadback/parseInspection';
+import { inspectionCommand, INSPECTION_MARK, knownHostsName } from '../../../src/server/services/serverReadback/inspectionCommand';
+import { parseHostKey, parseInspection, parseLabels, parseProcNetLine, parsePublished } from '../../../src/server/services/serverReadback/parseInspection';
 import { readbackCommand } from '../../../src/server/services/serverReadback/readbackCommand';
 
 /**
@@ -12,7 +13,11 @@ import { readbackCommand } from '../../../src/server/services/serverReadback/rea
  */
 
 const at = new Date('2026-11-28T10:00:00Z');
-const withRecord = (text: string): string => `${text}\n== da-readback record ==\n${Buffer.from(text).toString('base64')}\n== da-readback end ==`;
+const FINGERPRINT = 'SHA256:NX93hazBngDX4muBCArRGKauVIWgjLgZcjAZcuBv6cw';
+/** What the command prints in the sandbox after the server's output: the pinned key, as `ssh-keygen -l -F` says it. */
+const hostKeySection = (pinned: 'now' | 'earlier', fingerprint = FINGERPRINT): string => `== da-hostkey ${pinned} ==\n[203.0.113.7]:2222 ED25519 ${fingerprint}`;
+const withRecord = (text: string, hostKey: string = hostKeySection('now')): string =>
+  `${text}\n== da-readback record ==\n${Buffer.from(text).toString('base64')}\n== da-readback end ==\n${hostKey}`;
 
 const V1_SERVER = [
   '== da-readback facts ==',
@@ -57,6 +62,7 @@ describe('the inspection parser', () => {
         { name: 'shop_db_1', image: 'postgres:16.4-alpine', project: 'shop' },
       ],
       composeProjects: ['shop'],
+      hostKey: { algorithm: 'ED25519', fingerprint: FINGERPRINT, firstContact: true },
     });
     expect(notRead).toEqual([]);
   });
@@ -92,7 +98,7 @@ describe('the inspection parser', () => {
   test('no Docker for this user and nothing but the OS: the rest stays absent and is named', () => {
     const text = ['== da-readback facts ==', 'os: Alpine Linux v3.20', 'cpus: 1', '== da-readback listening ==', '== da-readback containers ==', 'unreadable: docker', '== da-readback compose-ls =='].join('\n');
     const { facts, notRead } = parseInspection(withRecord(text), at);
-    expect(facts).toEqual({ inspectedAt: at.toISOString(), os: 'Alpine Linux v3.20', cpus: 1, portsInUse: [], containers: [], composeProjects: [] });
+    expect(facts).toEqual({ inspectedAt: at.toISOString(), os: 'Alpine Linux v3.20', cpus: 1, portsInUse: [], containers: [], composeProjects: [], hostKey: expect.objectContaining({ fingerprint: FINGERPRINT }) });
     expect(notRead).toEqual([expect.stringMatching(/^Docker: /), 'Docker version', expect.stringMatching(/^Compose: /)]);
   });
 
@@ -132,14 +138,57 @@ describe('the inspection parser', () => {
   });
 });
 
+describe('the host key the inspection pinned', () => {
+  test('pinned at this first contact, or the one pinned earlier, with its fingerprint; none pinned is named', () => {
+    expect(parseInspection(withRecord(V1_SERVER), at).facts.hostKey).toEqual({ algorithm: 'ED25519', fingerprint: FINGERPRINT, firstContact: true });
+    expect(parseInspection(withRecord(V1_SERVER, hostKeySection('earlier')), at).facts.hostKey).toEqual({ algorithm: 'ED25519', fingerprint: FINGERPRINT, firstContact: false });
+    const none = parseInspection(withRecord(V1_SERVER, '== da-hostkey now =='), at);
+    expect(none.facts.hostKey).toBeUndefined();
+    expect(none.notRead).toEqual([expect.stringMatching(/^SSH host key: none pinned/)]);
+  });
+
+  test('whatever the server prints (a forged section among it), the key read is the one the sandbox printed last', () => {
+    const forged = fc.oneof(
+      fc.string(),
+      fc.constantFrom('now', 'earlier').map((p) => `== da-hostkey ${p} ==`),
+      fc.stringMatching(/^[A-Za-z0-9+/]{43}$/).map((f) => `[203.0.113.7]:2222 ED25519 SHA256:${f}`),
+    );
+    fc.assert(
+      fc.property(fc.array(forged, { maxLength: 12 }), fc.constantFrom<'now' | 'earlier'>('now', 'earlier'), (lines, pinned) => {
+        const server = `${V1_SERVER}\n${lines.join('\n')}`;
+        const key = parseHostKey(withRecord(server, hostKeySection(pinned)));
+        expect(key).toEqual({ algorithm: 'ED25519', fingerprint: FINGERPRINT, firstContact: pinned === 'now' });
+      }),
+    );
+  });
+
+  test('known_hosts files a key under the bare host on port 22, [host]:port otherwise', () => {
+    expect(knownHostsName({ user: 'deploy', host: '203.0.113.7', port: 22 })).toBe('203.0.113.7');
+    expect(knownHostsName({ user: 'deploy', host: '203.0.113.7', port: 2222 })).toBe('[203.0.113.7]:2222');
+    expect(knownHostsName({ user: 'deploy', host: '[2001:db8::1]', port: 2222 })).toBe('[2001:db8::1]:2222');
+  });
+});
+
 describe('the inspection command', () => {
   test('reads only: no command in it writes on the server; the readback keeps its own bytes', () => {
     const command = inspectionCommand({ user: 'deploy', host: '203.0.113.7', port: 2222 });
     expect(command.startsWith(`${INSPECTION_MARK}deploy@203.0.113.7:2222: `)).toBe(true);
-    const remote = command.slice(command.indexOf("<<'INSPECT'"));
+    // What runs on the server: the here-document's body, between its tag lines.
+    const remote = command.slice(command.indexOf("<<'INSPECT'\n") + "<<'INSPECT'\n".length, command.indexOf('\nINSPECT\n'));
+    expect(remote).toContain('docker');
     for (const writes of [/\brm\b/, /\bmkdir\b/, /\btee\b/, /(^|[^0-9&2])>\s*[^&/]/m, /docker (run|rm|stop|start|compose up|compose down)/, /\bapt(-get)?\b/, /\bsystemctl\b/]) expect(remote).not.toMatch(writes);
     expect(() => inspectionCommand({ user: 'deploy; rm -rf /', host: 'x', port: 22 })).toThrow();
     expect(() => inspectionCommand({ user: 'deploy', host: "a'b", port: 22 })).toThrow();
     expect(readbackCommand('da-server')).toContain('say sshd');
+  });
+
+  test('pins the host key in the workspace file the deploy checks, and prints it after what the server printed', () => {
+    const command = inspectionCommand({ user: 'deploy', host: '203.0.113.7', port: 2222 });
+    expect(spawnSync('bash', ['-n'], { input: command, encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
+    expect(command).toContain('-o StrictHostKeyChecking=accept-new -o UserKnownHostsFile="$PWD/ssh-keys/known_hosts"');
+    expect(command).not.toMatch(/known_hosts"?\s*$|\$d\/known_hosts/m);
+    const after = command.slice(command.indexOf('\nINSPECT\n'));
+    expect(after).toContain("ssh-keygen -l -F '[203.0.113.7]:2222' -f ssh-keys/known_hosts");
+    expect(after.trimEnd().endsWith('exit $status')).toBe(true);
   });
 });

@@ -4,7 +4,7 @@ import type { StackModel } from '../../../shared/stackModel';
 import { describeServerFacts } from '../../../shared/serverFactsText';
 import type { ContainerStatusResponse, SandboxInitializeResponse } from '../../../shared/api/sandbox';
 import type { ServerInspectionOffer, ServerInspectionResult } from '../../../shared/api/serverInspection';
-import { inspectionCommand, safeTarget, targetLabel } from '../serverReadback/inspectionCommand';
+import { HOSTKEY_MARK, inspectionCommand, KNOWN_HOSTS, knownHostsName, safeTarget, targetLabel, type InspectionTarget } from '../serverReadback/inspectionCommand';
 import { parseInspection } from '../serverReadback/parseInspection';
 
 /**
@@ -39,12 +39,20 @@ export const INSPECTION_KEY_SECRET = 'SSH_PRIVATE_KEY';
 /** Long enough for a slow first contact and a busy Docker; the person waits for it. */
 export const INSPECTION_TIMEOUT_MS = 120_000;
 
+/** What OpenSSH says when the server's key is not the pinned one (a changed key under strict or accept-new checking). */
+const HOST_KEY_CHANGED = /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed|has changed and you have requested strict checking/i;
+
 /** Why the command failed, in words, from its exit and its last lines. */
-function failure(result: ExecResult, target: string): string {
+function failure(result: ExecResult, target: string, where: InspectionTarget): string {
   if (result.timedOut) return `The inspection of ${target} did not finish within ${INSPECTION_TIMEOUT_MS / 1000} seconds.`;
   if (result.cancelled) return 'The inspection was stopped before it finished.';
-  const last = result.output.trim().split('\n').filter((l) => !l.startsWith('== da-readback')).slice(-1)[0] ?? '';
+  // What ssh and the server said, without the host key section the command prints after them.
+  const said = result.output.split(`\n${HOSTKEY_MARK} `)[0]!;
+  const last = said.trim().split('\n').filter((l) => !l.startsWith('== da-readback')).slice(-1)[0] ?? '';
   if (result.exitCode === 3) return last;
+  if (result.exitCode === 255 && HOST_KEY_CHANGED.test(said)) {
+    return `${target} answered with another SSH host key than the one pinned in this workspace (${KNOWN_HOSTS}), so nothing was read, and the deploy would refuse it too. If the server was reinstalled, remove the old key in the workspace terminal (ssh-keygen -R '${knownHostsName(where)}' -f ${KNOWN_HOSTS}) and inspect it again; if not, something may be answering in the server's place.`;
+  }
   if (result.exitCode === 255) {
     const why = /Permission denied/i.test(result.output)
       ? 'the key in SSH_PRIVATE_KEY was refused'
@@ -61,7 +69,7 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
   /** Projects with an inspection under way: a second approval waits for none, it is refused. */
   const running = new Set<number>();
 
-  async function offer(projectId: number): Promise<ServerInspectionOffer & { model?: StackModel }> {
+  async function offer(projectId: number): Promise<ServerInspectionOffer & { model?: StackModel; where?: InspectionTarget }> {
     const { model } = await planning.stack(projectId);
     const target = model.target;
     if (!target) return { target_kind: 'none', available: false, reason: 'No server is named yet: say which server the stack goes on (user@host and SSH port) in the requirements, or go on without an inspection.' };
@@ -73,7 +81,7 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
     if (!(await planning.secretValues(projectId))[INSPECTION_KEY_SECRET]?.trim()) {
       return { target_kind: 'existing', available: false, target: targetLabel(where), reason: `Add the private key that logs in to ${targetLabel(where)} as the ${INSPECTION_KEY_SECRET} User Secret to inspect the server, or go on without an inspection.`, ...facts };
     }
-    return { target_kind: 'existing', available: true, target: targetLabel(where), command: inspectionCommand(where), ...facts };
+    return { target_kind: 'existing', available: true, target: targetLabel(where), command: inspectionCommand(where), where, ...facts };
   }
 
   /** The sandbox, running: initialised the way the confirm flow does when it is not. */
@@ -86,7 +94,7 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
 
   return {
     async offer(projectId: number): Promise<ServerInspectionOffer> {
-      const { model: _model, ...shown } = await offer(projectId);
+      const { model: _model, where: _where, ...shown } = await offer(projectId);
       return shown;
     },
 
@@ -108,7 +116,7 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
         const result = await sandbox.exec(project, current.command, { env, secrets: Object.values(hidden), timeoutMs: deps.timeoutMs ?? INSPECTION_TIMEOUT_MS });
         const tail = result.output.trim().split('\n').slice(-20).join('\n');
         if (result.exitCode !== 0 || !result.output.includes('== da-readback end ==')) {
-          return { status: 'failed', detail: `${failure(result, current.target!)} The plan goes on without facts about the server.`, not_read: [], output: tail };
+          return { status: 'failed', detail: `${failure(result, current.target!, current.where!)} The plan goes on without facts about the server.`, not_read: [], output: tail };
         }
         const { facts, notRead } = parseInspection(result.output, new Date());
         await planning.editStack(scope.projectId, [{ op: 'setServerFacts', facts }]);

@@ -9,10 +9,13 @@ import { FACTS_SCRIPT } from './readbackCommand';
  * versions, CPUs, memory, free disk). Nothing on the server is written: no file, no package, no container.
  *
  * In the sandbox it writes the SSH key from User Secrets to a temporary folder it removes on exit (the
- * deploy's own SSH configuration does not exist yet at planning time), and trusts the host key it meets in a
- * throwaway known_hosts: the deploy's first step pins the key for good. Its output has the read-back
- * check's shape (readbackCommand.ts): `== da-readback <section> ==` headers, the same `facts` section, then the
- * whole text again as base64, which redaction of secrets cannot blank words of (parseInspection.ts reads it).
+ * deploy's own SSH configuration does not exist yet at planning time). The host key is pinned on this first
+ * contact in the workspace's `ssh-keys/known_hosts`, the file the deploy's steps check against
+ * (remoteShell.ts `connectCommands`): a key pinned earlier must match, and the deploy refuses any key but the
+ * one pinned here. Its output has the read-back check's shape (readbackCommand.ts): `== da-readback <section> ==`
+ * headers, the same `facts` section, then the whole text again as base64, which redaction of secrets cannot
+ * blank words of (parseInspection.ts reads it); after it, read in the sandbox, `== da-hostkey <now|earlier> ==`
+ * and the pinned key's fingerprint as `ssh-keygen -l -F` prints it.
  */
 
 export interface InspectionTarget {
@@ -63,16 +66,31 @@ export const targetLabel = (t: InspectionTarget): string => `${t.user}@${bare(t.
 export const safeTarget = (t: InspectionTarget): boolean =>
   /^[a-z_][a-z0-9_.-]{0,31}$/.test(t.user) && /^[A-Za-z0-9.:-]{1,253}$/.test(bare(t.host)) && Number.isInteger(t.port) && t.port >= 1 && t.port <= 65535;
 
+/** Where the deploy's steps keep the pinned host keys (relative to the workspace; remoteShell.ts). */
+export const KNOWN_HOSTS = 'ssh-keys/known_hosts';
+/** The header of the host key section: `now` when this run pinned it, `earlier` when it matched one pinned before. */
+export const HOSTKEY_MARK = '== da-hostkey';
+
+/** The name ssh files a host key under in known_hosts: the bare host on port 22, `[host]:port` otherwise. */
+export const knownHostsName = (t: InspectionTarget): string => (t.port === 22 ? bare(t.host) : `[${bare(t.host)}]:${t.port}`);
+
 /** The sandbox command that inspects `target` with the key in the SSH_PRIVATE_KEY User Secret. */
 export function inspectionCommand(target: InspectionTarget): string {
   if (!safeTarget(target)) throw new Error(`not a target the inspection can name: ${JSON.stringify(target)}`);
   const doc = hereScript('INSPECT', REMOTE);
+  const name = knownHostsName(target);
   return [
     `${INSPECTION_MARK}${targetLabel(target)}: reads ${INSPECTION_READS}; it changes nothing on the server.`,
     `[ -n "\${SSH_PRIVATE_KEY:-}" ] || { echo "There is no SSH_PRIVATE_KEY in User Secrets: add the private key that logs in to the server." >&2; exit 3; }`,
     `d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT`,
-    `(umask 077 && printf '%s\\n' "$SSH_PRIVATE_KEY" > "$d/key")`,
-    `ssh -i "$d/key" -p ${target.port} -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=20 -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile="$d/known_hosts" -o LogLevel=ERROR '${target.user}@${bare(target.host)}' 'bash -s' <<'${doc.tag}'`,
+    `(umask 077 && printf '%s\\n' "$SSH_PRIVATE_KEY" > "$d/key" && mkdir -p ssh-keys && touch ${KNOWN_HOSTS}) || exit 1`,
+    // Pinned before (an earlier inspection, a deploy): ssh must meet that key again, or it refuses.
+    `if ssh-keygen -F '${name}' -f ${KNOWN_HOSTS} >/dev/null; then pinned=earlier; else pinned=now; fi`,
+    `ssh -i "$d/key" -p ${target.port} -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=20 -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile="$PWD/${KNOWN_HOSTS}" -o LogLevel=ERROR '${target.user}@${bare(target.host)}' 'bash -s' <<'${doc.tag}'`,
     ...doc.lines,
+    'status=$?',
+    `printf '${HOSTKEY_MARK} %s ==\\n' "$pinned"`,
+    `ssh-keygen -l -F '${name}' -f ${KNOWN_HOSTS} | grep -v '^#'`,
+    'exit $status',
   ].join('\n');
 }

@@ -101,6 +101,25 @@ export function parseProcNetLine(line: string): ListeningPort | undefined {
   return { protocol, address, port };
 }
 
+/** The `== da-hostkey <now|earlier> ==` header the command prints in the sandbox, after the server's output. */
+const HOSTKEY_HEADER = /^== da-hostkey (now|earlier) ==$/;
+/** A line of `ssh-keygen -l -F <name>`: `[203.0.113.7]:2222 ED25519 SHA256:…`. */
+const FINGERPRINT = /^\S+ ([A-Z0-9-]{2,20}) (SHA256:[A-Za-z0-9+/]{43})$/;
+
+/** The host key the inspection met and what is pinned for it now, from the last host key section. */
+export function parseHostKey(output: string): ServerFacts['hostKey'] {
+  const lines = output.replace(/\r\n/g, '\n').split('\n').map((l) => l.trim());
+  const at = lines.findLastIndex((l) => HOSTKEY_HEADER.test(l));
+  if (at < 0) return undefined;
+  const firstContact = HOSTKEY_HEADER.exec(lines[at]!)![1] === 'now';
+  for (const line of lines.slice(at + 1)) {
+    if (line.startsWith('== ')) break;
+    const m = FINGERPRINT.exec(line);
+    if (m) return { algorithm: m[1]!, fingerprint: m[2]!, firstContact };
+  }
+  return undefined;
+}
+
 const text200 = (s: string): string => (s.length > 200 ? `${s.slice(0, 199)}…` : s);
 
 /** The server's facts from the inspection's output, read at `at`. */
@@ -160,6 +179,8 @@ export function parseInspection(output: string, at: Date): Inspection {
     ports.set(key, { port: Number(port), protocol, address: p.address.slice(0, 64), holder: p.holder });
   }
 
+  const hostKey = parseHostKey(output);
+  if (!hostKey) notRead.push('SSH host key: none pinned in ssh-keys/known_hosts after the inspection');
   if (!read.dockerVersion) notRead.push('Docker version');
   if (!read.compose) notRead.push('Compose: neither `docker compose` nor `docker-compose` answered');
   const facts: ServerFacts = {
@@ -173,6 +194,7 @@ export function parseInspection(output: string, at: Date): Inspection {
     portsInUse: [...ports.values()].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol)).slice(0, 1000),
     containers: containers.slice(0, 1000),
     composeProjects: [...projects].sort().slice(0, 200).map(text200),
+    ...(hostKey ? { hostKey } : {}),
   };
   return { facts, notRead };
 }

@@ -85,6 +85,13 @@ export function ServerInspection({ projectId, remake }: ServerInspectionProps): 
           <StatusText>
             {result?.status === 'completed' ? 'Found' : `Inspected ${new Date(facts.inspectedAt).toLocaleString()}`}: {describeServerFacts(facts)}
           </StatusText>
+          {facts.hostKey?.firstContact && (
+            <MutedText>
+              Its SSH host key was seen for the first time and is now pinned: compare <code>{facts.hostKey.fingerprint}</code> with what the server&apos;s own console
+              shows (<code>ssh-keygen -lf /etc/ssh/ssh_host_{facts.hostKey.algorithm.toLowerCase()}_key.pub</code>) before you deploy. From now on the inspection and the
+              deploy refuse any other key.
+            </MutedText>
+          )}
           {result?.status === 'completed' && result.not_read.length > 0 && (
             <NotRead>
               {result.not_read.map((n) => (
