@@ -459,7 +459,8 @@ export function applyStackOp(model: StackModel, o: StackOp, catalogue: Catalogue
       m.target = o.target;
       break;
     case 'setServerFacts':
-      if (!m.target) throw new StackOpError('facts of which server? set the target first');
+      // Without a target they are the facts of the server the User Secrets name (SERVER_USER, SERVER_HOST); a new machine runs nothing yet.
+      if (m.target?.kind === 'new') throw new StackOpError('the plan creates a new machine, which runs nothing yet: there are no facts to keep');
       m.serverFacts = o.facts;
       break;
     case 'setSizing': {

@@ -15,8 +15,10 @@ export const ServerInspectionOffer = Type.Object({
   available: Type.Boolean(),
   /** Why not, in words, when not available (no server named yet, a new machine, no SSH key). */
   reason: Type.Optional(Type.String()),
-  /** The server it reads: `deploy@203.0.113.7:2222`. */
+  /** The server it reads: `deploy@203.0.113.7:2222`, or `$SERVER_USER@$SERVER_HOST:22` for one named by User Secrets. */
   target: Type.Optional(Type.String()),
+  /** The User Secrets that name the server when the words did not (their values stay in the sandbox). */
+  named_by_secrets: Type.Optional(Type.Array(Type.String())),
   /** The exact command; POST it back unchanged to approve it. */
   command: Type.Optional(Type.String()),
   /** What the last inspection of this target found (the stack model's serverFacts). */

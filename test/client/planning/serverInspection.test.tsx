@@ -100,4 +100,14 @@ describe('inspecting the server on the architecture step', () => {
     await screen.findByText(/No architecture plan yet/, {}, { timeout: 5000 });
     expect(screen.queryByRole('region', { name: 'Your server' })).toBeNull();
   });
+
+  it('a server named by User Secrets: the command with the variables, and a word that their values stay in the workspace', async () => {
+    const command = "# da-inspect v1 target=$SERVER_USER@$SERVER_HOST:22: reads listening ports…\nssh … \"$SERVER_USER@$SERVER_HOST\" 'bash -s' <<'INSPECT'";
+    planningDb.inspectionOffer = { target_kind: 'existing', available: true, target: '$SERVER_USER@$SERVER_HOST:22', named_by_secrets: ['SERVER_USER', 'SERVER_HOST'], command };
+    renderApp('/app/7');
+    const panel = await screen.findByRole('region', { name: 'Your server' }, { timeout: 5000 });
+    expect(within(panel).getByRole('heading', { name: 'Your server: $SERVER_USER@$SERVER_HOST:22' })).toBeInTheDocument();
+    expect(panel).toHaveTextContent('The server your User Secrets SERVER_USER and SERVER_HOST name: the command reads their values in your workspace');
+    expect(within(panel).getByLabelText('Inspection command')).toHaveTextContent('"$SERVER_USER@$SERVER_HOST"');
+  });
 });

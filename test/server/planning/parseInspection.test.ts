@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { ServerFacts } from '../../../src/shared/stackModel';
-import { inspectionCommand, INSPECTION_MARK, knownHostsName } from '../../../src/server/services/serverReadback/inspectionCommand';
+import { inspectionCommand, INSPECTION_MARK, knownHostsName, SECRETS_TARGET } from '../../../src/server/services/serverReadback/inspectionCommand';
 import { parseHostKey, parseInspection, parseLabels, parseProcNetLine, parsePublished } from '../../../src/server/services/serverReadback/parseInspection';
 import { readbackCommand } from '../../../src/server/services/serverReadback/readbackCommand';
 
@@ -190,5 +190,32 @@ describe('the inspection command', () => {
     const after = command.slice(command.indexOf('\nINSPECT\n'));
     expect(after).toContain("ssh-keygen -l -F '[203.0.113.7]:2222' -f ssh-keys/known_hosts");
     expect(after.trimEnd().endsWith('exit $status')).toBe(true);
+  });
+
+  test('a server named by User Secrets: the command names the variables, and checks their values in the sandbox before ssh sees them', () => {
+    const command = inspectionCommand(SECRETS_TARGET);
+    expect(command.startsWith(`${INSPECTION_MARK}$SERVER_USER@$SERVER_HOST:22: `)).toBe(true);
+    expect(spawnSync('bash', ['-n'], { input: command, encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
+    expect(command).toContain(` "$SERVER_USER@$SERVER_HOST" 'bash -s' <<'INSPECT'`);
+    expect(command).toContain('ssh-keygen -l -F "$SERVER_HOST" -f ssh-keys/known_hosts');
+    // The checks, run alone with the values a person might have typed.
+    const checks = command.slice(0, command.indexOf('\nd=$(mktemp'));
+    // stdin from /dev/null: on a socket (node's pipes) bash takes itself for an rsh login and reads ~/.bashrc.
+    const run = (env: Record<string, string>) =>
+      spawnSync('bash', ['-c', checks], { env: { PATH: process.env.PATH!, SSH_PRIVATE_KEY: 'k', ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(run({ SERVER_USER: 'deploy', SERVER_HOST: '203.0.113.9' })).toMatchObject({ status: 0, stderr: '' });
+    expect(run({ SERVER_USER: 'deploy', SERVER_HOST: 'vps-1.example.org' }).status).toBe(0);
+    expect(run({ SERVER_USER: 'deploy', SERVER_HOST: '2001:db8::1' }).status).toBe(0);
+    for (const [env, said] of [
+      [{ SERVER_HOST: '203.0.113.9' }, 'There is no SERVER_USER in User Secrets'],
+      [{ SERVER_USER: 'deploy' }, 'There is no SERVER_HOST in User Secrets'],
+      [{ SERVER_USER: '-oProxyCommand=touch /tmp/x', SERVER_HOST: '203.0.113.9' }, 'SERVER_USER in User Secrets is not a user name'],
+      [{ SERVER_USER: 'deploy', SERVER_HOST: '203.0.113.9 -oProxyCommand=x' }, 'SERVER_HOST in User Secrets is not a host name'],
+      [{ SERVER_USER: 'deploy', SERVER_HOST: '[2001:db8::1]:22' }, 'SERVER_HOST in User Secrets is not a host name'],
+      [{ SERVER_USER: 'deploy\n', SERVER_HOST: '203.0.113.9' }, 'SERVER_USER in User Secrets is not a user name'],
+    ] as const) {
+      const r = run(env);
+      expect({ status: r.status, stderr: r.stderr.trim() }).toEqual({ status: 3, stderr: expect.stringContaining(said) });
+    }
   });
 });

@@ -18,6 +18,7 @@ import { architectAgent } from './agents/architectAgent';
 import { implementationAgent } from './agents/implementationAgent';
 import { createStackEditing, STACK_CATALOGUE } from './stackEditing';
 import type { StackResponse } from '../../../shared/api/stack';
+import { SECRETS_TARGET } from '../serverReadback/inspectionCommand';
 
 /** A turn ready to stream: the thread is resolved and the turn registered before any byte is sent. */
 export type AgentTurn = StartedTurn;
@@ -211,7 +212,12 @@ export function createPlanningService(deps: PlanningDeps) {
     },
 
     listSecrets: secrets.listSecrets,
-    saveSecret: secrets.saveSecret,
+    /** Stores one secret value; a new SERVER_HOST or SERVER_USER makes what was found of the server they named unknown again. */
+    async saveSecret(projectId: number, name: string, value: string): ReturnType<typeof secrets.saveSecret> {
+      const statuses = await secrets.saveSecret(projectId, name, value);
+      if (name === SECRETS_TARGET.hostVar || name === SECRETS_TARGET.userVar) await stackEditing.forgetSecretsServerFacts(projectId);
+      return statuses;
+    },
     secretValues: secrets.secretValues,
     hiddenValues: secrets.hiddenValues,
     sealableValues: secrets.sealableValues,

@@ -139,6 +139,19 @@ export function createStackEditing(deps: StackEditingDeps) {
   return {
     read,
 
+    /**
+     * Forgets what an inspection found of the server the User Secrets name (no target in the model): their
+     * values changed, so the facts may be another server's. Its kept edits go too, or the next turn would
+     * bring the facts back. Facts of a server named in words stay: they go when the words name another.
+     */
+    async forgetSecretsServerFacts(projectId: number): Promise<void> {
+      await change(projectId, (doc) => {
+        if (doc.model.target || !doc.model.serverFacts) return doc;
+        const { serverFacts: _gone, ...model } = doc.model;
+        return { ...doc, model, edits: doc.edits.filter((e) => e.op.op !== 'setServerFacts') };
+      });
+    },
+
     /** The model the conversation's own turn made (the offline agent's), kept with the panel's edits. */
     async keepModel(projectId: number, model: unknown, wordsRead?: unknown): Promise<void> {
       const read = typeof wordsRead === 'number' && Number.isInteger(wordsRead) && wordsRead >= 0 ? { wordsRead } : {};

@@ -4,7 +4,18 @@ import type { StackModel } from '../../../shared/stackModel';
 import { describeServerFacts } from '../../../shared/serverFactsText';
 import type { ContainerStatusResponse, SandboxInitializeResponse } from '../../../shared/api/sandbox';
 import type { ServerInspectionOffer, ServerInspectionResult } from '../../../shared/api/serverInspection';
-import { HOSTKEY_MARK, inspectionCommand, KNOWN_HOSTS, knownHostsName, safeTarget, targetLabel, type InspectionTarget } from '../serverReadback/inspectionCommand';
+import {
+  HOSTKEY_MARK,
+  inspectionCommand,
+  KNOWN_HOSTS,
+  knownHostsName,
+  namedBySecrets,
+  safeTarget,
+  SECRETS_TARGET,
+  targetLabel,
+  type Inspected,
+} from '../serverReadback/inspectionCommand';
+import { blankIn, blankValues } from './blankValues';
 import { parseInspection } from '../serverReadback/parseInspection';
 
 /**
@@ -24,6 +35,7 @@ export interface InspectionPlanning {
   stack(projectId: number): Promise<{ model: StackModel }>;
   editStack(projectId: number, ops: unknown[]): Promise<{ model: StackModel }>;
   secretValues(projectId: number): Promise<Record<string, string>>;
+  listSecrets(projectId: number): Promise<Array<{ name: string }>>;
   hiddenValues(projectId: number): Promise<Record<string, string>>;
 }
 
@@ -43,15 +55,15 @@ export const INSPECTION_TIMEOUT_MS = 120_000;
 const HOST_KEY_CHANGED = /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed|has changed and you have requested strict checking/i;
 
 /** Why the command failed, in words, from its exit and its last lines. */
-function failure(result: ExecResult, target: string, where: InspectionTarget): string {
+function failure(result: ExecResult, target: string, where: Inspected, blank: (text: string) => string): string {
   if (result.timedOut) return `The inspection of ${target} did not finish within ${INSPECTION_TIMEOUT_MS / 1000} seconds.`;
   if (result.cancelled) return 'The inspection was stopped before it finished.';
-  // What ssh and the server said, without the host key section the command prints after them.
-  const said = result.output.split(`\n${HOSTKEY_MARK} `)[0]!;
+  // What ssh and the server said, without the host key section the command prints after them (blanked: only it can hold a secret's value).
+  const said = blank(result.output.split(`\n${HOSTKEY_MARK} `)[0]!);
   const last = said.trim().split('\n').filter((l) => !l.startsWith('== da-readback')).slice(-1)[0] ?? '';
   if (result.exitCode === 3) return last;
   if (result.exitCode === 255 && HOST_KEY_CHANGED.test(said)) {
-    return `${target} answered with another SSH host key than the one pinned in this workspace (${KNOWN_HOSTS}), so nothing was read, and the deploy would refuse it too. If the server was reinstalled, remove the old key in the workspace terminal (ssh-keygen -R '${knownHostsName(where)}' -f ${KNOWN_HOSTS}) and inspect it again; if not, something may be answering in the server's place.`;
+    return `${target} answered with another SSH host key than the one pinned in this workspace (${KNOWN_HOSTS}), so nothing was read, and the deploy would refuse it too. If the server was reinstalled, remove the old key in the workspace terminal (ssh-keygen -R ${namedBySecrets(where) ? `<the address in ${where.hostVar}>` : `'${knownHostsName(where)}'`} -f ${KNOWN_HOSTS}) and inspect it again; if not, something may be answering in the server's place.`;
   }
   if (result.exitCode === 255) {
     const why = /Permission denied/i.test(result.output)
@@ -69,19 +81,37 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
   /** Projects with an inspection under way: a second approval waits for none, it is refused. */
   const running = new Set<number>();
 
-  async function offer(projectId: number): Promise<ServerInspectionOffer & { model?: StackModel; where?: InspectionTarget }> {
+  async function offer(projectId: number): Promise<ServerInspectionOffer & { where?: Inspected }> {
     const { model } = await planning.stack(projectId);
     const target = model.target;
-    if (!target) return { target_kind: 'none', available: false, reason: 'No server is named yet: say which server the stack goes on (user@host and SSH port) in the requirements, or go on without an inspection.' };
-    if (target.kind === 'new') return { target_kind: 'new', available: false, reason: 'The plan creates a new machine, which runs nothing yet: there is nothing to inspect.' };
-    const where = { user: target.user, host: target.host, port: target.port };
-    if (!safeTarget(where)) return { target_kind: 'existing', available: false, reason: `The server ${target.user}@${target.host} cannot be named in a command as it is written.` };
+    if (target?.kind === 'new') return { target_kind: 'new', available: false, reason: 'The plan creates a new machine, which runs nothing yet: there is nothing to inspect.' };
     const facts = model.serverFacts ? { facts: model.serverFacts } : {};
-    // Declared is not enough: the key must have a value (it never leaves the server but into the sandbox).
-    if (!(await planning.secretValues(projectId))[INSPECTION_KEY_SECRET]?.trim()) {
-      return { target_kind: 'existing', available: false, target: targetLabel(where), reason: `Add the private key that logs in to ${targetLabel(where)} as the ${INSPECTION_KEY_SECRET} User Secret to inspect the server, or go on without an inspection.`, ...facts };
+    let where: Inspected;
+    if (target) {
+      where = { user: target.user, host: target.host, port: target.port };
+      if (!safeTarget(where)) return { target_kind: 'existing', available: false, reason: `The server ${target.user}@${target.host} cannot be named in a command as it is written.` };
+    } else {
+      // No server in the words: the plan may still name it through User Secrets, as its first step reaches it.
+      const declared = new Set((await planning.listSecrets(projectId)).map((x) => x.name));
+      if (!declared.has(SECRETS_TARGET.userVar) || !declared.has(SECRETS_TARGET.hostVar)) {
+        return { target_kind: 'none', available: false, reason: 'No server is named yet: say which server the stack goes on (user@host and SSH port) in the requirements, or go on without an inspection.' };
+      }
+      where = SECRETS_TARGET;
     }
-    return { target_kind: 'existing', available: true, target: targetLabel(where), command: inspectionCommand(where), where, ...facts };
+    const label = targetLabel(where);
+    const named = namedBySecrets(where) ? { named_by_secrets: [where.userVar, where.hostVar] } : {};
+    // Declared is not enough: each value must be there (values never leave the server but into the sandbox).
+    const values = await planning.secretValues(projectId);
+    const needed = [INSPECTION_KEY_SECRET, ...(namedBySecrets(where) ? [where.hostVar, where.userVar] : [])];
+    const missing = needed.filter((name) => !values[name]?.trim());
+    if (missing.length) {
+      const what = missing.map((name) => (name === INSPECTION_KEY_SECRET ? `the private key that logs in (${name})` : name)).join(', ');
+      return { target_kind: 'existing', available: false, target: label, ...named, reason: `Add ${what} to User Secrets to inspect ${label}, or go on without an inspection.`, ...facts };
+    }
+    if (namedBySecrets(where) && !safeTarget({ user: values[where.userVar]!, host: values[where.hostVar]!, port: where.port })) {
+      return { target_kind: 'existing', available: false, target: label, ...named, reason: `${where.userVar} or ${where.hostVar} in User Secrets is not a user name or address ssh can take (a plain user name, and a host name or IP address without brackets or port): correct it to inspect the server.`, ...facts };
+    }
+    return { target_kind: 'existing', available: true, target: label, ...named, command: inspectionCommand(where), where, ...facts };
   }
 
   /** The sandbox, running: initialised the way the confirm flow does when it is not. */
@@ -94,7 +124,7 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
 
   return {
     async offer(projectId: number): Promise<ServerInspectionOffer> {
-      const { model: _model, where: _where, ...shown } = await offer(projectId);
+      const { where: _where, ...shown } = await offer(projectId);
       return shown;
     },
 
@@ -114,11 +144,16 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
         if (notReady) return { status: 'failed', detail: notReady, not_read: [] };
         const [env, hidden] = await Promise.all([planning.secretValues(scope.projectId), planning.hiddenValues(scope.projectId)]);
         const result = await sandbox.exec(project, current.command, { env, secrets: Object.values(hidden), timeoutMs: deps.timeoutMs ?? INSPECTION_TIMEOUT_MS });
-        const tail = result.output.trim().split('\n').slice(-20).join('\n');
+        // A server named by User Secrets is named by them in what is sent back and stored, never by their values.
+        const where = current.where!;
+        const named = namedBySecrets(where) ? { [where.userVar]: env[where.userVar] ?? '', [where.hostVar]: env[where.hostVar] ?? '' } : {};
+        const tail = blankValues(result.output.trim().split('\n').slice(-20).join('\n'), named);
         if (result.exitCode !== 0 || !result.output.includes('== da-readback end ==')) {
-          return { status: 'failed', detail: `${failure(result, current.target!, current.where!)} The plan goes on without facts about the server.`, not_read: [], output: tail };
+          const detail = failure(result, current.target!, where, (text) => blankValues(text, named));
+          return { status: 'failed', detail: `${detail} The plan goes on without facts about the server.`, not_read: [], output: tail };
         }
-        const { facts, notRead } = parseInspection(result.output, new Date());
+        const parsed = parseInspection(result.output, new Date());
+        const { facts, notRead } = blankIn(parsed, named);
         await planning.editStack(scope.projectId, [{ op: 'setServerFacts', facts }]);
         return { status: 'completed', detail: describeServerFacts(facts), facts, not_read: notRead };
       } finally {

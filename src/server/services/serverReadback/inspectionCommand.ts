@@ -16,6 +16,10 @@ import { FACTS_SCRIPT } from './readbackCommand';
  * headers, the same `facts` section, then the whole text again as base64, which redaction of secrets cannot
  * blank words of (parseInspection.ts reads it); after it, read in the sandbox, `== da-hostkey <now|earlier> ==`
  * and the pinned key's fingerprint as `ssh-keygen -l -F` prints it.
+ *
+ * A server the plan names only through User Secrets (SERVER_USER, SERVER_HOST, as the deploy's first step
+ * reaches it) is inspected through the same variables: the command names them, never their values, and
+ * checks in the sandbox that each is a user or host ssh can take before it is used.
  */
 
 export interface InspectionTarget {
@@ -23,6 +27,19 @@ export interface InspectionTarget {
   host: string;
   port: number;
 }
+
+/** A server named by User Secrets: the environment variables holding its user and host, and its port. */
+export interface SecretsTarget {
+  userVar: string;
+  hostVar: string;
+  port: number;
+}
+
+/** The server the offline plans reach through User Secrets when the words named none (provisionSteps.ts, on port 22). */
+export const SECRETS_TARGET: SecretsTarget = { userVar: 'SERVER_USER', hostVar: 'SERVER_HOST', port: 22 };
+
+export type Inspected = InspectionTarget | SecretsTarget;
+export const namedBySecrets = (t: Inspected): t is SecretsTarget => 'hostVar' in t;
 
 /** The first line of the command; the target it reads follows it. */
 export const INSPECTION_MARK = '# da-inspect v1 target=';
@@ -56,15 +73,21 @@ say end`;
 /** `[2001:db8::1]` as ssh takes it on its command line. */
 const bare = (host: string): string => host.replace(/^\[|\]$/g, '');
 
-/** How the command names its target: `deploy@203.0.113.7:2222`. */
-export const targetLabel = (t: InspectionTarget): string => `${t.user}@${bare(t.host)}:${t.port}`;
+/** How the command names its target: `deploy@203.0.113.7:2222`, or `$SERVER_USER@$SERVER_HOST:22`. */
+export const targetLabel = (t: Inspected): string => (namedBySecrets(t) ? `$${t.userVar}@$${t.hostVar}:${t.port}` : `${t.user}@${bare(t.host)}:${t.port}`);
+
+const USER_PATTERN = '^[a-z_][a-z0-9_.-]{0,31}$';
+const HOST_PATTERN = '^[A-Za-z0-9.:-]{1,253}$';
 
 /**
  * Whether a target can be written into the command as it is: the stack model's schema allows only these
  * characters, and the command quotes them anyway; anything else is refused rather than escaped.
  */
 export const safeTarget = (t: InspectionTarget): boolean =>
-  /^[a-z_][a-z0-9_.-]{0,31}$/.test(t.user) && /^[A-Za-z0-9.:-]{1,253}$/.test(bare(t.host)) && Number.isInteger(t.port) && t.port >= 1 && t.port <= 65535;
+  new RegExp(USER_PATTERN).test(t.user) && new RegExp(HOST_PATTERN).test(bare(t.host)) && Number.isInteger(t.port) && t.port >= 1 && t.port <= 65535;
+
+const VAR = /^[A-Z_][A-Z0-9_]{0,63}$/;
+const safeSecrets = (t: SecretsTarget): boolean => VAR.test(t.userVar) && VAR.test(t.hostVar) && Number.isInteger(t.port) && t.port >= 1 && t.port <= 65535;
 
 /** Where the deploy's steps keep the pinned host keys (relative to the workspace; remoteShell.ts). */
 export const KNOWN_HOSTS = 'ssh-keys/known_hosts';
@@ -74,23 +97,49 @@ export const HOSTKEY_MARK = '== da-hostkey';
 /** The name ssh files a host key under in known_hosts: the bare host on port 22, `[host]:port` otherwise. */
 export const knownHostsName = (t: InspectionTarget): string => (t.port === 22 ? bare(t.host) : `[${bare(t.host)}]:${t.port}`);
 
+/**
+ * How the command writes the target, as shell words: the destination ssh logs in to and the name of its key
+ * in known_hosts, single-quoted literals or double-quoted variables; with the checks a variable needs first.
+ */
+function shellTarget(target: Inspected): { checks: string[]; destination: string; name: string } {
+  if (!namedBySecrets(target)) {
+    if (!safeTarget(target)) throw new Error(`not a target the inspection can name: ${JSON.stringify(target)}`);
+    return { checks: [], destination: `'${target.user}@${bare(target.host)}'`, name: `'${knownHostsName(target)}'` };
+  }
+  if (!safeSecrets(target)) throw new Error(`not variables the inspection can name: ${JSON.stringify(target)}`);
+  const { userVar: u, hostVar: h, port } = target;
+  const missing = (v: string, what: string) => `[ -n "\${${v}:-}" ] || { echo "There is no ${v} in User Secrets: add ${what}." >&2; exit 3; }`;
+  return {
+    checks: [
+      missing(u, 'the user that logs in to the server'),
+      missing(h, "the server's address"),
+      // Checked before ssh sees them: a value that is not a plain user or host could be read as an option.
+      `user_ok='${USER_PATTERN}' host_ok='${HOST_PATTERN}'`,
+      `[[ $${u} =~ $user_ok ]] || { echo "${u} in User Secrets is not a user name ssh can log in as." >&2; exit 3; }`,
+      `[[ $${h} =~ $host_ok ]] || { echo "${h} in User Secrets is not a host name or IP address (no brackets, no port)." >&2; exit 3; }`,
+    ],
+    destination: `"$${u}@$${h}"`,
+    name: port === 22 ? `"$${h}"` : `"[$${h}]:${port}"`,
+  };
+}
+
 /** The sandbox command that inspects `target` with the key in the SSH_PRIVATE_KEY User Secret. */
-export function inspectionCommand(target: InspectionTarget): string {
-  if (!safeTarget(target)) throw new Error(`not a target the inspection can name: ${JSON.stringify(target)}`);
+export function inspectionCommand(target: Inspected): string {
+  const { checks, destination, name } = shellTarget(target);
   const doc = hereScript('INSPECT', REMOTE);
-  const name = knownHostsName(target);
   return [
     `${INSPECTION_MARK}${targetLabel(target)}: reads ${INSPECTION_READS}; it changes nothing on the server.`,
     `[ -n "\${SSH_PRIVATE_KEY:-}" ] || { echo "There is no SSH_PRIVATE_KEY in User Secrets: add the private key that logs in to the server." >&2; exit 3; }`,
+    ...checks,
     `d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT`,
     `(umask 077 && printf '%s\\n' "$SSH_PRIVATE_KEY" > "$d/key" && mkdir -p ssh-keys && touch ${KNOWN_HOSTS}) || exit 1`,
     // Pinned before (an earlier inspection, a deploy): ssh must meet that key again, or it refuses.
-    `if ssh-keygen -F '${name}' -f ${KNOWN_HOSTS} >/dev/null; then pinned=earlier; else pinned=now; fi`,
-    `ssh -i "$d/key" -p ${target.port} -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=20 -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile="$PWD/${KNOWN_HOSTS}" -o LogLevel=ERROR '${target.user}@${bare(target.host)}' 'bash -s' <<'${doc.tag}'`,
+    `if ssh-keygen -F ${name} -f ${KNOWN_HOSTS} >/dev/null; then pinned=earlier; else pinned=now; fi`,
+    `ssh -i "$d/key" -p ${target.port} -o IdentitiesOnly=yes -o BatchMode=yes -o ConnectTimeout=20 -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile="$PWD/${KNOWN_HOSTS}" -o LogLevel=ERROR ${destination} 'bash -s' <<'${doc.tag}'`,
     ...doc.lines,
     'status=$?',
     `printf '${HOSTKEY_MARK} %s ==\\n' "$pinned"`,
-    `ssh-keygen -l -F '${name}' -f ${KNOWN_HOSTS} | grep -v '^#'`,
+    `ssh-keygen -l -F ${name} -f ${KNOWN_HOSTS} | grep -v '^#'`,
     'exit $status',
   ].join('\n');
 }

@@ -57,6 +57,12 @@ export function ServerInspection({ projectId, remake }: ServerInspectionProps): 
           </Button>
         )}
       </PanelHeader>
+      {offer.named_by_secrets && (
+        <MutedText>
+          The server your User Secrets {offer.named_by_secrets.join(' and ')} name: the command reads their values in your workspace, as the deploy does, and they are
+          not shown here.
+        </MutedText>
+      )}
       {!offer.available && <MutedText>{offer.reason}</MutedText>}
       {offer.available && !facts && !result && (
         <MutedText>
