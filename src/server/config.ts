@@ -89,6 +89,8 @@ const EnvSchema = Type.Object({
   DISK_MIN_FREE_MB: Type.Integer({ minimum: 0, maximum: 1_048_576 }),
   /** Minutes between scheduled drift checks of each deployed project; 0 turns the schedule off. */
   DRIFT_CHECK_MINUTES: Type.Integer({ minimum: 0, maximum: 10_080 }),
+  /** Minutes between reads of the last backup result each deployed server keeps (a failed nightly backup is recorded and notified within one); 0 turns them off. */
+  BACKUP_WATCH_MINUTES: Type.Integer({ minimum: 0, maximum: 10_080 }),
   ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+/?\\s*(,\\s*https?://[^/,\\s]+/?\\s*)*$' })),
   SIGNUP_CREDIT_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
   PRICING_MODE: Type.Union([Type.Literal('research_preview'), Type.Literal('regular')], { default: 'research_preview' }),
@@ -141,6 +143,7 @@ const DEFAULTS: Record<string, string> = {
   TERMINAL_RECONNECT_GRACE_SECONDS: '30',
   DISK_MIN_FREE_MB: '64',
   DRIFT_CHECK_MINUTES: '360',
+  BACKUP_WATCH_MINUTES: '60',
   SIGNUP_CREDIT_USD: '5',
   PRICE_INPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.inputPerMillion),
   PRICE_OUTPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.outputPerMillion),
@@ -159,6 +162,7 @@ const NUMERIC = new Set([
   'AGENT_RATE_LIMIT_PER_MINUTE',
   'SHUTDOWN_TIMEOUT_SECONDS',
   'DRIFT_CHECK_MINUTES',
+  'BACKUP_WATCH_MINUTES',
   'SIGNUP_CREDIT_USD',
   'PRICE_INPUT_PER_MILLION_USD',
   'PRICE_OUTPUT_PER_MILLION_USD',
@@ -318,6 +322,8 @@ export interface AppConfig {
   notifications: NotificationsConfig;
   /** Minutes between scheduled drift checks of each deployed project (0: none). */
   driftCheckMinutes: number;
+  /** Minutes between reads of each server's last backup result (0: none). */
+  backupWatchMinutes: number;
 }
 
 export interface NotificationsConfig {
@@ -374,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       allowPrivateAddresses: e.NOTIFY_PRIVATE_ADDRESSES === 'true' || e.NOTIFY_PRIVATE_ADDRESSES === '1',
     },
     driftCheckMinutes: e.DRIFT_CHECK_MINUTES,
+    backupWatchMinutes: e.BACKUP_WATCH_MINUTES,
     secureCookies: publicUrl.startsWith('https://'),
     trustProxy: trustedProxies(e.TRUST_PROXY),
     staticDir: path.resolve(e.STATIC_DIR),

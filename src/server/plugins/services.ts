@@ -16,6 +16,7 @@ import { createSecretBox, loadSecretKey } from '../services/userSecrets/secretBo
 import { createNotificationService, type NotificationService } from '../services/notifications/notificationService';
 import { withNotices } from '../services/notifications/activityNotices';
 import { backupStepRecorder } from '../services/backups/backupHook';
+import { createBackupWatch } from '../services/backups/backupWatch';
 import { createModelProvider } from '../agents/models';
 import { createSandboxService, type SandboxService } from '../services/sandbox/sandboxService';
 import { serverInstanceId } from '../services/sandbox/instanceId';
@@ -143,6 +144,9 @@ export const servicesPlugin = fp(
     });
     const releases = createReleaseService({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), execution, notifier: notifications, log: app.log });
     const driftSchedule = scheduleDriftChecks(opts.config.driftCheckMinutes, (minutes) => releases.checkDue(minutes), app.log);
+    // The nightly backup runs from cron: its last result on the server is read on a timer of its own (the drift checks' kind).
+    const backupWatch = createBackupWatch({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), notify: (projectId, notice) => notifications.notify(projectId, notice), log: app.log });
+    const backupSchedule = scheduleDriftChecks(opts.config.backupWatchMinutes, (minutes) => backupWatch.checkDue(minutes), app.log);
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log, afterStepStored: backupRecorder });
     const documentation = createDocumentationService({ db, sandbox, planning, execution, validation });
     const agents = createAgents({ db, models, meter, planning, sandbox, execution, validation, documentation, events });
@@ -194,6 +198,7 @@ export const servicesPlugin = fp(
       await sessions.flushLastSeen().catch(() => undefined);
       sessions.close();
       await driftSchedule.stop();
+      await backupSchedule.stop();
       await app.services.execution.close();
       await releases.idle();
       await app.services.validation.close();

@@ -10,8 +10,8 @@ import type { ServiceSpec } from '../catalogue/product';
  * none, a folder on the server itself, which the result says).
  *
  * Each script ends with one line `STACK_BACKUP_RESULT <json>` (see shared/api/backups.ts) whether it
- * worked or not, and keeps it in /var/lib/stack-backup/last-<kind>.json, so a run from cron is reported by
- * the next run the person starts.
+ * worked or not, and keeps it in /var/lib/stack-backup/last-<kind>.json, so a run from cron is read back by
+ * the app (services/backups/backupWatch.ts) and repeated by the next drill.
  */
 
 export const BACKUP_SCRIPT = '/usr/local/sbin/stack-backup';
@@ -112,6 +112,8 @@ function prelude(kind: 'backup' | 'drill', place: StackPlace): string[] {
     'failed() { local rc=$?; trap - ERR; [ ! -e "$errlog.failed" ] || exit "$rc"; : > "$errlog.failed"; sleep 0.2; result false "\\"step\\":$(json "$step"),\\"detail\\":$(json "$(tail -n 8 "$errlog")")"; exit "$rc"; }',
     'trap failed ERR',
     'step="read the settings"',
+    // Tested first: bash leaves at once, trap or not, when `.` finds no file.
+    `[ -r ${paths.etc}/env ] || { echo "${paths.etc}/env is missing: execute the plan's backup step again" >&2; false; }`,
     `. ${paths.etc}/env`,
     'step="find the stack and Docker"',
     `cd ${shellQuote(place.dir)} || false`,

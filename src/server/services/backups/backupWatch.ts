@@ -1,0 +1,74 @@
+import { eq } from 'drizzle-orm';
+import { backupRuns, projects } from '../../db/schema';
+import { BACKUP_RESULT_MARKER, type BackupRun } from '../../../shared/api/backups';
+import { DEFAULT_BACKUP_PATHS, type BackupPaths } from '../../agents/offline/backupScripts';
+import { serverRunner, type SandboxExec } from '../releases/onServer';
+import { recordAndNotify, type BackupRecordDeps } from './backupHook';
+
+/**
+ * The nightly backup runs from cron on the server, where nothing reports it: each script keeps its last
+ * result in `<state>/last-backup.json` (and `last-drill.json`), also when it failed early, before it could
+ * read its settings. This watch reads those files on a schedule, with one read-only command run the way
+ * drift checks run theirs (the sandbox's pinned SSH config), and records what they say as the step
+ * runner records a step's output: a run already recorded (same project, kind and start) is kept once, and
+ * a new failed one reaches the person through the project's notifications within one period, not when a
+ * later drill happens to repeat it.
+ */
+
+export interface BackupWatchDeps extends BackupRecordDeps {
+  sandbox: SandboxExec;
+  /** The values redacted from what the sandbox prints (User Secrets). */
+  hiddenValues(projectId: number): Promise<Record<string, string>>;
+  /** Where the backup is installed on the server (the deploy plan's paths unless a test says). */
+  paths?: BackupPaths;
+  now?: () => number;
+}
+
+export const READ_TITLE = 'The last backup and restore drill results the server keeps';
+
+/** The read-only command: each result file that exists, printed as the scripts print their result line. */
+export function readLastResults(paths: BackupPaths): string {
+  return [
+    'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; else as_root() { sudo -n "$@"; }; fi',
+    `for f in ${paths.state}/last-backup.json ${paths.state}/last-drill.json; do`,
+    `  if as_root test -s "$f"; then printf '%s ' ${BACKUP_RESULT_MARKER}; as_root head -c 65536 "$f"; echo; fi`,
+    'done',
+  ].join('\n');
+}
+
+export function createBackupWatch(deps: BackupWatchDeps) {
+  const paths = deps.paths ?? DEFAULT_BACKUP_PATHS;
+  const now = deps.now ?? Date.now;
+  /** When each project's server was last read (a restart reads every one again: what is recorded is kept once). */
+  const lastRead = new Map<number, number>();
+
+  /** Reads the project's server now; answers the runs new to the records (a new failed one was notified). */
+  async function readServer(project: { projectId: number; installationId: number }): Promise<BackupRun[]> {
+    const runner = serverRunner(deps.sandbox, { id: project.projectId, installationId: project.installationId }, Object.values(await deps.hiddenValues(project.projectId)));
+    lastRead.set(project.projectId, now());
+    const output = await runner.run(readLastResults(paths), READ_TITLE);
+    return recordAndNotify(deps, project.projectId, { status: 'completed', command: null, output, errorMessage: null });
+  }
+
+  return {
+    readServer,
+
+    /**
+     * Reads, one after another, every project whose backup the deploy installed (it has a recorded run:
+     * the install step runs the first backup) and whose server was not read in the last `minutes`.
+     */
+    async checkDue(minutes: number): Promise<number> {
+      const watched = await deps.db
+        .selectDistinct({ projectId: backupRuns.projectId, installationId: projects.installationId })
+        .from(backupRuns)
+        .innerJoin(projects, eq(projects.id, backupRuns.projectId));
+      const due = watched.filter((p) => (lastRead.get(p.projectId) ?? -Infinity) <= now() - minutes * 60_000);
+      for (const p of due) {
+        await readServer(p).catch((err: unknown) => deps.log.warn({ projectId: p.projectId, err: (err as Error).message }, 'the backup results on the server could not be read'));
+      }
+      return due.length;
+    },
+  };
+}
+
+export type BackupWatch = ReturnType<typeof createBackupWatch>;
