@@ -65,6 +65,12 @@ if (!image && process.env.CI) throw new Error('CI builds the test server images 
     const byVariable = (once: string) =>
       spawnSync('bash', ['-c', `set -euo pipefail\n${DETECT_DOCKER}\ncd ${dir}\nonce='${once}'\n${waitHealthy(20, ['other'], { oneShotVar: 'once' })}`], { encoding: 'utf8', env: { ...process.env, COMPOSE_PROJECT_NAME: project }, timeout: 150_000 });
     expect(byVariable('init|other').status).toBe(0);
+    // A task still running is not done yet: the wait ends once it exited 0.
+    compose({ plain: '    command: ["sleep", "600"]\n', init: '    command: ["sh", "-c", "sleep 5"]\n' });
+    const waited = byVariable('init');
+    expect(waited.status).toBe(0);
+    expect(waited.stdout).toMatch(/^waiting for: init running/m);
+    expect(waited.stdout).toMatch(/^init exited no-healthcheck 0$/m);
     const none = byVariable('');
     expect(none.status).not.toBe(0);
     expect(none.stderr).toMatch(/^init exited no-healthcheck 0$/m);

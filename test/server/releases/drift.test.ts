@@ -25,6 +25,9 @@ describe('drift against the last release', () => {
       disk: { size: 100 * DISK_MIN_FREE_BYTES, available: DISK_MIN_FREE_BYTES / 2 },
     }));
     expect([...new Set(d.map((x) => x.kind))].sort()).toEqual(['containers', 'cron', 'disk', 'firewall', 'images', 'ports']);
+    expect(d.find((x) => x.kind === 'disk')!.detail).toBe('512 MiB free of 100.0 GiB (0%) where the stack lives: below 1.0 GiB or 10% free');
+    // A small disk is said in MiB, not as 0.0 GiB.
+    expect(compareToRelease(release, live({ disk: { size: 16 * 1024 ** 2, available: 1024 ** 2 } })).map((x) => x.detail)).toEqual(['1 MiB free of 16 MiB (6%) where the stack lives: below 1.0 GiB or 10% free']);
   });
 
   it('a task that had run once and exited when the release was recorded is not drift; a service that stopped is', () => {

@@ -104,7 +104,8 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
         },
       },
       notifier: { notify: async (_id, n) => void notices.push(n) },
-      log: { warn: () => undefined },
+      // What the service only logs (a release it could not record) is said, so a failure below has its reason.
+      log: { warn: (obj, msg) => void process.stderr.write(`${msg}: ${JSON.stringify(obj)}\n`) },
       stack: { directory: DIR, project: PROJECT },
       rollbackGateSeconds: 60,
     });
@@ -196,6 +197,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     const rule = '-A INPUT -s 203.0.113.7/32 -p tcp -m tcp --dport 18089 -j DROP';
     const hasFirewall = (await run(`${SSH} 'sudo -n iptables -S >/dev/null'`)).exitCode === 0;
     if (hasFirewall) onServer(`sudo -n iptables ${rule}`);
+    let diskFilled = false;
     try {
       const moved = await service.checkDrift(project);
       if (hasFirewall) expect(moved.differences).toContainEqual({ kind: 'firewall', detail: `firewall rule added on the server: ${rule}` });
@@ -207,8 +209,14 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
       if (hasCron) expect(moved.differences).toContainEqual({ kind: 'cron', detail: 'cron entry added on the server: */5 * * * * true # darel drift' });
       const shown = await app.inject({ method: 'GET', url: `/api/projects/${project.projectId}/drift`, headers: alice.headers });
       expect(shown.json<{ check: { differences: unknown[] } }>().check.differences).toEqual(moved.differences);
-      process.stdout.write(`drift kinds detected: ${[...new Set([...stopped.differences, ...moved.differences].map((d) => d.kind))].join(', ')}\n`);
+      // Free disk, for real: a 16 MiB filesystem mounted over the stack's directory and filled to 1 MiB free (the
+      // compose check reads Docker, not the files it hides); unmounted below.
+      diskFilled = (await run(`${SSH} 'sudo -n mount -t tmpfs -o size=16m tmpfs ${DIR} && sudo -n fallocate -l 15m ${DIR}/fill'`)).exitCode === 0;
+      const full = diskFilled ? await service.checkDrift(project) : { differences: [] };
+      if (diskFilled) expect(full.differences).toContainEqual({ kind: 'disk', detail: '1 MiB free of 16 MiB (6%) where the stack lives: below 1.0 GiB or 10% free' });
+      process.stdout.write(`drift kinds detected: ${[...new Set([...stopped.differences, ...moved.differences, ...full.differences].map((d) => d.kind))].join(', ')}\n`);
     } finally {
+      if (diskFilled) onServer(`sudo -n umount ${DIR}`);
       if (hasCron) onServer("crontab -l 2>/dev/null | grep -v 'darel drift' | crontab - || true");
       if (hasFirewall) onServer(`sudo -n iptables ${rule.replace('-A', '-D')} || true`);
     }

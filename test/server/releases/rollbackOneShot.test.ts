@@ -40,8 +40,8 @@ if (!image && process.env.CI) throw new Error('CI builds the test server images 
     spawnSync('bash', ['-c', rollbackScript({ project, directory: dir, target, gateSeconds })], { encoding: 'utf8', timeout: 150_000 });
   const web = '    command: ["sleep", "600"]\n    restart: unless-stopped\n';
 
-  it('counts a migration that exited 0 as done', () => {
-    const r = rollBack(release({ web, migrate: '    command: ["true"]\n    restart: "no"\n' }), 60);
+  it('waits for a migration to end, and counts it done once it exited 0', () => {
+    const r = rollBack(release({ web, migrate: '    command: ["sh", "-c", "sleep 5"]\n    restart: "no"\n' }), 60);
     expect({ status: r.status, stdout: r.stdout.trim().split('\n').pop() }).toEqual({ status: 0, stdout: 'release 1 restored and healthy' });
     expect(docker(['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', `${project}_migrate_1`])).toBe('exited 0');
   }, 180_000);

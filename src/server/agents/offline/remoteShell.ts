@@ -69,20 +69,22 @@ export const DETECT_DOCKER = [
  * the tasks are read from that shell variable (`a|b`) when the script runs instead of `oneShot`.
  */
 export const waitHealthy = (seconds: number, oneShot: string[] = [], options: { failUnhealthy?: boolean; oneShotVar?: string } = {}): string => {
-  const running = ' running (healthy|no-healthcheck) [0-9]+$';
-  const done = `${oneShot.length ? `^(${oneShot.join('|')}) exited [a-z-]+ 0$|` : ''}${running}`;
+  const running = "' running (healthy|no-healthcheck) [0-9]+$'";
   // `oneShotVar` names a shell variable holding the tasks as `a|b` when they are only known on the server.
   const v = options.oneShotVar;
+  const once = v ? `"^($${v}) "` : `'^(${oneShot.join('|')}) '`;
+  // A task is done once it exited 0 (still running, it is waited for); any other service once it runs (healthy where checked).
+  const split = `{ grep -E ${once} <<<"$states" | grep -Ev ' exited [a-z-]+ 0$'; grep -Ev ${once} <<<"$states" | grep -Ev ${running}; } || true`;
+  const plain = `grep -Ev ${running} <<<"$states" || true`;
+  const open = v ? `if [ -n "$${v}" ]; then open=$(${split}); else open=$(${plain}); fi` : `open=$(${oneShot.length ? split : plain})`;
   return [
-    ...(v ? [`if [ -n "$${v}" ]; then done_re="^($${v})"' exited [a-z-]+ 0$|${running}'; else done_re='${running}'; fi`] : []),
     `deadline=$((SECONDS + ${seconds}))`,
     "started=$SECONDS said='' said_at=-30",
     'while :; do',
     '  ids=$(compose ps -a -q)',
     '  [ -n "$ids" ] || { echo "the stack has no containers" >&2; exit 1; }',
     `  states=$(docker inspect -f '{{index .Config.Labels "com.docker.compose.service"}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}no-healthcheck{{end}} {{.State.ExitCode}}' $ids)`,
-    // Tasks that run once are done when they exited 0; the rest must run (healthy where they have a check).
-    `  open=$(grep -Ev ${v ? '"$done_re"' : `'${done}'`} <<<"$states" || true)`,
+    `  ${open}`,
     `  if [ -z "$open" ]; then printf '%s\\n' "$states"; break; fi`,
     `  if grep -qE ' (exited|dead${options.failUnhealthy ? '|running unhealthy' : ''}) ' <<<"$open"; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo '${options.failUnhealthy ? 'a container stopped or is unhealthy' : 'a container stopped'}' >&2; exit 1; fi`,
     `  if [ $SECONDS -ge $deadline ]; then printf '%s\\n' "$states" >&2; compose logs --tail 40 >&2; echo 'not every container is healthy after ${seconds} seconds' >&2; exit 1; fi`,

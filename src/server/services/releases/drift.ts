@@ -23,6 +23,9 @@ export const DISK_MIN_FREE_RATIO = 0.1;
 
 const RUNNING = new Set(['running', 'healthy']);
 
+/** A size in words: GiB with one decimal from 1 GiB, whole MiB below (a small disk reads as 0.0 GiB otherwise). */
+const bytes = (n: number): string => (n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(n / 1024 ** 2)} MiB`);
+
 function setDiff(kind: DriftKind, what: string, expected: string[], live: string[]): Difference[] {
   const have = new Set(live);
   const want = new Set(expected);
@@ -55,7 +58,7 @@ export function compareToRelease(release: ReleaseBaseline, live: LiveState): Dif
   out.push(...setDiff('cron', 'cron entry', release.baseline.cron, live.cron));
   const { available, size } = live.disk;
   if (available < DISK_MIN_FREE_BYTES || available < size * DISK_MIN_FREE_RATIO) {
-    out.push({ kind: 'disk', detail: `${(available / 1024 ** 3).toFixed(1)} GiB free of ${(size / 1024 ** 3).toFixed(1)} GiB` });
+    out.push({ kind: 'disk', detail: `${bytes(available)} free of ${bytes(size)} (${Math.floor((available / size) * 100)}%) where the stack lives: below ${bytes(DISK_MIN_FREE_BYTES)} or ${DISK_MIN_FREE_RATIO * 100}% free` });
   }
   return out;
 }

@@ -40,8 +40,8 @@ const PRELUDE = [
   // `status exitcode health` of a service's container (`-a`: Compose v2 lists stopped containers only then)
   'state() { local id; id=$(dc -p "$P" ps -a -q "$1" 2>/dev/null | head -n1 || true); [ -n "$id" ] || { echo missing; return; }; docker inspect -f \'{{.State.Status}} {{.State.ExitCode}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}}\' "$id"; }',
   // Healthy when the health check says so, or running when the service has none; a service that runs once
-  // ($ONCE, from the release's compose file: oneShot.ts) is done when it exited 0 and fails the gate at once otherwise.
-  'gate() { local until=$(( $(date +%s) + $1 )); shift; local s st bad; while :; do bad=""; for s in "$@"; do st=$(state "$s"); case " $ONCE " in *" $s "*) case "$st" in "exited 0 "*) continue ;; exited*|dead*) echo "$s runs once and exited with code $(cut -d" " -f2 <<<"$st")"; return 1 ;; esac ;; esac; case "$st" in *" healthy"|"running "*" none") ;; *) bad="$bad $s($st)" ;; esac; done; [ -z "$bad" ] && return 0; [ "$(date +%s)" -ge "$until" ] && { echo "not healthy in time:$bad"; return 1; }; sleep 2; done; }',
+  // ($ONCE, from the release's compose file: oneShot.ts) is done when it exited 0 (waited for while it runs) and fails the gate at once on another code.
+  'gate() { local until=$(( $(date +%s) + $1 )); shift; local s st bad; while :; do bad=""; for s in "$@"; do st=$(state "$s"); case " $ONCE " in *" $s "*) case "$st" in "exited 0 "*) continue ;; exited*|dead*) echo "$s runs once and exited with code $(cut -d" " -f2 <<<"$st")"; return 1 ;; *) bad="$bad $s($st)"; continue ;; esac ;; esac; case "$st" in *" healthy"|"running "*" none") ;; *) bad="$bad $s($st)" ;; esac; done; [ -z "$bad" ] && return 0; [ "$(date +%s)" -ge "$until" ] && { echo "not healthy in time:$bad"; return 1; }; sleep 2; done; }',
 ];
 
 /** Writes exactly a release's files (base64, so no text can end a here-document) and removes files of other releases. */
