@@ -13,17 +13,25 @@ const proxied = (e: Exposure): e is Extract<Exposure, { via: 'proxy' }> => e.via
 const productOf = (c: Component | undefined): string | undefined => (c?.source.kind === 'catalogue' ? c.source.id : undefined);
 
 /**
- * The component of `wanted` that took `gone`'s place: one that is new, and that a component which reached
- * `gone` now reaches instead (Nextcloud's database, MariaDB ruled out, PostgreSQL in its place).
+ * The component of `after` that took `gone`'s place: a new one that a component which used `gone` now uses
+ * instead (Nextcloud's database: MariaDB ruled out, PostgreSQL in its place). "Used" is a link of the model,
+ * or a need of the user's catalogue product that `gone` filled and the new one fills (Grafana's data
+ * source, where the compose file has no dependency to make a link of).
  */
 export function replacementOf(before: StackModel, after: StackModel, gone: string): { by: string; for: string[] } | undefined {
-  const users = before.links.filter((l) => l.to === gone).map((l) => l.from);
-  const isNew = (name: string): boolean => !before.components.some((c) => c.name === name);
-  for (const l of after.links) {
-    if (!users.includes(l.from) || !isNew(l.to) || l.to === gone) continue;
-    return { by: l.to, for: [...new Set(after.links.filter((x) => x.to === l.to && users.includes(x.from)).map((x) => x.from))] };
+  const goneId = productOf(before.components.find((c) => c.name === gone));
+  const added = after.components.filter((c) => !before.components.some((x) => x.name === c.name));
+  const users = before.components.filter((u) => u.name !== gone && after.components.some((x) => x.name === u.name));
+  const takers = new Map<string, string[]>();
+  for (const u of users) {
+    const linked = before.links.some((l) => l.from === u.name && l.to === gone);
+    const need = goneId ? CATALOGUE_VIEW[productOf(u) ?? '']?.needs.find((n) => n.includes(goneId)) : undefined;
+    if (!linked && !need) continue;
+    const by = added.find((a) => after.links.some((l) => l.from === u.name && l.to === a.name)) ?? added.find((a) => need?.includes(productOf(a) ?? ''));
+    if (by) takers.set(by.name, [...(takers.get(by.name) ?? []), u.name]);
   }
-  return undefined;
+  const [first] = takers;
+  return first ? { by: first[0], for: first[1] } : undefined;
 }
 
 /** The operations that turn `current` into `wanted`. */

@@ -59,7 +59,21 @@ export function modelChanges(before: StackModel, after: StackModel): string[] {
   }
   for (const n of now) if (!was.has(n) && !placed.has(n)) out.push(`added ${sourceText(after, n)}`);
   for (const n of was) if (!now.has(n) && !placed.has(n)) out.push(`removed ${sourceText(before, n)}`);
-  for (const l of after.leftOut) if (!before.leftOut.some((x) => x.name === l.name && x.reason === l.reason)) out.push(`left out ${l.name}: ${l.reason}`);
+  const leftOut = after.leftOut.filter((l) => !before.leftOut.some((x) => x.name === l.name && x.reason === l.reason));
+  for (const l of leftOut) out.push(`left out ${l.name}: ${l.reason}`);
+  // A need the stack met before and meets no more (the person removed what filled it): said, not hidden.
+  const unmet = (m: StackModel, user: string): string[][] => {
+    const have = new Set(m.components.map((c) => productOf(m, c.name)));
+    return (CATALOGUE_VIEW[productOf(m, user) ?? '']?.needs ?? []).filter((need) => !need.some((x) => have.has(x)));
+  };
+  for (const c of after.components) {
+    if (!was.has(c.name)) continue;
+    const unmetBefore = new Set(unmet(before, c.name).map((n) => n.join()));
+    for (const need of unmet(after, c.name)) {
+      if (unmetBefore.has(need.join()) || leftOut.some((l) => need.includes(l.name))) continue;
+      out.push(`${c.name} goes without ${need.map(labelOf).join(' or ')}, which it needs: say "add ${labelOf(need[0]!).replace(/\s+v?[\d.]+.*$/, '')}" to put it back`);
+    }
+  }
   for (const c of after.components) {
     if (!was.has(c.name)) continue;
     const old = before.components.find((x) => x.name === c.name)!;

@@ -1,0 +1,141 @@
+import type { FastifyInstance } from 'fastify';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readStackModel } from '../../../src/server/agents/offline/documents';
+import type { StackResponse } from '../../../src/shared/api/stack';
+import { BASE_REQUEST, CORRECTIONS, publishedBy } from '../helpers/corrections';
+import { startStackOpsModel, type StackOpsModel } from '../helpers/stackOpsModel';
+import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
+import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+
+/**
+ * The architecture and implementation agents with a real-model configuration (an OpenAI-compatible
+ * endpoint) take corrections the way the offline planner does: the model answers with stack operations as
+ * tool calls, the server applies them to the project's one stack model (kept in its history with the
+ * other chats' corrections), and the model then saves the plans made from the model as it stands. The
+ * same typical corrections reach both plans, hold when the other plan chat is spoken to next, and an
+ * operation that cannot be done goes back to the model as an error it reads.
+ */
+describe.each(databaseKinds())('a real model corrects the plans with tool calls (%s)', (kind) => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let dataDir: string;
+  let model: StackOpsModel;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-planops-'));
+    database = await openTestDatabase(kind);
+    model = await startStackOpsModel();
+    app = await buildTestApp(database, {
+      env: {
+        DATA_DIR: dataDir,
+        SIGNUP_CREDIT_USD: '50',
+        MODEL_PROVIDER: 'openai',
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: `${model.url}/v1`,
+        REQUIREMENTS_MODEL: 'offline:',
+      },
+    });
+    alice = await signIn(app, 'alice');
+  });
+  afterAll(async () => {
+    await app.close();
+    await model.close();
+    await database.destroy();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const ROUTES = { requirements: '/api/planning/requirements-gatherer', architecture: '/api/planning/cloud-architect', implementation: '/api/planning/implementation-planner' } as const;
+  type Chat = keyof typeof ROUTES;
+  const call = (projectId: number, method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    app.inject({ method, url, headers: { ...alice.headers, 'project-id': String(projectId) }, payload: payload as Record<string, unknown> | undefined });
+  async function newProject(name: string): Promise<number> {
+    return (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name } })).json<{ id: number }>().id;
+  }
+  async function say(projectId: number, chat: Chat, message: string): Promise<string> {
+    const r = await call(projectId, 'POST', ROUTES[chat], { message });
+    expect({ chat, message, status: r.statusCode }).toEqual({ chat, message, status: 200 });
+    expect(r.body).not.toContain('"event":"error"');
+    return r.body;
+  }
+  const plans = async (projectId: number): Promise<{ architecture: string; implementation: string }> => ({
+    architecture: (await call(projectId, 'GET', '/api/planning/architecture-plan')).json<{ plan: string }>().plan,
+    implementation: (await call(projectId, 'GET', '/api/planning/implementation-plan')).json<{ plan: string }>().plan,
+  });
+  async function planned(projectId: number): Promise<void> {
+    await say(projectId, 'requirements', BASE_REQUEST);
+    await say(projectId, 'architecture', 'Generate architecture plan');
+    await say(projectId, 'implementation', 'Generate implementation plan');
+  }
+  const sameStack = (p: { architecture: string; implementation: string }): void => {
+    expect(readStackModel(p.implementation)).toEqual(readStackModel(p.architecture));
+    for (const service of publishedBy(p.architecture).services) expect(p.implementation).toContain(service);
+  };
+  /** The tool answers the model read in a request: those after its last tool-calling message. */
+  const toolAnswers = (messages: StackOpsModel['requests'][number]['messages']): string[] =>
+    messages.slice(messages.map((m) => m.role).lastIndexOf('assistant') + 1).map((m) => m.content ?? '');
+
+  test('the plan agents are offered the stack operations and read the stack model', async () => {
+    const projectId = await newProject('tools');
+    const before = model.requests.length;
+    await planned(projectId);
+    const asked = model.requests.slice(before);
+    expect(asked.length).toBeGreaterThanOrEqual(4);
+    for (const r of asked) expect(r.tools).toEqual(expect.arrayContaining(['save_architecture_plan', 'removeComponent', 'exclude', 'replaceComponent', 'setPort', 'setDomain', 'makePrivate', 'expose']));
+    expect(asked.some((r) => r.tools.includes('save_implementation_plan'))).toBe(true);
+    expect(asked[0]!.messages[0]!.content).toContain('<stack_model>');
+    sameStack(await plans(projectId));
+  });
+
+  // Each typical correction, said to each plan chat through the model, reaches both plans and the stored
+  // model, and holds when the other plan chat is spoken to and the plans are made again.
+  const cases = CORRECTIONS.flatMap(([name, said, check]) => (['implementation', 'architecture'] as const).map((chat) => [`${name} in the ${chat} chat`, said, check, chat] as const));
+  test.each(cases)('%s: operations, then both plans; it holds in the other chat', async (_title, said, check, chat) => {
+    const projectId = await newProject(`${chat} ${said}`);
+    await planned(projectId);
+    const before = model.requests.length;
+    for (const message of said.split(/(?<=\.) /)) await say(projectId, chat, message);
+    const asked = model.requests.slice(before);
+    const opAnswers = asked.flatMap((r) => toolAnswers(r.messages)).filter((a) => /^(Applied|Error)/.test(a));
+    expect(opAnswers.length).toBeGreaterThan(0);
+    expect(opAnswers.filter((a) => a.startsWith('Error:'))).toEqual([]);
+    const now = await plans(projectId);
+    check(publishedBy(now.architecture));
+    if (chat === 'implementation') sameStack(now);
+
+    const other = chat === 'implementation' ? 'architecture' : 'implementation';
+    await say(projectId, other, 'looks good to me, thanks');
+    await say(projectId, 'architecture', 'Generate architecture plan');
+    await say(projectId, 'implementation', 'Generate implementation plan');
+    const again = await plans(projectId);
+    check(publishedBy(again.architecture));
+    sameStack(again);
+  });
+
+  test('an operation that cannot be done goes back to the model as an error it tells the person; the rest applies', async () => {
+    const projectId = await newProject('bad op');
+    await planned(projectId);
+    model.inject.push({ name: 'setPort', arguments: { component: 'nonesuch', hostPort: 8080 } });
+    const before = model.requests.length;
+    const stream = await say(projectId, 'implementation', 'Please remove Redis');
+    const answers = toolAnswers(model.requests.slice(before)[1]!.messages);
+    expect(answers[0]).toMatch(/^Error: operation 1 \(setPort\): nonesuch is not in the stack/);
+    expect(answers[1]).toMatch(/^Applied exclude\. Changed: removed redis; nextcloud goes without Redis 7\.4, which it needs: say "add Redis" to put it back\./);
+    expect(stream).toContain('Some changes could not be made');
+    const stack = (await call(projectId, 'GET', '/api/planning/stack')).json<StackResponse>();
+    expect(stack.model.components.map((c) => c.name)).not.toContain('redis');
+    expect(publishedBy((await plans(projectId)).architecture).services).not.toContain('redis');
+  });
+
+  test('the tool answer names what was put in place of a removed component', async () => {
+    const projectId = await newProject('replacement');
+    await planned(projectId);
+    const before = model.requests.length;
+    await say(projectId, 'implementation', 'remove MariaDB');
+    const answers = model.requests.slice(before).flatMap((r) => toolAnswers(r.messages));
+    expect(answers.join('\n')).toMatch(/put postgres \(PostgreSQL 16\) in place of mariadb: nextcloud needs one of /);
+    expect(publishedBy((await plans(projectId)).architecture).services).toEqual(expect.arrayContaining(['postgres']));
+  });
+});
