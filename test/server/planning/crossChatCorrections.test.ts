@@ -137,7 +137,7 @@ describe.each(databaseKinds())('corrections across chats (%s)', (kind) => {
   const every = CORRECTIONS.flatMap(([name, said, check]) =>
     CHATS.flatMap((madeIn) => CHATS.filter((c) => c !== madeIn).map((later) => [`${name} in ${madeIn}, then ${later}`, said, check, madeIn, later] as const)),
   );
-  const size = process.env.CROSS_CHAT_CASES === 'all' ? every.length : 12;
+  const size = process.env.CROSS_CHAT_CASES === 'all' ? every.length : 8;
   const cases = fc.sample(fc.shuffledSubarray(every, { minLength: size, maxLength: size }), { seed: 25, numRuns: 1 })[0]!;
   test.each(cases)('%s', async (_title, said, check, madeIn, later) => {
     const projectId = await newProject(`${madeIn}-${later}`);
