@@ -8,6 +8,7 @@ import { applyStackOp } from '../../../src/shared/stackOps';
 import { CATALOGUE_VIEW } from '../../../src/server/agents/offline/stackModelBridge';
 import { AWS_S3_ENDPOINT, destinationOf, placeOf, type S3Place, type SftpPlace } from '../../../src/shared/backupDestination';
 import { parsePlanSteps } from '../../../src/shared/planSteps';
+import { converse } from '../helpers/plannerConversation';
 
 /**
  * The backup destination the person chooses, in words: generated phrasings of an SSH host or an S3 bucket
@@ -112,6 +113,15 @@ describe('the destination in words', () => {
     }
   });
 
+  it("backups on the stack's own server are no destination, and that server stays the deploy target", () => {
+    for (const text of ['PostgreSQL with nightly backups on my server deploy@203.0.113.7 port 2222', 'Nextcloud, backups on our server root@198.51.100.4']) {
+      const facts = extractFacts([text]);
+      expect([text, facts.backup?.destination]).toEqual([text, undefined]);
+      expect(facts.sshTarget?.host).toMatch(/^(203\.0\.113\.7|198\.51\.100\.4)$/);
+    }
+    expect(extractFacts(['back up to my other server backup@nas.example.lan']).backup?.destination).toBe('sftp://backup@nas.example.lan:22/stack-backups');
+  });
+
   it('keeps no credential and says what it could not use; words without a place change nothing', () => {
     const withPassword = readBackupWords('backups to sftp://restic:hunter2@h.example.com//srv');
     expect(withPassword.destination).toBeUndefined();
@@ -172,6 +182,16 @@ describe('the plan follows the destination', () => {
     expect(step.description).toContain('Back up on the server only');
     expect(renderRequirements(stack, {})).toContain("on the server's own disk only: no destination is chosen");
     expect(stack.secrets.some((s) => s.name.startsWith('BACKUP_'))).toBe(false);
+  });
+
+  it('the requirements conversation says where the backups go, lists their secrets, and says what it could not take', () => {
+    const chat = converse([`${base}.`, 'Back up to my storage box at u123@u123.your-storagebox.de port 23.', 'back up to S3 please']);
+    expect(chat.replies[1]).toContain('- Backups: to the SSH host u123.your-storagebox.de port 23 as user u123, folder stack-backups (over SFTP)');
+    expect(chat.secrets.map((x) => x.name)).toEqual(expect.arrayContaining(['BACKUP_PASSWORD', 'BACKUP_SSH_KEY']));
+    expect(chat.document).toContain('Backups: nightly restic snapshots');
+    // Words without a bucket change nothing, and the reply says why.
+    expect(chat.replies[2]).toContain("Backup destination not taken: an S3-compatible destination needs the bucket's name");
+    expect(chat.replies[2]).toContain('- Backups: to the SSH host u123.your-storagebox.de');
   });
 
   it('the panel sets and clears the destination through setBackup; the plan renders from it', () => {

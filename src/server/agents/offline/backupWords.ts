@@ -172,6 +172,11 @@ function destinationWord(words: Word[], at: number): boolean {
   return readWord(w, slot, { s3: false, aws: false, local: false }) && w.bare !== 'and' && w.bare !== 'as';
 }
 
+/** "my server", "the VPS": the stack's own server ("my other server", "a second machine", "my backup server" are not). */
+const ownServer = (words: Word[]): boolean =>
+  words.some((w, i) => ['server', 'machine', 'vps'].includes(w.bare) && ['my', 'our', 'the', 'this'].includes(words[i - 1]?.bare ?? '') && !words.slice(Math.max(0, i - 3), i).some((x) => OTHER.has(x.bare)));
+const OTHER = new Set(['other', 'another', 'second', 'separate', 'remote', 'backup', 'storage', 'offsite', 'off-site']);
+
 /** "on the server", "on this machine", "locally": the backups stay where the stack is. */
 const onServer = (words: Word[]): boolean =>
   words.some((w) => w.bare === 'locally') || words.some((w, i) => w.bare === 'on' && ['server', 'machine'].includes(words.slice(i + 1, i + 4).find((x) => !['the', 'this', 'that', 'same', 'our', 'its'].includes(x.bare))?.bare ?? ''));
@@ -245,6 +250,10 @@ export function readBackupWords(text: string): BackupWords {
       if (negated) {
         // "no off-site backups": on the server. "don't back up to S3": nothing chosen by it.
         if (words.some((x) => ['off-site', 'offsite', 'off-server'].includes(x.bare))) result.destination = null;
+        continue;
+      }
+      if (valued(said) && !said.s3 && ownServer(words.slice(first, last + 1))) {
+        // "nightly backups on my server deploy@…": the stack's own server, not a place to send them.
         continue;
       }
       if (valued(said)) {

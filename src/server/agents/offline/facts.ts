@@ -100,6 +100,8 @@ export interface Facts {
   sshTarget: SshTarget | undefined;
   /** The stack model's backup settings (destination, schedule, components not backed up); the model's defaults when absent. */
   backup?: Backup;
+  /** What the last words about the backup destination said that could not be used (a password in it, no bucket). */
+  backupProblems?: string[];
 }
 
 export const emptyFacts = (): Facts => ({
@@ -625,6 +627,7 @@ export function extractFacts(texts: string[], start: Facts = emptyFacts(), optio
     const backup: BackupWords = options.document ? { rest: said.replace(BACKUP_LINES, (line) => ' '.repeat(line.length)), problems: [] } : readBackupWords(said);
     const text = backup.rest;
     if (backup.destination !== undefined) facts.backup = withDestination(facts.backup, backup.destination);
+    if (backup.destination !== undefined || backup.problems.length) facts.backupProblems = [...backup.problems];
     if (!options.document) {
       for (const clause of clauses(text)) readClause(clause, facts);
       facts.language ??= detectLanguage(text);

@@ -201,6 +201,7 @@ function describeFacts(stack: Stack, unknowns: Unknowns): string[] {
   if (stack.domain) lines.push(`Domain: ${stack.domain}${stack.tls ? " with Let's Encrypt TLS" : ''}`);
   if (stack.facts.load) lines.push(`Load: ${stack.facts.load}`);
   if (stack.facts.backup?.destination) lines.push(`Backups: to ${destinationInWords(stack.facts.backup.destination)}`);
+  for (const problem of stack.facts.backupProblems ?? []) lines.push(`Backup destination not taken: ${problem}`);
   return lines;
 }
 
