@@ -110,6 +110,10 @@ test("a model's setTarget takes the new provider, and no provider without a file
   const { checkedStackOp } = await import('../../../src/server/services/planning/stackEditing');
   expect(checkedStackOp({ op: 'setTarget', target: { kind: 'new', provider: 'upcloud', region: 'fi-hel1' } }, 'operation 1')).toMatchObject({ target: { provider: 'upcloud' } });
   expect(() => checkedStackOp({ op: 'setTarget', target: { kind: 'new', provider: 'linode' } }, 'operation 1')).toThrow('operation 1 (setTarget): there is no provider "linode" (there are aws, azure, digitalocean, gcp, hetzner, upcloud, vps)');
+  // The tool a real model calls lists the providers there are files for.
+  const { STACK_OP_AGENT_TOOLS } = await import('../../../src/server/services/planning/agents/stackOpTools');
+  const setTarget = JSON.stringify(STACK_OP_AGENT_TOOLS.find((t) => t.function.name === 'setTarget')!.function.parameters);
+  expect(setTarget).toContain('"enum":["aws","azure","digitalocean","gcp","hetzner","upcloud","vps"]');
 });
 
 test('a provider file that does not fit says which file and what', () => {

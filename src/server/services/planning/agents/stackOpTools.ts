@@ -2,6 +2,7 @@ import type { AgentTool } from '../../../agents/turnLoop';
 import { STACK_OP_TOOLS } from '../../../../shared/stackOps';
 import type { StackModel } from '../../../../shared/stackModel';
 import type { PlanningWorkspace } from './planningAgent';
+import { PROVIDERS } from '../../../agents/offline/knowledge';
 import type { EditSource } from '../stackEditing';
 import { modelChanges } from '../../../agents/offline/planCorrections';
 
@@ -12,9 +13,22 @@ import { modelChanges } from '../../../agents/offline/planCorrections';
  * answers `Error: <why>` (the turn loop turns the 400 into the tool's answer), so the model can correct it.
  */
 
+/**
+ * A copy of a tool's JSON schema where every `provider` string lists the provider ids there are files for
+ * (the shared schema takes any id, since the provider files live on the server): the model sees its choices.
+ */
+function withProviderIds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withProviderIds);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, withProviderIds(v)]));
+  const provider = (out.properties as Record<string, Record<string, unknown>> | undefined)?.provider;
+  if (provider?.type === 'string') provider.enum = Object.keys(PROVIDERS);
+  return out;
+}
+
 export const STACK_OP_AGENT_TOOLS: AgentTool[] = STACK_OP_TOOLS.map((t) => ({
   type: 'function',
-  function: { name: t.name, description: `Stack model operation: ${t.description}`, parameters: t.parameters },
+  function: { name: t.name, description: `Stack model operation: ${t.description}`, parameters: withProviderIds(t.parameters) as AgentTool['function']['parameters'] },
 }));
 
 const NAMES = new Set<string>(STACK_OP_TOOLS.map((t) => t.name));
