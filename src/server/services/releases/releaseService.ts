@@ -15,6 +15,7 @@ import { baselineRelease, readLiveState, recordRelease, type Release } from './r
 import { rollbackScript } from './releaseScripts';
 import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
 import { oneShotServices } from '../../agents/offline/oneShot';
+import { secretFinder, textRedactor } from '../../sandbox/redactor';
 
 /** The notification service's sending side, the only part releases need. */
 export interface Notifier {
@@ -88,11 +89,17 @@ export function createReleaseService(deps: ReleaseDeps) {
   /** Reads what the deploy left on the server and stores it as the project's next release. */
   async function recordDeploy(project: StepProject, also: string[] = []): Promise<Release | null> {
     const secrets = await hidden(project.projectId);
-    const read = await sandbox.exec(sandboxOf(project), readDeployedFilesCommand(stack.directory, also), { secrets, timeoutMs: 120_000 });
+    // Read unredacted: redacting the base64 the files travel in blanked files that hold no secret (a key's
+    // text holds base64 pieces, "c2VydmVy" of a comment's "server", which an nginx file's "server {" encodes
+    // to as well). Each decoded file is checked instead, and one holding a secret value is left out.
+    const read = await sandbox.exec(sandboxOf(project), readDeployedFilesCommand(stack.directory, also), { timeoutMs: 120_000 });
     // 4: the plan deploys no compose stack (a host-only plan): there is no release to keep.
     if (read.exitCode === 4) return null;
-    if (read.exitCode !== 0) throw new Error(`could not read the deployed files: ${read.output.trim().split('\n').slice(-2).join(' ')}`);
-    const { files, skipped } = parseDeployedFiles(read.output);
+    if (read.exitCode !== 0) throw new Error(`could not read the deployed files: ${textRedactor(secrets)(read.output.trim().split('\n').slice(-2).join(' '))}`);
+    const parsed = parseDeployedFiles(read.output);
+    const holdsSecret = secretFinder(secrets);
+    const files = Object.fromEntries(Object.entries(parsed.files).filter(([, text]) => !holdsSecret(text)));
+    const skipped = [...parsed.skipped, ...Object.keys(parsed.files).filter((f) => !(f in files)).map((f) => `${f} (holds a secret value)`)];
     if (!files['docker-compose.yml']) throw new Error('the server has no docker-compose.yml in the stack directory');
     if (skipped.length) deps.log.warn({ projectId: project.projectId, skipped }, 'files left out of a release');
     const runner = serverRunner(sandbox, sandboxOf(project), secrets);
