@@ -4,6 +4,7 @@ import type {} from '@fastify/websocket';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../errors';
+import { cookieValue } from './cookieValue';
 import type { SessionInfo } from '../services/auth/sessionStore';
 import { hookList } from './routeHooks';
 
@@ -32,8 +33,8 @@ export function authOf(request: FastifyRequest): SessionInfo {
 }
 
 /** Whether the request's Installation-Id header (optional) names the session's installation. */
-function installationMatches(request: Pick<FastifyRequest, 'headers'>, session: SessionInfo): boolean {
-  const header = request.headers['installation-id'];
+function installationMatches(headers: FastifyRequest['headers'], session: SessionInfo): boolean {
+  const header = headers['installation-id'];
   return header === undefined || String(header).trim() === String(session.publicInstallationId);
 }
 
@@ -74,7 +75,7 @@ export const sessionPlugin = fp(
     /** Accepts the session as the caller, after the Installation-Id check; throws 401 otherwise. */
     const admit = (request: FastifyRequest, session: SessionInfo | null): void => {
       if (!session) throw unauthorized();
-      if (!installationMatches(request, session)) throw unauthorized('Installation-Id does not match the signed-in session');
+      if (!installationMatches(request.headers, session)) throw unauthorized('Installation-Id does not match the signed-in session');
       request.auth = session;
       // A terminal socket is this session's alone (unlike a keep-alive socket a proxy may share).
       if (request.ws) app.holdUntilSignOut(request);
@@ -121,7 +122,11 @@ export const sessionPlugin = fp(
     app.decorate('sessionToken', (request: FastifyRequest) => request.cookies[cookieName]);
     app.decorate('sessionFromMemory', (request: Pick<FastifyRequest, 'cookies' | 'headers'>) => {
       const session = sessions.resolveFromMemory(request.cookies[cookieName]);
-      return session && installationMatches(request, session) ? session : null;
+      return session && installationMatches(request.headers, session) ? session : null;
+    });
+    app.decorate('sessionFromCookieHeader', (cookieHeader: string | undefined, headers: FastifyRequest['headers']) => {
+      const session = sessions.resolveFromMemory(cookieHeader === undefined ? undefined : cookieValue(cookieHeader, cookieName));
+      return session && installationMatches(headers, session) ? session : null;
     });
   },
   { name: 'session', dependencies: ['services'] },
@@ -138,6 +143,11 @@ declare module 'fastify' {
      * the request's cookies and headers: the hot polls ask it before Fastify has made a request.
      */
     sessionFromMemory(request: Pick<FastifyRequest, 'cookies' | 'headers'>): SessionInfo | null;
+    /**
+     * `sessionFromMemory` from the request's Cookie header as sent, before any parser has run: only the
+     * session cookie is read (`cookieValue`, as the cookie parser reads it), no object of every cookie.
+     */
+    sessionFromCookieHeader(cookieHeader: string | undefined, headers: FastifyRequest['headers']): SessionInfo | null;
     /** Closes the request's connection when its session is signed out on any replica (sockets, event streams). */
     holdUntilSignOut(request: FastifyRequest, response?: ServerResponse): void;
   }
