@@ -31,7 +31,7 @@ interface Cached {
   /** The `last_seen_at` the database holds (or will once the pending flush is written). */
   storedLastSeenAt: number;
   expiresAt: number;
-  /** The cookie's token: `idOfToken` holds it while the entry lives. */
+  /** The cookie's token: `entryOfToken` holds the entry by it while the entry lives. */
   token: string;
 }
 
@@ -43,6 +43,13 @@ export interface SessionEvents {
   publish(topic: string, sessionId: string): void;
   subscribe(topic: string, listener: (sessionId: string) => void): () => void;
 }
+
+/**
+ * A copy of `token` that is its own string: a cookie's value is a slice of the whole Cookie header, and
+ * V8 keeps a slice as a view of its parent, which a map's key comparison reads a character at a time
+ * (and which keeps that first request's header alive while the session is cached).
+ */
+const ownString = (token: string): string => Buffer.from(token, 'utf8').toString('utf8');
 
 /** One-shot sha256 (no Hash object per call: every authenticated request hashes its cookie). */
 const hash = (token: string): string => digest('sha256', token, 'hex');
@@ -60,17 +67,17 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
   /** Map order is the order of use: the first entry is the least recently used. */
   const cache = new Map<string, Cached>();
   /**
-   * The id of each cached session's token, so that a hot poll hashes nothing. A token is kept exactly
-   * as long as its session's entry (it is already in this process's memory on every request); a token
-   * that names no session is never kept.
+   * Each cached session's entry by its cookie's token, so that a hot poll hashes nothing and looks up
+   * one map. A token is kept exactly as long as its session's entry (it is already in this process's
+   * memory on every request); a token that names no session is never kept.
    */
-  const idOfToken = new Map<string, string>();
+  const entryOfToken = new Map<string, Cached>();
   const touchEveryMs = Math.min(60_000, options.idleMs / 10);
   const destroyedListeners = new Set<(sessionId: string) => void>();
 
   const drop = (id: string): void => {
     const entry = cache.get(id);
-    if (entry) idOfToken.delete(entry.token);
+    if (entry) entryOfToken.delete(entry.token);
     cache.delete(id);
   };
   const forget = (sessionId: string): void => {
@@ -81,18 +88,18 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
   // Sign-outs of other replicas may have been missed while the bus was away: every session is read again.
   const unsubscribeResync = options.events?.subscribe(BUS_RESYNC_TOPIC, () => {
     cache.clear();
-    idOfToken.clear();
+    entryOfToken.clear();
   });
 
   const remember = (id: string, entry: Cached): void => {
     cache.set(id, entry);
-    idOfToken.set(entry.token, id);
+    entryOfToken.set(entry.token, entry);
     if (cache.size > maxCached) drop(cache.keys().next().value as string);
   };
 
-  const fromMemory = (id: string, t: number): SessionInfo | null => {
-    const hit = cache.get(id);
+  const fromMemory = (hit: Cached | undefined, t: number): SessionInfo | null => {
     if (!hit) return null;
+    const id = hit.info.sessionId;
     if (hit.expiresAt <= t || t - hit.lastSeenAt >= options.idleMs) {
       drop(id); // maybe used on another replica meanwhile: the database decides
       return null;
@@ -126,14 +133,15 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
     /** The session of `token` when this process holds it and it is still valid, without a query; else null (ask `resolve`). */
     resolveFromMemory(token: string | undefined): SessionInfo | null {
       if (!token || token.length > 100) return null;
-      return fromMemory(idOfToken.get(token) ?? hash(token), now());
+      // A token not kept names no session held here (the entry and its token live and go together).
+      return fromMemory(entryOfToken.get(token), now());
     },
 
     async resolve(token: string | undefined): Promise<SessionInfo | null> {
       if (!token || token.length > 100) return null;
       const id = hash(token);
       const t = now();
-      const known = fromMemory(id, t);
+      const known = fromMemory(cache.get(id), t);
       if (known) return known;
       const [row] = await db
         .select({
@@ -148,7 +156,7 @@ export function createSessionStore(db: Db, options: SessionStoreOptions & { even
         .where(and(eq(sessions.id, id), gt(sessions.expiresAt, new Date(t))));
       if (!row || t - row.lastSeenAt.getTime() >= options.idleMs) return null;
       const info = { userId: row.userId, installationId: row.installationId, publicInstallationId: row.publicInstallationId, sessionId: id };
-      remember(id, { info, lastSeenAt: t, orderedAt: t, storedLastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime(), token });
+      remember(id, { info, lastSeenAt: t, orderedAt: t, storedLastSeenAt: row.lastSeenAt.getTime(), expiresAt: row.expiresAt.getTime(), token: ownString(token) });
       return info;
     },
 
