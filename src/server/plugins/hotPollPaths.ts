@@ -18,6 +18,12 @@ interface HotPath<R> {
   url: string;
   segments: Segment[];
   route: R;
+  /** The whole path as one anchored expression, a group per parameter: one match per request, no split. */
+  pattern: RegExp;
+  /** The parameters' names, in the order of the pattern's groups. */
+  names: string[];
+  /** A path without parameters answers this same match every time. */
+  match: HotPollMatch<R>;
 }
 
 export interface HotPollMatch<R> {
@@ -59,20 +65,13 @@ export function hotPollPaths<R>(): HotPollPaths<R> {
 
   const find = (url: string): HotPollMatch<R> | undefined => {
     const fixed = exact.get(url);
-    if (fixed) return { route: fixed.route, params: {} };
-    if (withParams.length === 0 || !PLAIN_PATH.test(url)) return undefined;
-    const parts = url.split('/');
+    if (fixed) return fixed.match;
     for (const path of withParams) {
-      if (parts.length !== path.segments.length + 1) continue;
+      const groups = path.pattern.exec(url);
+      if (groups === null) continue;
       const params: Record<string, string> = {};
-      const matched = path.segments.every((segment, i) => {
-        const part = parts[i + 1]!;
-        if ('literal' in segment) return part === segment.literal;
-        if (part === '' || part.length > MAX_PARAM_LENGTH) return false;
-        params[segment.param] = part;
-        return true;
-      });
-      if (matched) return { route: path.route, params };
+      for (let i = 0; i < path.names.length; i += 1) params[path.names[i]!] = groups[i + 1]!;
+      return { route: path.route, params };
     }
     return undefined;
   };
@@ -81,7 +80,11 @@ export function hotPollPaths<R>(): HotPollPaths<R> {
     add(url, route) {
       const segments = segmentsOf(url);
       if (!segments) return false;
-      const path = { url, segments, route };
+      // A literal is plain (segmentsOf), so it stands for itself; a parameter is one plain segment
+      // of 1 to MAX_PARAM_LENGTH characters: the same paths PLAIN_PATH and find-my-way take.
+      const source = segments.map((segment) => ('literal' in segment ? `/${segment.literal}` : `/([A-Za-z0-9_-]{1,${MAX_PARAM_LENGTH}})`)).join('');
+      const names = segments.flatMap((segment) => ('param' in segment ? [segment.param] : []));
+      const path: HotPath<R> = { url, segments, route, pattern: new RegExp(`^${source}$`), names, match: { route, params: {} } };
       if (segments.every((segment) => 'literal' in segment)) exact.set(url, path);
       else withParams.push(path);
       return true;
