@@ -99,8 +99,8 @@ function answerBeforeFastify(app: FastifyInstance, answer: (request: IncomingMes
  *
  * - Before Fastify, on the server's connections: the GET of a hot poll's path in its plainest form
  *   (`hotPollPaths`) is answered before Fastify makes a request and a reply, routes it and runs the
- *   app-wide hooks, which for such a poll decide nothing: the cookie parser (done here, by the same
- *   parser), the cross-origin check (never for a GET), the WebSocket flag, and the request log (it
+ *   app-wide hooks, which for such a poll decide nothing: the cookie parser (here only the session
+ *   cookie is read, as that parser reads it: \`cookieValue\`), the cross-origin check (never for a GET), the WebSocket flag, and the request log (it
  *   writes nothing for a 304 unless its level logs every request, and then this way is not taken).
  *   That work was half of a poll's CPU on the server (ARCHITECTURE.md, "Performance budgets").
  *   Once the server closes, every request takes Fastify's way, which answers 503.
@@ -140,16 +140,19 @@ export const hotPollPlugin = fp(
       closing = true;
       done();
     });
+    // Taken once: read through the server on every poll, each is a lookup among its many properties.
+    const sessionFromCookieHeader = app.sessionFromCookieHeader;
+    const log = app.log;
     const answer = (request: IncomingMessage, response: ServerResponse): boolean => {
-      const ifNoneMatch = request.headers['if-none-match'];
+      const headers = request.headers;
+      const ifNoneMatch = headers['if-none-match'];
       if (closing || request.method !== 'GET' || ifNoneMatch === undefined || request.url === undefined) return false;
       const found = paths.find(request.url);
-      if (!found || logsEveryRequest(app.log.level)) return false;
+      if (!found || logsEveryRequest(log.level)) return false;
       let snapshot: Snapshot<unknown> | undefined;
       try {
-        const cookie = request.headers.cookie;
-        const auth = app.sessionFromMemory({ cookies: cookie ? app.parseCookie(cookie) : {}, headers: request.headers });
-        snapshot = auth === null ? undefined : found.route({ headers: request.headers, params: found.params, server: app }, auth);
+        const auth = sessionFromCookieHeader(headers.cookie, headers);
+        snapshot = auth === null ? undefined : found.route({ headers, params: found.params, server: app }, auth);
       } catch {
         return false;
       }

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { DB_INT_MAX, ID_PATTERN } from '../../shared/api/common';
 import { badRequest } from '../errors';
 import type { SessionInfo } from '../services/auth/sessionStore';
+import type { ProjectsService } from '../services/projects/projectsService';
 import { authOf } from './session';
 
 const PROJECT_ID = new RegExp(ID_PATTERN);
@@ -34,12 +35,18 @@ export async function recentProjectOf(request: FastifyRequest): Promise<ScopedPr
 /**
  * For a hot poll's `snapshotInMemory`: the project that `raw` (a path parameter, or the Project-Id
  * header when absent) names, when memory knows it to be the caller's; undefined when it is not a
- * project id or memory cannot tell (the route's own checks then answer).
+ * project id or memory cannot tell (the route's own checks then answer). `projects` is the route's own
+ * service, taken once when the route is made rather than through the server on every poll.
  */
-export function ownedProjectInMemory(request: Pick<FastifyRequest, 'headers' | 'server'>, auth: SessionInfo, raw: unknown = headerValue(request)): number | undefined {
+export function ownedProjectInMemory(
+  projects: Pick<ProjectsService, 'ownedInMemory'>,
+  request: Pick<FastifyRequest, 'headers'>,
+  auth: SessionInfo,
+  raw: unknown = headerValue(request),
+): number | undefined {
   if (typeof raw !== 'string' || !PROJECT_ID.test(raw)) return undefined;
   const projectId = Number(raw);
-  return request.server.services.projects.ownedInMemory(auth.installationId, projectId) ? projectId : undefined;
+  return projects.ownedInMemory(auth.installationId, projectId) ? projectId : undefined;
 }
 
 function headerValue(request: Pick<FastifyRequest, 'headers'>): string | undefined {

@@ -17,7 +17,7 @@ export const costRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: ProjectParams,
         response: { 200: ProjectCostsResponse, 304: NotModified, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse },
       },
-      config: { snapshotInMemory: (request, auth) => peekOwned(costs.snapshots, ownedProjectInMemory(request, auth, (request.params as ProjectParams).id)) },
+      config: { snapshotInMemory: (request, auth) => peekOwned(costs.snapshots, ownedProjectInMemory(projects, request, auth, (request.params as ProjectParams).id)) },
     },
     async (request, reply) => {
       const project = await projects.requireRecent(authOf(request).installationId, Number(request.params.id));

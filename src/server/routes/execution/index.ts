@@ -27,7 +27,7 @@ const SSE_KEEPALIVE_MS = 25_000;
  * agent runs for the terminal. Every call names its project with Project-Id, within the caller's installation.
  */
 export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { execution, executionCommands } = app.services;
+  const { execution, executionCommands, projects } = app.services;
   const agent = app.services.agents.execution;
 
   /** Open command streams, ended before the server closes (a hijacked reply would hold `close` open). */
@@ -68,7 +68,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Answered from memory with a weak ETag; 304 when If-None-Match matches.',
         response: { 200: ExecutionProgress, 304: NotModified, ...errors },
       },
-      config: { snapshotInMemory: (request, auth) => peekOwned(execution.progress, ownedProjectInMemory(request, auth)) },
+      config: { snapshotInMemory: (request, auth) => peekOwned(execution.progress, ownedProjectInMemory(projects, request, auth)) },
     },
     async (request, reply) => {
       const { projectId } = await recentProjectOf(request);

@@ -63,7 +63,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: {
         snapshotInMemory: (request, auth) => {
-          const id = ownedProjectInMemory(request, auth, (request.params as ProjectIdParams).projectId);
+          const id = ownedProjectInMemory(projects, request, auth, (request.params as ProjectIdParams).projectId);
           return id === undefined ? undefined : sandbox.containerStatuses.peek({ id, installationId: auth.installationId });
         },
       },

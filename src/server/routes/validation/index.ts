@@ -23,7 +23,7 @@ const tags = ['validation'];
  * validation agent's stream. Every call names its project with Project-Id, within the caller's installation.
  */
 export const validationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { validation } = app.services;
+  const { validation, projects } = app.services;
   const agent = app.services.agents.validation;
 
   app.post(
@@ -44,7 +44,7 @@ export const validationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Answered from memory with a weak ETag; 304 when If-None-Match matches.',
         response: { 200: ValidationProgress, 304: NotModified, ...errors },
       },
-      config: { snapshotInMemory: (request, auth) => peekOwned(validation.progress, ownedProjectInMemory(request, auth)) },
+      config: { snapshotInMemory: (request, auth) => peekOwned(validation.progress, ownedProjectInMemory(projects, request, auth)) },
     },
     async (request, reply) => {
       const { projectId } = await recentProjectOf(request);

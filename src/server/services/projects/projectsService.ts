@@ -86,6 +86,22 @@ export function createProjectsService({
    * the least recently used is dropped. Map order is the order of use.
    */
   const owners = new Set<string>();
+  /**
+   * The same ownerships by installation, then project, as numbers: what a hot poll asks (`ownedInMemory`)
+   * without building a key string and hashing it on every poll. Kept in step with `owners`.
+   */
+  const ownedBy = new Map<number, Set<number>>();
+  const own = (installationId: number, projectId: number): void => {
+    let projectIds = ownedBy.get(installationId);
+    if (!projectIds) ownedBy.set(installationId, (projectIds = new Set()));
+    projectIds.add(projectId);
+  };
+  const disown = (key: string): void => {
+    const [installationId, projectId] = key.split(':').map(Number) as [number, number];
+    const projectIds = ownedBy.get(installationId);
+    projectIds?.delete(projectId);
+    if (projectIds?.size === 0) ownedBy.delete(installationId);
+  };
 
   async function findRow(installationId: number, projectId: number): Promise<ProjectRow> {
     const [row] = await db
@@ -201,7 +217,12 @@ export function createProjectsService({
       } else {
         await findRow(installationId, projectId);
         owners.add(key);
-        if (owners.size > MAX_OWNERS) owners.delete(owners.values().next().value as string);
+        own(installationId, projectId);
+        if (owners.size > MAX_OWNERS) {
+          const oldest = owners.values().next().value as string;
+          owners.delete(oldest);
+          disown(oldest);
+        }
       }
       return { id: projectId, installationId };
     },
@@ -211,7 +232,7 @@ export function createProjectsService({
      * any promise): false means "not known here", never "not the caller's" — ask `requireRecent`.
      */
     ownedInMemory(installationId: number, projectId: number): boolean {
-      return owners.has(`${installationId}:${projectId}`);
+      return ownedBy.get(installationId)?.has(projectId) ?? false;
     },
 
     async state(installationId: number, projectId: number): Promise<ProjectState> {
