@@ -9,6 +9,9 @@ import { backupRuns, installations, projects, users } from '../../../src/server/
 import { createBackupWatch } from '../../../src/server/services/backups/backupWatch';
 import type { Notice } from '../../../src/server/services/notifications/notificationService';
 import type { SandboxExec } from '../../../src/server/services/releases/onServer';
+import type { WakeableSandbox } from '../../../src/server/services/sandbox/wakeSandbox';
+import type { SandboxInitializeResponse } from '../../../src/shared/api/sandbox';
+import type { ContainerStatusName } from '../../../src/shared/constants/sandbox';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 
 /**
@@ -33,8 +36,18 @@ const remoteScript = (command: string): string => {
   let paths: BackupPaths;
   const notices: Array<{ projectId: number; notice: Notice }> = [];
   const commands: string[] = [];
-  const sandbox: SandboxExec = {
+  // Stopped when the watch first reads: it is woken (initialised) before the read, as a drift check wakes it.
+  const state = { status: 'NotRunning' as ContainerStatusName, initialised: 0 };
+  const sandbox: SandboxExec & WakeableSandbox = {
+    containerStatus: async () => ({ container_status: state.status, username: 'u', last_sync_time: null }),
+    initialise: async () => {
+      state.initialised += 1;
+      state.status = 'Running';
+      const started: SandboxInitializeResponse = { status: 'success', detail: '' };
+      return started;
+    },
     async exec(_project, command) {
+      if (state.status !== 'Running') throw new Error('the sandbox is not running');
       commands.push(command);
       const r = spawnSync('bash', ['-c', remoteScript(command)], { encoding: 'utf8' });
       return { exitCode: r.status, output: `${r.stdout}${r.stderr}`, timedOut: false, cancelled: false } as Awaited<ReturnType<SandboxExec['exec']>>;
@@ -67,6 +80,7 @@ const remoteScript = (command: string): string => {
     expect(cron.status).not.toBe(0);
 
     expect(await watch.checkDue(60)).toBe(1);
+    expect(state.initialised).toBe(1);
     expect(commands.at(-1)).toContain(`${paths.state}/last-backup.json`);
     const rows = await db.select().from(backupRuns).where(eqProject(id));
     const failed = rows.find((r) => !r.ok)!;

@@ -4,6 +4,7 @@ import { BACKUP_RESULT_MARKER, type BackupRun } from '../../../shared/api/backup
 import { DEFAULT_BACKUP_PATHS, type BackupPaths } from '../../agents/offline/backupScripts';
 import { serverRunner, type SandboxExec } from '../releases/onServer';
 import { recordAndNotify, type BackupRecordDeps } from './backupHook';
+import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
 
 /**
  * The nightly backup runs from cron on the server, where nothing reports it: each script keeps its last
@@ -16,7 +17,10 @@ import { recordAndNotify, type BackupRecordDeps } from './backupHook';
  */
 
 export interface BackupWatchDeps extends BackupRecordDeps {
-  sandbox: SandboxExec;
+  /** Runs the read-only command; a sandbox that is not running is woken first, as a drift check does. */
+  sandbox: SandboxExec & WakeableSandbox;
+  /** How the watch waits for a sandbox another request is starting (tests shorten it). */
+  wake?: WakeOptions;
   /** The values redacted from what the sandbox prints (User Secrets). */
   hiddenValues(projectId: number): Promise<Record<string, string>>;
   /** Where the backup is installed on the server (the deploy plan's paths unless a test says). */
@@ -44,8 +48,13 @@ export function createBackupWatch(deps: BackupWatchDeps) {
 
   /** Reads the project's server now; answers the runs new to the records (a new failed one was notified). */
   async function readServer(project: { projectId: number; installationId: number }): Promise<BackupRun[]> {
-    const runner = serverRunner(deps.sandbox, { id: project.projectId, installationId: project.installationId }, Object.values(await deps.hiddenValues(project.projectId)));
+    const sandboxOf = { id: project.projectId, installationId: project.installationId };
     lastRead.set(project.projectId, now());
+    // A sandbox stopped by the person or gone with a restart would leave a failed cron run unread until
+    // someone opened the project: woken as the drift check wakes it, or the reason is logged.
+    const notRunning = await wakeSandbox(deps.sandbox, sandboxOf, deps.wake);
+    if (notRunning) throw new Error(notRunning);
+    const runner = serverRunner(deps.sandbox, sandboxOf, Object.values(await deps.hiddenValues(project.projectId)));
     const output = await runner.run(readLastResults(paths), READ_TITLE);
     return recordAndNotify(deps, project.projectId, { status: 'completed', command: null, output, errorMessage: null });
   }
