@@ -49,7 +49,8 @@ describe.each(databaseKinds())('corrections across chats (%s)', (kind) => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-crosschat-'));
     database = await openTestDatabase(kind);
-    app = await buildTestApp(database, { env: { DATA_DIR: dataDir } });
+    // Dozens of turns a minute from one person: more than the agents' rate limit lets through.
+    app = await buildTestApp(database, { env: { DATA_DIR: dataDir, AGENT_RATE_LIMIT_PER_MINUTE: '100000' } });
     alice = await signIn(app, 'alice');
   });
   afterAll(async () => {
