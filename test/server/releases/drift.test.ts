@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { compareToRelease, DISK_MIN_FREE_BYTES, type LiveState, type ReleaseBaseline } from '../../../src/server/services/releases/drift';
+import { parseInspect } from '../../../src/server/services/releases/serverChecks';
 import { changedServices, rollbackScript } from '../../../src/server/services/releases/releaseScripts';
 import { firewallLines, parseDf, serverChecks } from '../../../src/server/services/releases/serverChecks';
 
@@ -66,5 +67,14 @@ describe('release scripts', () => {
     expect(() => rollbackScript({ project: 'shop', directory: '/opt/stack', target: { number: 1, files: { '../x': '' } }, gateSeconds: 5 })).toThrow('not a stack file name');
     // File text travels base64-encoded: a quote or a here-document end cannot break out.
     expect(rollbackScript({ project: 'shop', directory: '/opt/stack', target: { number: 1, files: { 'a.conf': "'; rm -rf / #\nEOF\n" } }, gateSeconds: 5 })).not.toContain('rm -rf /');
+  });
+});
+
+describe('containers as docker inspect describes them', () => {
+  it('a stopped container is exited, not the health status it kept', () => {
+    const inspect = (status: string, health?: string) => ({ Image: 'sha256:a', Config: { Image: 'redis:7', Labels: { 'com.docker.compose.service': 'redis' } }, State: { Status: status, ...(health ? { Health: { Status: health } } : {}) }, NetworkSettings: { Ports: {} } });
+    expect(parseInspect(JSON.stringify([inspect('exited', 'unhealthy')]))[0]!.state).toBe('exited');
+    expect(parseInspect(JSON.stringify([inspect('running', 'healthy')]))[0]!.state).toBe('healthy');
+    expect(parseInspect(JSON.stringify([inspect('running')]))[0]!.state).toBe('running');
   });
 });

@@ -61,7 +61,8 @@ export function parseInspect(output: string): LiveContainer[] {
         .flatMap(([inside, bound]) => (bound ?? []).map((b) => `${b.HostIp || '0.0.0.0'}:${b.HostPort}->${inside}`))
         .filter((p, i, all) => all.indexOf(p) === i && !p.startsWith('::'))
         .sort(),
-      state: c.State.Health?.Status ?? c.State.Status,
+      // A stopped container keeps its last health status ('unhealthy' once stopped): what it is now is its status.
+      state: c.State.Status === 'running' ? (c.State.Health?.Status ?? 'running') : c.State.Status,
     }))
     .sort((a, b) => a.service.localeCompare(b.service));
 }
