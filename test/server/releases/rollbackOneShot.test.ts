@@ -24,13 +24,13 @@ if (!image && process.env.CI) throw new Error('CI builds the test server images 
 (image ? describe : describe.skip)('rolling back to a release with a task that runs once, on a real engine', () => {
   const project = `da-once-${process.pid}`;
   let dir: string;
-  beforeAll(() => {
+  beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-once-'));
   });
   afterEach(() => {
     spawnSync('docker-compose', ['-p', project, 'down', '-v', '--remove-orphans', '-t', '1'], { cwd: dir, encoding: 'utf8' });
+    fs.rmSync(dir, { recursive: true, force: true });
   });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const release = (services: Record<string, string>) => ({
     number: 1,
@@ -44,6 +44,9 @@ if (!image && process.env.CI) throw new Error('CI builds the test server images 
     const r = rollBack(release({ web, migrate: '    command: ["sh", "-c", "sleep 5"]\n    restart: "no"\n' }), 60);
     expect({ status: r.status, stdout: r.stdout.trim().split('\n').pop() }).toEqual({ status: 0, stdout: 'release 1 restored and healthy' });
     expect(docker(['inspect', '-f', '{{.State.Status}} {{.State.ExitCode}}', `${project}_migrate_1`])).toBe('exited 0');
+    // The restored release is the last healthy one now: the next change is compared with it and restores it.
+    expect(fs.readFileSync(path.join(dir, '.release/last-healthy/docker-compose.yml'), 'utf8')).toBe(fs.readFileSync(path.join(dir, 'docker-compose.yml'), 'utf8'));
+    expect(fs.readFileSync(path.join(dir, '.release/last-healthy.one-shot'), 'utf8')).toBe('migrate\n');
   }, 180_000);
 
   it('fails at once, saying so, when the migration exited with another code', () => {
@@ -51,6 +54,8 @@ if (!image && process.env.CI) throw new Error('CI builds the test server images 
     expect(r.status).not.toBe(0);
     expect(r.stdout).toContain('migrate runs once and exited with code 3');
     expect(r.stdout).not.toContain('restored and healthy');
+    // Not healthy: not kept as the last healthy release.
+    expect(fs.existsSync(path.join(dir, '.release/last-healthy'))).toBe(false);
   }, 180_000);
 
   it('still fails a service the release does not mark as running once that exited', () => {

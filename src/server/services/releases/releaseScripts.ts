@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import { DETECT_DOCKER } from '../../agents/offline/remoteShell';
 import { oneShotServices } from '../../agents/offline/oneShot';
+import { LAST_HEALTHY } from '../../agents/offline/releaseGate';
 import { PROJECT_NAME, STACK_DIRECTORY } from './serverChecks';
 
 /**
@@ -54,6 +55,17 @@ function writeFiles(release: ReleaseFiles, known: string[]): string[] {
   ];
 }
 
+/** As the start step's gate keeps a release that passed (releaseGate.ts): its files, and its tasks that run once beside them. */
+function keepAsLastHealthy(files: string[], once: string[]): string[] {
+  return [
+    `last="$D/${LAST_HEALTHY}"`,
+    'rm -rf "$last.new" && mkdir -p "$last.new"',
+    `for f in ${[...new Set(files)].join(' ')}; do if [ -f "$D/$f" ]; then mkdir -p "$last.new/$(dirname "$f")" && cp -p "$D/$f" "$last.new/$f"; fi; done`,
+    `printf '%s\\n' '${once.join('|')}' > "$last.one-shot.new"`,
+    'rm -rf "$last" && mv "$last.new" "$last" && mv "$last.one-shot.new" "$last.one-shot"',
+  ];
+}
+
 /** "Roll back": restore a chosen release's files over whatever is there, up, and wait for it to be healthy. */
 export function rollbackScript(o: { project: string; directory: string; target: ReleaseFiles; current?: ReleaseFiles; composeFile?: string; gateSeconds: number }): string {
   check(o, [o.target.files, o.current?.files ?? {}]);
@@ -66,6 +78,9 @@ export function rollbackScript(o: { project: string; directory: string; target: 
     ...writeFiles(o.target, [...new Set([...Object.keys(o.target.files), ...Object.keys(o.current?.files ?? {})])]),
     `cd "$D" && dc -p "$P" -f ${compose} up -d --remove-orphans`,
     `gate ${Math.max(1, Math.round(o.gateSeconds))} ${services.join(' ')}`,
+    // Healthy: it is now the last healthy release the next change is compared with and restored to (the
+    // start step's gate reads it), not the release that was rolled back from.
+    ...keepAsLastHealthy([...Object.keys(o.target.files), '.env'], once),
     `echo "release ${o.target.number} restored and healthy"`,
   ].join('\n');
 }
