@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DETECT_DOCKER, waitHealthy } from '../../../src/server/agents/offline/remoteShell';
+import { standinBaseImage } from '../helpers/testServer';
 
 /**
  * The deploy's wait for a healthy stack, run against the real Docker engine with Compose: services
@@ -10,15 +11,7 @@ import { DETECT_DOCKER, waitHealthy } from '../../../src/server/agents/offline/r
  * container that stops fails the wait. Uses the test server's stand-in base image (built by
  * `npm run test-server:up`, which CI runs first); skipped where there is no engine or no image.
  */
-const docker = (args: string[]): string => execFileSync('docker', args, { encoding: 'utf8' }).trim();
-const image = ((): string | undefined => {
-  try {
-    return docker(['images', '--format', '{{.Repository}}:{{.Tag}}', 'da-test-server-standin-base']).split('\n').find(Boolean);
-  } catch {
-    return undefined;
-  }
-})();
-if (!image && process.env.CI) throw new Error('CI builds the test server images (npm run test-server:up) before the tests');
+const image = standinBaseImage();
 
 (image ? describe : describe.skip)('waiting for a stack on a real engine', () => {
   const project = `da-wait-${process.pid}`;

@@ -22,6 +22,22 @@ export function requireInCi(...hosts: Array<TestHost | undefined>): void {
   if (hosts.some((h) => !h) && process.env.CI) throw new Error('CI starts the test server and its backup host (npm run test-server:up) before the tests');
 }
 
+/**
+ * The test server's stand-in base image on the local engine (built by `npm run test-server:up`, under the
+ * image prefix up.sh uses), for tests that run Compose here; undefined without it, and under CI, which
+ * builds it first, a loud failure.
+ */
+export function standinBaseImage(): string | undefined {
+  let image: string | undefined;
+  try {
+    const name = `${process.env.DA_TEST_SERVER_IMAGE_PREFIX ?? 'da-test-server'}-standin-base`;
+    image = execFileSync('docker', ['images', '--format', '{{.Repository}}:{{.Tag}}', name], { encoding: 'utf8' }).trim().split('\n').find(Boolean);
+  } catch {
+    image = undefined;
+  }
+  if (!image && process.env.CI) throw new Error('CI builds the test server images (npm run test-server:up) before the tests');
+  return image;
+}
 
 /** One command over SSH, as the test's own check from outside the product. */
 export const sshTo = (h: TestHost, command: string, timeout = 120_000): string =>

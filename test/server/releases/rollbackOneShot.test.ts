@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { rollbackScript } from '../../../src/server/services/releases/releaseScripts';
+import { standinBaseImage } from '../helpers/testServer';
 
 /**
  * A roll back's health gate on the real Docker engine with Compose: a task of the release that runs once
@@ -12,14 +13,7 @@ import { rollbackScript } from '../../../src/server/services/releases/releaseScr
  * stand-in base image (built by `npm run test-server:up`, which CI runs first); skipped without it.
  */
 const docker = (args: string[]): string => execFileSync('docker', args, { encoding: 'utf8' }).trim();
-const image = ((): string | undefined => {
-  try {
-    return docker(['images', '--format', '{{.Repository}}:{{.Tag}}', 'da-test-server-standin-base']).split('\n').find(Boolean);
-  } catch {
-    return undefined;
-  }
-})();
-if (!image && process.env.CI) throw new Error('CI builds the test server images (npm run test-server:up) before the tests');
+const image = standinBaseImage();
 
 (image ? describe : describe.skip)('rolling back to a release with a task that runs once, on a real engine', () => {
   const project = `da-once-${process.pid}`;
