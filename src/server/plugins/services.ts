@@ -142,7 +142,7 @@ export const servicesPlugin = fp(
         backupRecorder(project, planId, step);
       },
     });
-    const releases = createReleaseService({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), execution, notifier: notifications, log: app.log });
+    const releases = createReleaseService({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), execution, notifier: notifications, commands: executionCommands, log: app.log });
     const driftSchedule = scheduleDriftChecks(opts.config.driftCheckMinutes, (minutes) => releases.checkDue(minutes), app.log);
     // The nightly backup runs from cron: its last result on the server is read on a timer of its own (the drift checks' kind).
     const backupWatch = createBackupWatch({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), notify: (projectId, notice) => notifications.notify(projectId, notice), log: app.log });

@@ -33,8 +33,22 @@ export const TerminalEndEvent = Type.Object({
 });
 export type TerminalEndEvent = Static<typeof TerminalEndEvent>;
 
+/**
+ * The project's releases changed: a deploy (or a roll back) whose every step completed was recorded from
+ * the server, or a change failed its health gate and was recorded as rolled back. It comes seconds after
+ * the last step's end (the release is read from the server), so a list of releases refreshes on this
+ * frame, not on the step's end. The terminal shows nothing for it.
+ */
+export const TerminalReleaseEvent = Type.Object({
+  release: Type.Object({
+    number: Type.Integer({ minimum: 1 }),
+    status: Type.Union([Type.Literal('live'), Type.Literal('rolled_back')]),
+  }),
+});
+export type TerminalReleaseEvent = Static<typeof TerminalReleaseEvent>;
+
 /** Any frame of GET /api/terminal/commands. */
-export type TerminalStreamEvent = TerminalCommandEvent | TerminalOutputEvent | TerminalEndEvent;
+export type TerminalStreamEvent = TerminalCommandEvent | TerminalOutputEvent | TerminalEndEvent | TerminalReleaseEvent;
 
 /**
  * Query of the terminal socket, /api/sandboxes/{projectId}/ws?terminal=<id>: which of the person's shells

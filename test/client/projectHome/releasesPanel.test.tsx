@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import type { DriftCheck, ReleaseSummary } from '../../../src/shared/api/releases';
 import { INSTALLATION_ID_KEY } from '../../../src/shared/constants';
 import { DRIFT_TEXT, RELEASES_TEXT } from '../../../src/shared/constants/releases';
@@ -6,7 +6,7 @@ import { useFakeProjectHome } from './fakeSandbox';
 import { makeProject } from '../utils/factories';
 import { releasesDb } from '../utils/releasesServer';
 import { renderApp } from '../utils/renderWithProviders';
-import { seedProjects } from '../utils/server';
+import { openCommandStreams, seedProjects, sendCommandFrame } from '../utils/server';
 
 const PROJECT = 7;
 const release = (number: number, status: ReleaseSummary['status'], image: string, note: string | null = null): ReleaseSummary => ({
@@ -52,6 +52,19 @@ describe('releases and drift on the project home', () => {
     // The restored release is listed as the one running now.
     await waitFor(() => expect(within(releases).getByText(RELEASES_TEXT.release(4))).toBeInTheDocument(), { timeout: 8_000 });
   }, 20_000);
+
+  it('lists a release the server records after a deploy ended, without a reload, when the step stream says so', async () => {
+    releasesDb.releases.set(PROJECT, [release(1, 'live', 'nginx:1.27.2')]);
+    renderApp(`/app/${PROJECT}/home`);
+    const releases = await panel(RELEASES_TEXT.title);
+    expect(await within(releases).findByText(RELEASES_TEXT.release(1))).toBeInTheDocument();
+    await waitFor(() => expect(openCommandStreams()).toBeGreaterThan(0));
+    // The deploy's last step ended some seconds ago; the server has now read the stack and recorded release 2.
+    releasesDb.releases.set(PROJECT, [release(2, 'live', 'nginx:1.27.3'), release(1, 'superseded', 'nginx:1.27.2')]);
+    act(() => sendCommandFrame({ release: { number: 2, status: 'live' } }));
+    expect(await within(releases).findByText(RELEASES_TEXT.release(2))).toBeInTheDocument();
+    expect(within(releases).getByRole('button', { name: RELEASES_TEXT.rollBackTo(1) })).toBeInTheDocument();
+  });
 
   it('cancelling the roll back rejects its step: nothing runs', async () => {
     releasesDb.releases.set(PROJECT, [release(2, 'live', 'nginx:1.27.3'), release(1, 'superseded', 'nginx:1.27.2')]);

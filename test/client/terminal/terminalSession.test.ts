@@ -232,6 +232,8 @@ describe("the agent's commands shown in the terminal, never run in its shell", (
       end: { step_number: 2, status: 'failed', error_message: 'boom' },
     });
     expect(parseCommandFrame('{"step_number":2,"status":"odd"}').type).toBe('terminalCommands/failed');
+    expect(parseCommandFrame('{"release":{"number":2,"status":"live"}}')).toEqual({ type: 'terminalCommands/release', release: { number: 2, status: 'live' } });
+    expect(parseCommandFrame('{"release":{"number":"2","status":"live"}}').type).toBe('terminalCommands/failed');
     expect(parseCommandFrame('{"detail":"boom"}')).toEqual({ type: 'terminalCommands/failed', message: 'boom' });
     expect(parseCommandFrame('nope').type).toBe('terminalCommands/failed');
   });

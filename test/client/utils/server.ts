@@ -83,6 +83,9 @@ export function sendCommandFrame(frame: object): void {
   for (const controller of commandStreams) controller.enqueue(bytes);
 }
 
+/** How many GET /api/terminal/commands streams are open (a frame sent before its page connected is lost). */
+export const openCommandStreams = (): number => commandStreams.size;
+
 /** GET /api/terminal/commands: open until the page closes it; frames come from `sendCommandFrame`. */
 const commandsHandler = http.get(api('/terminal/commands'), ({ request }) => {
   let own: ReadableStreamDefaultController<Uint8Array> | null = null;

@@ -59,6 +59,8 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
   let project: { projectId: number; installationId: number };
   const notices: Notice[] = [];
   const added: Array<{ command: string | null; description: string }> = [];
+  /** What the project's step stream was told (pages refresh their releases on these). */
+  const announced: Array<{ topic: string; event: unknown }> = [];
   let service: ReturnType<typeof createReleaseService>;
 
   const run = async (command: string): Promise<ExecResult> => execIn(workspace, strictScript(command));
@@ -104,6 +106,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
         },
       },
       notifier: { notify: async (_id, n) => void notices.push(n) },
+      commands: { publish: (topic, event) => void announced.push({ topic, event }) },
       // What the service only logs (a release it could not record) is said, so a failure below has its reason.
       log: { warn: (obj, msg) => void process.stderr.write(`${msg}: ${JSON.stringify(obj)}\n`) },
       stack: { directory: DIR, project: PROJECT },
@@ -131,6 +134,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     // The deploy's last step run again: nothing changed on the server, so no new release.
     expect((await service.recordDeploy(project))!.number).toBe(1);
     expect(r1!.files).toEqual(one);
+    expect(announced).toEqual([{ topic: `terminal-commands:${project.projectId}`, event: { release: { number: 1, status: 'live' } } }]);
     expect(r1!.containers).toEqual([{ service: 'migrate', image: 'redis:7.4.1-alpine', digest: expect.stringMatching(/^sha256:/) as string, ports: [], state: 'exited' }, { service: 'web', image: 'nginx:1.27.2-alpine', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, ports: ['127.0.0.1:18080->80/tcp'], state: 'running' }]);
 
     // The change: an added service that never becomes healthy. The gate fails, the last healthy release comes back.
@@ -142,6 +146,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     expect(failed.output).toContain(RESTORED_HEALTHY);
     service.afterStepStored(project, 1, { stepNumber: 7, status: 'failed', command: null, errorMessage: 'The command exited with status 1.', output: failed.output });
     await service.idle();
+    expect(announced.at(-1)!.event).toEqual({ release: { number: 2, status: 'rolled_back' } });
     expect(notices).toEqual([{ event: 'health_gate_failed', projectName: 'shop', title: 'The change failed its health check and release 1 was restored', detail: expect.stringContaining('worker running unhealthy') as string }]);
     expect(onServer('curl -fsS http://127.0.0.1:18080/')).toMatch(/nginx/i);
     expect(onServer(`cat ${DIR}/site/README; docker ps -a --filter label=com.docker.compose.project=${PROJECT} --format '{{.Label "com.docker.compose.service"}}'`).trim().split('\n').sort()).toEqual(['migrate', 'release one', 'web']);

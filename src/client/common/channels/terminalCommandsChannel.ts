@@ -1,16 +1,18 @@
 import { buffers, END, eventChannel, type EventChannel } from 'redux-saga';
-import type { TerminalCommandEvent, TerminalEndEvent, TerminalOutputEvent } from '../../../shared/api/terminal';
+import type { TerminalCommandEvent, TerminalEndEvent, TerminalOutputEvent, TerminalReleaseEvent } from '../../../shared/api/terminal';
 import { readEventStream } from '../../api/eventStream';
 
 export type TerminalCommandsMessage =
   | { type: 'terminalCommands/command'; command: TerminalCommandEvent }
   | { type: 'terminalCommands/output'; output: TerminalOutputEvent }
   | { type: 'terminalCommands/ended'; end: TerminalEndEvent }
+  | { type: 'terminalCommands/release'; release: TerminalReleaseEvent['release'] }
   | { type: 'terminalCommands/failed'; message: string };
 
 /**
- * Reads one frame of GET /api/terminal/commands: a command, a chunk of its output, its end, or a failure
- * (an `error` frame, a frame with `detail`/`error`, or one that is none of these) shown as '❌ Error executing command'.
+ * Reads one frame of GET /api/terminal/commands: a command, a chunk of its output, its end, a release
+ * recorded, or a failure (an `error` frame, a frame with `detail`/`error`, or one that is none of these)
+ * shown as '❌ Error executing command'.
  */
 export function parseCommandFrame(payload: string): TerminalCommandsMessage {
   let parsed: unknown;
@@ -34,6 +36,10 @@ export function parseCommandFrame(payload: string): TerminalCommandsMessage {
     if (typeof frame.step_number === 'number' && (frame.status === 'completed' || frame.status === 'failed')) {
       const errorMessage = typeof frame.error_message === 'string' ? frame.error_message : null;
       return { type: 'terminalCommands/ended', end: { step_number: frame.step_number, status: frame.status, error_message: errorMessage } };
+    }
+    const release = frame.release as Record<string, unknown> | null | undefined;
+    if (typeof release === 'object' && release !== null && Number.isInteger(release.number) && (release.status === 'live' || release.status === 'rolled_back')) {
+      return { type: 'terminalCommands/release', release: { number: release.number as number, status: release.status } };
     }
     const detail = frame.detail ?? frame.error ?? (frame.data as Record<string, unknown> | undefined)?.detail;
     if (typeof detail === 'string') return { type: 'terminalCommands/failed', message: detail };

@@ -110,7 +110,8 @@ export function* showAgentCommands(projectId: number, sink: TerminalSink): Gener
       else if (message.type === 'terminalCommands/ended') {
         const { step_number: n, status, error_message: error } = message.end;
         sink.writeln(status === 'completed' ? `${GREEN}[step ${n} completed]${RESET}` : `${RED}[step ${n} failed${error ? `: ${error}` : ''}]${RESET}`);
-      } else sink.writeln(`\r\n${RED}${TERMINAL.commandError}${RESET}`);
+      } else if (message.type === 'terminalCommands/failed') sink.writeln(`\r\n${RED}${TERMINAL.commandError}${RESET}`);
+      // A release recorded is for the Releases panel: the terminal shows only commands and their output.
     }
   } finally {
     commands.close();

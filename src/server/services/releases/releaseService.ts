@@ -16,6 +16,9 @@ import { rollbackScript } from './releaseScripts';
 import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
 import { oneShotServices } from '../../agents/offline/oneShot';
 import { secretFinder, textRedactor } from '../../sandbox/redactor';
+import type { EventBus } from '../events/eventBus';
+import type { TerminalStreamEvent } from '../../../shared/api/terminal';
+import { terminalCommandsTopic } from '../steps/stepRuns';
 
 /** The notification service's sending side, the only part releases need. */
 export interface Notifier {
@@ -34,6 +37,8 @@ export interface ReleaseDeps {
     planOf(projectId: number): Promise<{ id: number } | undefined>;
   };
   notifier: Notifier;
+  /** The project's step stream (GET /api/terminal/commands): told when a release is recorded, so open pages list it. */
+  commands?: Pick<EventBus<TerminalStreamEvent>, 'publish'>;
   log: { warn(obj: object, msg: string): void };
   /** Where the deploy plan keeps the stack on the server, and its compose project (the folder's name). */
   stack?: { directory: string; project: string };
@@ -86,6 +91,8 @@ export function createReleaseService(deps: ReleaseDeps) {
     return row?.name ?? `project ${projectId}`;
   }
 
+  const announce = (projectId: number, number: number, status: 'live' | 'rolled_back'): void => deps.commands?.publish(terminalCommandsTopic(projectId), { release: { number, status } });
+
   /** Reads what the deploy left on the server and stores it as the project's next release. */
   async function recordDeploy(project: StepProject, also: string[] = []): Promise<Release | null> {
     const secrets = await hidden(project.projectId);
@@ -109,8 +116,11 @@ export function createReleaseService(deps: ReleaseDeps) {
     const identity = (f: Record<string, string>, c: Array<{ service: string; digest: string; ports: string[] }>): string =>
       JSON.stringify([Object.entries(f).sort(), c.map((x) => [x.service, x.digest, x.ports]).sort()]);
     if (current?.status === 'live' && identity(current.files, current.containers) === identity(files, live.containers)) return current;
-    return recordRelease(db, project.projectId, stack.directory, files, live);
+    const recorded = await recordRelease(db, project.projectId, stack.directory, files, live);
+    announce(project.projectId, recorded.number, 'live');
+    return recorded;
   }
+
 
   /** A deploy step's health gate failed and the last healthy release was restored: kept, and the person told. */
   async function reportGateFailure(project: StepProject, output: string): Promise<void> {
@@ -119,6 +129,7 @@ export function createReleaseService(deps: ReleaseDeps) {
     const restored = await baselineRelease(db, project.projectId);
     const number = (last?.number ?? 0) + 1;
     await db.insert(releases).values({ projectId: project.projectId, number, directory: stack.directory, files: {}, containers: [], baseline: { firewall: [], cron: [] }, status: 'rolled_back', note });
+    announce(project.projectId, number, 'rolled_back');
     await deps.notifier.notify(project.projectId, {
       event: 'health_gate_failed',
       projectName: await nameOf(project.projectId),

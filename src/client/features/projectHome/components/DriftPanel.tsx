@@ -7,7 +7,7 @@ import { errorMessage } from '../../../api/apiSlice';
 import { Button } from '../../../common/components/Button';
 import { ButtonRow, Card } from '../../../common/components/Card';
 import { ErrorText, FieldHint } from '../../../common/components/Field';
-import { Command } from './ReleasesPanel';
+import { TextBlock } from '../../../common/components/TextBlock';
 import { useCheckDriftMutation, useGetDriftQuery } from '../releasesApi';
 
 const KINDS = Object.keys(DRIFT_TEXT.kinds) as DriftKind[];
@@ -37,8 +37,12 @@ function CheckResult({ check }: { check: DriftCheck }): ReactElement {
               <h4>
                 {c.title} <span>(exit {c.exit_code ?? 'killed'})</span>
               </h4>
-              <Command aria-label={`${c.title}: command`}>{c.command}</Command>
-              <Command aria-label={`${c.title}: output`}>{c.output}</Command>
+              <TextBlock $maxHeight="16rem" tabIndex={0} aria-label={`${c.title}: command`}>
+                {c.command}
+              </TextBlock>
+              <TextBlock $maxHeight="16rem" tabIndex={0} aria-label={`${c.title}: output`}>
+                {c.output}
+              </TextBlock>
             </div>
           ))}
         </details>

@@ -8,7 +8,9 @@ import { errorMessage } from '../../../api/apiSlice';
 import { Button } from '../../../common/components/Button';
 import { ButtonRow, Card } from '../../../common/components/Card';
 import { ErrorText, FieldHint } from '../../../common/components/Field';
+import { TextBlock } from '../../../common/components/TextBlock';
 import { useDecideRollbackStepMutation, useGetReleasesQuery, useGetRollbackProgressQuery, useRequestRollbackMutation } from '../releasesApi';
+import { useReleasesRefresh } from '../useReleasesRefresh';
 
 /** A roll back the person asked for: its step, and the newest release when they approved it. */
 interface PendingRollback extends RollbackResponse {
@@ -52,7 +54,9 @@ export function ReleasesPanel({ projectId }: { projectId: number }): ReactElemen
   // The release the roll back records arrives after its step: poll until it is listed (or the step failed).
   const [newest, setNewest] = useState(0);
   const awaitingRelease = watching && step?.status !== 'failed' && newest <= pending.newestAtApproval;
-  const releases = useGetReleasesQuery(projectId, { pollingInterval: awaitingRelease ? EXECUTION.progressPollMs : 0 });
+  // Read afresh on every visit (a deploy may have ended on the execution page since), then kept current by the step stream.
+  const releases = useGetReleasesQuery(projectId, { pollingInterval: awaitingRelease ? EXECUTION.progressPollMs : 0, refetchOnMountOrArgChange: true });
+  useReleasesRefresh(projectId);
   const newestListed = releases.data?.releases[0]?.number ?? 0;
   if (newestListed !== newest) setNewest(newestListed);
 
@@ -95,7 +99,7 @@ export function ReleasesPanel({ projectId }: { projectId: number }): ReactElemen
           <FieldHint>{RELEASES_TEXT.confirmIntro(pending.step_number)}</FieldHint>
           <details>
             <summary>{pending.detail}</summary>
-            <Command>{pending.command}</Command>
+            <TextBlock $maxHeight="16rem" tabIndex={0}>{pending.command}</TextBlock>
           </details>
           {approving.error ? <ErrorText>{errorMessage(approving.error)}</ErrorText> : null}
           <ButtonRow>
@@ -113,7 +117,11 @@ export function ReleasesPanel({ projectId }: { projectId: number }): ReactElemen
           {!ended ? <FieldHint>{RELEASES_TEXT.running(pending.target)}</FieldHint> : null}
           {step?.status === 'completed' ? <FieldHint>{RELEASES_TEXT.done(pending.target, seconds)}</FieldHint> : null}
           {step?.status === 'failed' ? <ErrorText>{RELEASES_TEXT.failed(pending.target, step.error_message ?? '')}</ErrorText> : null}
-          {step?.output ? <Command aria-label="Roll back output">{step.output.split('\n').slice(-12).join('\n')}</Command> : null}
+          {step?.output ? (
+            <TextBlock $maxHeight="16rem" tabIndex={0} aria-label="Roll back output">
+              {step.output.split('\n').slice(-12).join('\n')}
+            </TextBlock>
+          ) : null}
         </div>
       ) : null}
       {rejected ? <FieldHint role="status">{RELEASES_TEXT.rejected}</FieldHint> : null}
@@ -149,15 +157,4 @@ const Services = styled.div`
 const Confirm = styled.div`
   margin-top: ${({ theme }) => theme.space(3)};
   h3 { margin: 0 0 ${({ theme }) => theme.space(1)}; font-size: ${({ theme }) => theme.fontSizes.md}; }
-`;
-
-export const Command = styled.pre`
-  max-height: 16rem;
-  overflow: auto;
-  white-space: pre-wrap;
-  overflow-wrap: anywhere;
-  font-size: ${({ theme }) => theme.fontSizes.sm};
-  background: ${({ theme }) => theme.colors.surfaceRaised};
-  padding: ${({ theme }) => theme.space(2)};
-  border-radius: ${({ theme }) => theme.radii.md};
 `;
