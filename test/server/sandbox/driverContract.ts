@@ -1,8 +1,11 @@
 import { execFileSync } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxDriver, SandboxRef } from '../../../src/server/sandbox/driver';
+import fc from 'fast-check';
 import { waitFor } from './ptyHelpers';
+import { processesHolding } from './processTable';
 import { readZip, streamToBuffer } from './zipHelpers';
 import { secretFinder } from '../../../src/server/sandbox/redactor';
 import { secretSearchStrings } from '../../../src/server/sandbox/secretForms';
@@ -51,6 +54,27 @@ export const backupsOf = (root: string, s: SandboxRef): string[] => {
   const dir = path.join(root, String(s.projectId), 'backups');
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
 };
+
+/** Pieces of secret values people type: quotes, newlines, expansions, flags, non-ASCII. */
+const secretPiece = fc.oneof(
+  fc.constantFrom("'", '"', '\n', '\r\n', '\t', ' ', '$', '`', '\\', '$(id)', '`id`', '${HOME}', '$1', '!', ';', '&&', '|', '*', '~', '#', '%s', '-p', '--password=', 'é', '日本', '🔑', '\u00a0'),
+  fc.string({ unit: 'grapheme', maxLength: 8 }).filter((piece) => !piece.includes('\0')),
+);
+
+/**
+ * A secret value around a token of its own (searched for, since quoting may change the rest of it on a
+ * command line), sometimes long: past the 128 KiB one argv string may hold.
+ */
+const secretValue = fc
+  .record({ head: fc.array(secretPiece, { maxLength: 10 }), tail: fc.array(secretPiece, { maxLength: 10 }), long: fc.boolean() })
+  .map(({ head, tail, long }) => {
+    const token = `tok-${randomUUID()}`;
+    const end = tail.join('') || 'x';
+    return { token, value: `${head.join('')}${token}${long ? end.repeat(Math.ceil(140_000 / end.length)) : tail.join('')}` };
+  });
+
+const singleQuoted = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
+const sha256Of = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
 
 async function sh(driver: SandboxDriver, s: SandboxRef, command: string): Promise<string> {
   const result = await driver.exec(s, command);
@@ -218,6 +242,48 @@ export function driverContract(
       await driver.start(s);
       expect(await sh(driver, s, 'cat survives.txt; git log --format=%s -1')).toBe('survives\nsurvives\n');
       await driver.stop(s);
+    });
+
+    it("runs a step's command from stdin: while it runs no process on the host holds its text in its command line or environment", async () => {
+      const s = await fresh();
+      /** Runs `command` (which prints `ready` then waits for `release`), reads the process table while it waits. */
+      const heldWhileRunning = async (command: string, release: string, token: string) => {
+        let output = '';
+        let ready: () => void = () => undefined;
+        const waiting = new Promise<void>((resolve) => (ready = resolve));
+        const done = driver.exec(s, command, {
+          onOutput: (chunk) => {
+            output += chunk;
+            if (output.startsWith('ready\n')) ready();
+          },
+        });
+        await Promise.race([waiting, done]);
+        const seen = processesHolding(Buffer.from(token, 'utf8'));
+        await sh(driver, s, `touch ${release}`);
+        return { seen, result: await done };
+      };
+
+      // The control: the same search finds a value that a sandbox process does hold on its command line.
+      const [control] = fc.sample(secretValue.filter(({ value }) => value.length < 10_000), { numRuns: 1, seed: 7 });
+      const held = await heldWhileRunning(
+        `bash -c 'printf "ready\\n"; until [ -e "$1" ]; do sleep 0.05; done; rm -f -- "$1"' hold .release-control ${singleQuoted(control!.value)}`,
+        '.release-control',
+        control!.token,
+      );
+      expect(held.result.exitCode).toBe(0);
+      expect(held.seen.map((sighting) => sighting.file)).toContain('cmdline');
+
+      await fc.assert(
+        fc.asyncProperty(secretValue, async ({ token, value }) => {
+          const release = `.release-${token}`;
+          const command = `v=${singleQuoted(value)}; printf 'ready\\n'; until [ -e ${release} ]; do sleep 0.05; done; rm -f ${release}; printf %s "$v" | sha256sum | cut -d' ' -f1`;
+          const { seen, result } = await heldWhileRunning(command, release, token);
+          expect(seen).toEqual([]);
+          // The command ran as typed: the value's every byte reached the shell.
+          expect(result).toMatchObject({ exitCode: 0, output: `ready\n${sha256Of(value)}\n` });
+        }),
+        { numRuns: 8 },
+      );
     });
 
     it("keeps a file a step wrote a secret value into out of the step's commit and out of both downloads, naming it", async () => {

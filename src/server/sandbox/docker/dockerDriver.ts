@@ -165,14 +165,15 @@ export function createDockerTransport(options: DockerDriverOptions): SandboxTran
     });
 
   /**
-   * Runs a non-tty exec, handing every demultiplexed chunk to `onText`; answers the exit code. With a
-   * `killSignal`, stdin is attached over the hijacked connection: aborting writes a line to it and then
+   * Runs a non-tty exec, handing every demultiplexed chunk to `onText`; answers the exit code. With
+   * `stdin` bytes or a `killSignal`, stdin is attached over the hijacked connection: aborting writes a line to it and then
    * drops the connection, which the command's watcher (`stdinKillableArgv`) reads as its kill.
    */
   const execStream: ExecStream = async (s, argv, opts) => {
-    const stdin = Boolean(opts.killSignal);
+    const stdin = Boolean(opts.killSignal || opts.stdin);
     const exec = await createExec(s, argv, { env: opts.env, stdin });
     const stream = (await exec.start({ hijack: stdin, stdin, Detach: false, Tty: false, abortSignal: opts.signal } as Docker.ExecStartOptions)) as Duplex;
+    if (opts.stdin?.length) stream.write(opts.stdin);
     const demux = createDemuxer(opts.onText);
     await new Promise<void>((resolve, reject) => {
       stream.on('data', (chunk: Buffer) => demux.push(chunk));

@@ -180,7 +180,9 @@ export function createKubernetesTransport(options: KubernetesDriverOptions): San
 
   const execStream: ExecStream = async (s, argv, opts) => {
     const { exec } = await api();
-    const command = withEnv(argv, opts.env);
+    // With bytes of its own for stdin the program keeps the exec's stdin, after the environment's.
+    const command = withEnv(argv, opts.env, Boolean(opts.stdin));
+    const input = opts.stdin ? Buffer.concat([command.stdin, opts.stdin]) : command.stdin;
     const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
     const decode = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       const text = decoders[stream].write(chunk);
@@ -191,7 +193,7 @@ export function createKubernetesTransport(options: KubernetesDriverOptions): San
     if (opts.signal?.aborted) onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      if (command.stdin.length) await execution.send(command.stdin).catch(() => undefined);
+      if (input.length) await execution.send(input).catch(() => undefined);
       return await execution.exitCode;
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);

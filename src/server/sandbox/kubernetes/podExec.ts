@@ -120,7 +120,7 @@ export async function openPodExec(
  *
  * @example
  *   withEnv(['git', 'log'], { A: "it's" })
- *   // argv:  ['bash', '-c', 'eval "$(head -c "$1")" || exit 125; shift; exec "$@" </dev/null', 'env', '19', 'git', 'log']
+ *   // argv:  ['bash', '-c', 'IFS= LC_ALL=C read -r -N "$1" e || exit 125; eval "$e" || exit 125; shift; exec "$@" </dev/null', 'env', '19', 'git', 'log']
  *   // stdin: "export A='it'\''s'\n"
  */
 export function withEnv(argv: string[], env: Record<string, string> = {}, keepStdin = false): { argv: string[]; stdin: Buffer } {
@@ -131,6 +131,8 @@ export function withEnv(argv: string[], env: Record<string, string> = {}, keepSt
     })
     .join('');
   const stdin = Buffer.from(script, 'utf8');
-  const loader = `eval "$(head -c "$1")" || exit 125; shift; exec "$@"${keepStdin ? '' : ' </dev/null'}`;
+  // bash's read takes a pipe one byte at a time, so the program still finds what follows on stdin (`head -c`
+  // reads a whole block and drops the rest); the C locale makes -N count bytes.
+  const loader = `IFS= LC_ALL=C read -r -N "$1" e || exit 125; eval "$e" || exit 125; shift; exec "$@"${keepStdin ? '' : ' </dev/null'}`;
   return { argv: ['bash', '-c', loader, 'env', String(stdin.length), ...argv], stdin };
 }

@@ -17,6 +17,7 @@ import {
   type ShellOptions,
 } from '../driver';
 import { execTracker } from '../execTracker';
+import { commandOnStdin } from '../commandInput';
 import { createBackupStore } from '../backups';
 import { withSandboxRules, type SandboxTransport } from '../rules';
 import { tarToZip, type ContentCheck, type EntryFilter } from '../tarToZip';
@@ -359,7 +360,10 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
 
     async exec(s, command, opts: ExecOptions = {}): Promise<ExecResult> {
       requireRunning(s);
-      const child = spawnInside(s, ['bash', '-c', command], { env: opts.env, network: true });
+      const { argv: loader, stdin } = commandOnStdin(command);
+      const child = spawnInside(s, loader, { env: opts.env, network: true, stdin: 'pipe' });
+      // Ended at once: the loader reads exactly the command's bytes, then gives the command /dev/null.
+      child.stdin!.on('error', () => undefined).end(stdin);
       const tracker = execTracker(opts, { timeoutMs: options.execTimeoutMs, maxOutput }, () => killChild(child));
       for (const stream of ['stdout', 'stderr'] as const) {
         child[stream]!.setEncoding('utf8').on('data', (d: string) => tracker.chunk(d, stream));

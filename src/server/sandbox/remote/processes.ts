@@ -24,6 +24,8 @@ export type ExecStream = (
      * command reads as its kill (only for drivers with `killThroughStdin`).
      */
     killSignal?: AbortSignal;
+    /** Bytes written to the exec's stdin before anything else (a step's command: ../commandInput.ts). */
+    stdin?: Buffer;
   },
 ) => Promise<number | null>;
 
@@ -118,9 +120,9 @@ export function createContainerProcesses(options: ContainerProcessesOptions): Co
     const tracker = execTracker(opts, { timeoutMs: options.execTimeoutMs, maxOutput: options.maxOutputChars }, kill);
     const untrack = track(s.projectId, kill);
     try {
-      const code = options.killThroughStdin
-        ? await execStream(s, stdinKillableArgv(command), { env: opts.env, onText: tracker.chunk, killSignal: abort.signal })
-        : await execStream(s, killableArgv(command, pidFile), { env: opts.env, onText: tracker.chunk, signal: abort.signal });
+      const wrapped = options.killThroughStdin ? stdinKillableArgv(command) : killableArgv(command, pidFile);
+      const stops = options.killThroughStdin ? { killSignal: abort.signal } : { signal: abort.signal };
+      const code = await execStream(s, wrapped.argv, { env: opts.env, onText: tracker.chunk, stdin: wrapped.stdin, ...stops });
       return tracker.finish(code);
     } catch (err) {
       if (tracker.stopped) return tracker.finish(null);

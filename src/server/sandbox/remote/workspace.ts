@@ -1,5 +1,6 @@
 import type { SandboxCommit } from '../../../shared/api/sandbox';
 import { SandboxError, type SandboxRef } from '../driver';
+import { COMMAND_LOADER, type CommandOnStdin } from '../commandInput';
 import { baseEnv, GITIGNORE, HISTORY_FORMAT, homeOf, parseHistory, SECRET_FILE_RULES, SSH_KEYS_FOLDER, STEP_COMMIT_SCRIPT, stepCommitMessage, workspaceOf, WORKSPACE_FOLDERS } from '../workspaceLayout';
 
 /**
@@ -120,9 +121,14 @@ export async function resolveFolder(run: RunInside, s: SandboxRef, relativePath:
   return check.stdout;
 }
 
-/** Wraps a command so that it leads a process group of its own and leaves its id in `pidFile`, to be killed as a group. */
-export function killableArgv(command: string, pidFile: string): string[] {
-  return ['setsid', '-w', 'bash', '-c', 'echo $$ > "$1"; bash -c "$2"; s=$?; rm -f -- "$1"; exit $s', 'exec', pidFile, command];
+/**
+ * Wraps a command so that it leads a process group of its own and leaves its id in `pidFile`, to be killed
+ * as a group. The command travels on stdin (../commandInput.ts): the inner bash reads it from there.
+ */
+export function killableArgv(command: string, pidFile: string): CommandOnStdin {
+  const stdin = Buffer.from(command, 'utf8');
+  const script = 'echo $$ > "$1"; bash -c "$3" bash "$2"; s=$?; rm -f -- "$1"; exit $s';
+  return { argv: ['setsid', '-w', 'bash', '-c', script, 'exec', pidFile, String(stdin.length), COMMAND_LOADER], stdin };
 }
 
 /**
@@ -130,12 +136,18 @@ export function killableArgv(command: string, pidFile: string): string[] {
  * own, and the watcher (a subshell forked before the command runs) kills that group with bash's builtin
  * `kill` as soon as a line arrives on the exec's stdin or stdin is dropped. The kill needs no new process,
  * so it works even when the command has used up the sandbox's pids limit.
+ *
+ * The command's bytes come first on that stdin: they are read whole before the watcher starts reading, and
+ * handed to the command's own bash through a pipe (a forked subshell's `printf`, so no argv holds them).
  */
-export function stdinKillableArgv(command: string): string[] {
+export function stdinKillableArgv(command: string): CommandOnStdin {
+  const stdin = Buffer.from(command, 'utf8');
   const script = [
+    'IFS= LC_ALL=C read -r -N "$1" c || exit 125',
     'exec 3<&0',
-    'setsid bash -c "$1" </dev/null 3<&- &',
+    'setsid bash -c "$2" bash "$1" < <(printf %s "$c") 3<&- &',
     'pg=$!',
+    'unset -v c',
     '{ read -r _ <&3; kill -KILL -- "-$pg"; } 2>/dev/null &',
     'w=$!',
     'exec 3<&-',
@@ -143,7 +155,7 @@ export function stdinKillableArgv(command: string): string[] {
     'kill "$w" 2>/dev/null',
     'exit "$s"',
   ].join('\n');
-  return ['bash', '-c', script, 'exec', command];
+  return { argv: ['bash', '-c', script, 'exec', String(stdin.length), COMMAND_LOADER], stdin };
 }
 
 /** Kills the process group a `killableArgv` command leads. */
