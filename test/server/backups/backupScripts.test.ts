@@ -101,7 +101,7 @@ describe('the scripts', () => {
     expect(loaded).toEqual(expect.arrayContaining(['postgres', 'mariadb', 'mysql']));
     const mongo = backupStep(backupSources(PRODUCTS.mongo!.services), place);
     expect(mongo.description).toContain('mongo (a dump; the drill only finds it in the backup: the catalogue declares no way to load it, so its restore is not proven)');
-    expect(drillScript(backupSources(PRODUCTS.mariadb!.services), place)).toContain("docker exec -i \"$drill-mariadb\" sh -c 'mariadb -u root -p\"$MARIADB_ROOT_PASSWORD\"'");
+    expect(drillScript(backupSources(PRODUCTS.mariadb!.services), place)).toContain("docker exec -i \"$drill-mariadb\" sh -c 'MYSQL_PWD=\"$MARIADB_ROOT_PASSWORD\" mariadb -u root'");
   });
 
   it('the drill runs throwaway containers on their own internal network, without published ports', () => {
