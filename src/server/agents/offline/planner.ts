@@ -489,30 +489,44 @@ function implementationSummary(plan: string, before: ToolCalls = []): PlannerRep
   return { text, toolCalls: [...before, { name: TOOL_NAMES.implementation, args: { plan } }] };
 }
 
-function architectReply(system: string, turns: Turn[]): PlannerReply {
-  const onModel = chatOnModel(system, turns, 'architecture');
-  if (onModel) return onModel;
-  const input = factsForPlanning(system, turns, 'requirements');
-  if (!input) {
-    return { text: 'I need the requirements first: finish the Requirements stage and confirm it, then ask me for the architecture plan.', toolCalls: [] };
-  }
-  const serverFacts = serverFactsOf(system);
-  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
-  const plan = renderArchitecturePlan(stack);
-  return correctionReply(system, turns, 'architecture', stack, plan) ?? architectureSummary(stack, plan);
+/**
+ * What the architecture and implementation chats differ in: the confirmed stage they plan from, what they
+ * say when it is missing, how a stack becomes their plan and how they sum that plan up. One reply serves
+ * both, so a step added to how a plan is made (a correction, server facts) reaches both chats at once.
+ */
+interface PlanningStage {
+  kind: 'architecture' | 'implementation';
+  input: 'requirements' | 'architecture';
+  missingInput: string;
+  render: (stack: Stack) => string;
+  summary: (stack: Stack, plan: string) => PlannerReply;
 }
 
-function implementationReply(system: string, turns: Turn[]): PlannerReply {
-  const onModel = chatOnModel(system, turns, 'implementation');
+const ARCHITECT_STAGE: PlanningStage = {
+  kind: 'architecture',
+  input: 'requirements',
+  missingInput: 'I need the requirements first: finish the Requirements stage and confirm it, then ask me for the architecture plan.',
+  render: renderArchitecturePlan,
+  summary: architectureSummary,
+};
+
+const IMPLEMENTATION_STAGE: PlanningStage = {
+  kind: 'implementation',
+  input: 'architecture',
+  missingInput: 'I need a confirmed architecture plan first: confirm the architecture stage, then ask me for the implementation plan.',
+  render: renderImplementationPlan,
+  summary: (_stack, plan) => implementationSummary(plan),
+};
+
+function planningReply(stage: PlanningStage, system: string, turns: Turn[]): PlannerReply {
+  const onModel = chatOnModel(system, turns, stage.kind);
   if (onModel) return onModel;
-  const input = factsForPlanning(system, turns, 'architecture');
-  if (!input) {
-    return { text: 'I need a confirmed architecture plan first: confirm the architecture stage, then ask me for the implementation plan.', toolCalls: [] };
-  }
+  const input = factsForPlanning(system, turns, stage.input);
+  if (!input) return { text: stage.missingInput, toolCalls: [] };
   const serverFacts = serverFactsOf(system);
   const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
-  const plan = renderImplementationPlan(stack);
-  return correctionReply(system, turns, 'implementation', stack, plan) ?? implementationSummary(plan);
+  const plan = stage.render(stack);
+  return correctionReply(system, turns, stage.kind, stack, plan) ?? stage.summary(stack, plan);
 }
 
 function analyzerReply(system: string): PlannerReply {
@@ -578,9 +592,9 @@ export function plan(system: string, turns: Turn[], now = new Date()): PlannerRe
     case 'requirements':
       return requirementsReply(system, turns, now);
     case 'architect':
-      return architectReply(system, turns);
+      return planningReply(ARCHITECT_STAGE, system, turns);
     case 'implementation':
-      return implementationReply(system, turns);
+      return planningReply(IMPLEMENTATION_STAGE, system, turns);
     case 'analyzer':
       return analyzerReply(system);
     case 'execution':
