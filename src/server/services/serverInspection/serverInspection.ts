@@ -2,7 +2,6 @@ import { conflict } from '../../errors';
 import type { ExecOptions, ExecResult } from '../../sandbox/driver';
 import type { StackModel } from '../../../shared/stackModel';
 import { describeServerFacts } from '../../../shared/serverFactsText';
-import type { ContainerStatusResponse, SandboxInitializeResponse } from '../../../shared/api/sandbox';
 import type { ServerInspectionOffer, ServerInspectionResult } from '../../../shared/api/serverInspection';
 import {
   HOSTKEY_MARK,
@@ -17,6 +16,7 @@ import {
 } from '../serverReadback/inspectionCommand';
 import { blankIn, blankValues } from './blankValues';
 import { parseInspection } from '../serverReadback/parseInspection';
+import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
 
 /**
  * The inspection of the person's existing server while planning (see inspectionCommand.ts): offers the exact
@@ -39,10 +39,8 @@ export interface InspectionPlanning {
   hiddenValues(projectId: number): Promise<Record<string, string>>;
 }
 
-/** The sandbox calls it makes (SandboxService narrowed). */
-export interface InspectionSandbox {
-  containerStatus(project: { id: number; installationId: number }): Promise<ContainerStatusResponse>;
-  initialise(project: { id: number; installationId: number }): Promise<SandboxInitializeResponse>;
+/** The sandbox calls it makes (SandboxService narrowed): a wake, then the command. */
+export interface InspectionSandbox extends WakeableSandbox {
   exec(project: { id: number; installationId: number }, command: string, options?: ExecOptions): Promise<ExecResult>;
 }
 
@@ -76,7 +74,13 @@ function failure(result: ExecResult, target: string, where: Inspected, blank: (t
   return `The inspection of ${target} failed (exit ${result.exitCode ?? 'none'}): ${last || 'no message'}.`;
 }
 
-export function createServerInspection(deps: { planning: InspectionPlanning; sandbox: InspectionSandbox; timeoutMs?: number }) {
+/**
+ * One try: the person who approved the command waits on this answer, so a sandbox another request is still
+ * starting is said at once (try again in a minute) rather than holding the request while it finishes.
+ */
+const INSPECTION_WAKE: WakeOptions = { attempts: 1 };
+
+export function createServerInspection(deps: { planning: InspectionPlanning; sandbox: InspectionSandbox; timeoutMs?: number; wake?: WakeOptions }) {
   const { planning, sandbox } = deps;
   /** Projects with an inspection under way: a second approval waits for none, it is refused. */
   const running = new Set<number>();
@@ -114,14 +118,6 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
     return { target_kind: 'existing', available: true, target: label, ...named, command: inspectionCommand(where), where, ...facts };
   }
 
-  /** The sandbox, running: initialised the way the confirm flow does when it is not. */
-  async function ready(project: { id: number; installationId: number }): Promise<string | undefined> {
-    if ((await sandbox.containerStatus(project)).container_status === 'Running') return undefined;
-    const init = await sandbox.initialise(project);
-    if (init.status === 'success') return undefined;
-    return init.status === 'creating' ? 'The workspace the inspection runs in is still being prepared: try again in a minute.' : `The workspace the inspection runs in could not start: ${init.detail ?? 'no reason given'}.`;
-  }
-
   return {
     async offer(projectId: number): Promise<ServerInspectionOffer> {
       const { where: _where, ...shown } = await offer(projectId);
@@ -140,8 +136,8 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
       running.add(scope.projectId);
       try {
         const project = { id: scope.projectId, installationId: scope.installationId };
-        const notReady = await ready(project);
-        if (notReady) return { status: 'failed', detail: notReady, not_read: [] };
+        const notRunning = await wakeSandbox(sandbox, project, deps.wake ?? INSPECTION_WAKE);
+        if (notRunning) return { status: 'failed', detail: `The inspection could not run: ${notRunning}.`, not_read: [] };
         const [env, hidden] = await Promise.all([planning.secretValues(scope.projectId), planning.hiddenValues(scope.projectId)]);
         const result = await sandbox.exec(project, current.command, { env, secrets: Object.values(hidden), timeoutMs: deps.timeoutMs ?? INSPECTION_TIMEOUT_MS });
         // A server named by User Secrets is named by them in what is sent back and stored, never by their values.
