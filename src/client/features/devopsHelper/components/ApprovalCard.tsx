@@ -3,6 +3,7 @@ import styled, { css } from 'styled-components';
 import { DEVOPS_HELPER, DEVOPS_HELPER_APPROVAL } from '../../../../shared/constants';
 import { useAppDispatch } from '../../../app/hooks';
 import { Button } from '../../../common/components/Button';
+import { TextBlock } from '../../../common/components/TextBlock';
 import { logError } from '../../../common/log';
 import { useDecideApprovalMutation } from '../devopsHelperApi';
 import { approvalDecisionSent, approvalSettled, type ApprovalItem } from '../devopsHelperSlice';
@@ -42,7 +43,8 @@ export function ApprovalCard({ chatKey, item }: { chatKey: string; item: Approva
           {item.runsOn.kind === 'server' ? DEVOPS_HELPER_APPROVAL.runsOnServer(item.runsOn.name, item.runsOn.address) : DEVOPS_HELPER_APPROVAL.runsInSandbox}
         </Where>
       )}
-      <Command>{item.command}</Command>
+      {/* Shown whole, never cut to a scroll: what is approved is exactly these bytes. */}
+      <TextBlock $maxHeight="none">{item.command}</TextBlock>
       {item.dangerousReason && <Caution role="alert">{DEVOPS_HELPER_APPROVAL.dangerous(item.dangerousReason)}</Caution>}
       {waiting ? (
         <Actions>
@@ -86,16 +88,6 @@ const Where = styled.p`
   margin: 0 0 ${({ theme }) => theme.space(1.5)};
   font-size: ${({ theme }) => theme.fontSizes.sm};
   font-weight: 600;
-`;
-
-const Command = styled.pre`
-  margin: 0;
-  padding: ${({ theme }) => theme.space(2)};
-  border-radius: ${({ theme }) => theme.radii.md};
-  background: ${({ theme }) => theme.colors.background};
-  font-family: ${({ theme }) => theme.fonts.mono};
-  white-space: pre-wrap;
-  overflow-wrap: anywhere;
 `;
 
 const Caution = styled.p`
