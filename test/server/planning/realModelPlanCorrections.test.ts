@@ -1,14 +1,9 @@
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { readStackModel } from '../../../src/server/agents/offline/documents';
 import type { StackResponse } from '../../../src/shared/api/stack';
 import { BASE_REQUEST, CORRECTIONS, publishedBy } from '../helpers/corrections';
-import { startStackOpsModel, type StackOpsModel } from '../helpers/stackOpsModel';
-import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
+import { startStackOpsApp, toolAnswers, type StackOpsApp } from '../helpers/stackOpsApp';
+import { databaseKinds } from '../helpers/testDatabase';
 
 /**
  * The architecture and implementation agents with a real-model configuration (an OpenAI-compatible
@@ -19,53 +14,27 @@ import { databaseKinds, openTestDatabase, type TestDatabase } from '../helpers/t
  * operation that cannot be done goes back to the model as an error it reads.
  */
 describe.each(databaseKinds())('a real model corrects the plans with tool calls (%s)', (kind) => {
-  let database: TestDatabase;
-  let app: FastifyInstance;
-  let dataDir: string;
-  let model: StackOpsModel;
-  let alice: TestUser;
-
+  let ops: StackOpsApp;
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'da-planops-'));
-    database = await openTestDatabase(kind);
-    model = await startStackOpsModel();
-    app = await buildTestApp(database, {
-      env: {
-        DATA_DIR: dataDir,
-        SIGNUP_CREDIT_USD: '50',
-        MODEL_PROVIDER: 'openai',
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: `${model.url}/v1`,
-        REQUIREMENTS_MODEL: 'offline:',
-        // Dozens of turns a minute from one person: more than the agents' rate limit lets through.
-        AGENT_RATE_LIMIT_PER_MINUTE: '100000',
-      },
+    ops = await startStackOpsApp(kind, {
+      REQUIREMENTS_MODEL: 'offline:',
+      // Dozens of turns a minute from one person: more than the agents' rate limit lets through.
+      AGENT_RATE_LIMIT_PER_MINUTE: '100000',
     });
-    alice = await signIn(app, 'alice');
   });
-  afterAll(async () => {
-    await app.close();
-    await model.close();
-    await database.destroy();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => ops.close());
 
   const ROUTES = { requirements: '/api/planning/requirements-gatherer', architecture: '/api/planning/cloud-architect', implementation: '/api/planning/implementation-planner' } as const;
   type Chat = keyof typeof ROUTES;
-  const call = (projectId: number, method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    app.inject({ method, url, headers: { ...alice.headers, 'project-id': String(projectId) }, payload: payload as Record<string, unknown> | undefined });
-  async function newProject(name: string): Promise<number> {
-    return (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name } })).json<{ id: number }>().id;
-  }
   async function say(projectId: number, chat: Chat, message: string): Promise<string> {
-    const r = await call(projectId, 'POST', ROUTES[chat], { message });
+    const r = await ops.call(projectId, 'POST', ROUTES[chat], { message });
     expect({ chat, message, status: r.statusCode }).toEqual({ chat, message, status: 200 });
     expect(r.body).not.toContain('"event":"error"');
     return r.body;
   }
   const plans = async (projectId: number): Promise<{ architecture: string; implementation: string }> => ({
-    architecture: (await call(projectId, 'GET', '/api/planning/architecture-plan')).json<{ plan: string }>().plan,
-    implementation: (await call(projectId, 'GET', '/api/planning/implementation-plan')).json<{ plan: string }>().plan,
+    architecture: (await ops.call(projectId, 'GET', '/api/planning/architecture-plan')).json<{ plan: string }>().plan,
+    implementation: (await ops.call(projectId, 'GET', '/api/planning/implementation-plan')).json<{ plan: string }>().plan,
   });
   async function planned(projectId: number): Promise<void> {
     await say(projectId, 'requirements', BASE_REQUEST);
@@ -76,15 +45,12 @@ describe.each(databaseKinds())('a real model corrects the plans with tool calls 
     expect(readStackModel(p.implementation)).toEqual(readStackModel(p.architecture));
     for (const service of publishedBy(p.architecture).services) expect(p.implementation).toContain(service);
   };
-  /** The tool answers the model read in a request: those after its last tool-calling message. */
-  const toolAnswers = (messages: StackOpsModel['requests'][number]['messages']): string[] =>
-    messages.slice(messages.map((m) => m.role).lastIndexOf('assistant') + 1).map((m) => m.content ?? '');
 
   test('the plan agents are offered the stack operations and read the stack model', async () => {
-    const projectId = await newProject('tools');
-    const before = model.requests.length;
+    const projectId = await ops.newProject('tools');
+    const before = ops.model.requests.length;
     await planned(projectId);
-    const asked = model.requests.slice(before);
+    const asked = ops.model.requests.slice(before);
     expect(asked.length).toBeGreaterThanOrEqual(4);
     for (const r of asked) expect(r.tools).toEqual(expect.arrayContaining(['save_architecture_plan', 'removeComponent', 'exclude', 'replaceComponent', 'setPort', 'setDomain', 'makePrivate', 'expose']));
     expect(asked.some((r) => r.tools.includes('save_implementation_plan'))).toBe(true);
@@ -102,11 +68,11 @@ describe.each(databaseKinds())('a real model corrects the plans with tool calls 
     ...(process.env.FAKE_PLAN_CASES === 'all' ? inArchitecture : fc.sample(fc.shuffledSubarray(inArchitecture, { minLength: 3, maxLength: 3 }), { seed: 25, numRuns: 1 })[0]!),
   ];
   test.each(cases)('%s: operations, then both plans; it holds in the other chat', async (_title, said, check, chat) => {
-    const projectId = await newProject(`${chat} ${said}`);
+    const projectId = await ops.newProject(`${chat} ${said}`);
     await planned(projectId);
-    const before = model.requests.length;
+    const before = ops.model.requests.length;
     for (const message of said.split(/(?<=\.) /)) await say(projectId, chat, message);
-    const asked = model.requests.slice(before);
+    const asked = ops.model.requests.slice(before);
     const opAnswers = asked.flatMap((r) => toolAnswers(r.messages)).filter((a) => /^(Applied|Error)/.test(a));
     expect(opAnswers.length).toBeGreaterThan(0);
     expect(opAnswers.filter((a) => a.startsWith('Error:'))).toEqual([]);
@@ -124,26 +90,26 @@ describe.each(databaseKinds())('a real model corrects the plans with tool calls 
   });
 
   test('an operation that cannot be done goes back to the model as an error it tells the person; the rest applies', async () => {
-    const projectId = await newProject('bad op');
+    const projectId = await ops.newProject('bad op');
     await planned(projectId);
-    model.inject.push({ name: 'setPort', arguments: { component: 'nonesuch', hostPort: 8080 } });
-    const before = model.requests.length;
+    ops.model.inject.push({ name: 'setPort', arguments: { component: 'nonesuch', hostPort: 8080 } });
+    const before = ops.model.requests.length;
     const stream = await say(projectId, 'implementation', 'Please remove Redis');
-    const answers = toolAnswers(model.requests.slice(before)[1]!.messages);
+    const answers = toolAnswers(ops.model.requests.slice(before)[1]!.messages);
     expect(answers[0]).toMatch(/^Error: operation 1 \(setPort\): nonesuch is not in the stack/);
     expect(answers[1]).toMatch(/^Applied exclude\. Changed: removed redis; nextcloud goes without Redis 7\.4, which it needs: say "add Redis" to put it back\./);
     expect(stream).toContain('Some changes could not be made');
-    const stack = (await call(projectId, 'GET', '/api/planning/stack')).json<StackResponse>();
+    const stack = (await ops.call(projectId, 'GET', '/api/planning/stack')).json<StackResponse>();
     expect(stack.model.components.map((c) => c.name)).not.toContain('redis');
     expect(publishedBy((await plans(projectId)).architecture).services).not.toContain('redis');
   });
 
   test('the tool answer names what was put in place of a removed component', async () => {
-    const projectId = await newProject('replacement');
+    const projectId = await ops.newProject('replacement');
     await planned(projectId);
-    const before = model.requests.length;
+    const before = ops.model.requests.length;
     await say(projectId, 'implementation', 'remove MariaDB');
-    const answers = model.requests.slice(before).flatMap((r) => toolAnswers(r.messages));
+    const answers = ops.model.requests.slice(before).flatMap((r) => toolAnswers(r.messages));
     expect(answers.join('\n')).toMatch(/put postgres \(PostgreSQL 16\) in place of mariadb: nextcloud needs one of /);
     expect(publishedBy((await plans(projectId)).architecture).services).toEqual(expect.arrayContaining(['postgres']));
   });
