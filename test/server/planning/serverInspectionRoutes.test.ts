@@ -7,14 +7,14 @@ import type { ServerInspectionOffer, ServerInspectionResult } from '../../../src
 import type { StackResponse } from '../../../src/shared/api/stack';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
-import { requireInCi, sshTo, testServer } from '../helpers/testServer';
+import { requireInCi, sshTo, testServer, type TestHost } from '../helpers/testServer';
 
 /**
  * Inspecting the person's existing server before the architecture plan is final, against the real test
  * server (`npm run test-server:up`) through the real app and its sandbox: the command is offered, runs only
  * when posted back unchanged, finds the ports and containers there (a container this test starts holds a
- * port the plan would publish), and the plan made afterwards moves off that port with no findings. An
- * unreachable server is said in words and the plan goes on without facts.
+ * port that was free), and the plan made afterwards moves off the port it would take when the server
+ * holds it, with no findings. An unreachable server is said in words and the plan goes on without facts.
  */
 
 const server = testServer;
@@ -22,8 +22,31 @@ requireInCi(server);
 
 const onServer = sshTo;
 
-/** The port the probe holds: Redis's, which a plan of Redis alone publishes on loopback for an SSH tunnel. */
-const HELD = 6379;
+/** Redis's port, which a plan of Redis alone publishes on loopback for an SSH tunnel. */
+const REDIS = 6379;
+
+/**
+ * The TCP ports the test server holds now, read from outside the product: its listening sockets and the
+ * ports its containers publish (Docker's own record, which a daemon without the userland proxy has alone).
+ * Others' stacks may be deployed there, as on a person's server.
+ */
+function heldOn(h: TestHost): Set<number> {
+  const sockets = onServer(h, 'ss -Htln')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => line.trim().split(/\s+/)[3] ?? '')
+    .map((local) => Number(local.slice(local.lastIndexOf(':') + 1)));
+  // A container removed between the two commands is left out of inspect's answer, not an error of the test.
+  const inspected = onServer(h, 'docker ps -q | xargs -r docker inspect 2>/dev/null; true').trim();
+  type Bindings = Record<string, Array<{ HostPort: string }> | null> | null;
+  const containers = inspected ? (JSON.parse(inspected) as Array<{ NetworkSettings: { Ports: Bindings } }>) : [];
+  const published = containers.flatMap((c) =>
+    Object.entries(c.NetworkSettings.Ports ?? {})
+      .filter(([port]) => port.endsWith('/tcp'))
+      .flatMap(([, bindings]) => (bindings ?? []).map((b) => Number(b.HostPort))),
+  );
+  return new Set([...sockets, ...published]);
+}
 
 (server || process.env.CI ? describe : describe.skip)('inspecting the server before the plan is final', () => {
   const s = server!;
@@ -33,6 +56,8 @@ const HELD = 6379;
   let dataDir: string;
   let alice: TestUser;
   let bob: TestUser;
+  /** The port the probe holds: Redis's when it is free, so the plan has to move off the probe; else the next free one. */
+  let held: number;
 
   const call = (user: TestUser, projectId: number, method: 'GET' | 'POST', url: string, payload?: unknown) =>
     app.inject({ method, url: `/api${url}`, headers: { ...user.headers, 'project-id': String(projectId) }, payload: payload as Record<string, unknown> | undefined });
@@ -52,8 +77,11 @@ const HELD = 6379;
     app = await buildTestApp(database, { env: { DATA_DIR: dataDir } });
     alice = await signIn(app, 'alice');
     bob = await signIn(app, 'bob');
-    // Something of someone else's on the server, on a port the plan would take: the inspection must find it.
-    onServer(s, `docker rm -f ${probe} >/dev/null 2>&1 || true; docker run -d --name ${probe} -p 127.0.0.1:${HELD}:6379 redis:7.4.1-alpine >/dev/null`);
+    // Something of someone else's on the server, on a port free until now: the inspection must find it there.
+    const before = heldOn(s);
+    held = REDIS;
+    while (before.has(held)) held += 1;
+    onServer(s, `docker rm -f ${probe} >/dev/null 2>&1 || true; docker run -d --name ${probe} -p 127.0.0.1:${held}:6379 redis:7.4.1-alpine >/dev/null`);
   }, 120_000);
   afterAll(async () => {
     onServer(s, `docker rm -f ${probe} >/dev/null 2>&1 || true`);
@@ -69,7 +97,7 @@ const HELD = 6379;
       return (await call(alice, projectId, 'GET', '/planning/architecture-plan')).json<ArchitecturePlanResponse>();
     };
     // Made before the inspection, the plan takes the port the server already uses: the deploy would fail starting Redis.
-    expect((await generate()).plan).toMatch(new RegExp(`127\\.0\\.0\\.1:${HELD}:6379`));
+    expect((await generate()).plan).toMatch(new RegExp(`127\\.0\\.0\\.1:${REDIS}:6379`));
     const offer = (await call(alice, projectId, 'GET', '/planning/server-inspection')).json<ServerInspectionOffer>();
     expect(offer).toMatchObject({ target_kind: 'existing', available: true, target: `${s.user}@${s.host}:${s.port}` });
     expect(offer.command).toMatch(/^# da-inspect v1 target=/);
@@ -94,26 +122,30 @@ const HELD = 6379;
     expect(facts.os).toMatch(/Debian/);
     expect(facts.composeVersion).toMatch(/^\d+\.\d+/);
     expect(facts.freeDiskGb).toBeGreaterThan(0);
-    expect(facts.portsInUse).toEqual(expect.arrayContaining([
-      expect.objectContaining({ port: s.port, protocol: 'tcp' }),
-      expect.objectContaining({ port: HELD, protocol: 'tcp', holder: `container ${probe}` }),
-    ]));
+    expect(facts.portsInUse).toEqual(expect.arrayContaining([expect.objectContaining({ port: s.port, protocol: 'tcp' })]));
+    // The probe is found holding exactly the port it took, and nothing else.
+    expect(facts.portsInUse.filter((p) => p.holder === `container ${probe}`).map((p) => `${p.port}/${p.protocol}`)).toEqual([`${held}/tcp`]);
     expect(facts.containers).toEqual(expect.arrayContaining([{ name: probe, image: 'redis:7.4.1-alpine' }]));
-    expect(result.detail).toContain(`${HELD}/tcp (container ${probe})`);
+    expect(result.detail).toContain(`${held}/tcp (container ${probe})`);
+    // The port the plan took is held: by the probe, or by what held it before the probe came (named when ss could say).
+    const redis = facts.portsInUse.find((p) => p.port === REDIS && p.protocol === 'tcp');
+    expect(redis).toBeDefined();
+    const redisHolder = redis!.holder ?? '';
 
     // Stored in the stack model through its operation: the offer and the stack show it.
     expect((await call(alice, projectId, 'GET', '/planning/stack')).json<StackResponse>().model.serverFacts).toEqual(facts);
     expect((await call(alice, projectId, 'GET', '/planning/server-inspection')).json<ServerInspectionOffer>().facts).toEqual(facts);
     // The plan made before, not saved again, now carries the port the server holds as an error (the server verified it again).
     expect((await call(alice, projectId, 'GET', '/planning/architecture-plan')).json<ArchitecturePlanResponse>().findings).toEqual(
-      expect.arrayContaining([expect.objectContaining({ severity: 'error', code: 'port-in-use', message: expect.stringContaining(`container ${probe}`) })]),
+      expect.arrayContaining([expect.objectContaining({ severity: 'error', code: 'port-in-use', message: expect.stringContaining(`port ${REDIS}/tcp, which ${redisHolder}`) })]),
     );
 
     // The plan made now publishes Redis on another port, says why, and the verifier finds nothing.
     const plan = await generate();
-    expect(plan.plan).not.toMatch(new RegExp(`127\\.0\\.0\\.1:${HELD}:6379`));
-    expect(plan.plan).toMatch(/127\.0\.0\.1:\d+:6379/);
-    expect(plan.plan).toContain(probe);
+    const published = plan.plan.match(/127\.0\.0\.1:(\d+):6379/);
+    expect(published).not.toBeNull();
+    expect(facts.portsInUse.map((p) => `${p.port}/${p.protocol}`)).not.toContain(`${published![1]}/tcp`);
+    expect(plan.plan).toContain(`instead of ${REDIS}: the server already uses port ${REDIS} (${redisHolder}`);
     expect(plan.findings ?? []).toEqual([]);
 
     // The facts stay through the requirements conversation while it speaks of the same server, and go when it names another.
