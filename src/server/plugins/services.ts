@@ -124,7 +124,12 @@ export const servicesPlugin = fp(
       : createLocalRepositories(opts.config.planning.localReposDir);
     const disk = createDiskSpace({ dataDir: opts.config.dataDir, minFreeBytes: opts.config.diskMinFreeBytes });
     const repositories = createRepositoryService({ source: repositorySource, planning });
-    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, planOf: async (id) => (await planning.plan(id, 'implementation')).plan, filesOf: (id) => repositories.workspaceFiles(id), secretValues: (id) => planning.hiddenValues(id), events });
+    const terminals = createTerminalSessions(sandboxDriver, {
+      graceMs: opts.config.sandbox.terminalGraceMs,
+      secretsOf: (projectId) => planning.secretValues(projectId),
+      hiddenOf: (projectId) => planning.hiddenValues(projectId),
+    });
+    const sandbox = createSandboxService({ db, driver: sandboxDriver, disk, shellsOpen: (id) => terminals.openIn(id), planOf: async (id) => (await planning.plan(id, 'implementation')).plan, filesOf: (id) => repositories.workspaceFiles(id), secretValues: (id) => planning.hiddenValues(id), events });
     const executionCommands = topicsOf<TerminalStreamEvent>(events);
     // A step that ran a backup or a restore drill records the run from its output (and a failed one notifies).
     const backupRecorder = backupStepRecorder({ db, notify: (projectId, notice) => notifications.notify(projectId, notice), log: app.log });
@@ -165,11 +170,7 @@ export const servicesPlugin = fp(
       projects: createProjectsService({ db, activity, events, completionRefusal: createStageGates({ execution, validation }) }),
       costs,
       sandbox,
-      terminals: createTerminalSessions(sandboxDriver, {
-        graceMs: opts.config.sandbox.terminalGraceMs,
-        secretsOf: (projectId) => planning.secretValues(projectId),
-        hiddenOf: (projectId) => planning.hiddenValues(projectId),
-      }),
+      terminals,
       credits,
       meter,
       payments: createPaymentsService({ db, ledger: credits, checkout, publicUrl: opts.config.publicUrl, log: app.log }),

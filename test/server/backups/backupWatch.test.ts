@@ -9,7 +9,7 @@ import { backupRuns, installations, projects, users } from '../../../src/server/
 import { createBackupWatch } from '../../../src/server/services/backups/backupWatch';
 import type { Notice } from '../../../src/server/services/notifications/notificationService';
 import type { SandboxExec } from '../../../src/server/services/releases/onServer';
-import type { WakeableSandbox } from '../../../src/server/services/sandbox/wakeSandbox';
+import type { SleepingSandbox } from '../../../src/server/services/sandbox/wakeSandbox';
 import type { SandboxInitializeResponse } from '../../../src/shared/api/sandbox';
 import type { ContainerStatusName } from '../../../src/shared/constants/sandbox';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
@@ -38,13 +38,19 @@ const remoteScript = (command: string): string => {
   const commands: string[] = [];
   // Stopped when the watch first reads: it is woken (initialised) before the read, as a drift check wakes it.
   const state = { status: 'NotRunning' as ContainerStatusName, initialised: 0 };
-  const sandbox: SandboxExec & WakeableSandbox = {
+  const sandbox: SandboxExec & SleepingSandbox = {
     containerStatus: async () => ({ container_status: state.status, username: 'u', last_sync_time: null }),
     initialise: async () => {
       state.initialised += 1;
       state.status = 'Running';
       const started: SandboxInitializeResponse = { status: 'success', detail: '' };
       return started;
+    },
+    // Nothing else uses it: the watch puts the sandbox it woke back to sleep after its read.
+    activity: () => ({ running: 0, started: 0 }),
+    stop: async () => {
+      state.status = 'NotRunning';
+      return { container_status: state.status, message: 'Sandbox stopped' };
     },
     async exec(_project, command) {
       if (state.status !== 'Running') throw new Error('the sandbox is not running');
@@ -81,6 +87,7 @@ const remoteScript = (command: string): string => {
 
     expect(await watch.checkDue(60)).toBe(1);
     expect(state.initialised).toBe(1);
+    expect(state.status).toBe('NotRunning');
     expect(commands.at(-1)).toContain(`${paths.state}/last-backup.json`);
     const rows = await db.select().from(backupRuns).where(eqProject(id));
     const failed = rows.find((r) => !r.ok)!;

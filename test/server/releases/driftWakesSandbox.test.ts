@@ -43,6 +43,11 @@ describe('a drift check and a sandbox that is not running', () => {
           if (next.status === 'success') state.status = 'Running';
           return next;
         },
+        activity: () => ({ running: 0, started: 0 }),
+        stop: async () => {
+          state.status = 'NotRunning';
+          return { container_status: state.status, message: 'Sandbox stopped' };
+        },
         exec: async (_p, command) => {
           state.commands.push(command);
           return { exitCode: 3, output: 'no server', timedOut: false, cancelled: false, durationMs: 1 };
@@ -68,6 +73,7 @@ describe('a drift check and a sandbox that is not running', () => {
   it('waits for a start under way elsewhere, then runs the commands', async () => {
     const state = { status: 'NotRunning' as ContainerStatusName, commands: [] as string[] };
     const check = await service([{ status: 'creating', detail: '' }, { status: 'success', detail: '' }], state).checkDrift(project);
+    // The start was the other request's: the sandbox is left running for it.
     expect(state.status).toBe('Running');
     expect(state.commands).toHaveLength(1);
     expect(check.error).toMatch(/^The check could not finish: /);

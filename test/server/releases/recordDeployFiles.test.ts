@@ -43,6 +43,8 @@ describe('the files a release keeps', () => {
         },
         containerStatus: async () => ({ container_status: 'Running', username: 'u', last_sync_time: null }),
         initialise: async () => ({ status: 'success', detail: '' }),
+        activity: () => ({ running: 0, started: 0 }),
+        stop: () => Promise.reject(new Error('a running sandbox is never stopped')),
       },
       hiddenValues: async () => ({ SSH_PRIVATE_KEY: key, APP_PASSWORD: 'hunter2-secret' }),
       execution: { planOf: async () => undefined, addStep: () => Promise.reject(new Error('not used')) },

@@ -98,7 +98,8 @@ describe('release routes', () => {
     const last = (await call(alice, 'GET', `/api/projects/${deployed}/drift`)).json<{ check: { error: string; release: number; checks: Array<{ exit_code: number }> } }>().check;
     expect(last).toMatchObject({ release: 1, error: expect.stringMatching(/^The check could not finish: Containers, image digests and published ports of the stack: exit 3/) as string, checks: [{ exit_code: 3 }] });
     expect(last.error).toContain(NO_SERVER);
-    expect((await app.services.sandbox.containerStatus(project)).container_status).toBe('Running');
+    // Woken only for the check, it is stopped again once the check ended.
+    expect((await app.services.sandbox.containerStatus(project)).container_status).toBe('NotRunning');
     expect(await app.services.releases.checkDue(60)).toBe(0);
     // A restarted server reads the last checks: nothing is due again before its time, everything after it.
     const restarted = await buildTestApp(database, { env: env() });

@@ -96,6 +96,8 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
         exec: (_p, command) => execIn(workspace, command),
         containerStatus: async () => ({ container_status: 'Running', username: 'deploy', last_sync_time: null }),
         initialise: async () => ({ status: 'success', detail: '' }),
+        activity: () => ({ running: 0, started: 0 }),
+        stop: () => Promise.reject(new Error('a running sandbox is never stopped')),
       },
       hiddenValues: async () => ({}),
       execution: {

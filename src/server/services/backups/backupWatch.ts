@@ -4,7 +4,7 @@ import { BACKUP_RESULT_MARKER, type BackupRun } from '../../../shared/api/backup
 import { DEFAULT_BACKUP_PATHS, type BackupPaths } from '../../agents/offline/backupScripts';
 import { serverRunner, type SandboxExec } from '../releases/onServer';
 import { recordAndNotify, type BackupRecordDeps } from './backupHook';
-import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
+import { whileAwake, type SleepingSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
 
 /**
  * The nightly backup runs from cron on the server, where nothing reports it: each script keeps its last
@@ -17,8 +17,8 @@ import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/
  */
 
 export interface BackupWatchDeps extends BackupRecordDeps {
-  /** Runs the read-only command; a sandbox that is not running is woken first, as a drift check does. */
-  sandbox: SandboxExec & WakeableSandbox;
+  /** Runs the read-only command; a sandbox that is not running is woken for it and put back to sleep after, as a drift check does. */
+  sandbox: SandboxExec & SleepingSandbox;
   /** How the watch waits for a sandbox another request is starting (tests shorten it). */
   wake?: WakeOptions;
   /** The values redacted from what the sandbox prints (User Secrets). */
@@ -52,11 +52,11 @@ export function createBackupWatch(deps: BackupWatchDeps) {
     lastRead.set(project.projectId, now());
     // A sandbox stopped by the person or gone with a restart would leave a failed cron run unread until
     // someone opened the project: woken as the drift check wakes it, or the reason is logged.
-    const notRunning = await wakeSandbox(deps.sandbox, sandboxOf, deps.wake);
-    if (notRunning) throw new Error(notRunning);
     const runner = serverRunner(deps.sandbox, sandboxOf, Object.values(await deps.hiddenValues(project.projectId)));
-    const output = await runner.run(readLastResults(paths), READ_TITLE);
-    return recordAndNotify(deps, project.projectId, { status: 'completed', command: null, output, errorMessage: null });
+    const read = await whileAwake(deps.sandbox, sandboxOf, () => runner.run(readLastResults(paths), READ_TITLE), deps.wake);
+    if (read.sleepError) deps.log.warn({ projectId: project.projectId, err: read.sleepError }, 'the sandbox woken for the backup watch stays running');
+    if (!read.ran) throw new Error(read.notRunning);
+    return recordAndNotify(deps, project.projectId, { status: 'completed', command: null, output: read.value, errorMessage: null });
   }
 
   return {

@@ -13,7 +13,7 @@ import { GATE_FAILED_MARKER, gateFailureNote } from '../../agents/offline/releas
 import type { Notice } from '../notifications/notificationService';
 import { baselineRelease, readLiveState, recordRelease, type Release } from './releaseStore';
 import { rollbackScript } from './releaseScripts';
-import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
+import { whileAwake, type SleepingSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
 import { oneShotServices } from '../../agents/offline/oneShot';
 import { secretFinder, textRedactor } from '../../sandbox/redactor';
 import type { EventBus } from '../events/eventBus';
@@ -27,8 +27,8 @@ export interface Notifier {
 
 export interface ReleaseDeps {
   db: Db;
-  /** Runs the read-only commands; a drift check wakes a sandbox that is not running first. */
-  sandbox: SandboxExec & WakeableSandbox;
+  /** Runs the read-only commands; a drift check wakes a sandbox that is not running first, and puts it back to sleep after. */
+  sandbox: SandboxExec & SleepingSandbox;
   /** The values redacted from what the sandbox prints (User Secrets). */
   hiddenValues(projectId: number): Promise<Record<string, string>>;
   /** The execution plan a roll back is appended to, as a step waiting for approval. */
@@ -166,16 +166,24 @@ export function createReleaseService(deps: ReleaseDeps) {
     const runner = serverRunner(sandbox, sandboxOf(project), await hidden(project.projectId));
     let differences: DriftDifference[] = [];
     let error: string | null = null;
-    // The commands run in the project's sandbox: one stopped (or gone with a restart) is woken first.
-    const notRunning = release ? await wakeSandbox(sandbox, sandboxOf(project), deps.wake) : null;
     if (!release) error = 'Nothing to compare with: the project has no release yet (a deploy whose every step completed records one).';
-    else if (notRunning) error = `The check could not run: ${notRunning}.`;
     else {
-      try {
-        differences = compareToRelease(release, await readLiveState((c, t) => runner.run(c, t), stack.project, release.directory));
-      } catch (err) {
-        error = `The check could not finish: ${(err as Error).message}`;
-      }
+      // The commands run in the project's sandbox: one stopped (or gone with a restart) is woken for them, and stopped again after unless someone began using it.
+      const awake = await whileAwake(
+        sandbox,
+        sandboxOf(project),
+        async () => {
+          try {
+            return { differences: compareToRelease(release, await readLiveState((c, t) => runner.run(c, t), stack.project, release.directory)), error: null };
+          } catch (err) {
+            return { differences: [], error: `The check could not finish: ${(err as Error).message}` };
+          }
+        },
+        deps.wake,
+      );
+      if (awake.sleepError) deps.log.warn({ projectId: project.projectId, err: awake.sleepError }, 'the sandbox woken for a drift check stays running');
+      if (awake.ran) ({ differences, error } = awake.value);
+      else error = `The check could not run: ${awake.notRunning}.`;
     }
     const row = { projectId: project.projectId, checkedAt: new Date(), releaseNumber: release?.number ?? null, checks: runner.runs, differences, error };
     await db.insert(driftChecks).values(row).onConflictDoUpdate({ target: driftChecks.projectId, set: row });

@@ -31,6 +31,12 @@ export interface ScopedProject {
 
 export const NOT_RUNNING = 'The sandbox is not running';
 
+/** How a project's sandbox is being used: commands (or shells) running now, and starts asked for since the server started. */
+export interface SandboxActivity {
+  running: number;
+  started: number;
+}
+
 /**
  * A container can stop without us (it crashes, a node goes away): the status poll's snapshot is asked
  * again after this long, keeping its ETag when nothing changed (drivers whose `statusChangesOutside`).
@@ -56,6 +62,7 @@ export function createSandboxService({
   disk,
   events,
   filesOf = async () => [],
+  shellsOpen = () => 0,
 }: {
   db: Db;
   driver: SandboxDriver;
@@ -69,9 +76,18 @@ export function createSandboxService({
   disk?: Pick<DiskSpace, 'explain' | 'fullError'>;
   /** Files the server puts in the workspace at initialisation (a local repository's git bundle). */
   filesOf?: (projectId: number) => Promise<Array<{ path: string; data: Buffer }>>;
+  /** Terminal shells open in the project's sandbox (the terminal sessions run them on the driver, not through here). */
+  shellsOpen?: (projectId: number) => number;
 }) {
   const locks = new Map<number, Promise<unknown>>();
   const initialising = new Set<number>();
+  /** Use of each project's sandbox seen here: commands running now, and starts asked for so far. */
+  const use = new Map<number, SandboxActivity>();
+  const useOf = (projectId: number): SandboxActivity => {
+    let entry = use.get(projectId);
+    if (!entry) use.set(projectId, (entry = { running: 0, started: 0 }));
+    return entry;
+  };
 
   /**
    * Runs `task` after every earlier lifecycle call of the project has settled. The status poll's
@@ -217,6 +233,7 @@ export function createSandboxService({
             return { status: 'failed', detail } as const;
           }
           await upsert(project, { provisioning: 'READY', error: null, ...(await checkTools(project)) });
+          useOf(project.id).started += 1;
           return { status: 'success', detail: 'The sandbox is ready' } as const;
         });
       } finally {
@@ -243,6 +260,7 @@ export function createSandboxService({
           throw new HttpError(status, `${SANDBOX_ERRORS.start}: ${messageOf(err)}`);
         }
         await upsert(project, { provisioning: 'READY', error: null });
+        useOf(project.id).started += 1;
         return { container_status: await statusOf(ref), message: 'Sandbox started' };
       });
     },
@@ -297,11 +315,24 @@ export function createSandboxService({
 
     /** Runs a command in the project's sandbox (the execution stage's steps); a stopped sandbox is a 409. */
     async exec(project: ScopedProject, command: string, options?: ExecOptions): Promise<ExecResult> {
+      const entry = useOf(project.id);
+      entry.running += 1;
       try {
         return await driver.exec(refOf(project), command, options);
       } catch (err) {
         throw asHttp(err);
+      } finally {
+        entry.running -= 1;
       }
+    },
+
+    /**
+     * The project's sandbox use (commands and shells running, starts asked for so far), copied: a
+     * sandbox woken only for a check is put back to sleep when neither changed (wakeSandbox.ts).
+     */
+    activity(project: ScopedProject): SandboxActivity {
+      const seen = useOf(project.id);
+      return { running: seen.running + shellsOpen(project.id), started: seen.started };
     },
 
     /** Commits what an executed step changed, files holding a secret value left out; used by the execution stage. */

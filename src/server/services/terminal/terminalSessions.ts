@@ -254,6 +254,11 @@ export function createTerminalSessions(driver: SandboxDriver, options: TerminalO
       return sessions.size;
     },
 
+    /** Shells alive or starting in one project's sandbox, whoever opened them. */
+    openIn(projectId: number): number {
+      return [...sessions.keys(), ...starting.keys()].filter((key) => key.startsWith(`${projectId}:`)).length;
+    },
+
     close(): void {
       for (const s of [...sessions.values()]) end(s);
     },
