@@ -7,6 +7,7 @@ import { planningDocuments } from '../../../src/server/db/schema';
 import { asOtherUser, asRoot, modesUnder } from '../helpers/fileAccess';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 import { freePort } from '../helpers/freePort';
+import { mountedBelow } from '../helpers/mountTable';
 
 /**
  * The real server process (`node --import tsx src/server/server.ts`) on PostgreSQL, so this test can write
@@ -203,6 +204,10 @@ describeOnPostgres('shutdown of the real server with a sandbox in use', () => {
     const names = [...before.values()];
     expect(names).toEqual(expect.arrayContaining(['bwrap', 'slirp4netns', 'sleep']));
 
+    // As root the workspace is a loop-mounted image (SANDBOX_DISK_MB): in the host's mount table until the shutdown.
+    const workspace = path.join(dataDir, 'sandboxes', String(projectId), 'workspace');
+    expect(mountedBelow(dataDir)).toEqual(asRoot ? [workspace] : []);
+
     process.kill(server.pid!, 'SIGTERM');
     const bound = 10_000;
     let timer: NodeJS.Timeout | undefined;
@@ -216,5 +221,7 @@ describeOnPostgres('shutdown of the real server with a sandbox in use', () => {
     const left = [...before.entries()].filter(([pid]) => alive(pid)).map(([pid, name]) => `${pid} ${name}`);
     expect(left).toEqual([]);
     expect(processesNaming(dataDir)).toEqual([]);
+    // Nothing mounted is left behind: the data directory can be removed.
+    expect(mountedBelow(dataDir)).toEqual([]);
   }, 240_000);
 });

@@ -26,6 +26,7 @@ import { probeMemoryCgroups, type CgroupProbe } from './memoryCgroup';
 import { attachSlirp, fifoWrapper, SLIRP_RESOLV_CONF, slirpAvailable, type NetworkLog, type NetworkMode } from './userNetwork';
 import { commitStep, createFreshWorkspace, GIT_IDENTITY } from '../remote/workspace';
 import { boundedDisks, isMountpoint } from '../diskImage';
+import { mountsUnder } from '../mountInfo';
 import { claimUidSlot, DEFAULT_UID_REGISTRY, UID_SLOT_SPAN } from './uidSlots';
 import { HISTORY_FORMAT, parseHistory, projectFolderFilter, secretFilter } from '../workspaceLayout';
 
@@ -111,12 +112,23 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
       `SANDBOX_DISK_MB=${options.diskMb} is enforced only when the server runs as root (each workspace a loop-mounted filesystem of that size); here it limits each file a sandbox writes (RLIMIT_FSIZE).`,
     );
   }
-  /** Workspaces this driver mounted: unmounted at close, mounted again on their next use. */
-  const attached = new Set<number>();
   const attach = (s: SandboxRef): void => {
     if (!disks || !disks.exists(workspaceDir(s))) return;
     disks.attach(workspaceDir(s));
-    attached.add(s.projectId);
+  };
+  /**
+   * Unmounts every workspace image under the root, as the mount table has them: this server's, and those a
+   * server killed before it (SIGKILL, no close) left mounted, which this one may never have used. Each is
+   * mounted again on its next use; one still busy is detached lazily, so none stays in the mount table to
+   * keep the folder from being removed.
+   */
+  const detachWorkspaces = (): void => {
+    if (!disks || !fs.existsSync(root)) return;
+    // The mount table names folders by their real path (a DATA_DIR reached through a link reads otherwise).
+    const realRoot = fs.realpathSync(root);
+    for (const mountpoint of mountsUnder(realRoot)) {
+      if (path.basename(mountpoint) === 'workspace' && path.dirname(path.dirname(mountpoint)) === realRoot) disks.detach(mountpoint);
+    }
   };
   const log: NetworkLog = options.log ?? { warn: (message) => process.emitWarning(message, 'SandboxNetwork') };
   const resolvConf = path.join(root, 'resolv.conf');
@@ -253,7 +265,6 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
     const dir = workspaceDir(s);
     if (disks) {
       disks.create(dir, hostUid(s)!);
-      attached.add(s.projectId);
       return;
     }
     fs.mkdirSync(dir, { mode: 0o700 });
@@ -262,7 +273,6 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
   };
 
   const removeWorkspace = (s: SandboxRef): void => {
-    attached.delete(s.projectId);
     if (disks && disks.exists(workspaceDir(s))) disks.discard(workspaceDir(s));
     // Never through a workspace still mounted: its files would go with it.
     else if (!isMountpoint(workspaceDir(s))) fs.rmSync(workspaceDir(s), { recursive: true, force: true });
@@ -466,9 +476,7 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
       await Promise.all([...running.keys()].map(endProcesses));
       await Promise.all([...endingNetworks]);
       host?.memory.cgroups?.removeAll();
-      // Mounted again on their next use (after a restart too); the images keep the workspaces.
-      for (const projectId of attached) disks?.detach(path.join(dirOf({ projectId, username: '' }), 'workspace'));
-      attached.clear();
+      detachWorkspaces();
     },
 
     killAll(): void {
@@ -484,6 +492,8 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
           }
         }
       }
+      // The process exits next: its mounts would outlive it (the programs just killed are still dying, so lazily).
+      detachWorkspaces();
     },
   };
 }
