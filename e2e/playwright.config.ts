@@ -55,6 +55,10 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/api/ready`,
     timeout: 420_000,
     reuseExistingServer: false,
+    // Stopped as a person stops it (SIGTERM), not SIGKILLed (Playwright's default): its shutdown unmounts the
+    // bounded workspaces, which a killed server leaves mounted, so the data directory can be removed. It
+    // bounds its own shutdown (SHUTDOWN_TIMEOUT_SECONDS, 10 s); the kill after 30 s is for a server that hangs.
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 30_000 },
     stdout: 'ignore',
     stderr: 'pipe',
     // Every journey's project reserves its workspace on the disk: small ones, or a run fills the disk the deploy journey's server checks.
