@@ -6,7 +6,8 @@ import path from 'node:path';
  * A workspace of bounded size (SANDBOX_DISK_MB): an ext4 filesystem in an image file beside it (its
  * space reserved on the host's disk), loop-mounted at the workspace folder. A write past the size fails
  * with ENOSPC inside the sandbox, and the host's disk holds no more than the image. Mounting needs root (the server's, as for the per-project
- * uids); the image stays mounted across server restarts, and is mounted again after the host's.
+ * uids). The local driver unmounts its workspaces when the server shuts down; the docker driver's stay mounted
+ * under the containers that outlive it. Either is mounted again on its next use, after a restart of the server or the host.
  */
 export interface BoundedDisks {
   readonly sizeMb: number;
