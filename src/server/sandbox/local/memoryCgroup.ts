@@ -45,15 +45,25 @@ function v2Base(own: string): string {
   const base = path.join(V2_ROOT, own);
   const enabled = (): boolean => fs.readFileSync(path.join(base, 'cgroup.subtree_control'), 'utf8').split(/\s+/).includes('memory');
   if (enabled()) return base;
-  try {
-    write(path.join(base, 'cgroup.subtree_control'), '+memory');
-  } catch {
-    const leaf = path.join(base, 'devops-agents-server');
-    fs.mkdirSync(leaf, { recursive: true });
-    for (const pid of fs.readFileSync(path.join(base, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
-      write(path.join(leaf, 'cgroup.procs'), pid);
+  // Another server or test process in the same cgroup may be doing this at the same moment: a pid can exit
+  // or be moved by it between the read and the write (ESRCH, EINVAL), and a fork can land in the base after
+  // the move, so each pid's move may fail and the whole move is tried again a few times.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      write(path.join(base, 'cgroup.subtree_control'), '+memory');
+      break;
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      const leaf = path.join(base, 'devops-agents-server');
+      fs.mkdirSync(leaf, { recursive: true });
+      for (const pid of fs.readFileSync(path.join(base, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+        try {
+          write(path.join(leaf, 'cgroup.procs'), pid);
+        } catch {
+          // gone or moved meanwhile: the retry reads the list again
+        }
+      }
     }
-    write(path.join(base, 'cgroup.subtree_control'), '+memory');
   }
   if (!enabled()) throw new Error('the memory controller could not be enabled');
   return base;
