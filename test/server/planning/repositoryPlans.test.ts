@@ -22,7 +22,7 @@ describe('a repository with its own compose file is deployed with it', () => {
     expect(p.architecture).toMatch(/\| vote \| built from the repository \|/);
     expect(p.architecture).toMatch(/\| db \| `postgres:15-alpine` \|/);
     expect(p.architecture).toContain('seed');
-    expect(p.implementation).toContain('git clone --depth 1 --branch main "https://x-access-token:$GITHUB_TOKEN@github.com/dockersamples/example-voting-app.git" stack/app');
+    expect(p.implementation).toContain(`git -c credential.helper='!f() { echo username=x-access-token; echo "password=$GITHUB_TOKEN"; }; f' clone --depth 1 --branch main https://github.com/dockersamples/example-voting-app.git stack/app`);
     expect(p.implementation).toContain('compose pull --quiet redis db');
     expect(p.implementation).toContain('compose build --pull vote result worker');
     expect(p.implementation).toContain('test -f stack/app/vote/Dockerfile');

@@ -160,7 +160,8 @@ function sourceStep(stack: Stack): PlanStep {
           `git bundle verify ${LOCAL_BUNDLE}`,
           `git clone${branch} ${LOCAL_BUNDLE} stack/app`,
         ]
-      : [`git clone --depth 1${branch} "https://x-access-token:$GITHUB_TOKEN@github.com/${r.fullName}.git" stack/app && git -C stack/app remote set-url origin https://github.com/${r.fullName}.git`];
+      : // The token from the environment through a credential helper: in the URL it would sit on git's command line (ps).
+        [`git -c credential.helper='!f() { echo username=x-access-token; echo "password=$GITHUB_TOKEN"; }; f' clone --depth 1${branch} https://github.com/${r.fullName}.git stack/app`];
   const builds = stack.builds.map((name) => {
     const build = ((stack.compose.services as Record<string, { build?: { context?: string; dockerfile?: string } }>)[name]?.build) ?? {};
     const context = `stack/${String(build.context ?? `./${name}`).replace(/^\.\//, '')}`;
