@@ -1,4 +1,5 @@
-import { PRODUCTS } from '../offline/knowledge';
+import { BACKUP_SECRETS } from '../offline/backupSteps';
+import { ACME_EMAIL_SECRET, ADMIN_CIDR_SECRET, APP_REPOSITORY_SECRET, PRODUCTS, PROVIDERS, SSH_PUBLIC_KEY_SECRET } from '../offline/knowledge';
 import { webPortsOf, type Product } from '../catalogue/product';
 import { imageRepository, type ComposeService } from './composeModel';
 
@@ -54,3 +55,13 @@ export function webPorts(service: ComposeService): number[] | undefined {
   const spec = c.services.find((s) => s.name === service.name) ?? c.services.find((s) => s.image !== 'build' && imageRepository(s.image) === repo) ?? (c.services.length === 1 ? c.services[0] : undefined);
   return spec ? webPortsOf(spec) : undefined;
 }
+
+/**
+ * User Secrets the product and provider catalogues and the planner's own declare `secret_type: text`: identifiers and addresses
+ * (a cloud project, tenant or subscription id, an administrator's email), kept with the secrets but not
+ * secret values, so an argument may carry them. A name nothing declares is taken for a secret value.
+ */
+export const TEXT_SECRETS: ReadonlySet<string> = new Set(
+  [...Object.values(PRODUCTS), ...Object.values(PROVIDERS), { secrets: [ACME_EMAIL_SECRET, ADMIN_CIDR_SECRET, SSH_PUBLIC_KEY_SECRET, APP_REPOSITORY_SECRET, ...BACKUP_SECRETS] }]
+    .flatMap((c) => c.secrets.filter((s) => s.secret_type === 'text').map((s) => s.name)),
+);

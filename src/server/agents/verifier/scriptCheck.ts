@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { heredocsOf, remoteScript } from './heredocs';
+import { secretArgumentFindings, secretArguments } from './secretArguments';
 import type { Finding, PlanStepScript } from './types';
 
 /**
@@ -73,9 +74,14 @@ export async function scriptFindings(steps: PlanStepScript[], secrets: string[])
       // As the step runner runs it.
       const text = `set -euo pipefail\n${step.script}\n`;
       scripts.push({ file: `step-${step.number}.sh`, text, step, env: new Set([...SHELL_VARIABLES, ...secrets]), label: `Step ${step.number}` });
+      findings.push(...secretArgumentFindings(secretArguments(step.script, secrets), 'the sandbox', (line) => `Step ${step.number}, line ${line}`));
       heredocsOf(step.script).forEach((doc, k) => {
         const remote = remoteScript(doc);
         if (!remote) return;
+        if (doc.quoted) {
+          const where = (line: number): string => `Step ${step.number} (the script run on the server), line ${doc.line + line}`;
+          findings.push(...secretArgumentFindings(secretArguments(doc.body, remote.passed.filter((n) => secrets.includes(n))), 'the server', where));
+        }
         // On ssh's command line a value shows in `ps` in the sandbox and on the server for the whole step.
         for (const name of remote.onCommandLine.filter((n) => secrets.includes(n))) {
           findings.push({

@@ -2,6 +2,7 @@ import { backupFindings } from './backupCheck';
 import { claimFindings } from './claimCheck';
 import { readCompose, type ComposeModel } from './composeModel';
 import { composeSchemaFindings } from './composeSchemaCheck';
+import { composeSecretFindings } from './composeSecretCheck';
 import { exposureFindings } from './exposureCheck';
 import { linkFindings } from './linkCheck';
 import { artifactsOfPlans, type PlanTexts } from './planArtifacts';
@@ -32,6 +33,7 @@ export async function verifyArtifacts(artifacts: PlanArtifacts): Promise<Finding
       ...linkFindings(compose, artifacts.files),
       ...exposureFindings(compose, artifacts.files, artifacts.intent, artifacts.target),
       ...variableFindings(compose.raw, artifacts.secrets, artifacts.files),
+      ...composeSecretFindings(compose, artifacts.secrets),
       ...backupFindings(compose, artifacts.steps, artifacts.intent?.backupSkip),
     );
   }

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type { SandboxMissingTool } from '../../../shared/api/sandbox';
 import type { PlannedStep } from '../../../shared/planSteps';
+import { literal, parseShell, shSyntax, type ShNode } from '../../agents/verifier/shellSyntax';
 
 /** A word that can name a program: no quotes, expansions, paths or assignments. */
 const PROGRAM = /^[A-Za-z][A-Za-z0-9._+-]*$/;
@@ -8,28 +8,6 @@ const PROGRAM = /^[A-Za-z][A-Za-z0-9._+-]*$/;
 const WRAPPERS = new Set(['sudo', 'env', 'exec', 'nohup', 'xargs', 'nice', 'ionice', 'stdbuf', 'setsid']);
 /** Wrappers whose first argument is theirs, not the program (`timeout 30 curl …`). */
 const WRAPPER_ARGS: Record<string, number> = { timeout: 1 };
-
-/** The nodes of mvdan/sh's syntax tree this reads (GopherJS objects; the package ships no types). */
-interface ShNode {
-  Parts?: ShNode[];
-  Value?: string;
-  Args?: ShNode[];
-}
-interface ShSyntax {
-  NewParser(): { Parse(src: string, name: string): ShNode };
-  Walk(node: ShNode, visit: (node: ShNode | null) => boolean): void;
-  NodeType(node: ShNode): string;
-}
-const loadPackage = createRequire(import.meta.url);
-let syntax: ShSyntax | undefined;
-/** mvdan/sh's bash parser, loaded on first use (1.5 MB of GopherJS). */
-const shSyntax = (): ShSyntax => (syntax ??= (loadPackage('mvdan-sh') as { syntax: ShSyntax }).syntax);
-
-/** The text of a word when it is a plain literal (no quotes, expansions or globs), else undefined. */
-function literal(word: ShNode | undefined, sh: ShSyntax): string | undefined {
-  const parts = word?.Parts ?? [];
-  return parts.length === 1 && sh.NodeType(parts[0]!) === 'Lit' ? parts[0]!.Value : undefined;
-}
 
 /**
  * The programs a shell command calls, read with a real bash parser (mvdan/sh): the name of every simple
@@ -42,28 +20,24 @@ function literal(word: ShNode | undefined, sh: ShSyntax): string | undefined {
  */
 export function programsOf(command: string): string[] {
   const sh = shSyntax();
-  let file: ShNode;
-  try {
-    file = sh.NewParser().Parse(command, 'step');
-  } catch {
-    return [];
-  }
+  const file: ShNode | undefined = parseShell(command);
+  if (!file) return [];
   const found = new Set<string>();
   sh.Walk(file, (node) => {
     if (!node || sh.NodeType(node) !== 'CallExpr') return true;
     const args = node.Args ?? [];
     let i = 0;
     for (;;) {
-      const name = literal(args[i], sh);
+      const name = literal(args[i]);
       if (name === undefined) break;
-      if (name === 'command' && literal(args[i + 1], sh)?.startsWith('-')) break;
+      if (name === 'command' && literal(args[i + 1])?.startsWith('-')) break;
       if (!WRAPPERS.has(name) && WRAPPER_ARGS[name] === undefined) {
         if (PROGRAM.test(name)) found.add(name);
         break;
       }
       i += 1 + (WRAPPER_ARGS[name] ?? 0);
       // The wrapper's own options and env's assignments come before the program.
-      while (i < args.length && /^(-|[A-Za-z_][A-Za-z0-9_]*=)/.test(literal(args[i], sh) ?? '-')) i += 1;
+      while (i < args.length && /^(-|[A-Za-z_][A-Za-z0-9_]*=)/.test(literal(args[i]) ?? '-')) i += 1;
     }
     return true;
   });
