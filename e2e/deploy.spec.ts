@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Locator } from '@playwright/test';
-import { confirmThePlans, recordStatusTexts, waitForReply } from './support/planning';
+import { confirmThePlans, recordStatusTexts } from './support/planning';
+import { approveEveryStep, askForStackOnServer, confirmImplementation, saveSecrets, statusOf, stepCard } from './support/deployFromUi';
 import { onServer, resetServer, testServer } from './support/testServer';
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
@@ -24,8 +25,6 @@ import { openStep } from './support/executionChat';
 const server = testServer();
 // E2E_VIDEO=off where Playwright's ffmpeg is not installed (it is a download; nothing else needs it).
 test.use({ video: process.env.E2E_VIDEO === 'off' ? 'off' : 'on', viewport: { width: 1280, height: 800 } });
-/** Pulling the images and waiting for every healthcheck can take minutes on a busy machine. */
-const DEPLOY_STEP_TIMEOUT = 300_000;
 
 test('a person deploys PostgreSQL and Redis behind nginx to their own server, validates it, sees validation fail once nginx is stopped, the documents say so, and the Helper works on the server', async ({ page }) => {
   test.skip(!server && !process.env.CI, 'no test server: run `npm run test-server:up` first');
@@ -41,61 +40,32 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
 
   // ---- Requirements: the server named in words, the SSH key saved as a secret ----
   const requirements = page.getByRole('region', { name: 'Requirements Gatherer', exact: true });
-  const input = requirements.getByLabel('Message Requirements Gatherer');
-  await input.fill(`PostgreSQL and Redis with nginx in front, on my existing server ${target.user}@${target.host} port ${target.port}, plain HTTP`);
-  await input.press('Enter');
-  await waitForReply(page, 'Requirements Gatherer');
+  await askForStackOnServer(page, target, 'PostgreSQL and Redis with nginx in front', ', plain HTTP');
   await expect(requirements).toContainText(`${target.user}@${target.host}, SSH port ${target.port}`);
-  await input.fill('No domain, just the IP address. Light load, a small team.');
-  await input.press('Enter');
-  await waitForReply(page, 'Requirements Gatherer');
-
   const collected = page.getByRole('region', { name: 'Collected Requirements', exact: true });
-  await collected.getByRole('tab', { name: /User Secrets/ }).click();
+  await saveSecrets(page, target, { POSTGRES_PASSWORD: 'e2e-postgres-password', REDIS_PASSWORD: 'e2e-redis-password' });
   const key = collected.locator('#secret-SSH_PRIVATE_KEY');
-  await expect(key).toBeVisible();
-  // A private key is pasted whole and never shown: the field draws discs.
+  // A private key is pasted whole and never shown: the field draws discs, and is empty once saved.
   expect(await key.evaluate((el) => getComputedStyle(el).getPropertyValue('-webkit-text-security'))).toBe('disc');
-  await key.fill(readFileSync(target.private_key_file, 'utf8'));
-  await collected.locator('#secret-POSTGRES_PASSWORD').fill('e2e-postgres-password');
-  await collected.locator('#secret-REDIS_PASSWORD').fill('e2e-redis-password');
-  await collected.getByRole('button', { name: 'Save Secrets' }).click();
-  await expect(collected.getByText('Successfully saved 3 secret(s)!')).toBeVisible({ timeout: 15_000 });
   await expect(collected.getByText('Not provided')).toHaveCount(0);
   await expect(key).toHaveValue('');
 
   await confirmThePlans(page);
   const implementationPlan = page.getByRole('region', { name: 'Implementation Plan', exact: true });
   await expect(implementationPlan.getByRole('heading', { level: 2, name: 'Step 1: Connect to the server and pin its host key' })).toBeVisible({ timeout: 15_000 });
-  await implementationPlan.getByRole('button', { name: 'Confirm Implementation Plan' }).click();
-  await expect(stages.getByRole('button', { name: /^Stage 4: / })).toHaveAttribute('aria-current', 'step', { timeout: 60_000 });
+  const progress = await confirmImplementation(page);
 
   // ---- Execution: every step approved in the UI, each one's duration measured ----
-  const progress = page.getByRole('region', { name: 'Execution Progress', exact: true });
-  const steps = progress.getByRole('list', { name: 'Execution steps' }).locator(':scope > li');
-  await expect(steps.first()).toBeVisible({ timeout: 15_000 });
-  const total = await steps.count();
-  const step = (n: number): Locator => progress.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
-  // A card's header (number, title, status, timing): its command text may hold words like 'failed' too.
-  const statusOf = (card: Locator): Locator => card.locator('button[aria-expanded]').first();
-  const timings: Array<{ step: number; title: string; seconds: number }> = [];
   const firstApproval = Date.now();
   let running: number | undefined;
-  for (let n = 1; n <= total; n += 1) {
-    const title = ((await step(n).getAttribute('aria-label')) ?? '').replace(/^Step \d+: /, '');
-    const toggle = step(n).locator('button[aria-expanded]');
-    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-    const approved = Date.now();
-    await step(n).getByRole('button', { name: 'Approve' }).click();
-    await expect(statusOf(step(n))).toContainText(/completed|failed/, { timeout: DEPLOY_STEP_TIMEOUT });
-    await expect(statusOf(step(n)), `step ${n} (${title}) completes`).toContainText('completed');
-    timings.push({ step: n, title, seconds: Math.round((Date.now() - approved) / 100) / 10 });
-    if (/^Start the stack/.test(title)) running = Date.now();
+  const timings = await approveEveryStep(progress, async (card, run) => {
+    if (/^Start the stack/.test(run.title)) running = Date.now();
     // The host key is pinned on first contact and shown to the person.
-    if (n === 1) await openStep(step(1));
-    if (n === 1) await expect(step(1).getByTestId('step-1-output')).toContainText(`[${target.host}]:${target.port} (ED25519)`);
-  }
-  await expect(progress.getByText(`${total} / ${total} steps completed`)).toBeVisible({ timeout: 15_000 });
+    if (run.step === 1) {
+      await openStep(card);
+      await expect(card.getByTestId('step-1-output')).toContainText(`[${target.host}]:${target.port} (ED25519)`);
+    }
+  });
   const report = { minutes_from_first_approval_to_running_stack: running ? Math.round((running - firstApproval) / 600) / 100 : null, steps: timings };
   mkdirSync('test-results', { recursive: true });
   writeFileSync(path.join('test-results', 'deploy-timings.json'), `${JSON.stringify(report, null, 2)}\n`);
@@ -115,7 +85,7 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   const checks = validation.getByRole('list', { name: 'Validation steps' }).locator(':scope > li');
   await expect(checks.first()).toBeVisible({ timeout: 15_000 });
   const checkCount = await checks.count();
-  const check = (n: number): Locator => validation.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
+  const check = (n: number): Locator => stepCard(validation, n);
   await expect(check(2)).toContainText('Every service of the compose file runs and is healthy');
   await expect(check(3)).toContainText("The proxy answers on the server's address");
   for (let n = 1; n < checkCount; n += 1) {

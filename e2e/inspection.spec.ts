@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { waitForReply } from './support/planning';
+import { askForStackOnServer, saveSecrets } from './support/deployFromUi';
 import { signInWithNewProject } from './support/project';
 import { onServer, testServer } from './support/testServer';
 import { watchForErrors } from './support/watchForErrors';
@@ -33,20 +33,9 @@ test('a person inspects their server from the architecture step, and the plan mo
     const stages = page.getByRole('list', { name: 'Stages' });
 
     // ---- Requirements: Redis on the person's own server, its SSH key saved ----
-    const requirements = page.getByRole('region', { name: 'Requirements Gatherer', exact: true });
-    const input = requirements.getByLabel('Message Requirements Gatherer');
-    await input.fill(`Redis alone, nothing else, on my existing server ${target.user}@${target.host} port ${target.port}`);
-    await input.press('Enter');
-    await waitForReply(page, 'Requirements Gatherer');
-    await input.fill('No domain, just the IP address. Light load, a small team.');
-    await input.press('Enter');
-    await waitForReply(page, 'Requirements Gatherer');
+    await askForStackOnServer(page, target, 'Redis alone, nothing else');
+    await saveSecrets(page, target, { REDIS_PASSWORD: 'e2e-redis-password' });
     const collected = page.getByRole('region', { name: 'Collected Requirements', exact: true });
-    await collected.getByRole('tab', { name: /User Secrets/ }).click();
-    await collected.locator('#secret-SSH_PRIVATE_KEY').fill(readFileSync(target.private_key_file, 'utf8'));
-    await collected.locator('#secret-REDIS_PASSWORD').fill('e2e-redis-password');
-    await collected.getByRole('button', { name: 'Save Secrets' }).click();
-    await expect(collected.getByText('Successfully saved 2 secret(s)!')).toBeVisible({ timeout: 15_000 });
     const confirmRequirements = collected.getByRole('button', { name: 'Confirm Requirements' });
     await expect(confirmRequirements).toBeEnabled({ timeout: 15_000 });
     await confirmRequirements.click();

@@ -1,78 +1,44 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { confirmThePlans, waitForReply } from './support/planning';
-import { onServer, resetServer, testServer, type TestServer } from './support/testServer';
+import { approveEveryStep, confirmImplementation, deployFromUi, saveSecrets } from './support/deployFromUi';
+import { confirmThePlans } from './support/planning';
+import { onServer, resetServer, testServer } from './support/testServer';
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
 
 /**
- * Roll back and Drift on the project home, on the disposable test server (`npm run test-server:up`;
- * skipped without it, failing under CI=true). A person deploys PostgreSQL and Redis behind nginx from the
- * UI (release 1), changes the stack (a service added on the server, recorded as release 2 when the last
- * deploy step runs again), then rolls back to release 1 from the Releases panel: the exact command is
- * shown, runs once approved, and the old stack answers without the added service. Then a container is
- * stopped and a port opened in the firewall by hand: "Check drift" shows both in words, with the
- * read-only commands it ran. Seconds from the approval to the old release answering go to
- * test-results/releases-timings.json.
+ * Releases, Roll back and Drift on the project home, on the disposable test server (`npm run
+ * test-server:up`; skipped without it, failing under CI=true). A person deploys PostgreSQL and Redis behind
+ * nginx from the UI (release 1, listed on the project home without a reload); then changes the stack
+ * through the product: back on the requirements, MariaDB is added from the catalogue and its secrets
+ * saved, the plans are made again and confirmed, and the revised execution plan's waiting steps are
+ * approved: release 2, with MariaDB, listed as soon as it is recorded. They roll back to release 1 from
+ * the Releases panel: the exact command is shown, runs once approved, and the old stack answers without
+ * MariaDB. Then a container is stopped and a port opened in the firewall by hand: "Check drift" shows both
+ * in words, with the read-only commands it ran. Seconds from the approval to the old release answering go
+ * to test-results/releases-timings.json. The stack's directory and compose project are read from the
+ * release record, not assumed.
  */
 
 const server = testServer();
 test.use({ video: process.env.E2E_VIDEO === 'off' ? 'off' : 'on', viewport: { width: 1280, height: 800 } });
-const DEPLOY_STEP_TIMEOUT = 300_000;
 /** A port nothing uses, opened by hand in the firewall (and closed again at the end). */
 const OPENED = '-A INPUT -p tcp -m tcp --dport 18097 -j ACCEPT';
 
-/** Requirements, secrets and plans as a person gives them; every execution step approved. Answers the execution region. */
-async function deploy(page: Page, target: TestServer): Promise<{ projectId: number; progress: Locator }> {
-  const projectId = await signInWithNewProject(page, 'e2e-releases', 'Releases');
-  const stages = page.getByRole('list', { name: 'Stages' });
-  const requirements = page.getByRole('region', { name: 'Requirements Gatherer', exact: true });
-  const input = requirements.getByLabel('Message Requirements Gatherer');
-  await input.fill(`PostgreSQL and Redis with nginx in front, on my existing server ${target.user}@${target.host} port ${target.port}, plain HTTP`);
-  await input.press('Enter');
-  await waitForReply(page, 'Requirements Gatherer');
-  await input.fill('No domain, just the IP address. Light load, a small team.');
-  await input.press('Enter');
-  await waitForReply(page, 'Requirements Gatherer');
-  const collected = page.getByRole('region', { name: 'Collected Requirements', exact: true });
-  await collected.getByRole('tab', { name: /User Secrets/ }).click();
-  await collected.locator('#secret-SSH_PRIVATE_KEY').fill(readFileSync(target.private_key_file, 'utf8'));
-  await collected.locator('#secret-POSTGRES_PASSWORD').fill('e2e-postgres-password');
-  await collected.locator('#secret-REDIS_PASSWORD').fill('e2e-redis-password');
-  await collected.getByRole('button', { name: 'Save Secrets' }).click();
-  await expect(collected.getByText('Successfully saved 3 secret(s)!')).toBeVisible({ timeout: 15_000 });
-  await confirmThePlans(page);
-  const implementationPlan = page.getByRole('region', { name: 'Implementation Plan', exact: true });
-  await implementationPlan.getByRole('button', { name: 'Confirm Implementation Plan' }).click();
-  await expect(stages.getByRole('button', { name: /^Stage 4: / })).toHaveAttribute('aria-current', 'step', { timeout: 60_000 });
-  const progress = page.getByRole('region', { name: 'Execution Progress', exact: true });
-  const steps = progress.getByRole('list', { name: 'Execution steps' }).locator(':scope > li');
-  await expect(steps.first()).toBeVisible({ timeout: 15_000 });
-  const total = await steps.count();
-  for (let n = 1; n <= total; n += 1) {
-    const card = step(progress, n);
-    const toggle = card.locator('button[aria-expanded]').first();
-    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-    await card.getByRole('button', { name: 'Approve' }).click();
-    await expect(statusOf(card)).toContainText(/completed|failed/, { timeout: DEPLOY_STEP_TIMEOUT });
-    await expect(statusOf(card), `step ${n} completes`).toContainText('completed');
-  }
-  await expect(progress.getByText(`${total} / ${total} steps completed`)).toBeVisible({ timeout: 15_000 });
-  return { projectId, progress };
+/** The project's releases as the panel reads them (GET /api/projects/{id}/releases), newest first. */
+async function releasesOf(page: Page, projectId: number): Promise<Array<{ number: number; directory: string; containers: Array<{ service: string }> }>> {
+  return page.evaluate(async (id) => {
+    const installationId = sessionStorage.getItem('installation_id') ?? '';
+    const response = await fetch(`/api/projects/${id}/releases`, { headers: { 'Installation-Id': installationId } });
+    return ((await response.json()) as { releases: Array<{ number: number; directory: string; containers: Array<{ service: string }> }> }).releases;
+  }, projectId);
 }
 
-const step = (progress: Locator, n: number): Locator => progress.getByRole('listitem', { name: new RegExp(`^Step ${n}: `) });
-/** A card's header (number, title, status, timing): its command text may hold words like 'failed' too. */
-const statusOf = (card: Locator): Locator => card.locator('button[aria-expanded]').first();
-
-/** The project home until the Releases panel lists release `n`: it is recorded from the server a few seconds after the step ends, and the panel reads it once, as a person reloading would see it. */
-async function homeWithRelease(page: Page, projectId: number, n: number): Promise<Locator> {
+/** The project home's Releases panel once it lists release `n`: it refreshes by itself when the server records one. */
+async function listedRelease(page: Page, n: number): Promise<Locator> {
   const releases = page.getByRole('region', { name: 'Releases' });
-  await expect(async () => {
-    await page.goto(`/app/${projectId}/home`);
-    await expect(releases.getByText(`Release ${n}`, { exact: true })).toBeVisible({ timeout: 5_000 });
-  }).toPass({ timeout: 120_000 });
+  await expect(releases.getByText(`Release ${n}`, { exact: true })).toBeVisible({ timeout: 120_000 });
   return releases;
 }
 
@@ -83,25 +49,42 @@ test('a person rolls back to release 1 from the project home and the old stack a
   test.setTimeout(1_200_000);
   resetServer(target);
   const errors = watchForErrors(page);
-  const { projectId, progress } = await deploy(page, target);
+  const projectId = await signInWithNewProject(page, 'e2e-releases', 'Releases');
+  await deployFromUi(page, target, {
+    stack: 'PostgreSQL and Redis with nginx in front',
+    trailing: ', plain HTTP',
+    secrets: { POSTGRES_PASSWORD: 'e2e-postgres-password', REDIS_PASSWORD: 'e2e-redis-password' },
+  });
 
-  // ---- Release 1 is what the server runs ----
-  const releases = await homeWithRelease(page, projectId, 1);
+  // ---- Release 1 is what the server runs: the project home lists it once the server recorded it, no reload ----
+  await page.goto(`/app/${projectId}/home`);
+  const releases = await listedRelease(page, 1);
   await expect(releases).toContainText('running now');
+  // Where the stack lives and its compose project, as the release recorded them.
+  const directory = (await releasesOf(page, projectId))[0]!.directory;
+  const composeProject = path.posix.basename(directory);
 
-  // ---- The change: a service added to the stack on the server, recorded when the deploy's last step runs again ----
-  onServer(target, "cd /opt/stack && sed -i '/^services:$/a\\  extra:\\n    image: redis:7.4.1-alpine' docker-compose.yml && docker-compose up -d >/dev/null 2>&1");
+  // ---- The change through the product: MariaDB added on the requirements, the plans made again, the revision approved ----
   await page.goto(`/app/${projectId}`);
-  const cards = progress.getByRole('list', { name: 'Execution steps' }).locator(':scope > li');
-  await expect(cards.first()).toBeVisible({ timeout: 15_000 });
-  const last = step(progress, await cards.count());
-  const toggle = last.locator('button[aria-expanded]').first();
-  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-  await last.getByRole('button', { name: 'Re-execute' }).click();
-  await expect(statusOf(last)).toContainText(/completed|failed/, { timeout: 120_000 });
-  await expect(statusOf(last)).toContainText('completed');
-  await homeWithRelease(page, projectId, 2);
-  await expect(releases).toContainText('extra: redis:7.4.1-alpine');
+  const stages = page.getByRole('list', { name: 'Stages' });
+  await stages.getByRole('button', { name: /^Stage 1: / }).click();
+  await expect(stages.getByRole('button', { name: /^Stage 1: / })).toHaveAttribute('aria-current', 'step', { timeout: 15_000 });
+  const collected = page.getByRole('region', { name: 'Collected Requirements', exact: true });
+  const components = collected.getByRole('region', { name: 'Stack components' });
+  await components.getByRole('searchbox', { name: 'Add from the catalogue' }).fill('maria');
+  await components.getByRole('button', { name: /^Add MariaDB/ }).click();
+  await expect(components.getByRole('listitem', { name: 'mariadb', exact: true })).toBeVisible({ timeout: 15_000 });
+  await saveSecrets(page, target, { POSTGRES_PASSWORD: 'e2e-postgres-password', REDIS_PASSWORD: 'e2e-redis-password', MARIADB_ROOT_PASSWORD: 'e2e-mariadb-root-password', MARIADB_PASSWORD: 'e2e-mariadb-password' });
+  await confirmThePlans(page);
+  await expect(page.getByRole('region', { name: 'Implementation Plan', exact: true })).toContainText('mariadb');
+  const progress = await confirmImplementation(page);
+  // The revision waits for approval where the plan changed; what did not change keeps its result.
+  const revised = await approveEveryStep(progress);
+  expect(revised.length).toBeGreaterThan(0);
+  await page.goto(`/app/${projectId}/home`);
+  await listedRelease(page, 2);
+  await expect(releases).toContainText('mariadb: mariadb:11.4.4');
+  expect(onServer(target, `docker ps --filter label=com.docker.compose.project=${composeProject} --filter label=com.docker.compose.service=mariadb --format '{{.Status}}'`)).toMatch(/healthy/);
 
   // ---- Roll back to release 1: the command shown, approved, the old stack answers ----
   await releases.getByRole('button', { name: 'Roll back to release 1' }).click();
@@ -113,11 +96,11 @@ test('a person rolls back to release 1 from the project home and the old stack a
   await confirm.getByRole('button', { name: 'Approve and run' }).click();
   let answered = false;
   while (!answered && Date.now() - approved < 300_000) {
-    answered = /^\s*$/.test(onServer(target, "docker ps --filter label=com.docker.compose.project=stack --filter label=com.docker.compose.service=extra -q")) && (await fetch(`http://${target.host}/`).then((r) => r.status < 500 && /nginx/.test(r.headers.get('server') ?? ''), () => false));
+    answered = /^\s*$/.test(onServer(target, `docker ps --filter label=com.docker.compose.project=${composeProject} --filter label=com.docker.compose.service=mariadb -q`)) && (await fetch(`http://${target.host}/`).then((r) => r.status < 500 && /nginx/.test(r.headers.get('server') ?? ''), () => false));
     if (!answered) await page.waitForTimeout(500);
   }
   const seconds = Math.round((Date.now() - approved) / 100) / 10;
-  expect(answered, 'the old stack answers without the added service').toBe(true);
+  expect(answered, 'the old stack answers without MariaDB').toBe(true);
   await expect(releases.getByRole('status')).toContainText('Release 1 is restored and healthy', { timeout: 120_000 });
   await expect(releases.getByText('Release 3', { exact: true })).toBeVisible({ timeout: 60_000 });
   mkdirSync('test-results', { recursive: true });
@@ -129,7 +112,7 @@ test('a person rolls back to release 1 from the project home and the old stack a
   await drift.getByRole('button', { name: 'Check drift' }).click();
   await expect(drift.getByRole('status')).toHaveText('Nothing differs from the release.', { timeout: 120_000 });
   const firewall = /ACCEPT|DROP|-P /.test(onServer(target, 'sudo -n iptables -S 2>/dev/null || true'));
-  onServer(target, 'docker stop stack_redis_1 >/dev/null');
+  onServer(target, `docker stop ${composeProject}_redis_1 >/dev/null`);
   if (firewall) onServer(target, `sudo -n iptables ${OPENED}`);
   try {
     await drift.getByRole('button', { name: 'Check drift' }).click();
