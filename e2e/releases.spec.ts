@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { approveEveryStep, confirmImplementation, deployFromUi, saveSecrets } from './support/deployFromUi';
+import { approveEveryStep, approveStep, confirmImplementation, DEPLOY_STEP_TIMEOUT, deployFromUi, saveSecrets, statusOf, stepCard, waitingSteps } from './support/deployFromUi';
 import { confirmThePlans } from './support/planning';
 import { onServer, resetServer, testServer } from './support/testServer';
 import { watchForErrors } from './support/watchForErrors';
@@ -10,14 +10,17 @@ import { signInWithNewProject } from './support/project';
 /**
  * Releases, Roll back and Drift on the project home, on the disposable test server (`npm run
  * test-server:up`; skipped without it, failing under CI=true). A person deploys PostgreSQL and Redis behind
- * nginx from the UI (release 1, listed on the project home without a reload); then changes the stack
- * through the product: back on the requirements, MariaDB is added from the catalogue and its secrets
- * saved, the plans are made again and confirmed, and the revised execution plan's waiting steps are
- * approved: release 2, with MariaDB, listed as soon as it is recorded. They roll back to release 1 from
- * the Releases panel: the exact command is shown, runs once approved, and the old stack answers without
- * MariaDB. Then a container is stopped and a port opened in the firewall by hand: "Check drift" shows both
- * in words, with the read-only commands it ran. Seconds from the approval to the old release answering go
- * to test-results/releases-timings.json. The stack's directory and compose project are read from the
+ * nginx from the UI (release 1). They change the stack through the product: back on the requirements,
+ * MariaDB is added from the catalogue and its secrets saved, the plans are made again and confirmed, and
+ * the revised execution plan's waiting steps approved. Between the port check and the start, someone
+ * else's container takes MariaDB's port on the server: the new service never comes up, the start step's
+ * health gate restores release 1 (which still answers), and the project home lists release 2 as rolled
+ * back with why in words. The port freed and the start step run again, release 3 with MariaDB appears on
+ * the project home open in another tab, without a reload. They roll back to release 1 from the Releases
+ * panel: the exact command is shown, runs once approved, and the old stack answers without MariaDB. Then
+ * a container is stopped and a port opened in the firewall by hand: "Check drift" shows both in words,
+ * with the read-only commands it ran. Seconds from the approval to the old release answering go to
+ * test-results/releases-timings.json. The stack's directory and compose project are read from the
  * release record, not assumed.
  */
 
@@ -25,6 +28,12 @@ const server = testServer();
 test.use({ video: process.env.E2E_VIDEO === 'off' ? 'off' : 'on', viewport: { width: 1280, height: 800 } });
 /** A port nothing uses, opened by hand in the firewall (and closed again at the end). */
 const OPENED = '-A INPUT -p tcp -m tcp --dport 18097 -j ACCEPT';
+/** Someone else's container on the server, taking the port the change's new service publishes. */
+const probe = `da-e2e-releases-${process.pid}`;
+
+/** The stack's proxy answers on the server's address. */
+const nginxAnswers = (target: { host: string }): Promise<boolean> =>
+  fetch(`http://${target.host}/`).then((r) => r.status < 500 && /nginx/.test(r.headers.get('server') ?? ''), () => false);
 
 /** The project's releases as the panel reads them (GET /api/projects/{id}/releases), newest first. */
 async function releasesOf(page: Page, projectId: number): Promise<Array<{ number: number; directory: string; containers: Array<{ service: string }> }>> {
@@ -42,7 +51,11 @@ async function listedRelease(page: Page, n: number): Promise<Locator> {
   return releases;
 }
 
-test('a person rolls back to release 1 from the project home and the old stack answers; drift made by hand is shown in words with its read-only commands', async ({ page }) => {
+test.afterAll(() => {
+  if (server) onServer(server, `docker rm -f ${probe} >/dev/null 2>&1 || true`);
+});
+
+test('a person changes the stack through the plans, a new service that never comes up is rolled back in words, and they roll back to release 1 from the project home and the old stack answers; drift made by hand is shown in words with its read-only commands', async ({ page }) => {
   test.skip(!server && !process.env.CI, 'no test server: run `npm run test-server:up` first');
   expect(server, 'CI starts the test server (npm run test-server:up) before the journeys').toBeDefined();
   const target = server!;
@@ -79,11 +92,43 @@ test('a person rolls back to release 1 from the project home and the old stack a
   await expect(page.getByRole('region', { name: 'Implementation Plan', exact: true })).toContainText('mariadb');
   const progress = await confirmImplementation(page);
   // The revision waits for approval where the plan changed; what did not change keeps its result.
-  const revised = await approveEveryStep(progress);
-  expect(revised.length).toBeGreaterThan(0);
+  const waiting = await waitingSteps(progress);
+  const start = waiting.find((w) => /^Start the stack/.test(w.title));
+  expect(start, 'the revised plan starts the changed stack again').toBeDefined();
+
+  // ---- The new service never comes up: after the port check passed, something else took MariaDB's port on the server ----
+  for (const w of waiting.filter((x) => x.step < start!.step)) expect((await approveStep(progress, w.step)).status).toBe('completed');
+  onServer(target, `docker rm -f ${probe} >/dev/null 2>&1 || true; docker run -d --name ${probe} -p 127.0.0.1:3306:6379 redis:7.4.1-alpine >/dev/null`);
+  expect((await approveStep(progress, start!.step)).status).toBe('failed');
+  const failedStart = stepCard(progress, start!.step);
+  await expect(failedStart).toContainText('health gate failed: restoring the last healthy release');
+  await expect(failedStart).toContainText('the last healthy release is restored and healthy');
+  // Release 1 runs on and answers; the person reads on the project home what happened, in words, without a reload.
+  expect(await nginxAnswers(target)).toBe(true);
   await page.goto(`/app/${projectId}/home`);
   await listedRelease(page, 2);
-  await expect(releases).toContainText('mariadb: mariadb:11.4.4');
+  await expect(releases).toContainText('rolled back');
+  await expect(releases).toContainText('The change did not pass its health gate');
+  await expect(releases).toContainText('The last healthy release is restored and healthy.');
+
+  // ---- The port freed, the start step run again: release 3, with MariaDB healthy ----
+  onServer(target, `docker rm -f ${probe} >/dev/null 2>&1 || true`);
+  await page.goto(`/app/${projectId}`);
+  const again = stepCard(progress, start!.step);
+  const toggle = statusOf(again);
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  await again.getByRole('button', { name: 'Re-execute' }).click();
+  await expect(toggle).toContainText(/completed|failed/, { timeout: DEPLOY_STEP_TIMEOUT });
+  await expect(toggle).toContainText('completed');
+  // The project home open in another tab while the last steps run: release 3 appears there by itself.
+  const home = await page.context().newPage();
+  await home.goto(`/app/${projectId}/home`);
+  await listedRelease(home, 2);
+  await approveEveryStep(progress);
+  await expect(await listedRelease(home, 3)).toContainText('mariadb: mariadb:11.4.4');
+  await home.close();
+  await page.goto(`/app/${projectId}/home`);
+  await listedRelease(page, 3);
   expect(onServer(target, `docker ps --filter label=com.docker.compose.project=${composeProject} --filter label=com.docker.compose.service=mariadb --format '{{.Status}}'`)).toMatch(/healthy/);
 
   // ---- Roll back to release 1: the command shown, approved, the old stack answers ----
@@ -96,13 +141,13 @@ test('a person rolls back to release 1 from the project home and the old stack a
   await confirm.getByRole('button', { name: 'Approve and run' }).click();
   let answered = false;
   while (!answered && Date.now() - approved < 300_000) {
-    answered = /^\s*$/.test(onServer(target, `docker ps --filter label=com.docker.compose.project=${composeProject} --filter label=com.docker.compose.service=mariadb -q`)) && (await fetch(`http://${target.host}/`).then((r) => r.status < 500 && /nginx/.test(r.headers.get('server') ?? ''), () => false));
+    answered = /^\s*$/.test(onServer(target, `docker ps --filter label=com.docker.compose.project=${composeProject} --filter label=com.docker.compose.service=mariadb -q`)) && (await nginxAnswers(target));
     if (!answered) await page.waitForTimeout(500);
   }
   const seconds = Math.round((Date.now() - approved) / 100) / 10;
   expect(answered, 'the old stack answers without MariaDB').toBe(true);
   await expect(releases.getByRole('status')).toContainText('Release 1 is restored and healthy', { timeout: 120_000 });
-  await expect(releases.getByText('Release 3', { exact: true })).toBeVisible({ timeout: 60_000 });
+  await expect(releases.getByText('Release 4', { exact: true })).toBeVisible({ timeout: 60_000 });
   mkdirSync('test-results', { recursive: true });
   writeFileSync(path.join('test-results', 'releases-timings.json'), `${JSON.stringify({ seconds_from_roll_back_approval_to_old_release_answering: seconds }, null, 2)}\n`);
   test.info().annotations.push({ type: 'roll back', description: `${seconds} s from the approval to release 1 answering` });

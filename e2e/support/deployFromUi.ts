@@ -55,30 +55,45 @@ export interface StepRun {
   seconds: number;
 }
 
+/** Approves step `n` and waits until it ended; answers how (completed or failed) and the seconds it took. */
+export async function approveStep(progress: Locator, n: number): Promise<StepRun & { status: 'completed' | 'failed' }> {
+  const card = stepCard(progress, n);
+  const toggle = statusOf(card);
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+  const title = ((await card.getAttribute('aria-label')) ?? '').replace(/^Step \d+: /, '');
+  const approved = Date.now();
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await expect(toggle).toContainText(/completed|failed/, { timeout: DEPLOY_STEP_TIMEOUT });
+  const status = /completed/.test((await toggle.textContent()) ?? '') ? 'completed' : 'failed';
+  return { step: n, title, seconds: Math.round((Date.now() - approved) / 100) / 10, status };
+}
+
+/** The steps of the execution plan that wait for approval, in order (a revised plan keeps what did not change). */
+export async function waitingSteps(progress: Locator): Promise<Array<{ step: number; title: string }>> {
+  const cards = progress.getByRole('list', { name: 'Execution steps' }).locator(':scope > li');
+  const waiting: Array<{ step: number; title: string }> = [];
+  for (let n = 1; n <= (await cards.count()); n += 1) {
+    const card = stepCard(progress, n);
+    if (/completed|failed/.test((await statusOf(card).textContent()) ?? '')) continue;
+    waiting.push({ step: n, title: ((await card.getAttribute('aria-label')) ?? '').replace(/^Step \d+: /, '') });
+  }
+  return waiting;
+}
+
 /**
  * Approves every step of the execution plan that waits for approval, one after another, each once the
  * one before has ended, and expects each to complete; `afterStep` sees each card as it ended. Answers the
  * steps run, with their seconds from the approval to the end.
  */
 export async function approveEveryStep(progress: Locator, afterStep?: (card: Locator, run: StepRun) => Promise<void>): Promise<StepRun[]> {
-  const cards = progress.getByRole('list', { name: 'Execution steps' }).locator(':scope > li');
-  const total = await cards.count();
   const runs: StepRun[] = [];
-  for (let n = 1; n <= total; n += 1) {
-    const card = stepCard(progress, n);
-    const toggle = statusOf(card);
-    // A revised plan keeps the result of what did not change: only the steps waiting are approved.
-    if (/completed/.test((await toggle.textContent()) ?? '')) continue;
-    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-    const title = ((await card.getAttribute('aria-label')) ?? '').replace(/^Step \d+: /, '');
-    const approved = Date.now();
-    await card.getByRole('button', { name: 'Approve' }).click();
-    await expect(toggle).toContainText(/completed|failed/, { timeout: DEPLOY_STEP_TIMEOUT });
-    await expect(toggle, `step ${n} (${title}) completes`).toContainText('completed');
-    const run = { step: n, title, seconds: Math.round((Date.now() - approved) / 100) / 10 };
+  for (const { step: n, title } of await waitingSteps(progress)) {
+    const { status, ...run } = await approveStep(progress, n);
+    expect(status, `step ${n} (${title}) completes`).toBe('completed');
     runs.push(run);
-    if (afterStep) await afterStep(card, run);
+    if (afterStep) await afterStep(stepCard(progress, n), run);
   }
+  const total = await progress.getByRole('list', { name: 'Execution steps' }).locator(':scope > li').count();
   await expect(progress.getByText(`${total} / ${total} steps completed`)).toBeVisible({ timeout: 15_000 });
   return runs;
 }
