@@ -111,17 +111,23 @@ test('a person changes the stack through the plans, a new service that never com
   await expect(releases).toContainText('The change did not pass its health gate');
   await expect(releases).toContainText('The last healthy release is restored and healthy.');
 
-  // ---- The port freed, the start step run again: release 3, with MariaDB healthy ----
+  // ---- The port freed, the change's steps run again (the restore put release 1's files back over the stack): release 3, with MariaDB healthy ----
   onServer(target, `docker rm -f ${probe} >/dev/null 2>&1 || true`);
   await page.goto(`/app/${projectId}`);
-  const again = stepCard(progress, start!.step);
-  const toggle = statusOf(again);
-  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-  await again.getByRole('button', { name: 'Re-execute' }).click();
-  await expect(toggle).toContainText(/completed|failed/, { timeout: DEPLOY_STEP_TIMEOUT });
-  await expect(toggle).toContainText('completed');
+  for (const w of waiting.filter((x) => x.step <= start!.step)) {
+    const card = stepCard(progress, w.step);
+    const toggle = statusOf(card);
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    await card.getByRole('button', { name: 'Re-execute' }).click();
+    await expect(toggle).toContainText(/in progress|running/i, { timeout: 15_000 }).catch(() => undefined);
+    await expect(toggle).toContainText(/completed|failed/, { timeout: DEPLOY_STEP_TIMEOUT });
+    await expect(toggle, `step ${w.step} (${w.title}) completes when run again`).toContainText('completed');
+  }
   // The project home open in another tab while the last steps run: release 3 appears there by itself.
   const home = await page.context().newPage();
+  // The installation chosen is kept per tab (sessionStorage): the new tab starts with this one's.
+  const installationId = await page.evaluate(() => sessionStorage.getItem('installation_id') ?? '');
+  await home.addInitScript((id) => sessionStorage.setItem('installation_id', id), installationId);
   await home.goto(`/app/${projectId}/home`);
   await listedRelease(home, 2);
   await approveEveryStep(progress);
