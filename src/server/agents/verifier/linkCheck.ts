@@ -1,7 +1,7 @@
 import { PRODUCTS } from '../offline/knowledge';
-import { productOf } from './catalogueKnowledge';
+import { productMustStayPrivate, productOf } from './catalogueKnowledge';
 import type { ComposeModel, ComposeService } from './composeModel';
-import { hostReferences, servicesMounting } from './references';
+import { hostOf, hostReferences, servicesMounting, type HostReference } from './references';
 import type { Finding, PlanFile } from './types';
 
 /**
@@ -68,10 +68,48 @@ export function linkFindings(compose: ComposeModel, files: PlanFile[]): Finding[
       }
     }
   }
+  findings.push(...unusedStoreFindings(compose, hostReferences(compose, files)));
   for (const f of files) {
     if (!servicesMounting(compose, f.path).length) {
       findings.push({ severity: 'warning', code: 'file-not-mounted', message: `${f.path} is written but no service mounts it, so nothing reads it`, where: f.path });
     }
+  }
+  return findings;
+}
+
+/**
+ * A database, cache, queue or search engine that no service of the stack connects to, while another
+ * service does connect to one of the same kind: the person named it for that service (Forgejo "with
+ * MariaDB"), but the service was wired to another one (its PostgreSQL), so it runs, is backed up and is
+ * paid for, holding nothing. A store nothing at all connects to (a database asked for on its own, for
+ * software outside the stack) is not this: nothing in the stack chose another one instead.
+ */
+function unusedStoreFindings(compose: ComposeModel, refs: HostReference[]): Finding[] {
+  const byName = new Map(compose.services.map((s) => [s.name, s]));
+  const reached = new Set<string>();
+  for (const r of refs) if (r.from !== r.host) reached.add(byName.get(r.host)?.name ?? r.host);
+  // A bare service name in any setting (`PAPERLESS_DBHOST: postgres`) is a connection too, whatever the key is called.
+  for (const s of compose.services) for (const v of Object.values(s.environment)) {
+    const host = hostOf(v);
+    if (host && host !== s.name && byName.has(host)) reached.add(host);
+  }
+  const kindOf = (s: ComposeService): string | undefined => {
+    const product = productOf(s);
+    return productMustStayPrivate(product) ? product!.category : undefined;
+  };
+  const findings: Finding[] = [];
+  for (const store of compose.services) {
+    const kind = kindOf(store);
+    if (!kind || reached.has(store.name)) continue;
+    const users = refs.filter((r) => r.from !== r.host && byName.has(r.host) && kindOf(byName.get(r.host)!) === kind && !kindOf(byName.get(r.from)!));
+    if (!users.length) continue;
+    const instead = [...new Set(users.map((r) => `${r.from} uses ${byName.get(r.host)!.name}`))].join(', ');
+    findings.push({
+      severity: 'warning',
+      code: 'store-unused',
+      message: `${store.name} runs, but no service of the stack connects to it (${instead}): wire the service that should use it to it, or remove it`,
+      where: `docker-compose.yml services.${store.name}`,
+    });
   }
   return findings;
 }
