@@ -332,13 +332,16 @@ describe('kubernetes sandbox driver (against a replay of the Kubernetes API, exe
   it('opens a shell over a tty exec: input, resize on channel 4, kill', async () => {
     const driver = driverWith();
     await driver.initialise(ref);
-    const shell = driver.shell(ref, { cols: 100, rows: 30 });
-    shell.write('echo typed-$((6*7))\r');
-    expect(await waitFor(shell, /typed-42/)).toContain('typed-42');
+    const secret = "tty-s3cr3t'v $x";
+    const shell = driver.shell(ref, { cols: 100, rows: 30, env: { DB_PASSWORD: secret } });
+    shell.write('echo typed-$((6*7)) "[$DB_PASSWORD]" $TERM; ls -A /tmp | grep -c tty-env\r');
+    expect(await waitFor(shell, /xterm-256color\r\n\d/)).toContain(`typed-42 [${secret}] xterm-256color\r\n0`);
     const exec = api.execs.at(-1)!;
     expect(exec).toMatchObject({ tty: true, stdin: true });
     expect(exec.command.join(' ')).toContain('exec bash -l');
-    expect(exec.command).toContain('TERM=xterm-256color');
+    // The environment went through a 0600 file the shell removed: on no exec's URL or command line.
+    expect(api.requests.some((r) => decodeURIComponent(r.query.toString()).includes('tty-s3cr3t'))).toBe(false);
+    expect(api.execs.some((e) => e.command.join(' ').includes('tty-s3cr3t'))).toBe(false);
     expect(exec.resizes[0]).toEqual({ width: 100, height: 30 });
     shell.resize(120, 40);
     // The API server has the new size before the next line is typed (under load, a line typed at once

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -14,7 +15,7 @@ import { tarToZip, type ContentCheck, type EntryFilter } from '../tarToZip';
 import { projectFolderFilter, secretFilter } from '../workspaceLayout';
 import { messageOf, statusCodeOf, type KubernetesClients } from './connection';
 import { claimManifest, claimName, noNetworkPolicy, podManifest, podName, SANDBOX_CONTAINER, type SandboxPodSettings } from './manifests';
-import { openPodExec, withEnv, type ExecTarget } from './podExec';
+import { envScript, openPodExec, withEnv, type ExecTarget } from './podExec';
 
 export interface KubernetesDriverOptions {
   /** The cluster, connected on first use (`connectKubernetes`), so that the client loads only when needed. */
@@ -205,14 +206,19 @@ export function createKubernetesTransport(options: KubernetesDriverOptions): San
   };
 
   /**
-   * A tty exec. Its environment (TERM, PS1) travels on the exec URL, unlike a non-tty exec's: keep
-   * secrets out of a shell's environment.
+   * A tty exec. Its environment (TERM, PS1 and a terminal's User Secrets) is first written by a non-tty exec
+   * on its stdin into a file of mode 0600 in the pod, which the shell sources and removes before it starts:
+   * on the tty exec's URL (which API server audit logs record) or on `env`'s command line (which ps on the
+   * node shows) the values would be seen; typed into the tty they would be echoed.
    */
   const connectTty: TtyConnect = async (s, argv, opts) => {
     const { exec } = await api();
     const decoder = new StringDecoder('utf8');
-    const env = Object.entries(opts.env).map(([k, v]) => `${k}=${v}`);
-    const execution = await openPodExec(exec, target(s), ['env', ...env, ...argv], {
+    const file = `/tmp/.tty-env-${randomUUID()}`;
+    const script = envScript(opts.env);
+    const written = await execStream(s, ['bash', '-c', 'umask 077 && head -c "$2" > "$1"', 'env', file, String(script.length)], { onText: () => undefined, stdin: script });
+    if (written !== 0) throw new SandboxError('failed', `Handing the shell its environment failed (exit ${written})`);
+    const execution = await openPodExec(exec, target(s), ['bash', '-c', '. "$1"; rm -f -- "$1"; shift; exec "$@"', 'env', file, ...argv], {
       tty: true,
       onStdout: (chunk) => {
         const data = decoder.write(chunk);

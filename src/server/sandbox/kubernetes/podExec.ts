@@ -124,15 +124,20 @@ export async function openPodExec(
  *   // stdin: "export A='it'\''s'\n"
  */
 export function withEnv(argv: string[], env: Record<string, string> = {}, keepStdin = false): { argv: string[]; stdin: Buffer } {
+  const stdin = envScript(env);
+  // bash's read takes a pipe one byte at a time, so the program still finds what follows on stdin (`head -c`
+  // reads a whole block and drops the rest); the C locale makes -N count bytes.
+  const loader = `IFS= LC_ALL=C read -r -N "$1" e || exit 125; eval "$e" || exit 125; shift; exec "$@"${keepStdin ? '' : ' </dev/null'}`;
+  return { argv: ['bash', '-c', loader, 'env', String(stdin.length), ...argv], stdin };
+}
+
+/** `export NAME='value'` lines that bash sources to set `env` (names checked, values single-quoted). */
+export function envScript(env: Record<string, string>): Buffer {
   const script = Object.entries(env)
     .map(([name, value]) => {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new SandboxError('failed', `Invalid environment variable name: ${name}`);
       return `export ${name}='${value.replace(/'/g, `'\\''`)}'\n`;
     })
     .join('');
-  const stdin = Buffer.from(script, 'utf8');
-  // bash's read takes a pipe one byte at a time, so the program still finds what follows on stdin (`head -c`
-  // reads a whole block and drops the rest); the C locale makes -N count bytes.
-  const loader = `IFS= LC_ALL=C read -r -N "$1" e || exit 125; eval "$e" || exit 125; shift; exec "$@"${keepStdin ? '' : ' </dev/null'}`;
-  return { argv: ['bash', '-c', loader, 'env', String(stdin.length), ...argv], stdin };
+  return Buffer.from(script, 'utf8');
 }
