@@ -417,6 +417,9 @@ function productsIn(clause: string): Array<{ id: string; index: number }> {
   return namesIn(clause).filter((n) => !n.proxy && !n.kindWords).map(({ id, index }) => ({ id, index }));
 }
 
+/** What stands between two names offered as a choice: "X or Y", "X/Y", "X, or Y" (and the same word in the languages the planner reads). */
+const OR_BETWEEN = /^\s*,?\s*(?:or|\/|oder|ou|o)\s*$/i;
+
 /** Words that say a name two products answer to ("nginx") is meant as the reverse proxy. */
 const PROXY_WORDS = /\b(proxy|reverse|ssl|tls|https|certbot|in front|load[- ]balanc)/i;
 
@@ -436,7 +439,14 @@ function readNames(clause: string, facts: Facts, workloadNamed: boolean): string
     (n.proxy ? proxy(n.id) : component(n.id))(facts, on);
     if (on && n.kindWords) asked.push(n.id);
   };
-  for (const n of names.filter((x) => !twinOf(x))) apply(n);
+  // "postgres or mariadb, whatever works better": a choice left to the plan, so the first named is taken
+  // and the others stay out (two databases for one consumer leave one running unwired).
+  const chosenOver = new Set<NameAt>();
+  names.forEach((n, i) => {
+    const before = names[i - 1];
+    if (before && !n.proxy && !before.proxy && OR_BETWEEN.test(clause.slice(before.end, n.index)) && (chosenOver.has(before) || !isNegated(clause, before.index))) chosenOver.add(n);
+  });
+  for (const n of names.filter((x) => !twinOf(x) && !chosenOver.has(x))) apply(n);
   for (const n of names.filter((x) => x.proxy && twinOf(x))) {
     const other = twinOf(n)!;
     apply(PROXY_WORDS.test(clause) || [...facts.components].some((c) => c !== other.id) ? n : other);

@@ -169,7 +169,8 @@ export function nameShape(word: string, next: string | undefined, before = ''): 
   }
   if (/^[A-Z]/.test(word) || /[a-z][A-Z]|\d|\+/.test(word)) return 'name';
   if (/^[a-z][a-z0-9]*(?:-[a-z0-9]+)+$/.test(word)) {
-    const head = next === undefined || STOP.test(next) || /^(please|server|instance|container|for|as)$/i.test(next);
+    // A compound before a joiner stands as a noun too: "kafka + kafka-ui + our consumer", "mongo-express and redis".
+    const head = next === undefined || STOP.test(next) || JOINER.test(next) || /^(please|server|instance|container|for|as)$/i.test(next);
     return head ? 'name' : 'not';
   }
   return 'word';
@@ -179,7 +180,11 @@ export function nameShape(word: string, next: string | undefined, before = ''): 
  * Words that say what kind of software the name before them is ("outline wiki", "zabbix server",
  * "immich for family photos"); the ones kept with the name are part of how it is called ("Firefly III").
  */
-const KIND_AFTER = /^(for|as|on|server|wiki|forum|dashboard|instance|exporter|online|manager|ce|ee|ii|iii)$/i;
+const KIND_AFTER = /^(for|as|on|server|wiki|forum|dashboard|instance|exporter|online|manager|ce|ee|ii|iii|cluster|registry|cms|ci|runner|broker|proxy)$/i;
+/** Words that join one name to the next in a list of software: "opensearch + opensearch dashboards". */
+const JOINER = /^(\+|&|and|plus)$/i;
+/** A version written after a name ("postgress 15", "keydb 6.2"): the name's, so the word after it says what kind of name it is. */
+const VERSION = /^v?\d+(\.\d+)*(\.x)?$/i;
 const KEPT_WITH_NAME = /^(exporter|online|ii|iii)$/i;
 /** Said before a name of software: "self-hosted gitlab". */
 const BEFORE = /^(self-hosted|selfhosted|self|hosted)$/i;
@@ -221,15 +226,23 @@ function slotNames(text: string, blanked: string): string[] {
       return;
     }
     if (ordinary(t.word)) return;
-    const following = tokens[i + 1]?.word ?? '';
+    // A version after the name belongs to it: the word after the version says what kind of name it is.
+    const skip = VERSION.test(tokens[i + 1]?.word ?? '') ? 1 : 0;
+    const following = tokens[i + 1 + skip]?.word ?? '';
     // A compound before a noun modifies it ("self-hosted low-cost setup"): no name.
-    if (nameShape(t.word, tokens[i + 1]?.word) === 'not') return;
-    const after = tokens[i + 2]?.word ?? '';
+    if (nameShape(t.word, tokens[i + 1 + skip]?.word) === 'not') return;
+    const after = tokens[i + 2 + skip]?.word ?? '';
     const prev = tokens[i - 1]?.word ?? '';
     const opening = i === 0 || (i === 1 && /^(a|an|the|my|our)$/i.test(prev)) || /[,;:]\s*$/.test(blanked.slice(0, t.index));
     const named = KEPT_WITH_NAME.test(following) ? `${t.word} ${following}` : t.word;
     const kind = KIND_AFTER.test(following) || (!COMMON.has(following.toLowerCase()) && /^(manager|server|app|tool)$/i.test(after));
-    if ((opening || /^(a|an)$/i.test(prev)) && kind && !(/^(for|as|on)$/i.test(following) && !opening)) out.push(named);
+    // A request opening on a name in a list ("opensearch + opensearch dashboards on my vps") names software.
+    const listed = i === 0 && JOINER.test(following);
+    // A name of two words opening the request before a kind word: "hashicorp vault for secrets".
+    const twoWords = i === 0 && !skip && !ordinary(following) && !catalogued(tokens[i + 1] ?? t) && KIND_AFTER.test(after);
+    if (twoWords) out.push(`${t.word} ${following}`);
+    else if (listed) out.push(t.word);
+    else if ((opening || /^(a|an)$/i.test(prev)) && kind && !(/^(for|as|on)$/i.test(following) && !opening)) out.push(named);
     else if (BEFORE.test(prev) && !(prev.toLowerCase() === 'self' && t.word.toLowerCase() !== 'hosted')) out.push(named);
     else if (/^(and|plus|&|\+)$/i.test(prev) && aliasBefore(tokens[i - 1]!.index) && !(COMMON.has(following.toLowerCase()) && !STOP.test(following) && !/^(and|or|plus)$/i.test(following))) out.push(named);
     else if (prev.toLowerCase() === 'with' && /^(as|exporter)$/i.test(following)) out.push(named);
