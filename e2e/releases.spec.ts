@@ -108,7 +108,7 @@ test('a person changes the stack through the plans, a new service that never com
   await page.goto(`/app/${projectId}/home`);
   await listedRelease(page, 2);
   await expect(releases).toContainText('rolled back');
-  await expect(releases).toContainText('The change did not pass its health gate');
+  await expect(releases).toContainText('The change did not pass its health gate: a container could not be started: compose up exited with');
   await expect(releases).toContainText('The last healthy release is restored and healthy.');
 
   // ---- The port freed, the change's steps run again (the restore put release 1's files back over the stack): release 3, with MariaDB healthy ----

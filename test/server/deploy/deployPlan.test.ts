@@ -70,7 +70,8 @@ describe('deploy steps to an existing server', () => {
   it('starts the stack and waits until every container is healthy', () => {
     const start = steps.find((s) => s.title === 'Start the stack')!.commands.join('\n');
     expect(start).toContain('compose pull --quiet\n');
-    expect(start).toContain('if compose up -d --remove-orphans && gate; then');
+    // Compose failing to start a container (its port taken) fails the gate in words, as an unhealthy one does.
+    expect(start).toContain('if { compose up -d --remove-orphans || { echo "a container could not be started: compose up exited with $? (its error is in the output above)" >&2; false; }; } && gate; then');
     expect(start).toContain('running (healthy|no-healthcheck)');
     // A change is a release: the last healthy one's files are kept on the server and put back when the gate fails.
     expect(start).toContain('health gate failed: restoring the last healthy release');

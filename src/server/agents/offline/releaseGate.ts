@@ -13,6 +13,8 @@ import { waitHealthy } from './remoteShell';
 export const GATE_FAILED_MARKER = 'health gate failed: restoring the last healthy release';
 export const RESTORED_HEALTHY = 'the last healthy release is restored and healthy';
 export const RESTORED_UNHEALTHY = 'the last healthy release is restored but is not healthy';
+/** Printed when Compose could not start every container of the change at all. */
+const COULD_NOT_START = 'a container could not be started';
 /** Where the server keeps the files of the last release that passed its gate, inside the stack directory. */
 export const LAST_HEALTHY = '.release/last-healthy';
 
@@ -41,7 +43,8 @@ export function gatedUp(o: GateOptions): string[] {
     'fi',
     // A change is gated strictly (unhealthy fails at once); a first deploy has nothing to go back to.
     `if [ -f "$last/docker-compose.yml" ]; then gate() { ( ${waitHealthy(o.seconds, o.oneShot, { failUnhealthy: true }).replace(/\n/g, '\n    ')}\n  ); }; else gate() { ( ${waitHealthy(o.seconds, o.oneShot).replace(/\n/g, '\n    ')}\n  ); }; fi`,
-    'if compose up -d --remove-orphans && gate; then',
+    // A container that cannot even start (its port taken, an image that will not run) fails the gate in words too.
+    `if { compose up -d --remove-orphans || { echo "${COULD_NOT_START}: compose up exited with $? (its error is in the output above)" >&2; false; }; } && gate; then`,
     '  rm -rf "$last.new" && mkdir -p "$last.new"',
     '  for f in "${files[@]}"; do if [ -f "$f" ]; then mkdir -p "$last.new/$(dirname "$f")" && cp -p "$f" "$last.new/$f"; fi; done',
     // Which of its services run once, beside it (not in it: its files are copied back over the stack).
@@ -66,7 +69,7 @@ export function gatedUp(o: GateOptions): string[] {
 /** The person's words for a failed gate: which containers failed, and what was restored. */
 export function gateFailureNote(output: string): string {
   const lines = output.split('\n').map((l) => l.trim());
-  const reason = lines.filter((l) => /^(a container stopped|not every container is healthy)/.test(l) || / (unhealthy|exited|dead) -?\d+$/.test(l));
+  const reason = lines.filter((l) => /^(a container stopped|not every container is healthy|a container could not be started)/.test(l) || / (unhealthy|exited|dead) -?\d+$/.test(l));
   const outcome = lines.find((l) => l === RESTORED_HEALTHY || l === RESTORED_UNHEALTHY) ?? 'the last healthy release was being restored when the step ended';
   return [`The change did not pass its health gate: ${reason.join('; ') || 'see the step output'}.`, `${outcome[0]!.toUpperCase()}${outcome.slice(1)}.`].join(' ');
 }
