@@ -90,7 +90,7 @@ export const EVAL_REQUESTS: EvalRequest[] = [
   { id: 'nextcloud-mariadb-redis', says: ['Nextcloud with MariaDB and Redis on hetzner, cloud.oakhaven.org'], server: 'new', must: ['nextcloud', 'mariadb', 'redis'], never: ['postgres'], private: ['mariadb', 'redis'], tls: true },
   { id: 'homeassistant-mosquitto', says: [`Home Assistant with a Mosquitto broker for my zigbee2mqtt stuff, on ${S3}`], server: 'existing', must: ['home-assistant', 'mosquitto'] },
   { id: 'nodered-mosquitto-influx-grafana', says: [`node-red + mosquitto + influxdb + grafana for my greenhouse sensors, on ${S1}`], server: 'existing', must: ['node-red', 'mosquitto', 'influxdb', 'grafana'], private: ['influxdb'] },
-  { id: 'n8n-pg-redis', says: ['n8n with postgres and redis for queue mode, automations.brewhaus.co, digitalocean'], server: 'new', must: ['n8n', 'postgres', 'redis'], private: ['postgres', 'redis'], tls: true },
+  { id: 'n8n-pg-redis', says: ['n8n with postgres and redis for queue mode, automations.brewhaus.co, digitalocean'], server: 'new', must: ['n8n', 'postgres', 'redis'], never: ['rabbitmq'], private: ['postgres', 'redis'], tls: true },
   { id: 'wordpress-mysql-adminer', says: [`wordpress + mysql + adminer on my server ${S2}, site is www.lakeside-yoga.com`], server: 'existing', must: ['wordpress', 'mysql', 'adminer'], never: ['mariadb'], private: ['mysql'], tls: true },
   { id: 'pg-pgadmin', says: [`postgres with pgadmin to manage it, on ${S1}, keep the database private`], server: 'existing', must: ['postgres', 'pgadmin'], private: ['postgres'] },
   { id: 'rabbit-redis-app', says: ['my node.js app with rabbitmq and redis, on aws, api.shipfast.dev'], server: 'new', must: ['app', 'rabbitmq', 'redis'], private: ['rabbitmq', 'redis'], tls: true },

@@ -601,11 +601,13 @@ function readSkips(clause: string, facts: Facts): void {
 
 /** Defaults for kinds of workload asked for without a product, unless one of that kind is named or ruled out. */
 function resolveWants(facts: Facts): void {
-  // A product of the default's kind already named fills the want (Kafka is the queue, Valkey the cache);
-  // the default's own needs come with it below (Grafana its Prometheus).
+  // A product of the default's kind already named fills the want (Kafka is the queue, Valkey the cache), and
+  // so does one the catalogue lets fill that kind ("a Redis queue" is Redis); the default's own needs come
+  // with it below (Grafana its Prometheus).
   for (const w of facts.wants) {
     const picks = defaultProducts(w, facts.excluded);
-    if (picks.length && ![...facts.components].some((id) => PRODUCTS[id]?.category === picks[0]!.category)) for (const p of picks) facts.components.add(p.id);
+    const filled = [...facts.components].some((id) => PRODUCTS[id]?.category === picks[0]?.category || PRODUCTS[id]?.defaultFor[w] !== undefined);
+    if (picks.length && !filled) for (const p of picks) facts.components.add(p.id);
   }
   // Products pull in what they need (Gitea its PostgreSQL), unless the person ruled that out.
   for (let changed = true; changed; ) {
