@@ -9,6 +9,7 @@ import { oneShotServices } from '../../../src/server/agents/offline/oneShot';
 import type { ExecResult } from '../../../src/server/sandbox/driver';
 import type { Notice } from '../../../src/server/services/notifications/notificationService';
 import { createReleaseService } from '../../../src/server/services/releases/releaseService';
+import { projectPlace } from '../../../src/server/services/releases/projectPlace';
 import { listReleases } from '../../../src/server/services/releases/releaseStore';
 import { strictScript } from '../../../src/server/services/steps/stepRuns';
 import type { Step } from '../../../src/shared/api/execution';
@@ -28,8 +29,9 @@ import { requireInCi, testServer } from '../helpers/testServer';
 const server = testServer;
 requireInCi(server);
 
-const PROJECT = 'darel';
-const DIR = `/home/deploy/${PROJECT}`;
+/** The stack's folder and compose project: its project's place (projectPlace), set once the project exists. */
+let PROJECT = '';
+let DIR = '';
 
 const compose = (services: string): string => `version: "2.4"\nservices:\n${services}`;
 const web = (port: number): string => `  web:\n    image: nginx:1.27.2-alpine\n    ports:\n      - "127.0.0.1:${port}:80"\n`;
@@ -65,7 +67,8 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
 
   const run = async (command: string): Promise<ExecResult> => execIn(workspace, strictScript(command));
   const onServer = (command: string): string => execFileSync('bash', ['-c', `${SSH} ${JSON.stringify(command)}`], { cwd: workspace, encoding: 'utf8', timeout: 120_000 });
-  const reset = (): void => void execFileSync('bash', ['-c', `${SSH} 'if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; rm -rf ${DIR}'`], { cwd: workspace, timeout: 120_000 });
+  // The folder's parent may be root's (the plan's copy step makes it with sudo): removed with sudo then.
+  const reset = (): void => void (DIR && execFileSync('bash', ['-c', `${SSH} 'if [ -d ${DIR} ]; then cd ${DIR} && docker-compose -p ${PROJECT} down -v --remove-orphans >/dev/null 2>&1 || true; fi; rm -rf ${DIR} 2>/dev/null || sudo -n rm -rf ${DIR}'`], { cwd: workspace, timeout: 120_000 }));
   /** The plan's "Write the stack files", "Copy the stack to the server" and "Start the stack" steps, in this test's directory. */
   const deploy = async (files: Record<string, string>): Promise<ExecResult> => {
     rmSync(path.join(workspace, 'stack'), { recursive: true, force: true });
@@ -73,7 +76,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
       mkdirSync(path.dirname(path.join(workspace, 'stack', name)), { recursive: true });
       writeFileSync(path.join(workspace, 'stack', name), text);
     }
-    const copied = await run(`${SSH} 'mkdir -p ${DIR}'\ntar -C stack -czf - . | ${SSH} 'tar -C ${DIR} -xzf -'`);
+    const copied = await run(`${SSH} 'mkdir -p ${DIR} 2>/dev/null || { sudo mkdir -p ${DIR} && sudo chown "$(id -u):$(id -g)" ${DIR}; }'\ntar -C stack -czf - . | ${SSH} 'tar -C ${DIR} -xzf -'`);
     expect(copied.exitCode).toBe(0);
     return run(remote([DETECT_DOCKER, `cd ${DIR}`, ...gatedUp({ files: Object.keys(files), oneShot: oneShotServices(files['docker-compose.yml']), seconds: 60, restoreSeconds: 60 })].join('\n')));
   };
@@ -83,11 +86,12 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     mkdirSync(path.join(workspace, 'ssh-keys'), { mode: 0o700 });
     copyFileSync(s.private_key_file, path.join(workspace, 'ssh-keys', 'deploy_key'));
     execFileSync('bash', ['-c', `chmod 600 ssh-keys/deploy_key\n${connectCommands({ user: s.user, host: s.host, port: s.port }, 'ssh-keys/deploy_key').join('\n')}\n${PIN_HOST_KEY}`], { cwd: workspace });
-    reset();
     database = await openTestDatabase('pglite');
     app = await buildTestApp(database);
     const alice = await signIn(app, 'alice');
-    const id = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'shop' } })).json<{ id: number }>().id;
+    const id = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: `darel ${process.pid}` } })).json<{ id: number }>().id;
+    ({ dir: DIR, project: PROJECT } = await projectPlace(database.db, id));
+    reset();
     project = { projectId: id, installationId: await installationRowId(database, alice) };
     service = createReleaseService({
       db: database.db,
@@ -111,7 +115,6 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
       commands: { publish: (topic, event) => void announced.push({ topic, event }) },
       // What the service only logs (a release it could not record) is said, so a failure below has its reason.
       log: { warn: (obj, msg) => void process.stderr.write(`${msg}: ${JSON.stringify(obj)}\n`) },
-      stack: { directory: DIR, project: PROJECT },
       rollbackGateSeconds: 60,
     });
   });

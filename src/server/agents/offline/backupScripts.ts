@@ -30,15 +30,24 @@ export interface BackupPaths {
   backupScript: string;
   drillScript: string;
   cron: string;
+  /**
+   * The folder of this stack's repository inside the destination the person chose (`<destination>/<name>`),
+   * so two projects backing up to one host or bucket keep separate repositories; absent for the backup
+   * installed before stacks had places of their own, whose repository is the destination itself.
+   */
+  repoName?: string;
 }
 
 export const DEFAULT_BACKUP_PATHS: BackupPaths = { etc: '/etc/stack-backup', state: BACKUP_STATE, backupScript: BACKUP_SCRIPT, drillScript: DRILL_SCRIPT, cron: '/etc/cron.d/stack-backup' };
 
-/** Paths with a suffix of letters and digits (a cron.d file name may hold no dot), or the defaults without one. */
+/**
+ * Paths with a suffix (a compose project name: letters, digits, `-` and `_`, as a cron.d file name must be,
+ * which may hold no dot), or the defaults without one.
+ */
 export function backupPaths(suffix?: string): BackupPaths {
   if (!suffix) return DEFAULT_BACKUP_PATHS;
-  if (!/^[a-z0-9]{1,32}$/.test(suffix)) throw new Error(`not a backup path suffix: ${suffix}`);
-  return { etc: `/etc/stack-backup-${suffix}`, state: `/var/lib/stack-backup-${suffix}`, backupScript: `/usr/local/sbin/stack-backup-${suffix}`, drillScript: `/usr/local/sbin/stack-restore-drill-${suffix}`, cron: `/etc/cron.d/stack-backup-${suffix}` };
+  if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(suffix)) throw new Error(`not a backup path suffix: ${suffix}`);
+  return { etc: `/etc/stack-backup-${suffix}`, state: `/var/lib/stack-backup-${suffix}`, backupScript: `/usr/local/sbin/stack-backup-${suffix}`, drillScript: `/usr/local/sbin/stack-restore-drill-${suffix}`, cron: `/etc/cron.d/stack-backup-${suffix}`, repoName: suffix };
 }
 
 /** Everything an install puts on the server: what a test removes afterwards. */

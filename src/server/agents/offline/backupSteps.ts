@@ -62,7 +62,7 @@ function rootFile(path: string, mode: string, content: string): string {
  */
 export function installBackupScript(sources: BackupSource[], place: StackPlace, settings: BackupSettings): string {
   const { schedule, keepDays } = settings;
-  const { etc, state, backupScript: script, drillScript: drill, cron } = pathsOf(place);
+  const { etc, state, backupScript: script, drillScript: drill, cron, repoName } = pathsOf(place);
   return [
     'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; elif sudo -n true 2>/dev/null; then as_root() { sudo "$@"; }; else echo "this user has no password-less sudo: the backup runs as root" >&2; exit 1; fi',
     'if ! command -v restic >/dev/null 2>&1; then',
@@ -85,6 +85,8 @@ export function installBackupScript(sources: BackupSource[], place: StackPlace, 
     '     [ -n "${BACKUP_S3_ACCESS_KEY_ID:-}" ] && [ -n "${BACKUP_S3_SECRET_ACCESS_KEY:-}" ] || { echo "an s3 destination needs the User Secrets BACKUP_S3_ACCESS_KEY_ID and BACKUP_S3_SECRET_ACCESS_KEY" >&2; exit 1; } ;;',
     '  *) echo "the backup destination must start with sftp: or s3:" >&2; exit 1 ;;',
     'esac',
+    // This stack's own repository inside the destination: another project backing up there keeps its own.
+    ...(repoName ? [`if [ "$repo" != ${state}/repo ]; then repo=\${repo%/}/${repoName}; path=\${path:+\${path%/}/${repoName}}; fi`] : []),
     'if [ "${repo#sftp}" != "$repo" ]; then',
     '  [ -n "$host" ] && [ -n "$path" ] || { echo "the backup destination has no host or path (sftp:user@host:/path)" >&2; exit 1; }',
     '  case "$port" in ""|*[!0-9]*) echo "the backup destination\'s port is not a number" >&2; exit 1 ;; esac',

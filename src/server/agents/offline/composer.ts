@@ -21,6 +21,8 @@ import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts'
 import { adoptRepositoryCompose, REPOSITORY_COMPONENT, type RepositoryLayout } from './repositoryCompose';
 import { backupSecretsFor } from './backupSteps';
 import { sshTargetLabel } from './sshTarget';
+import type { StackPlace } from './backupScripts';
+import { LEGACY_PLACE } from './stackPlace';
 
 /**
  * The composer: turns facts into a stack — the docker-compose file, the files it mounts, the secrets
@@ -71,11 +73,15 @@ export interface StackOptions {
   repository?: Repository;
   /** What the target server's inspection found: the stack avoids the ports it already uses, and says so. */
   serverFacts?: ServerFacts;
+  /** Where the project's stack lives on the server (stackPlace.ts); a plan made for no project renders the legacy `/opt/stack`. */
+  place?: StackPlace;
 }
 
 export interface Stack {
   facts: Facts;
   name: string;
+  /** Its directory, compose project name and backup paths on the server: every step, check and document reads them here. */
+  place: StackPlace;
   components: Product[];
   proxy: ProxyId | undefined;
   tls: boolean;
@@ -259,7 +265,7 @@ function leftOutSaying(facts: Facts): string {
 
 /** Builds the stack the facts describe; with nothing to run it is host-only, or a proxy alone when one was asked for. */
 export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
-  if (options.repository?.layout?.compose && !facts.noContainers) return repositoryComposeStack(facts, options.repository, options.slug);
+  if (options.repository?.layout?.compose && !facts.noContainers) return repositoryComposeStack(facts, options.repository, options.slug, options.place ?? LEGACY_PLACE);
   const notes: string[] = [];
   const ids = new Set(facts.components);
   addNeeds(ids, facts.excluded, notes, facts.heldOut);
@@ -580,6 +586,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   return {
     facts,
     name,
+    place: options.place ?? LEGACY_PLACE,
     components,
     proxy,
     tls,
@@ -691,7 +698,7 @@ function splitByDockerfile(services: ServiceSpec[], app: ServiceSpec, layout: Re
  * its ports, its healthchecks; the plan adds the server, the firewall, the checkout, the .env from User
  * Secrets and the checks. Products named beside it and a domain are said to be left out, not half-added.
  */
-function repositoryComposeStack(facts: Facts, repository: Repository, slug: string | undefined): Stack {
+function repositoryComposeStack(facts: Facts, repository: Repository, slug: string | undefined, place: StackPlace): Stack {
   const layout = repository.layout!;
   const adopted = adoptRepositoryCompose(layout.compose!, layout.envFiles);
   const notes = [
@@ -714,6 +721,7 @@ function repositoryComposeStack(facts: Facts, repository: Repository, slug: stri
   return {
     facts,
     name: slugify(slug ?? 'stack'),
+    place,
     components: [component],
     proxy: undefined,
     tls: false,

@@ -10,7 +10,8 @@ import { emptyStackModel, type Backup } from '../../../shared/stackModel';
 import { gatedUp } from './releaseGate';
 import { oneShotServices } from './oneShot';
 import { provisionSteps, webPortsOf } from './provisionSteps';
-import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, waitHealthy } from './remoteShell';
+import { ownFile } from './stackPlace';
+import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, waitHealthy } from './remoteShell';
 
 /**
  * The offline planner's deploy steps: reach the server (provisionSteps), make sure it has Docker and
@@ -27,10 +28,11 @@ import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR, wait
 export function portsFree(stack: Stack): string[] {
   const ports = [...new Set(stack.published.map((p) => p.port.split(':').slice(-2)[0]!))].sort((a, b) => Number(a) - Number(b));
   if (!ports.length) return [];
+  const project = stack.place.project;
   return [
     `for p in ${ports.join(' ')}; do`,
-    `  held=$(docker ps --filter "publish=$p" --format '{{.Names}} (compose project {{.Label "com.docker.compose.project"}})' | grep -v '(compose project ${STACK_PROJECT})$' | head -n 1 || true)`,
-    `  ours=$(docker ps --filter "publish=$p" --filter "label=com.docker.compose.project=${STACK_PROJECT}" -q | head -n 1)`,
+    `  held=$(docker ps --filter "publish=$p" --format '{{.Names}} (compose project {{.Label "com.docker.compose.project"}})' | grep -v '(compose project ${project})$' | head -n 1 || true)`,
+    `  ours=$(docker ps --filter "publish=$p" --filter "label=com.docker.compose.project=${project}" -q | head -n 1)`,
     '  if [ -z "$held" ] && [ -z "$ours" ] && command -v ss >/dev/null 2>&1 && [ -n "$(ss -Hltn "( sport = :$p )")" ]; then',
     '    held=$( (sudo -n ss -Hltnp "( sport = :$p )" 2>/dev/null || ss -Hltnp "( sport = :$p )") | grep -o \'users:(("[^"]*"\' | head -n 1 | cut -d\'"\' -f2)',
     '    held="process ${held:-unknown (not visible to this user)}"',
@@ -52,9 +54,6 @@ export function stackBackup(stack: Stack): { backup: Backup; sources: BackupSour
   const backup = stack.facts.backup ?? emptyStackModel().backup;
   return { backup, sources: backup.enabled ? backupSources(backedUpServices(stack, backup.skip)) : [] };
 }
-
-/** The compose project of the stack on the server: the name of its folder. */
-const STACK_PROJECT = STACK_DIR.split('/').pop()!;
 
 /** A single-quoted shell word. */
 const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
@@ -195,7 +194,7 @@ export function planSteps(stack: Stack): PlanStep[] {
           ENSURE_DOCKER,
           ...storageChecks(stack),
           ...portsFree(stack),
-          ...(sysctl.length ? [`printf '%s\\n' ${sysctl.map(([k, v]) => `'${k}=${v}'`).join(' ')} | sudo tee /etc/sysctl.d/99-stack.conf`, ...sysctl.map(([k, v]) => `sudo sysctl -w ${k}=${v}`)] : []),
+          ...(sysctl.length ? [`printf '%s\\n' ${sysctl.map(([k, v]) => `'${k}=${v}'`).join(' ')} | sudo tee ${ownFile(stack.place, '/etc/sysctl.d/99-stack.conf')}`, ...sysctl.map(([k, v]) => `sudo sysctl -w ${k}=${v}`)] : []),
         ].join('\n'),
       ),
     ],
@@ -235,13 +234,15 @@ export function planSteps(stack: Stack): PlanStep[] {
       `umask 077 && : > stack/.env${envVars.map((v) => ` && printf '%s=%s\\n' ${v} "\${${v}:-}" >> stack/.env`).join('')}`,
     ],
   });
+  const dir = stack.place.dir;
   steps.push({
     title: 'Copy the stack to the server',
-    description: `Create ${STACK_DIR} on the server and copy the files into it (rsync when the server has it, else tar), keeping the .env permissions.`,
+    description: `Create ${dir} on the server and copy the files into it (rsync when the server has it, else tar), keeping the .env permissions.`,
     commands: [
-      `${SSH} 'if [ -w /opt ]; then mkdir -p ${STACK_DIR}; else sudo mkdir -p ${STACK_DIR} && sudo chown "$(id -u):$(id -g)" ${STACK_DIR}; fi'`,
-      `if ${SSH} 'command -v rsync' >/dev/null; then rsync -a --exclude .git -e "ssh -F ${SSH_CONFIG}" stack/ da-server:${STACK_DIR}/; else tar -C stack --exclude .git -czf - . | ${SSH} 'tar -C ${STACK_DIR} -xzf -'; fi`,
-      `${SSH} 'ls -la ${STACK_DIR}'`,
+      // Created by the user where it may, else by sudo and handed to the user: the parent may be root's (another project's deploy made it).
+      `${SSH} 'mkdir -p ${dir} 2>/dev/null || { sudo mkdir -p ${dir} && sudo chown "$(id -u):$(id -g)" ${dir}; }'`,
+      `if ${SSH} 'command -v rsync' >/dev/null; then rsync -a --exclude .git -e "ssh -F ${SSH_CONFIG}" stack/ da-server:${dir}/; else tar -C stack --exclude .git -czf - . | ${SSH} 'tar -C ${dir} -xzf -'; fi`,
+      `${SSH} 'ls -la ${dir}'`,
     ],
   });
   if (stack.domain) {
@@ -264,12 +265,12 @@ export function planSteps(stack: Stack): PlanStep[] {
     steps.push({
       title: "Obtain the Let's Encrypt certificate",
       description: 'Certbot answers the HTTP challenge itself before Nginx starts; the certbot service renews it afterwards.',
-      commands: [remote(`${DETECT_DOCKER}\ncd ${STACK_DIR}\ncompose run --rm -p 80:80 --entrypoint certbot certbot certonly --standalone ${hosts} --cert-name ${stack.domain} --email "$ACME_EMAIL" --agree-tos --non-interactive --keep-until-expiring`, ['ACME_EMAIL'])],
+      commands: [remote(`${DETECT_DOCKER}\ncd ${dir}\ncompose run --rm -p 80:80 --entrypoint certbot certbot certonly --standalone ${hosts} --cert-name ${stack.domain} --email "$ACME_EMAIL" --agree-tos --non-interactive --keep-until-expiring`, ['ACME_EMAIL'])],
     });
   }
   // Only images are pulled; what the repository builds is built (pulling it would look for it in a registry).
   const pulled = stack.services.filter((x) => x.image !== 'build').map((x) => x.name);
-  const start: string[] = [DETECT_DOCKER, `cd ${STACK_DIR}`];
+  const start: string[] = [DETECT_DOCKER, `cd ${dir}`];
   // A GPU reservation without the NVIDIA runtime fails at "compose up" with a driver error: said first, in words.
   const gpus = stack.services.filter((x) => x.gpu).map((x) => x.name);
   if (gpus.length) start.push(`if ! docker info --format '{{json .Runtimes}}' | grep -q nvidia; then echo "${gpus.join(', ')} need the server's GPUs, but Docker has no nvidia runtime: install the NVIDIA driver and the NVIDIA Container Toolkit (nvidia-ctk runtime configure --runtime=docker), restart Docker, then run this step again" >&2; exit 1; fi`);
@@ -292,12 +293,13 @@ export function planSteps(stack: Stack): PlanStep[] {
   });
   // Backups: restic, off the server to the model's destination (backupSteps.ts), of what the catalogue's data marks.
   const { backup, sources: backedUp } = stackBackup(stack);
-  if (backedUp.length) steps.push(backupStep(backedUp, { dir: STACK_DIR, project: STACK_PROJECT }, backup));
+  if (backedUp.length) steps.push(backupStep(backedUp, stack.place, backup));
   if (nginxTls) {
+    const maintenance = ownFile(stack.place, '/etc/cron.d/stack-maintenance');
     const nginx = stack.services.find((x) => stack.components.some((c) => c.proxy?.config === 'nginx' && c.services[0]!.name === x.name))!.name;
     steps.push({
       title: 'Schedule maintenance',
-      description: 'A cron file on the server (/etc/cron.d/stack-maintenance), using the Compose the server has: a weekly Nginx reload to pick up renewed certificates.',
+      description: `A cron file on the server (${maintenance}), using the Compose the server has: a weekly Nginx reload to pick up renewed certificates.`,
       commands: [
         remote(
           [
@@ -305,10 +307,10 @@ export function planSteps(stack: Stack): PlanStep[] {
             'cron=; for c in /usr/sbin/cron /usr/sbin/crond /sbin/crond /usr/bin/crond; do if [ -x "$c" ]; then cron=$c; fi; done',
             '[ -n "$cron" ] || { echo "the server has no cron daemon: install cron, then re-execute this step" >&2; exit 1; }',
             'bin=$(command -v docker-compose || true); if [ "$COMPOSE" = "docker compose" ]; then bin="$(command -v docker) compose"; fi',
-            "sudo tee /etc/cron.d/stack-maintenance > /dev/null <<CRON",
-            `30 4 * * 1 root cd ${STACK_DIR} && $bin exec -T ${nginx} nginx -s reload`,
+            `sudo tee ${maintenance} > /dev/null <<CRON`,
+            `30 4 * * 1 root cd ${dir} && $bin exec -T ${nginx} nginx -s reload`,
             'CRON',
-            'cat /etc/cron.d/stack-maintenance',
+            `cat ${maintenance}`,
           ].join('\n'),
         ),
       ],
@@ -326,7 +328,7 @@ export function planSteps(stack: Stack): PlanStep[] {
       checks.push(`curl -sS -o /dev/null -w "port ${p.port.split(':')[0]} answers %{http_code}\\n" "http://$IP:${p.port.split(':')[0]}/"`);
     }
   }
-  checks.push(remote([DETECT_DOCKER, `cd ${STACK_DIR}`, waitHealthy(60, oneShotServices(stack.compose))].join('\n')));
+  checks.push(remote([DETECT_DOCKER, `cd ${dir}`, waitHealthy(60, oneShotServices(stack.compose))].join('\n')));
   steps.push({ title: 'Verify the deployment', description: 'Every container runs and is healthy, and each public address answers.', commands: checks });
   return steps;
 }

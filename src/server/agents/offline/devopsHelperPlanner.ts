@@ -4,6 +4,7 @@ import { SSH_CONFIG } from './remoteShell';
 
 /** The DevOps Helper's one tool (see services/devopsHelper/devopsHelperAgent.ts). */
 import { DEVOPS_HELPER_TOOLS } from '../toolNames';
+import { isStackDirectory, LEGACY_STACK_DIR } from './stackPlace';
 
 export { DEVOPS_HELPER_TOOLS };
 
@@ -24,7 +25,12 @@ export function commandOf(message: string): string | undefined {
 export interface HelperServers {
   servers: Array<{ name: string; host: string; user: string | null; port: number }>;
   services: string[];
+  /** Where the project's stack lives on the server (stackPlace.ts); absent: the legacy `/opt/stack`. */
+  stackDirectory?: string;
 }
+
+/** The stack directory the servers block names, when it is one the shell may be given unquoted; else the legacy one. */
+const stackDirectoryOf = (known: HelperServers): string => (known.stackDirectory && isStackDirectory(known.stackDirectory) ? known.stackDirectory : LEGACY_STACK_DIR);
 
 /** Words that put a question in the sandbox rather than on the server. */
 const SANDBOX_WORDS = ['sandbox', 'workspace'];
@@ -51,7 +57,7 @@ export function devopsHelperReply(turns: Turn[], known: HelperServers = { server
   const server = known.servers.find((s) => words.includes(s.name.toLowerCase()) || words.includes(s.host.toLowerCase())) ?? known.servers[0];
   if (intent) {
     const ssh = server ? `ssh -F ${SSH_CONFIG} ${server.name}` : '';
-    const context = { services: known.services, ssh, ...(serviceOf(message, known.services) ? { service: serviceOf(message, known.services) } : {}) };
+    const context = { services: known.services, ssh, dir: stackDirectoryOf(known), ...(serviceOf(message, known.services) ? { service: serviceOf(message, known.services) } : {}) };
     const inSandbox = intent.where === 'sandbox' || (intent.where === 'either' && (!server || words.some((w) => SANDBOX_WORDS.some((s) => w.startsWith(s)))));
     if (!inSandbox && !server) {
       return {

@@ -1,4 +1,4 @@
-import { DETECT_DOCKER, STACK_DIR, hereScript } from './remoteShell';
+import { DETECT_DOCKER, hereScript } from './remoteShell';
 
 /**
  * What the offline DevOps Helper understands of a question in words, as data: each intent names the word
@@ -14,6 +14,8 @@ export interface IntentContext {
   services: string[];
   /** How the server is reached from the sandbox: `ssh -F ssh-keys/config da-server`. */
   ssh: string;
+  /** Where the project's stack lives on the server (a checked stack directory, stackPlace.ts). */
+  dir: string;
 }
 
 export interface Intent {
@@ -35,7 +37,7 @@ export interface Intent {
   why: (c: IntentContext) => string;
 }
 
-const inStack = `cd ${STACK_DIR}`;
+const inStack = (c: IntentContext): string => `cd ${c.dir}`;
 const psFormat = "'table {{.Names}}\\t{{.Image}}\\t{{.Status}}\\t{{.Ports}}'";
 
 export const INTENTS: readonly Intent[] = [
@@ -44,7 +46,7 @@ export const INTENTS: readonly Intent[] = [
     needs: [['restart']],
     where: 'server',
     docker: true,
-    script: (c) => `${inStack}\ncompose restart${c.service ? ` ${c.service}` : ''}\ncompose ps`,
+    script: (c) => `${inStack(c)}\ncompose restart${c.service ? ` ${c.service}` : ''}\ncompose ps`,
     why: (c) => `restarts ${c.service ? `the ${c.service} service` : 'every service of the stack'} and shows their state`,
   },
   {
@@ -52,7 +54,7 @@ export const INTENTS: readonly Intent[] = [
     needs: [['update', 'upgrade', 'pull', 'refresh'], ['image', 'container', 'service', 'stack', 'version']],
     where: 'server',
     docker: true,
-    script: (c) => `${inStack}\ncompose pull${c.service ? ` ${c.service}` : ''}\ncompose up -d${c.service ? ` ${c.service}` : ''}\ncompose ps`,
+    script: (c) => `${inStack(c)}\ncompose pull${c.service ? ` ${c.service}` : ''}\ncompose up -d${c.service ? ` ${c.service}` : ''}\ncompose ps`,
     why: (c) => `pulls newer images${c.service ? ` for ${c.service}` : ''} and recreates the containers whose image changed`,
   },
   {
@@ -60,7 +62,7 @@ export const INTENTS: readonly Intent[] = [
     needs: [['log']],
     where: 'server',
     docker: true,
-    script: (c) => `${inStack}\ncompose logs --no-color --timestamps --tail 100${c.service ? ` ${c.service}` : ''}`,
+    script: (c) => `${inStack(c)}\ncompose logs --no-color --timestamps --tail 100${c.service ? ` ${c.service}` : ''}`,
     why: (c) => `shows the last 100 log lines of ${c.service ? `the ${c.service} service` : 'every service of the stack'}`,
   },
   {
@@ -84,7 +86,7 @@ export const INTENTS: readonly Intent[] = [
       [
         '# The stack files as the steps deployed them (workspace) against what the server has now.',
         'for f in $(cd stack && find . -type f ! -name .env | sort); do',
-        `  ${c.ssh} "cat ${STACK_DIR}/$f" 2>/dev/null | diff -u --label "deployed: $f" --label "server now: $f" "stack/$f" - && echo "unchanged: $f" || true`,
+        `  ${c.ssh} "cat ${c.dir}/$f" 2>/dev/null | diff -u --label "deployed: $f" --label "server now: $f" "stack/$f" - && echo "unchanged: $f" || true`,
         'done',
         `${c.ssh} 'docker ps -a --format "{{.Names}}\\t{{.Image}}\\t{{.CreatedAt}}\\t{{.Status}}" 2>/dev/null || sudo -n docker ps -a --format "{{.Names}}\\t{{.Image}}\\t{{.CreatedAt}}\\t{{.Status}}"'`,
       ].join('\n'),

@@ -21,6 +21,8 @@ import { applyEach, opsBetween } from './modelOps';
 import { describeOp } from './panelEdits';
 import type { StackModel } from '../../../shared/stackModel';
 import { PLANNING_PROMPTS } from '../../../shared/constants/planning';
+import type { StackPlace } from './backupScripts';
+import { placeOfDirectory, STACK_DIRECTORY_TAG } from './stackPlace';
 
 /**
  * The offline planner's reasoning, free of LangChain: given the agent's role, the context the graph put
@@ -424,7 +426,7 @@ function chatOnModel(system: string, turns: Turn[], kind: 'architecture' | 'impl
   const base = stackModelOf(contextBlock(system, STACK_MODEL_TAG));
   if (!base) return undefined;
   const serverFacts = serverFactsOf(system);
-  const options = { repository: repositoryOf(system), slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) };
+  const options = { repository: repositoryOf(system), slug: contextBlock(system, 'project_name'), ...placeOf(system), ...(serverFacts ? { serverFacts } : {}) };
   const said = [...turns].reverse().find((t) => t.role === 'user')?.content.trim() ?? '';
   const generate = kind === 'architecture' ? PLANNING_PROMPTS.generateArchitecturePlan : PLANNING_PROMPTS.generateImplementationPlan;
   const asks = said && said !== generate ? [said] : [];
@@ -518,13 +520,27 @@ const IMPLEMENTATION_STAGE: PlanningStage = {
   summary: (_stack, plan) => implementationSummary(plan),
 };
 
+/**
+ * Where the project's stack lives on the server, from the `stack_directory` block the planning service
+ * sends (stackPlace.ts): a block that is not a safe stack directory is refused, and the plan renders the
+ * legacy place rather than a path the shell could misread.
+ */
+function placeOf(system: string): { place?: StackPlace } {
+  const dir = contextBlock(system, STACK_DIRECTORY_TAG);
+  try {
+    return dir ? { place: placeOfDirectory(dir) } : {};
+  } catch {
+    return {};
+  }
+}
+
 function planningReply(stage: PlanningStage, system: string, turns: Turn[]): PlannerReply {
   const onModel = chatOnModel(system, turns, stage.kind);
   if (onModel) return onModel;
   const input = factsForPlanning(system, turns, stage.input);
   if (!input) return { text: stage.missingInput, toolCalls: [] };
   const serverFacts = serverFactsOf(system);
-  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...(serverFacts ? { serverFacts } : {}) });
+  const stack = composeStack(input.facts, { repository: input.repository, slug: contextBlock(system, 'project_name'), ...placeOf(system), ...(serverFacts ? { serverFacts } : {}) });
   const plan = stage.render(stack);
   return correctionReply(system, turns, stage.kind, stack, plan) ?? stage.summary(stack, plan);
 }

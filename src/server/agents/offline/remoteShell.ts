@@ -7,8 +7,6 @@ import { SSH_ALIAS } from './sshTarget';
  * find out what the server has (sudo or not, Compose v2 or v1) instead of assuming.
  */
 
-/** Where the stack lives on the server. */
-export const STACK_DIR = '/opt/stack';
 export const SSH_CONFIG = 'ssh-keys/config';
 export const SSH = `ssh -F ${SSH_CONFIG} ${SSH_ALIAS}`;
 /** Workspace: `IP` becomes the server's address from the SSH config; no address, no step. */

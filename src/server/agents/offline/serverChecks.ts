@@ -1,8 +1,9 @@
 import YAML from 'yaml';
 import type { StackModel } from '../../../shared/stackModel';
 import { PRODUCTS } from './knowledge';
-import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, STACK_DIR } from './remoteShell';
-import { DRILL_SCRIPT } from './backupScripts';
+import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG } from './remoteShell';
+import { LEGACY_STACK_DIR, placeIfValid } from './stackPlace';
+import { pathsOf } from './backupScripts';
 import { oneShotServices } from './oneShot';
 
 /**
@@ -24,6 +25,18 @@ export interface DeployedStack {
   domain?: string;
   /** TLS was promised (certificates from Let's Encrypt). */
   tls: boolean;
+  /** Where the steps put the stack on the server: the folder their remote scripts `cd` into. */
+  dir: string;
+}
+
+/**
+ * The stack folder the executed steps used: the last `cd` to a stack directory a remote script of theirs
+ * makes ("Start the stack" does), so the checks look where that deploy ran; the legacy folder for steps
+ * from before stacks had places of their own, which all `cd /opt/stack`.
+ */
+function stackDirectoryOf(commands: string[]): string {
+  const dirs = commands.flatMap((c) => [...c.matchAll(/^cd (\/\S+)$/gm)].map((m) => m[1]!)).filter((d) => placeIfValid(d) !== undefined);
+  return dirs.pop() ?? LEGACY_STACK_DIR;
 }
 
 /** The heredoc body a command writes to `path`, if it does. */
@@ -55,7 +68,7 @@ export function deployedStack(commands: string[], plan: { domain?: string; tls?:
       ...(once.has(name) ? { oneShot: true } : {}),
     };
   });
-  return { services, domain: plan.domain, tls: Boolean(plan.tls) };
+  return { services, domain: plan.domain, tls: Boolean(plan.tls), dir: stackDirectoryOf(commands) };
 }
 
 
@@ -63,10 +76,10 @@ export function deployedStack(commands: string[], plan: { domain?: string; tls?:
  * Remote: each named service has a running container that is healthy (a starting one gets a minute);
  * a task that runs once (`oneShot`) has exited 0.
  */
-const servicesHealthy = (names: string[], oneShot: string[]): string =>
+const servicesHealthy = (dir: string, names: string[], oneShot: string[]): string =>
   [
     DETECT_DOCKER,
-    `cd ${STACK_DIR}`,
+    `cd ${dir}`,
     `for i in $(seq 1 20); do`,
     '  bad=0; report=',
     `  for s in ${names.join(' ')}; do`,
@@ -108,7 +121,7 @@ export function serverChecks(stack: DeployedStack, othersOnServer: number[] = []
     {
       title: 'Every service of the compose file runs and is healthy',
       description: `On the server: ${names.join(', ')} each have a running container${unchecked.length ? `; a healthcheck passes for ${names.filter((n) => !unchecked.includes(n)).join(', ') || 'none'}, while ${unchecked.join(', ')} ${unchecked.length === 1 ? 'has' : 'have'} none in the compose file, so ${unchecked.length === 1 ? 'it is' : 'they are'} checked for running only (unless the image brings its own healthcheck)` : ' whose healthcheck passes'}${oneShot.length ? `; ${oneShot.join(', ')} run${oneShot.length === 1 ? 's' : ''} once and must have exited 0` : ''}.`,
-      commands: [remote(servicesHealthy(names, oneShot))],
+      commands: [remote(servicesHealthy(stack.dir, names, oneShot))],
     },
   ];
   if (proxy) {
@@ -204,7 +217,7 @@ export function modelChecks(model: StackModel, stack: DeployedStack, backups: bo
         remote(
           [
             DETECT_DOCKER,
-            `cd ${STACK_DIR}`,
+            `cd ${stack.dir}`,
             `from=$(compose ps -q ${from} | head -n 1); to=$(compose ps -q ${to} | head -n 1)`,
             `[ -n "$from" ] || { echo "${from} has no container" >&2; exit 1; }`,
             `[ -n "$to" ] || { echo "${to} has no container" >&2; exit 1; }`,
@@ -219,10 +232,12 @@ export function modelChecks(model: StackModel, stack: DeployedStack, backups: bo
     });
   }
   if (backups) {
+    // The drill the deploy installed for this stack (its place's paths).
+    const drill = pathsOf(placeIfValid(stack.dir) ?? placeIfValid(LEGACY_STACK_DIR)!).drillScript;
     checks.push({
       title: 'The latest backup restores (restore drill)',
-      description: `On the server: the restore drill (${DRILL_SCRIPT}) checks the backup repository (restic check), restores the latest backup into throwaway containers on their own internal network (the live stack is not touched) and compares its tables, row counts and files with those recorded at backup time; everything it started is removed afterwards.`,
-      commands: [remote(['if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; else as_root() { sudo -n "$@"; }; fi', `as_root ${DRILL_SCRIPT}`].join('\n'))],
+      description: `On the server: the restore drill (${drill}) checks the backup repository (restic check), restores the latest backup into throwaway containers on their own internal network (the live stack is not touched) and compares its tables, row counts and files with those recorded at backup time; everything it started is removed afterwards.`,
+      commands: [remote(['if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; else as_root() { sudo -n "$@"; }; fi', `as_root ${drill}`].join('\n'))],
     });
   }
   return checks;

@@ -22,10 +22,13 @@ export interface EndedRun {
 type NewRun = typeof backupRuns.$inferInsert;
 type Kind = ScriptResult['kind'];
 
-/** What a step runs, read from its command: the drill or the backup script run as root (the install step ends by running the backup). */
+/**
+ * What a step runs, read from its command: the drill or the backup script run as root (the install step
+ * ends by running the backup), under the legacy path or a stack's own (`<script>-<stack name>`, stackPlace.ts).
+ */
 export function kindOfStep(command: string | null): Kind | undefined {
   if (!command) return undefined;
-  const runs = (script: string): boolean => command.split('\n').some((line) => line.trim().split(/\s+/).includes(script) && !/\binstall\b|\btee\b|\bcat\b/.test(line));
+  const runs = (script: string): boolean => command.split('\n').some((line) => line.trim().split(/\s+/).some((word) => word === script || word.startsWith(`${script}-`)) && !/\binstall\b|\btee\b|\bcat\b/.test(line));
   if (runs(DRILL_SCRIPT)) return 'drill';
   if (runs(BACKUP_SCRIPT)) return 'backup';
   return undefined;

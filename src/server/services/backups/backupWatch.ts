@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { backupRuns, projects } from '../../db/schema';
 import { BACKUP_RESULT_MARKER, type BackupRun } from '../../../shared/api/backups';
-import { DEFAULT_BACKUP_PATHS, type BackupPaths } from '../../agents/offline/backupScripts';
+import { pathsOf, type BackupPaths } from '../../agents/offline/backupScripts';
+import { projectPlace } from '../releases/projectPlace';
 import { serverRunner, type SandboxExec } from '../releases/onServer';
 import { recordAndNotify, type BackupRecordDeps } from './backupHook';
 import { whileAwake, type SleepingSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
@@ -23,7 +24,7 @@ export interface BackupWatchDeps extends BackupRecordDeps {
   wake?: WakeOptions;
   /** The values redacted from what the sandbox prints (User Secrets). */
   hiddenValues(projectId: number): Promise<Record<string, string>>;
-  /** Where the backup is installed on the server (the deploy plan's paths unless a test says). */
+  /** Where the backup is installed on the server (each project's place, projectPlace.ts, unless a test says). */
   paths?: BackupPaths;
   now?: () => number;
 }
@@ -41,7 +42,6 @@ export function readLastResults(paths: BackupPaths): string {
 }
 
 export function createBackupWatch(deps: BackupWatchDeps) {
-  const paths = deps.paths ?? DEFAULT_BACKUP_PATHS;
   const now = deps.now ?? Date.now;
   /** When each project's server was last read (a restart reads every one again: what is recorded is kept once). */
   const lastRead = new Map<number, number>();
@@ -52,6 +52,7 @@ export function createBackupWatch(deps: BackupWatchDeps) {
     lastRead.set(project.projectId, now());
     // A sandbox stopped by the person or gone with a restart would leave a failed cron run unread until
     // someone opened the project: woken as the drift check wakes it, or the reason is logged.
+    const paths = deps.paths ?? pathsOf(await projectPlace(deps.db, project.projectId));
     const runner = serverRunner(deps.sandbox, sandboxOf, Object.values(await deps.hiddenValues(project.projectId)));
     const read = await whileAwake(deps.sandbox, sandboxOf, () => runner.run(readLastResults(paths), READ_TITLE), deps.wake);
     if (read.sleepError) deps.log.warn({ projectId: project.projectId, err: read.sleepError }, 'the sandbox woken for the backup watch stays running');

@@ -14,6 +14,8 @@ import { execOutcome } from '../../sandbox/execTracker';
 import { textRedactor } from '../../sandbox/redactor';
 import { dangerousReason } from '../execution/dangerous';
 import type { ApprovalDecision, Approvals } from './approvals';
+import { projectPlace } from '../releases/projectPlace';
+import { LEGACY_STACK_DIR } from '../../agents/offline/stackPlace';
 import { loadProjectServers, runsOn, SSH_CONFIG_FILE, type ProjectServers } from './projectServers';
 
 /** The agent id its token usage is recorded under. */
@@ -105,7 +107,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
       'Role: devops',
       "You are the DevOps Helper of a DevOps workspace. You help the person investigate and operate their infrastructure from the project's sandbox (which can reach their VPS over SSH). To run anything, call run_command with the exact shell command; the person approves or denies each command, and you get its output. Prefer read-only investigation before changes, explain what a command does, and never print secret values (User Secrets are environment variables).",
       servers.servers.length
-        ? `The project's servers, as its steps configured them in ${SSH_CONFIG_FILE} (the stack lives in /opt/stack on the server; docker may need sudo): when a question is about a server, its containers, services, logs, disk, memory or certificates, run the command there with \`ssh -F ${SSH_CONFIG_FILE} <name> '<command>'\`, not in the sandbox.`
+        ? `The project's servers, as its steps configured them in ${SSH_CONFIG_FILE} (the stack lives in ${servers.stackDirectory ?? LEGACY_STACK_DIR} on the server; docker may need sudo): when a question is about a server, its containers, services, logs, disk, memory or certificates, run the command there with \`ssh -F ${SSH_CONFIG_FILE} <name> '<command>'\`, not in the sandbox.`
         : 'The project has no server configured yet (no ssh-keys/config in the workspace): commands run in the sandbox.',
       `<servers>\n${JSON.stringify(servers)}\n</servers>`,
     ].join('\n\n');
@@ -168,7 +170,8 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
     async prepare(project) {
       const secrets = await deps.secretValues(project.projectId);
       const hidden = Object.values(await hiddenValues(project.projectId));
-      const servers = await loadProjectServers((command) => sandbox.exec({ id: project.projectId, installationId: project.installationId }, command, { timeoutMs: 10_000 }));
+      const found = await loadProjectServers((command) => sandbox.exec({ id: project.projectId, installationId: project.installationId }, command, { timeoutMs: 10_000 }));
+      const servers = { ...found, stackDirectory: (await projectPlace(deps.db, project.projectId)).dir };
       return { secrets, hidden, servers, redact: textRedactor(hidden) };
     },
     systemPrompt: ({ state }) => systemPrompt(state.servers),

@@ -24,6 +24,8 @@ export interface ProjectServers {
   servers: ProjectServer[];
   /** The services of the deployed stack, by compose name. */
   services: string[];
+  /** Where the project's stack lives on the server (stackPlace.ts); absent: the legacy `/opt/stack`. */
+  stackDirectory?: string;
 }
 
 /** Splits an ssh_config line into words as ssh does: whitespace or one `=` after the keyword, double quotes group. */

@@ -18,6 +18,7 @@ import { architectAgent } from './agents/architectAgent';
 import { implementationAgent } from './agents/implementationAgent';
 import { createStackEditing, STACK_CATALOGUE } from './stackEditing';
 import type { StackResponse } from '../../../shared/api/stack';
+import { projectPlace } from '../releases/projectPlace';
 import { SECRETS_TARGET } from '../serverReadback/inspectionCommand';
 
 /** A turn ready to stream: the thread is resolved and the turn registered before any byte is sent. */
@@ -88,17 +89,19 @@ export function createPlanningService(deps: PlanningDeps) {
   const workspace: PlanningWorkspace = { documents, secrets, verification, stackEditing, saveRequirements };
 
   async function contextOf(projectId: number) {
-    const [docs, list, project, stack] = await Promise.all([
+    const [docs, list, project, stack, place] = await Promise.all([
       documents.many(projectId, ['requirements', 'analysis', 'architecture', 'implementation']),
       secrets.listSecrets(projectId),
       db.query.projects.findFirst({ where: (p, { eq: is }) => is(p.id, projectId) }),
       stackEditing.read(projectId),
+      projectPlace(db, projectId),
     ]);
     return {
       stackEdits: stack.edits.length ? JSON.stringify(stack.edits.map((e) => (e.after === undefined ? e.op : { op: e.op, after: e.after }))) : undefined,
       stackModel: stack.stale || !stack.model.components.length ? undefined : JSON.stringify(stack.model),
       serverFacts: stack.model.serverFacts ? JSON.stringify(stack.model.serverFacts) : undefined,
       projectName: project?.name,
+      stackDirectory: place.dir,
       requirements: docs.requirements?.content,
       analysis: docs.analysis?.content,
       architecture: docs.architecture?.content,

@@ -2,7 +2,9 @@ import { and, desc, eq, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { driftChecks, executionSteps, projects, releases } from '../../db/schema';
 import { conflict, notFound } from '../../errors';
-import { remote, STACK_DIR } from '../../agents/offline/remoteShell';
+import { remote } from '../../agents/offline/remoteShell';
+import { placeOfDirectory } from '../../agents/offline/stackPlace';
+import { projectPlace } from './projectPlace';
 import type { DriftCheck, DriftDifference, RollbackResponse } from '../../../shared/api/releases';
 import type { Step } from '../../../shared/api/execution';
 import type { EndedStep, StepProject } from '../steps/stepRuns';
@@ -40,8 +42,6 @@ export interface ReleaseDeps {
   /** The project's step stream (GET /api/terminal/commands): told when a release is recorded, so open pages list it. */
   commands?: Pick<EventBus<TerminalStreamEvent>, 'publish'>;
   log: { warn(obj: object, msg: string): void };
-  /** Where the deploy plan keeps the stack on the server, and its compose project (the folder's name). */
-  stack?: { directory: string; project: string };
   /** How long a roll back waits for the restored services to be healthy. */
   rollbackGateSeconds?: number;
   /** How a drift check waits for a sandbox another request is starting (tests shorten it). */
@@ -50,8 +50,6 @@ export interface ReleaseDeps {
 
 /** The last line of a roll back step that succeeded (releaseScripts.rollbackScript). */
 const ROLLED_BACK_TO = /^release (\d+) restored and healthy$/m;
-
-const DEFAULT_STACK = { directory: STACK_DIR, project: STACK_DIR.split('/').pop()! };
 
 type ProjectRef = StepProject & { name?: string };
 
@@ -75,7 +73,6 @@ const toDriftCheck = (row: typeof driftChecks.$inferSelect): DriftCheck => ({
  */
 export function createReleaseService(deps: ReleaseDeps) {
   const { db, sandbox } = deps;
-  const stack = deps.stack ?? DEFAULT_STACK;
   /** Work started after a step ended; `idle()` waits for it (shutdown, tests). */
   const pending = new Set<Promise<unknown>>();
   const track = <T>(work: Promise<T>): Promise<T> => {
@@ -96,10 +93,12 @@ export function createReleaseService(deps: ReleaseDeps) {
   /** Reads what the deploy left on the server and stores it as the project's next release. */
   async function recordDeploy(project: StepProject, also: string[] = []): Promise<Release | null> {
     const secrets = await hidden(project.projectId);
+    // Where the plan put it: the project's place (its recorded directory, or the one its plan derived).
+    const { dir: directory, project: composeProject } = await projectPlace(db, project.projectId);
     // Read unredacted: redacting the base64 the files travel in blanked files that hold no secret (a key's
     // text holds base64 pieces, "c2VydmVy" of a comment's "server", which an nginx file's "server {" encodes
     // to as well). Each decoded file is checked instead, and one holding a secret value is left out.
-    const read = await sandbox.exec(sandboxOf(project), readDeployedFilesCommand(stack.directory, also), { timeoutMs: 120_000 });
+    const read = await sandbox.exec(sandboxOf(project), readDeployedFilesCommand(directory, also), { timeoutMs: 120_000 });
     // 4: the plan deploys no compose stack (a host-only plan): there is no release to keep.
     if (read.exitCode === 4) return null;
     if (read.exitCode !== 0) throw new Error(`could not read the deployed files: ${textRedactor(secrets)(read.output.trim().split('\n').slice(-2).join(' '))}`);
@@ -110,13 +109,13 @@ export function createReleaseService(deps: ReleaseDeps) {
     if (!files['docker-compose.yml']) throw new Error('the server has no docker-compose.yml in the stack directory');
     if (skipped.length) deps.log.warn({ projectId: project.projectId, skipped }, 'files left out of a release');
     const runner = serverRunner(sandbox, sandboxOf(project), secrets);
-    const live = await readLiveState((c, t) => runner.run(c, t), stack.project, stack.directory);
+    const live = await readLiveState((c, t) => runner.run(c, t), composeProject, directory);
     // A step of a finished deploy run again (its check, say) changes nothing: the same files and images are no new release.
     const current = await baselineRelease(db, project.projectId);
     const identity = (f: Record<string, string>, c: Array<{ service: string; digest: string; ports: string[] }>): string =>
       JSON.stringify([Object.entries(f).sort(), c.map((x) => [x.service, x.digest, x.ports]).sort()]);
     if (current?.status === 'live' && identity(current.files, current.containers) === identity(files, live.containers)) return current;
-    const recorded = await recordRelease(db, project.projectId, stack.directory, files, live);
+    const recorded = await recordRelease(db, project.projectId, directory, files, live);
     announce(project.projectId, recorded.number, 'live');
     return recorded;
   }
@@ -128,7 +127,8 @@ export function createReleaseService(deps: ReleaseDeps) {
     const [last] = await db.select({ number: releases.number }).from(releases).where(eq(releases.projectId, project.projectId)).orderBy(desc(releases.number)).limit(1);
     const restored = await baselineRelease(db, project.projectId);
     const number = (last?.number ?? 0) + 1;
-    await db.insert(releases).values({ projectId: project.projectId, number, directory: stack.directory, files: {}, containers: [], baseline: { firewall: [], cron: [] }, status: 'rolled_back', note });
+    const { dir: directory } = await projectPlace(db, project.projectId);
+    await db.insert(releases).values({ projectId: project.projectId, number, directory, files: {}, containers: [], baseline: { firewall: [], cron: [] }, status: 'rolled_back', note });
     announce(project.projectId, number, 'rolled_back');
     await deps.notifier.notify(project.projectId, {
       event: 'health_gate_failed',
@@ -174,7 +174,7 @@ export function createReleaseService(deps: ReleaseDeps) {
         sandboxOf(project),
         async () => {
           try {
-            return { differences: compareToRelease(release, await readLiveState((c, t) => runner.run(c, t), stack.project, release.directory)), error: null };
+            return { differences: compareToRelease(release, await readLiveState((c, t) => runner.run(c, t), placeOfDirectory(release.directory).project, release.directory)), error: null };
           } catch (err) {
             return { differences: [], error: `The check could not finish: ${(err as Error).message}` };
           }
@@ -230,7 +230,7 @@ export function createReleaseService(deps: ReleaseDeps) {
       const gateSeconds = deps.rollbackGateSeconds ?? 300;
       const command = remote(
         rollbackScript({
-          project: stack.project,
+          project: placeOfDirectory(target.directory).project,
           directory: target.directory,
           target: { number, files: target.files },
           ...(current ? { current: { number: current.number, files: current.files } } : {}),

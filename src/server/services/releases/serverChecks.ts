@@ -1,3 +1,4 @@
+import { PROJECT_NAME, STACK_DIRECTORY } from '../../agents/offline/stackPlace';
 import type { ReleaseContainer } from '../../db/schema/releases';
 
 /**
@@ -14,10 +15,8 @@ export interface ServerCheck {
   command: string;
 }
 
-/** A compose project name: docker's own rule (lowercase letters, digits, `_`, `-`), so it is safe in a shell word. */
-export const PROJECT_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
-/** A stack directory: an absolute path of plain segments (no quoting needed, no `..`). */
-export const STACK_DIRECTORY = /^\/(?:[A-Za-z0-9_.-]+\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
+/** Docker's rule for a compose project name, and a stack directory the shell may be given unquoted (stackPlace.ts). */
+export { PROJECT_NAME, STACK_DIRECTORY };
 
 export function serverChecks(project: string, directory: string): ServerCheck[] {
   if (!PROJECT_NAME.test(project)) throw new Error(`not a compose project name: ${project}`);

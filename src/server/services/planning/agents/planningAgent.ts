@@ -6,10 +6,13 @@ import type { UserSecrets } from '../../userSecrets/userSecrets';
 import type { PlanningDocuments } from '../planningDocuments';
 import type { PlanVerification } from '../planVerification';
 import type { StackEditing } from '../stackEditing';
+import { STACK_DIRECTORY_TAG } from '../../../agents/offline/stackPlace';
 
 /** What a planning agent's prompt is made from: the project's documents and secrets as they stand. */
 export interface PlanningContext {
   projectName?: string;
+  /** Where the project's stack lives on its server (stackPlace.ts): every plan's steps use it. */
+  stackDirectory?: string;
   requirements?: string;
   analysis?: string;
   architecture?: string;
@@ -60,6 +63,7 @@ export function planningPrompt(agent: PlanningAgent, context: PlanningContext): 
   return [
     ...agent.instructions(context),
     block('project_name', context.projectName),
+    block(STACK_DIRECTORY_TAG, context.stackDirectory),
     block('user_secrets', context.secrets.map(secretStatusLine).join('\n')),
     'Secret values are never shown to you and must never be asked for in the chat: declare them as secrets; the person enters them in the User Secrets form.',
   ]
