@@ -91,6 +91,8 @@ const EnvSchema = Type.Object({
   DRIFT_CHECK_MINUTES: Type.Integer({ minimum: 0, maximum: 10_080 }),
   /** Minutes between reads of the last backup result each deployed server keeps (a failed nightly backup is recorded and notified within one); 0 turns them off. */
   BACKUP_WATCH_MINUTES: Type.Integer({ minimum: 0, maximum: 10_080 }),
+  /** Minutes after the schedule's due time before a nightly backup that reported nothing is called missed (a run reports when it ends). */
+  BACKUP_GRACE_MINUTES: Type.Integer({ minimum: 1, maximum: 1_440 }),
   ALLOWED_ORIGINS: Type.Optional(Type.String({ pattern: '^\\s*https?://[^/,\\s]+/?\\s*(,\\s*https?://[^/,\\s]+/?\\s*)*$' })),
   SIGNUP_CREDIT_USD: Type.Number({ minimum: 0, maximum: 10_000 }),
   PRICING_MODE: Type.Union([Type.Literal('research_preview'), Type.Literal('regular')], { default: 'research_preview' }),
@@ -144,6 +146,7 @@ const DEFAULTS: Record<string, string> = {
   DISK_MIN_FREE_MB: '64',
   DRIFT_CHECK_MINUTES: '360',
   BACKUP_WATCH_MINUTES: '60',
+  BACKUP_GRACE_MINUTES: '120',
   SIGNUP_CREDIT_USD: '5',
   PRICE_INPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.inputPerMillion),
   PRICE_OUTPUT_PER_MILLION_USD: String(TOKEN_PRICES.researchPreview.outputPerMillion),
@@ -163,6 +166,7 @@ const NUMERIC = new Set([
   'SHUTDOWN_TIMEOUT_SECONDS',
   'DRIFT_CHECK_MINUTES',
   'BACKUP_WATCH_MINUTES',
+  'BACKUP_GRACE_MINUTES',
   'SIGNUP_CREDIT_USD',
   'PRICE_INPUT_PER_MILLION_USD',
   'PRICE_OUTPUT_PER_MILLION_USD',
@@ -324,6 +328,8 @@ export interface AppConfig {
   driftCheckMinutes: number;
   /** Minutes between reads of each server's last backup result (0: none). */
   backupWatchMinutes: number;
+  /** Minutes after a due time before a nightly backup that reported nothing is missed. */
+  backupGraceMinutes: number;
 }
 
 export interface NotificationsConfig {
@@ -381,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     driftCheckMinutes: e.DRIFT_CHECK_MINUTES,
     backupWatchMinutes: e.BACKUP_WATCH_MINUTES,
+    backupGraceMinutes: e.BACKUP_GRACE_MINUTES,
     secureCookies: publicUrl.startsWith('https://'),
     trustProxy: trustedProxies(e.TRUST_PROXY),
     staticDir: path.resolve(e.STATIC_DIR),

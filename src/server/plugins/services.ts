@@ -150,7 +150,18 @@ export const servicesPlugin = fp(
     const releases = createReleaseService({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), execution, notifier: notifications, commands: executionCommands, log: app.log });
     const driftSchedule = scheduleDriftChecks(opts.config.driftCheckMinutes, (minutes) => releases.checkDue(minutes), app.log);
     // The nightly backup runs from cron: its last result on the server is read on a timer of its own (the drift checks' kind).
-    const backupWatch = createBackupWatch({ db, sandbox, hiddenValues: (id) => planning.hiddenValues(id), notify: (projectId, notice) => notifications.notify(projectId, notice), log: app.log });
+    const backupWatch = createBackupWatch({
+      db,
+      sandbox,
+      hiddenValues: (id) => planning.hiddenValues(id),
+      notify: (projectId, notice) => notifications.notify(projectId, notice),
+      log: app.log,
+      scheduleOf: async (id) => {
+        const { backup } = (await planning.stack(id)).model;
+        return backup.enabled ? backup.schedule : undefined;
+      },
+      graceMinutes: opts.config.backupGraceMinutes,
+    });
     const backupSchedule = scheduleDriftChecks(opts.config.backupWatchMinutes, (minutes) => backupWatch.checkDue(minutes), app.log);
     const validation = createValidationService({ db, sandbox, secrets: planning, commands: executionCommands, events, activity, log: app.log, afterStepStored: backupRecorder });
     const documentation = createDocumentationService({ db, sandbox, planning, execution, validation });

@@ -127,11 +127,29 @@ export const BackupRun = Type.Object({
 });
 export type BackupRun = Static<typeof BackupRun>;
 
+/**
+ * A nightly backup that did not run when its cron schedule said (no result to read: cron stopped, its
+ * entry gone, the server off): since the first due time missed after the last backup started.
+ */
+export const BackupOverdue = Type.Object({
+  /** The first due time missed. */
+  since: Timestamp,
+  /** The latest due time missed. */
+  due_at: Timestamp,
+  /** How many due times were missed since the last backup. */
+  missed: Type.Integer({ minimum: 1 }),
+  /** When it was due, the last run, and what to check on the server, in words. */
+  detail: Type.String(),
+});
+export type BackupOverdue = Static<typeof BackupOverdue>;
+
 export const BackupsStatus = Type.Object({
   last_backup: Type.Union([BackupRun, Type.Null()]),
   last_drill: Type.Union([BackupRun, Type.Null()]),
   /** The last drill that passed: the last proven restore. */
   last_proven: Type.Union([BackupRun, Type.Null()]),
+  /** null: no due time was missed since the last backup started. */
+  overdue: Type.Union([BackupOverdue, Type.Null()]),
 });
 export type BackupsStatus = Static<typeof BackupsStatus>;
 

@@ -8,7 +8,7 @@ import { Timestamp } from './common';
  * says only whether one is set and where it points.
  */
 
-export const NOTIFICATION_EVENTS = ['execution_failed', 'validation_failed', 'health_gate_failed', 'drift', 'backup_failed', 'drill_failed', 'test'] as const;
+export const NOTIFICATION_EVENTS = ['execution_failed', 'validation_failed', 'health_gate_failed', 'drift', 'backup_failed', 'backup_missed', 'drill_failed', 'test'] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
 /** The last delivery of a channel: when, and the error when it failed. */

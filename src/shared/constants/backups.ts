@@ -1,4 +1,4 @@
-import type { BackupRun } from '../api/backups';
+import type { BackupOverdue, BackupRun } from '../api/backups';
 
 /** Bytes in the units a person reads (1024-based, one decimal from MB up). */
 export function sizeInWords(bytes: number | null): string {
@@ -28,5 +28,8 @@ export const BACKUPS_TEXT = {
   backupDone: (r: BackupRun, when: string) => `${when}: ${sizeInWords(r.bytes)} backed up${r.added === null ? '' : ` (${sizeInWords(r.added)} new)`} in ${r.seconds} s, snapshot ${r.snapshot ?? 'unknown'}, to ${r.destination}.`,
   drillDone: (r: BackupRun, when: string) =>
     `${when}: snapshot ${r.snapshot ?? 'unknown'} restored (${sizeInWords(r.bytes)}) and checked in ${r.seconds} s: ${r.checks.map((c) => [c.what, c.tables === undefined ? '' : `${c.tables} tables`, c.rows === undefined ? '' : `${c.rows} rows`, c.files === undefined ? '' : `${c.files} files`].filter(Boolean).join(' ')).join('; ') || 'nothing to check'}.`,
+  nightly: 'Nightly backup',
+  overdue: (o: BackupOverdue, since: string) =>
+    `Overdue since ${since}: the nightly backup did not run ${o.missed === 1 ? 'when it was due' : `at any of the ${o.missed} times it was due`}. ${o.detail}`,
   failed: (r: BackupRun, when: string) => `${r.kind === 'drill' ? 'The restore drill' : 'The backup'} of ${when} failed: ${r.failure ?? 'no reason was given'}`,
 } as const;

@@ -35,7 +35,7 @@ describe('backups on the project home', () => {
   });
 
   it('shows the last backup and the last proven restore with times and sizes', async () => {
-    backupsDb.byProject.set(PROJECT, { last_backup: run('backup', true, '2026-11-28T03:30:00.000Z'), last_drill: run('drill', true, '2026-11-28T04:00:00.000Z'), last_proven: run('drill', true, '2026-11-28T04:00:00.000Z') });
+    backupsDb.byProject.set(PROJECT, { last_backup: run('backup', true, '2026-11-28T03:30:00.000Z'), last_drill: run('drill', true, '2026-11-28T04:00:00.000Z'), last_proven: run('drill', true, '2026-11-28T04:00:00.000Z'), overdue: null });
     renderApp(`/app/${PROJECT}/home`);
     const backups = await panel();
     expect(await within(backups).findByText(/2026-11-28 03:30 UTC\): 930\.8 MB backed up \(11\.9 MB new\) in 67 s, snapshot a1b2c3d4, to SSH host restic@backup\.example\.net/)).toBeInTheDocument();
@@ -44,12 +44,27 @@ describe('backups on the project home', () => {
   });
 
   it('a failed drill is shown as failed, in words, beside the last restore that passed', async () => {
-    backupsDb.byProject.set(PROJECT, { last_backup: run('backup', true, '2026-11-28T03:30:00.000Z'), last_drill: run('drill', false, '2026-11-28T05:00:00.000Z'), last_proven: run('drill', true, '2026-11-27T04:00:00.000Z') });
+    backupsDb.byProject.set(PROJECT, { last_backup: run('backup', true, '2026-11-28T03:30:00.000Z'), last_drill: run('drill', false, '2026-11-28T05:00:00.000Z'), last_proven: run('drill', true, '2026-11-27T04:00:00.000Z'), overdue: null });
     renderApp(`/app/${PROJECT}/home`);
     const backups = await panel();
     const alert = await within(backups).findByRole('alert');
     expect(alert).toHaveTextContent(/The restore drill of .*2026-11-28 05:00 UTC\) failed: Failed at "check the repository \(restic check\)": Fatal: repository contains errors/);
     expect(within(backups).getByText(BACKUPS_TEXT.lastProven).nextSibling).toHaveTextContent(/2026-11-27 04:00 UTC/);
+  });
+
+  it('a nightly backup that did not run is shown overdue since its first missed due time, with what to check', async () => {
+    const detail = 'The nightly backup due at 2026-11-28 02:30 UTC (cron "30 3 * * *") did not report within 120 minutes.\nThe last backup started at 2026-11-26 02:30 UTC.\nThe cron entry /etc/cron.d/stack-backup is gone from the server, so nothing starts the backup: execute the plan\'s backup step again to put it back.';
+    backupsDb.byProject.set(PROJECT, {
+      last_backup: run('backup', true, '2026-11-26T02:30:00.000Z'),
+      last_drill: run('drill', true, '2026-11-26T04:00:00.000Z'),
+      last_proven: run('drill', true, '2026-11-26T04:00:00.000Z'),
+      overdue: { since: '2026-11-27T02:30:00.000Z', due_at: '2026-11-28T02:30:00.000Z', missed: 2, detail },
+    });
+    renderApp(`/app/${PROJECT}/home`);
+    const alert = await within(await panel()).findByRole('alert');
+    expect(alert).toHaveTextContent(/^Overdue since .* \(2026-11-27 02:30 UTC\): the nightly backup did not run at any of the 2 times it was due\. The nightly backup due at 2026-11-28 02:30 UTC/);
+    expect(alert).toHaveTextContent('The cron entry /etc/cron.d/stack-backup is gone from the server');
+    expect(within(await panel()).getByText(BACKUPS_TEXT.nightly)).toBeInTheDocument();
   });
 
   it('says when nothing ran yet', async () => {
@@ -58,7 +73,7 @@ describe('backups on the project home', () => {
   });
 
   it('says no backup is proven when only failed drills ran', async () => {
-    backupsDb.byProject.set(PROJECT, { last_backup: run('backup', false, '2026-11-28T03:30:00.000Z', { bytes: null, snapshot: null, failure: 'The step failed before the backup reported a result: The command exited with status 255.' }), last_drill: run('drill', false, '2026-11-28T05:00:00.000Z'), last_proven: null });
+    backupsDb.byProject.set(PROJECT, { last_backup: run('backup', false, '2026-11-28T03:30:00.000Z', { bytes: null, snapshot: null, failure: 'The step failed before the backup reported a result: The command exited with status 255.' }), last_drill: run('drill', false, '2026-11-28T05:00:00.000Z'), last_proven: null, overdue: null });
     renderApp(`/app/${PROJECT}/home`);
     const backups = await panel();
     expect(await within(backups).findByText(BACKUPS_TEXT.noProven)).toBeInTheDocument();

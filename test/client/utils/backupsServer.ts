@@ -18,6 +18,6 @@ export const backupsHandlers = [
   http.get(api('/projects/:id/backups'), ({ params }) => {
     const id = Number(params.id);
     if (backupsDb.failing.has(id)) return HttpResponse.json({ detail: 'The database is not answering' }, { status: 500 });
-    return HttpResponse.json(backupsDb.byProject.get(id) ?? { last_backup: null, last_drill: null, last_proven: null });
+    return HttpResponse.json(backupsDb.byProject.get(id) ?? { last_backup: null, last_drill: null, last_proven: null, overdue: null });
   }),
 ];

@@ -139,7 +139,7 @@ describe('recorded runs, their routes and notices', () => {
   it('shows the last backup and the last proven restore; a failed drill is shown failed, in words, and reaches the person', async () => {
     const id = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'shop' } })).json<{ id: number }>().id;
     await app.inject({ method: 'PUT', url: `/api/projects/${id}/notifications`, headers: alice.headers, payload: { email: 'alice@example.org', webhook_url: webhook } });
-    expect(await status(id)).toEqual({ last_backup: null, last_drill: null, last_proven: null });
+    expect(await status(id)).toEqual({ last_backup: null, last_drill: null, last_proven: null, overdue: null });
 
     ended(id, { status: 'completed', command: INSTALL, output: line(backup('2026-11-28T10:00:00Z')) });
     ended(id, { status: 'completed', command: DRILL, output: line(drill('2026-11-28T10:05:00Z')) });

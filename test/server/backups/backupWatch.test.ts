@@ -78,7 +78,7 @@ const remoteScript = (command: string): string => {
     const id = project!.id;
     // The install step's first backup was recorded: this project's server is watched.
     await db.insert(backupRuns).values({ projectId: id, kind: 'backup', ok: true, startedAt: new Date('2026-11-27T10:00:00Z'), seconds: 3, destination: 'x', checks: [] });
-    const watch = createBackupWatch({ db, sandbox, hiddenValues: async () => ({}), notify: async (projectId, notice) => void notices.push({ projectId, notice }), log: { warn: () => undefined }, paths });
+    const watch = createBackupWatch({ db, sandbox, hiddenValues: async () => ({}), notify: async (projectId, notice) => void notices.push({ projectId, notice }), log: { warn: () => undefined }, paths, scheduleOf: async () => '30 3 * * *', graceMinutes: 120 });
 
     // The nightly run, as cron starts it: its settings file is gone, so it fails before anything else.
     writeFileSync(paths.backupScript, backupScript(backupSources(PRODUCTS.postgres!.services), { dir: '/opt/stack', project: 'stack', backup: paths }), { mode: 0o700 });
@@ -97,7 +97,7 @@ const remoteScript = (command: string): string => {
 
     // Read again (the period passed, or the app restarted): the same run is kept once and not notified again.
     expect(await watch.checkDue(0)).toBe(1);
-    expect(await createBackupWatch({ db, sandbox, hiddenValues: async () => ({}), notify: async (p, n) => void notices.push({ projectId: p, notice: n }), log: { warn: () => undefined }, paths }).checkDue(60)).toBe(1);
+    expect(await createBackupWatch({ db, sandbox, hiddenValues: async () => ({}), notify: async (p, n) => void notices.push({ projectId: p, notice: n }), log: { warn: () => undefined }, paths, scheduleOf: async () => '30 3 * * *', graceMinutes: 120 }).checkDue(60)).toBe(1);
     expect((await db.select().from(backupRuns).where(eqProject(id))).length).toBe(rows.length);
     expect(notices).toHaveLength(1);
     // Within the period nothing is read.

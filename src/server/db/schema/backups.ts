@@ -14,7 +14,7 @@ export const backupRuns = pgTable(
     projectId: integer('project_id')
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
-    /** `backup` or `drill`. */
+    /** `backup`, `drill`, or `missed`: a due time of the schedule no backup answered (services/backups/missedBackups.ts). */
     kind: text('kind').notNull(),
     ok: boolean('ok').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),

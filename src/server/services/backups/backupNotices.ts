@@ -9,3 +9,8 @@ export function noticeOfRun(run: BackupRun, projectName: string): Notice | undef
     ? { event: 'backup_failed', projectName, title: 'A backup failed', detail: `${run.failure ?? 'The backup failed.'}\n${when}` }
     : { event: 'drill_failed', projectName, title: 'The restore drill failed: the latest backup is not proven to restore', detail: `${run.failure ?? 'The restore drill failed.'}\n${when}` };
 }
+
+/** The notice of a nightly backup that did not run when its schedule said (the words from missedBackups.ts). */
+export function noticeOfMissed(words: string, projectName: string): Notice {
+  return { event: 'backup_missed', projectName, title: 'The nightly backup did not run', detail: words };
+}

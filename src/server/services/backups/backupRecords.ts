@@ -1,7 +1,8 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { backupRuns } from '../../db/schema';
 import { BACKUP_SCRIPT, DRILL_SCRIPT } from '../../agents/offline/backupScripts';
+import { overdueOf } from './missedBackups';
 import { failureInWords, parseScriptResults, type BackupRun, type BackupsStatus, type ScriptResult } from '../../../shared/api/backups';
 
 /**
@@ -103,7 +104,9 @@ export function toBackupRun(r: typeof backupRuns.$inferSelect): BackupRun {
 
 /** A project's runs, newest first (by when they started), of one kind or both. */
 export async function listRuns(db: Db, projectId: number, options: { kind?: Kind; limit?: number } = {}): Promise<BackupRun[]> {
-  const where = options.kind ? and(eq(backupRuns.projectId, projectId), eq(backupRuns.kind, options.kind)) : eq(backupRuns.projectId, projectId);
+  // Missed due times (missedBackups.ts) are no runs: they are read as the overdue state.
+  const kinds: Kind[] = options.kind ? [options.kind] : ['backup', 'drill'];
+  const where = and(eq(backupRuns.projectId, projectId), inArray(backupRuns.kind, kinds));
   const rows = await db
     .select()
     .from(backupRuns)
@@ -113,7 +116,7 @@ export async function listRuns(db: Db, projectId: number, options: { kind?: Kind
   return rows.map(toBackupRun);
 }
 
-/** The last backup, the last drill, and the last drill that passed: the last proven restore. */
+/** The last backup, the last drill, the last drill that passed (the last proven restore), and a missed nightly run since the last backup. */
 export async function backupsStatus(db: Db, projectId: number): Promise<BackupsStatus> {
   const [lastBackup] = await listRuns(db, projectId, { kind: 'backup', limit: 1 });
   const [lastDrill] = await listRuns(db, projectId, { kind: 'drill', limit: 1 });
@@ -127,5 +130,6 @@ export async function backupsStatus(db: Db, projectId: number): Promise<BackupsS
           .orderBy(desc(backupRuns.startedAt))
           .limit(1)
       ).map(toBackupRun);
-  return { last_backup: lastBackup ?? null, last_drill: lastDrill ?? null, last_proven: proven ?? null };
+  const overdue = await overdueOf(db, projectId, lastBackup ? new Date(lastBackup.started_at) : null);
+  return { last_backup: lastBackup ?? null, last_drill: lastDrill ?? null, last_proven: proven ?? null, overdue };
 }

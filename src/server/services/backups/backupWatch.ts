@@ -1,5 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { backupRuns, projects } from '../../db/schema';
+import { missedRun } from './backupSchedule';
+import { noticeOfMissed } from './backupNotices';
+import { lastBackupStart, missedInWords, recordMissed } from './missedBackups';
+import { parseServerCron, readClockCommand } from './serverClock';
 import { BACKUP_RESULT_MARKER, type BackupRun } from '../../../shared/api/backups';
 import { pathsOf, type BackupPaths } from '../../agents/offline/backupScripts';
 import { projectPlace } from '../releases/projectPlace';
@@ -15,6 +19,10 @@ import { whileAwake, type SleepingSandbox, type WakeOptions } from '../sandbox/w
  * runner records a step's output: a run already recorded (same project, kind and start) is kept once, and
  * a new failed one reaches the person through the project's notifications within one period, not when a
  * later drill happens to repeat it.
+ *
+ * A run that never started writes nothing: the same command prints the server's clock, zone and cron
+ * entry, and the last due time of the schedule (in the server's zone) that no backup started after is
+ * recorded as missed and notified once (missedBackups.ts).
  */
 
 export interface BackupWatchDeps extends BackupRecordDeps {
@@ -27,17 +35,22 @@ export interface BackupWatchDeps extends BackupRecordDeps {
   /** Where the backup is installed on the server (each project's place, projectPlace.ts, unless a test says). */
   paths?: BackupPaths;
   now?: () => number;
+  /** The schedule the stack model says (the one the deploy installs), used when the server's cron entry is gone; undefined: backups are off. */
+  scheduleOf(projectId: number): Promise<string | undefined>;
+  /** Minutes after a due time before its run counts as missed: a run reports only when it ends (BACKUP_GRACE_MINUTES). */
+  graceMinutes: number;
 }
 
-export const READ_TITLE = 'The last backup and restore drill results the server keeps';
+export const READ_TITLE = 'The last backup and restore drill results the server keeps, its clock and its cron entry';
 
-/** The read-only command: each result file that exists, printed as the scripts print their result line. */
+/** The read-only command: each result file that exists, printed as the scripts print their result line, then the clock line. */
 export function readLastResults(paths: BackupPaths): string {
   return [
     'if [ "$(id -u)" = 0 ]; then as_root() { "$@"; }; else as_root() { sudo -n "$@"; }; fi',
     `for f in ${paths.state}/last-backup.json ${paths.state}/last-drill.json; do`,
     `  if as_root test -s "$f"; then printf '%s ' ${BACKUP_RESULT_MARKER}; as_root head -c 65536 "$f"; echo; fi`,
     'done',
+    ...readClockCommand(paths),
   ].join('\n');
 }
 
@@ -57,7 +70,24 @@ export function createBackupWatch(deps: BackupWatchDeps) {
     const read = await whileAwake(deps.sandbox, sandboxOf, () => runner.run(readLastResults(paths), READ_TITLE), deps.wake);
     if (read.sleepError) deps.log.warn({ projectId: project.projectId, err: read.sleepError }, 'the sandbox woken for the backup watch stays running');
     if (!read.ran) throw new Error(read.notRunning);
-    return recordAndNotify(deps, project.projectId, { status: 'completed', command: null, output: read.value, errorMessage: null });
+    const runs = await recordAndNotify(deps, project.projectId, { status: 'completed', command: null, output: read.value, errorMessage: null });
+    await checkMissed(project.projectId, read.value);
+    return runs;
+  }
+
+  /** Records and notifies the last due time of the schedule no backup started after, if there is one. */
+  async function checkMissed(projectId: number, output: string): Promise<void> {
+    const cron = parseServerCron(output);
+    if (!cron) return deps.log.warn({ projectId }, 'the backup watch could not read the server clock: whether a backup was missed is unknown');
+    // The entry on the server is what cron runs; the stack model's schedule only when the entry is gone.
+    const schedule = cron.installedSchedule ?? (await deps.scheduleOf(projectId));
+    if (!schedule) return;
+    const missed = missedRun(schedule, cron.clock, deps.graceMinutes * 60_000, await lastBackupStart(deps.db, projectId));
+    if (!missed) return;
+    const words = missedInWords(missed, cron, schedule, deps.graceMinutes, paths);
+    if (!(await recordMissed(deps.db, projectId, missed, words))) return;
+    const [row] = await deps.db.select({ name: projects.name }).from(projects).where(eq(projects.id, projectId));
+    await deps.notify(projectId, noticeOfMissed(words, row?.name ?? 'Project'));
   }
 
   return {

@@ -10,7 +10,8 @@ import { useGetBackupsQuery } from '../backupsApi';
 /** How often the panel reads again: a nightly run or a drill the validation ran shows up without a reload. */
 const REFRESH_MS = 60_000;
 
-const when = (r: BackupRun): string => `${relativeTime(r.started_at)} (${r.started_at.slice(0, 16).replace('T', ' ')} UTC)`;
+const at = (iso: string): string => `${relativeTime(iso)} (${iso.slice(0, 16).replace('T', ' ')} UTC)`;
+const when = (r: BackupRun): string => at(r.started_at);
 
 function RunLine({ label, run }: { label: string; run: BackupRun }): ReactElement {
   const done = run.kind === 'drill' ? BACKUPS_TEXT.drillDone(run, when(run)) : BACKUPS_TEXT.backupDone(run, when(run));
@@ -24,7 +25,8 @@ function RunLine({ label, run }: { label: string; run: BackupRun }): ReactElemen
 
 /**
  * The project's backups: the last backup and the last proven restore with their times and sizes, and
- * the last drill when it failed (shown failed, in words: the step and what the server said).
+ * the last drill when it failed (shown failed, in words: the step and what the server said), and a
+ * nightly backup that did not run when its schedule said: overdue since when, and what to check.
  */
 export function BackupsPanel({ projectId }: { projectId: number }): ReactElement {
   const { data, error, isLoading } = useGetBackupsQuery(projectId, { pollingInterval: REFRESH_MS });
@@ -38,6 +40,14 @@ export function BackupsPanel({ projectId }: { projectId: number }): ReactElement
       {data && !data.last_backup && !data.last_drill ? <FieldHint>{BACKUPS_TEXT.none}</FieldHint> : null}
       {data && (data.last_backup || data.last_drill) ? (
         <List>
+          {data.overdue ? (
+            <Item>
+              <dt>{BACKUPS_TEXT.nightly}</dt>
+              <dd>
+                <ErrorText>{BACKUPS_TEXT.overdue(data.overdue, at(data.overdue.since))}</ErrorText>
+              </dd>
+            </Item>
+          ) : null}
           {data.last_backup ? <RunLine label={BACKUPS_TEXT.lastBackup} run={data.last_backup} /> : null}
           {drillFailed ? <RunLine label={BACKUPS_TEXT.lastDrill} run={drillFailed} /> : null}
           {data.last_proven ? (
