@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { connectCommands, DETECT_DOCKER, PIN_HOST_KEY, remote, SSH } from '../../../src/server/agents/offline/remoteShell';
-import { gatedUp, GATE_FAILED_MARKER, RESTORED_HEALTHY } from '../../../src/server/agents/offline/releaseGate';
+import { APPLYING_AGAIN, gatedUp, GATE_FAILED_MARKER, RESTORED_HEALTHY } from '../../../src/server/agents/offline/releaseGate';
 import { oneShotServices } from '../../../src/server/agents/offline/oneShot';
 import type { ExecResult } from '../../../src/server/sandbox/driver';
 import type { Notice } from '../../../src/server/services/notifications/notificationService';
@@ -78,8 +78,11 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     }
     const copied = await run(`${SSH} 'mkdir -p ${DIR} 2>/dev/null || { sudo mkdir -p ${DIR} && sudo chown "$(id -u):$(id -g)" ${DIR}; }'\ntar -C stack -czf - . | ${SSH} 'tar -C ${DIR} -xzf -'`);
     expect(copied.exitCode).toBe(0);
-    return run(remote([DETECT_DOCKER, `cd ${DIR}`, ...gatedUp({ files: Object.keys(files), oneShot: oneShotServices(files['docker-compose.yml']), seconds: 60, restoreSeconds: 60 })].join('\n')));
+    return start(files);
   };
+  /** "Start the stack" alone, as a person re-running the failed step does. */
+  const start = (files: Record<string, string>): Promise<ExecResult> =>
+    run(remote([DETECT_DOCKER, `cd ${DIR}`, ...gatedUp({ files: Object.keys(files), oneShot: oneShotServices(files['docker-compose.yml']), seconds: 60, restoreSeconds: 60 })].join('\n')));
 
   beforeAll(async () => {
     workspace = mkdtempSync(path.join(tmpdir(), 'da-releases-'));
@@ -155,6 +158,14 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     expect(notices).toEqual([{ event: 'health_gate_failed', projectName: 'shop', title: 'The change failed its health check and release 1 was restored', detail: expect.stringContaining('worker running unhealthy') as string }]);
     expect(onServer('curl -fsS http://127.0.0.1:18080/')).toMatch(/nginx/i);
     expect(onServer(`cat ${DIR}/site/README; docker ps -a --filter label=com.docker.compose.project=${PROJECT} --format '{{.Label "com.docker.compose.service"}}'`).trim().split('\n').sort()).toEqual(['migrate', 'release one', 'web']);
+
+    // "Start the stack" run again alone applies the change again (and fails its gate again), never completes on the restored release's files.
+    const again = await start(two);
+    expect(again.exitCode).toBe(1);
+    expect(again.output).toContain(APPLYING_AGAIN);
+    expect(again.output).toContain('worker running unhealthy');
+    expect(again.output).toContain(RESTORED_HEALTHY);
+    expect(onServer(`cat ${DIR}/site/README`).trim()).toBe('release one');
 
     // A healthy change: web moves to 18081 and a cache is added.
     const three = { 'docker-compose.yml': compose(web(18081) + cache) };

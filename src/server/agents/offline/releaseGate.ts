@@ -17,6 +17,14 @@ export const RESTORED_UNHEALTHY = 'the last healthy release is restored but is n
 const COULD_NOT_START = 'a container could not be started';
 /** Where the server keeps the files of the last release that passed its gate, inside the stack directory. */
 export const LAST_HEALTHY = '.release/last-healthy';
+/**
+ * Where a change that failed its gate is kept when the last healthy release is put back over it: "Start the
+ * stack" run again alone would otherwise find release N's files, come up healthy, and complete with the
+ * person's change silently not applied. Run again with nothing copied since, it applies the change again.
+ */
+export const FAILED_CHANGE = '.release/failed-change';
+/** Printed when the start step applies again the change that failed its gate (nothing was copied since). */
+export const APPLYING_AGAIN = 'applying again the change that failed its health gate (the files here were the restored release)';
 
 export interface GateOptions {
   /** Paths (relative to the stack directory) the plan writes: the compose file, its configuration files, `.env`. */
@@ -37,6 +45,15 @@ export function gatedUp(o: GateOptions): string[] {
   return [
     `files=(${files})`,
     `last=${LAST_HEALTHY}`,
+    `failed=${FAILED_CHANGE}`,
+    // The files here are exactly the restored release's: nothing was copied since the change failed, so this
+    // run is the change again, not the restored release (a copy since, or a roll back, makes them differ or
+    // removes the kept change).
+    'if [ -d "$failed" ] && [ -f "$last/docker-compose.yml" ]; then',
+    '  same=1; for f in "${files[@]}"; do if [ -f "$last/$f" ]; then cmp -s "$last/$f" "$f" || same=0; elif [ -f "$f" ]; then same=0; fi; done',
+    `  if [ "$same" = 1 ]; then echo "${APPLYING_AGAIN}"; for f in "\${files[@]}"; do [ -f "$failed/$f" ] || rm -f "$f"; done; cp -pR "$failed/." .; fi`,
+    'fi',
+    'rm -rf "$failed"',
     'if [ -f "$last/docker-compose.yml" ]; then',
     '  echo "changes from the last healthy release:"',
     '  for f in "${files[@]}"; do [ "$f" = .env ] && continue; if [ -f "$last/$f" ]; then diff -u "$last/$f" "$f" || true; else echo "added: $f"; fi; done',
@@ -54,6 +71,8 @@ export function gatedUp(o: GateOptions): string[] {
     'else',
     '  if [ -f "$last/docker-compose.yml" ]; then',
     `    echo "${GATE_FAILED_MARKER}"`,
+    '    rm -rf "$failed" && mkdir -p "$failed"',
+    '    for f in "${files[@]}"; do if [ -f "$f" ]; then mkdir -p "$failed/$(dirname "$f")" && cp -p "$f" "$failed/$f"; fi; done',
     '    for f in "${files[@]}"; do [ -f "$last/$f" ] || rm -f "$f"; done',
     '    cp -pR "$last/." .',
     '    compose up -d --remove-orphans',

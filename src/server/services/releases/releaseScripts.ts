@@ -1,7 +1,7 @@
 import YAML from 'yaml';
 import { DETECT_DOCKER } from '../../agents/offline/remoteShell';
 import { oneShotServices } from '../../agents/offline/oneShot';
-import { LAST_HEALTHY } from '../../agents/offline/releaseGate';
+import { FAILED_CHANGE, LAST_HEALTHY } from '../../agents/offline/releaseGate';
 import { PROJECT_NAME, STACK_DIRECTORY } from './serverChecks';
 
 /**
@@ -76,6 +76,8 @@ export function rollbackScript(o: { project: string; directory: string; target: 
     ...PRELUDE,
     `P=${o.project}; D=${o.directory}; ONCE='${once.join(' ')}'`,
     ...writeFiles(o.target, [...new Set([...Object.keys(o.target.files), ...Object.keys(o.current?.files ?? {})])]),
+    // The release chosen replaces any change kept after a failed gate: "Start the stack" run again must not bring it back.
+    `rm -rf "$D/${FAILED_CHANGE}"`,
     `cd "$D" && dc -p "$P" -f ${compose} up -d --remove-orphans`,
     `gate ${Math.max(1, Math.round(o.gateSeconds))} ${services.join(' ')}`,
     // Healthy: it is now the last healthy release the next change is compared with and restored to (the
