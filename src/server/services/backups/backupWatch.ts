@@ -71,12 +71,12 @@ export function createBackupWatch(deps: BackupWatchDeps) {
     if (read.sleepError) deps.log.warn({ projectId: project.projectId, err: read.sleepError }, 'the sandbox woken for the backup watch stays running');
     if (!read.ran) throw new Error(read.notRunning);
     const runs = await recordAndNotify(deps, project.projectId, { status: 'completed', command: null, output: read.value, errorMessage: null });
-    await checkMissed(project.projectId, read.value);
+    await checkMissed(project.projectId, read.value, paths);
     return runs;
   }
 
   /** Records and notifies the last due time of the schedule no backup started after, if there is one. */
-  async function checkMissed(projectId: number, output: string): Promise<void> {
+  async function checkMissed(projectId: number, output: string, paths: BackupPaths): Promise<void> {
     const cron = parseServerCron(output);
     if (!cron) return deps.log.warn({ projectId }, 'the backup watch could not read the server clock: whether a backup was missed is unknown');
     // The entry on the server is what cron runs; the stack model's schedule only when the entry is gone.
