@@ -129,12 +129,12 @@ export const EVAL_REQUESTS: EvalRequest[] = [
 
   // --- existing servers with ports already taken (the planner gets them as the inspection's facts) ---
   // Where another proxy holds 80 and 443, HTTPS is that proxy's: the plan hands it the route, it cannot get a certificate itself.
-  { id: 'port80-taken-n8n', says: [`n8n on my server ${S1}. heads up: nginx already runs on that box on 80 and 443 for other sites`], server: 'existing', must: ['n8n'], portsInUse: [22, 80, 443] },
+  { id: 'port80-taken-n8n', says: [`n8n on my server ${S1}. heads up: nginx already runs on that box on 80 and 443 for other sites`], server: 'existing', must: ['n8n'], never: ['proxy'], portsInUse: [22, 80, 443] },
   { id: 'port80-taken-uptime', says: [`uptime kuma on ${S2}, port 80 is already used by an old apache`], server: 'existing', must: ['uptime-kuma'], portsInUse: [2222, 80] },
   { id: 'port5432-taken', says: [`postgres + adminer on ${S3}; there's already a postgres on the host listening on 5432`], server: 'existing', must: ['postgres', 'adminer'], private: ['postgres'], portsInUse: [22, 5432] },
   { id: 'port3000-taken-grafana', says: [`grafana and prometheus on ${S1}, grafana's usual 3000 is taken by another app`], server: 'existing', must: ['grafana', 'prometheus'], portsInUse: [22, 3000] },
   { id: 'port8080-taken', says: [`jellyfin on ${S3}, 8080 and 8096 are in use already by another container`], server: 'existing', must: ['jellyfin'], portsInUse: [22, 8080, 8096] },
-  { id: 'port443-taken-vault', says: [`vaultwarden at vault.pemberton.co on ${S1}, but traefik from another project already holds 80 and 443`], server: 'existing', must: ['vaultwarden'], portsInUse: [22, 80, 443] },
+  { id: 'port443-taken-vault', says: [`vaultwarden at vault.pemberton.co on ${S1}, but traefik from another project already holds 80 and 443`], server: 'existing', must: ['vaultwarden'], never: ['traefik'], portsInUse: [22, 80, 443] },
 
   // --- products the catalogue does not know ---
   { id: 'plex', says: ['Set up Plex for my movies on a VPS'], server: 'existing', must: [], unknown: ['Plex'], never: ['jellyfin'] },
@@ -211,7 +211,7 @@ export const EVAL_REQUESTS: EvalRequest[] = [
   { id: 'rt-mattermost-minio', says: ['mattermost with minio for file storage on aws, chat.brisk.team'], server: 'new', must: ['mattermost', 'minio', 'postgres'], private: ['postgres'], tls: true },
   { id: 'rt-typos-multi', says: [`pls install grafan, promethues and uptime-kuma on ${S1} thx`], server: 'existing', must: ['grafana', 'prometheus', 'uptime-kuma'] },
   { id: 'rt-terse', says: [`redis ${S3}`], server: 'existing', must: ['redis'], private: ['redis'] },
-  { id: 'rt-long-ticket', says: [`Hi team, ticket OPS-4412. We're migrating our internal tooling off a dying VM. Target box is ${S2} (Ubuntu 22.04, Docker 24 already installed, 4 vCPU/8GB). We need: Gitea for source (Postgres backend), a Woodpecker CI runner (if you support it), and Uptime Kuma for monitoring. Gitea should be at git.internal-tools.example.org with TLS. Postgres must NOT be exposed. Port 8080 is used by a legacy java thing, leave it alone.`], server: 'existing', must: ['gitea', 'postgres', 'uptime-kuma'], unknown: ['Woodpecker'], private: ['postgres'], portsInUse: [2222, 8080], tls: true },
+  { id: 'rt-long-ticket', says: [`Hi team, ticket OPS-4412. We're migrating our internal tooling off a dying VM. Target box is ${S2} (Ubuntu 22.04, Docker 24 already installed, 4 vCPU/8GB). We need: Gitea for source (Postgres backend), a Woodpecker CI runner (if you support it), and Uptime Kuma for monitoring. Gitea should be at git.internal-tools.example.org with TLS. Postgres must NOT be exposed. Port 8080 is used by a legacy java thing, leave it alone.`], server: 'existing', must: ['gitea', 'postgres', 'uptime-kuma'], never: ['app'], unknown: ['Woodpecker'], private: ['postgres'], portsInUse: [2222, 8080], tls: true },
   { id: 'rt-clickhouse-plausible-port', says: [`plausible on ${S1}, stats.quillfeather.com. 8123 and 8000 are taken`], server: 'existing', must: ['plausible', 'clickhouse', 'postgres'], private: ['clickhouse', 'postgres'], portsInUse: [22, 8000, 8123], tls: true },
   { id: 'rt-mastodon-existing-80', says: [`mastodon on ${S3}, social.dunewalk.org, caddy already runs there on 80/443 for other stuff`], server: 'existing', must: ['mastodon', 'postgres', 'redis'], private: ['postgres', 'redis'], portsInUse: [22, 80, 443] },
   { id: 'rt-rabbit-mgmt-private', says: [`rabbitmq for our workers on ${S1}, management UI only via ssh tunnel`], server: 'existing', must: ['rabbitmq'], private: ['rabbitmq'] },

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { PRODUCTS } from '../../../src/server/agents/offline/knowledge';
 import { unknownNames } from '../../../src/server/agents/offline/products';
+import { extractFacts } from '../../../src/server/agents/offline/facts';
 
 /**
  * Names of software the catalogue does not hold, in the places operators put them when no deploy verb
@@ -33,4 +34,18 @@ describe('unknown names where tickets put them', () => {
     'ordinary openings name nothing: %s',
     (text) => expect(unknownNames(text)).toEqual([]),
   );
+});
+
+describe('what the server already runs is not asked for', () => {
+  it.each([
+    ['n8n on my server deploy@203.0.113.10. heads up: nginx already runs on that box on 80 and 443 for other sites', ['n8n'], ['nginxProxy', 'web']],
+    ['vaultwarden at vault.pemberton.co on deploy@203.0.113.10, but traefik from another project already holds 80 and 443', ['vaultwarden'], ['traefik']],
+    ['gitea on deploy@203.0.113.10 at git.example.org. Port 8080 is used by a legacy java thing, leave it alone', ['gitea'], ['app']],
+  ])('%s', (text, has, hasNot) => {
+    const facts = extractFacts([text]);
+    const planned = new Set([...facts.components, ...(facts.proxy ? [facts.proxy] : [])]);
+    for (const id of has) expect(planned).toContain(id);
+    for (const id of hasNot) expect(planned).not.toContain(id);
+    expect(facts.ports.map((p) => p.host)).not.toContain(8080);
+  });
 });

@@ -274,6 +274,20 @@ function isNegated(clause: string, index: number): boolean {
   return NEGATION.test(words);
 }
 
+/**
+ * A name that says what the server already runs, not what to deploy: "nginx already runs on that box on
+ * 80 and 443", "traefik from another project already holds 443", "port 8080 is used by a legacy java
+ * thing". The ports it holds come from the server's inspection; putting a second one beside it (a new
+ * nginx on 8080 that can get no certificate) or the person's own app in its place is not what was asked.
+ */
+function isAlreadyThere(clause: string, start: number, end: number): boolean {
+  if (/^[^,;:]{0,40}?\b(already|is running|are running|currently runs?)\b/i.test(clause.slice(end))) return true;
+  return /\b(used|taken|held|occupied|run|bound) by (an?|the|our|my|some)?\s*((old|legacy|existing|other|another)\s+)*$/i.test(clause.slice(0, start));
+}
+
+/** Words after a port that say something else holds it. */
+const PORT_HELD = /^\s*(is|are)?\s*(already\s+)?(used|taken|in use|occupied|held|busy|bound)\b/i;
+
 /** Region ids as written (`eu-central-1`, `fsn1`): each names its provider too. */
 const REGION_PATTERNS: Array<[RegExp, ProviderId]> = Object.values(PROVIDERS).flatMap((p) => (p.regionCodes ? [[wordsPattern(p.regionCodes.words, p.regionCodes.matchCase), p.id] as [RegExp, ProviderId]] : []));
 
@@ -431,7 +445,7 @@ const PROXY_WORDS = /\b(proxy|reverse|ssl|tls|https|certbot|in front|load[- ]bal
  * for ("our Ruby app").
  */
 function readNames(clause: string, facts: Facts, workloadNamed: boolean): string[] {
-  const names = namesIn(clause).filter((n) => !(n.kindWords && workloadNamed));
+  const names = namesIn(clause).filter((n) => !(n.kindWords && workloadNamed) && !isAlreadyThere(clause, n.index, n.end));
   const twinOf = (n: NameAt): NameAt | undefined => names.find((t) => t.proxy !== n.proxy && t.index === n.index && t.end === n.end);
   const asked: string[] = [];
   const apply = (n: NameAt): void => {
@@ -516,6 +530,8 @@ function readClause(clause: string, facts: Facts): void {
   for (const m of clause.matchAll(/\bport\s+(\d{2,5})\b|(?<![\d.:])(?:on|at)\s+:(\d{2,5})\b/gi)) {
     const host = Number(m[1] ?? m[2]);
     if (host < 1 || host > 65535 || host === sshTargetPort) continue;
+    // "port 8080 is used by a legacy java thing": what the server holds, for the inspection to find, not a port to publish on.
+    if (PORT_HELD.test(clause.slice((m.index ?? 0) + m[0].length))) continue;
     const ssh = /\bssh\b/i.test(clause);
     const target = productNear(named, m.index ?? 0);
     const gitSsh = target && PRODUCTS[target]!.services.some((s) => s.alwaysPublish?.some((p) => p.endsWith(':22')));
