@@ -8,7 +8,8 @@ import { modelOfStack, renderStack } from '../../../src/server/agents/offline/st
 import { extractFacts } from '../../../src/server/agents/offline/facts';
 import { renderValidationPlan } from '../../../src/server/agents/offline/validationPlanner';
 import { parsePlanSteps } from '../../../src/shared/planSteps';
-import { BACKUP_INSTALLED_PATHS } from '../../../src/server/agents/offline/backupSteps';
+import { installedPaths, pathsOf } from '../../../src/server/agents/offline/backupScripts';
+import { ownFile, placeOfProject } from '../../../src/server/agents/offline/stackPlace';
 import { requireInCi, sshTo, testServer } from '../helpers/testServer';
 
 /**
@@ -46,7 +47,10 @@ function runUntilFailure(plan: string, workspace: string, env: NodeJS.ProcessEnv
 (server || process.env.CI ? describe : describe.skip)('deploying to the test server', () => {
   const s = server!;
   let workspace: string;
-  const reset = (): void => void onServer(s, `if [ -d /opt/stack ]; then cd /opt/stack && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf /opt/stack /etc/cron.d/stack-maintenance ${BACKUP_INSTALLED_PATHS.join(' ')}`);
+  // This run's own place on the shared server (another run's or journey's stack may be there beside it).
+  const place = placeOfProject({ id: 700_000 + (process.pid % 100_000), name: 'jest deploy' });
+  const dir = place.dir;
+  const reset = (): void => void onServer(s, `if [ -d ${dir} ]; then cd ${dir} && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${dir} ${ownFile(place, '/etc/cron.d/stack-maintenance')} ${installedPaths(pathsOf(place)).join(' ')}`);
   beforeAll(() => {
     workspace = mkdtempSync(path.join(tmpdir(), 'da-deploy-'));
     mkdirSync(path.join(workspace, 'ssh-keys'));
@@ -60,24 +64,24 @@ function runUntilFailure(plan: string, workspace: string, env: NodeJS.ProcessEnv
   it('brings the stack up healthy, validation passes, and fails when nginx is stopped', () => {
     const facts = extractFacts([`PostgreSQL and Redis with nginx in front, on my existing server ${s.user}@${s.host} port ${s.port}, plain HTTP`]);
     facts.acceptsDefaults = true;
-    const implementation = renderImplementationPlan(composeStack(facts));
+    const implementation = renderImplementationPlan(composeStack(facts, { place }));
     const env = { ...process.env, SSH_PRIVATE_KEY: readFileSync(s.private_key_file, 'utf8'), POSTGRES_PASSWORD: 'jest-postgres', REDIS_PASSWORD: 'jest-redis' };
 
     const deployed = run(implementation, workspace, env);
     for (const r of deployed) expect({ step: r.title, status: r.status, output: r.status === 0 ? '' : r.output }).toEqual({ step: r.title, status: 0, output: '' });
     expect(deployed[0]!.output).toMatch(new RegExp(`\\[${s.host.replace(/\./g, '\\.')}\\]:${s.port} \\(ED25519\\)`));
     expect(deployed.find((r) => r.title.startsWith('Check what the server has'))!.output).toContain('Compose: v1 (docker-compose 1.29');
-    const healthy = onServer(s, "docker ps --format '{{.Names}} {{.Status}}'").trim().split('\n').filter((l) => /\(healthy\)$/.test(l));
-    expect(healthy.map((l) => l.split(' ')[0]).sort()).toEqual(['stack_postgres_1', 'stack_proxy_1', 'stack_redis_1']);
+    const healthy = onServer(s, `docker ps --filter label=com.docker.compose.project=${place.project} --format '{{.Names}} {{.Status}}'`).trim().split('\n').filter((l) => /\(healthy\)$/.test(l));
+    expect(healthy.map((l) => l.split(' ')[0]).sort()).toEqual(['postgres', 'proxy', 'redis'].map((x) => `${place.project}_${x}_1`));
     // The stand-in PostgreSQL honours POSTGRES_USER/POSTGRES_DB/POSTGRES_PASSWORD.
-    expect(onServer(s, "cd /opt/stack && docker-compose exec -T postgres psql -U app -d app -tAc 'select current_user'").trim()).toBe('app');
+    expect(onServer(s, `cd ${dir} && docker-compose exec -T postgres psql -U app -d app -tAc 'select current_user'`).trim()).toBe('app');
 
     const executed = parsePlanSteps(implementation).map((x) => ({ step_number: x.stepNumber, status: 'completed', description: x.description, command: x.command }));
     const validation = renderValidationPlan(executed, implementation);
     const passed = run(validation, workspace, env);
     expect(passed.map((r) => [r.title, r.status])).toEqual(passed.map((r) => [r.title, 0]));
 
-    onServer(s, 'cd /opt/stack && docker-compose stop proxy');
+    onServer(s, `cd ${dir} && docker-compose stop proxy`);
     const failed = run(validation, workspace, env);
     const byTitle = Object.fromEntries(failed.map((r) => [r.title, r.status]));
     expect(byTitle['Reach the server with its pinned host key']).toBe(0);
@@ -97,17 +101,17 @@ function runUntilFailure(plan: string, workspace: string, env: NodeJS.ProcessEnv
     const env = { ...process.env, SSH_PRIVATE_KEY: readFileSync(s.private_key_file, 'utf8'), POSTGRES_PASSWORD: 'jest-postgres', REDIS_PASSWORD: 'jest-redis' };
     onServer(s, 'docker rm -f old-web >/dev/null 2>&1; docker run -d --name old-web --label com.docker.compose.project=shop -p 80:80 nginx:1.27.2-alpine >/dev/null');
     try {
-      const stack = composeStack(extractFacts([`A static website with Caddy in front, plain HTTP, and PostgreSQL, on my existing server ${s.user}@${s.host} port ${s.port}`]));
+      const stack = composeStack(extractFacts([`A static website with Caddy in front, plain HTTP, and PostgreSQL, on my existing server ${s.user}@${s.host} port ${s.port}`]), { place });
       const stopped = runUntilFailure(renderImplementationPlan(stack), workspace, env);
       const failed = stopped[stopped.length - 1]!;
       expect(failed.title).toBe('Check what the server has: Docker Engine and Compose');
       expect(failed.output).toContain('port 80 is already in use on the server by old-web (compose project shop)');
-      expect(onServer(s, 'ls /opt/stack 2>/dev/null || echo none').trim()).toBe('none');
+      expect(onServer(s, `ls ${dir} 2>/dev/null || echo none`).trim()).toBe('none');
 
       // What the inspection found goes into the model; the plan rendered from it publishes Caddy elsewhere.
       const model = modelOfStack(stack);
       model.serverFacts = { inspectedAt: new Date().toISOString(), portsInUse: [{ port: 80, protocol: 'tcp', holder: 'container old-web (compose project shop)' }], containers: [{ name: 'old-web', image: 'nginx:1.27.2-alpine', project: 'shop' }], composeProjects: ['shop'] };
-      const moved = renderStack(model);
+      const moved = renderStack(model, { place });
       expect(moved.notes.join(' ')).toContain('caddy is published on port 8080 instead of 80');
       const implementation = renderImplementationPlan(moved);
       const deployed = run(implementation, workspace, env);
@@ -124,7 +128,7 @@ function runUntilFailure(plan: string, workspace: string, env: NodeJS.ProcessEnv
   it('PostgreSQL and Redis kept private behind Caddy: nothing of theirs is published, validation from the model is green', () => {
     reset();
     const env = { ...process.env, SSH_PRIVATE_KEY: readFileSync(s.private_key_file, 'utf8'), POSTGRES_PASSWORD: 'jest-postgres', REDIS_PASSWORD: 'jest-redis' };
-    const stack = composeStack(extractFacts([`PostgreSQL and a Redis cache, with Caddy in front serving plain HTTP, on my existing server ${s.user}@${s.host} port ${s.port}`]));
+    const stack = composeStack(extractFacts([`PostgreSQL and a Redis cache, with Caddy in front serving plain HTTP, on my existing server ${s.user}@${s.host} port ${s.port}`]), { place });
     expect(stack.published.filter((p) => !p.port.startsWith('127.0.0.1:')).map((p) => p.service)).toEqual(['caddy']);
     const implementation = renderImplementationPlan(stack);
     const deployed = run(implementation, workspace, env);

@@ -30,6 +30,8 @@ const server = testServer;
 requireInCi(server);
 
 /** The stack's folder and compose project: its project's place (projectPlace), set once the project exists. */
+// The database is fresh (project id 1): the pid in the name keeps two runs on the shared server apart.
+const NAME = `shop ${process.pid}`;
 let PROJECT = '';
 let DIR = '';
 
@@ -92,7 +94,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     database = await openTestDatabase('pglite');
     app = await buildTestApp(database);
     const alice = await signIn(app, 'alice');
-    const id = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: `darel ${process.pid}` } })).json<{ id: number }>().id;
+    const id = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: NAME } })).json<{ id: number }>().id;
     ({ dir: DIR, project: PROJECT } = await projectPlace(database.db, id));
     reset();
     project = { projectId: id, installationId: await installationRowId(database, alice) };
@@ -155,7 +157,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     service.afterStepStored(project, 1, { stepNumber: 7, status: 'failed', command: null, errorMessage: 'The command exited with status 1.', output: failed.output });
     await service.idle();
     expect(announced.at(-1)!.event).toEqual({ release: { number: 2, status: 'rolled_back' } });
-    expect(notices).toEqual([{ event: 'health_gate_failed', projectName: 'shop', title: 'The change failed its health check and release 1 was restored', detail: expect.stringContaining('worker running unhealthy') as string }]);
+    expect(notices).toEqual([{ event: 'health_gate_failed', projectName: NAME, title: 'The change failed its health check and release 1 was restored', detail: expect.stringContaining('worker running unhealthy') as string }]);
     expect(onServer('curl -fsS http://127.0.0.1:18080/')).toMatch(/nginx/i);
     expect(onServer(`cat ${DIR}/site/README; docker ps -a --filter label=com.docker.compose.project=${PROJECT} --format '{{.Label "com.docker.compose.service"}}'`).trim().split('\n').sort()).toEqual(['migrate', 'release one', 'web']);
 
@@ -207,7 +209,7 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     onServer(`docker stop ${PROJECT}_web_1 >/dev/null`);
     const stopped = await service.checkDrift(project);
     expect(stopped.differences).toEqual([{ kind: 'containers', detail: 'web: exited, the release had it running' }, { kind: 'ports', detail: 'web published port missing on the server: 127.0.0.1:18080->80/tcp' }]);
-    expect(notices[1]).toEqual({ event: 'drift', projectName: 'shop', title: 'The server differs from release 4', detail: expect.stringContaining('containers: web: exited') as string });
+    expect(notices[1]).toEqual({ event: 'drift', projectName: NAME, title: 'The server differs from release 4', detail: expect.stringContaining('containers: web: exited') as string });
     // The same differences again are not sent again.
     await service.checkDrift(project);
     expect(notices).toHaveLength(2);
