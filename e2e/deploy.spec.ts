@@ -4,6 +4,7 @@ import { expect, test, type Locator } from '@playwright/test';
 import { confirmThePlans, recordStatusTexts } from './support/planning';
 import { approveEveryStep, askForStackOnServer, confirmImplementation, saveSecrets, statusOf, stepCard } from './support/deployFromUi';
 import { onServer, resetServer, testServer } from './support/testServer';
+import { placeOfProject } from '../src/server/agents/offline/stackPlace';
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
 import { openStep } from './support/executionChat';
@@ -36,6 +37,9 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   const errors = watchForErrors(page);
 
   const projectId = await signInWithNewProject(page, 'e2e-deploy', 'Own server');
+  // The project's own folder and compose project on the server, as its plan derives them.
+  const place = placeOfProject({ id: projectId, name: 'Own server' });
+  resetServer(target, place);
   const stages = page.getByRole('list', { name: 'Stages' });
 
   // ---- Requirements: the server named in words, the SSH key saved as a secret ----
@@ -73,7 +77,7 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
 
   // ---- On the server: three containers run healthy, and http://host/ answers ----
   const containers = onServer(target, "docker ps --format '{{.Names}} {{.Status}}'").trim().split('\n');
-  expect(containers.filter((c) => /^stack_(postgres|redis|proxy)_1 Up .*\(healthy\)$/.test(c))).toHaveLength(3);
+  expect(containers.filter((c) => new RegExp(`^${place.project}_(postgres|redis|proxy)_1 Up .*\\(healthy\\)$`).test(c))).toHaveLength(3);
   const answer = await fetch(`http://${target.host}/`);
   expect(answer.status).toBeLessThan(500);
   expect(answer.headers.get('server') ?? '').toMatch(/nginx/);
@@ -116,18 +120,18 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   // ---- The documents state what the server said, and show the compose file read back from it ----
   const os = onServer(target, '. /etc/os-release && echo "$PRETTY_NAME"').trim();
   const compose = onServer(target, 'docker-compose version --short').trim();
-  const deployedCompose = onServer(target, 'cat /opt/stack/docker-compose.yml').trimEnd();
+  const deployedCompose = onServer(target, `cat ${place.dir}/docker-compose.yml`).trimEnd();
   expect(documentation.documentation).toContain(`| Operating system | ${os} |`);
   expect(documentation.documentation).toContain(`| Compose | ${compose} (docker-compose) |`);
   expect(documentation.quickstart).toContain(os);
   expect(documentation.key_value_data.server_os).toBe(os);
-  expect(documentation.documentation).toContain(`\`/opt/stack/docker-compose.yml\` (compose project stack):\n\n\`\`\`\n${deployedCompose}\n\`\`\``);
+  expect(documentation.documentation).toContain(`\`${place.dir}/docker-compose.yml\` (compose project ${place.project}):\n\n\`\`\`\n${deployedCompose}\n\`\`\``);
   // What the plan assumed and the server refutes is not written: the test server is Debian with Compose v1,
   // password authentication on and no firewall.
   expect(documentation.documentation).not.toMatch(/Ubuntu 24\.04|Compose v2|Password authentication over SSH is disabled/);
 
   // ---- nginx stops on the server: the person comes back to stage 5, re-executes the check, and it fails ----
-  onServer(target, 'cd /opt/stack && docker-compose stop proxy');
+  onServer(target, `cd ${place.dir} && docker-compose stop proxy`);
   await page.goto(`/app/${projectId}`);
   await expect(stages.getByRole('button', { name: /^Stage 5: / })).toHaveAttribute('aria-current', 'step', { timeout: 15_000 });
   await expect(statusOf(check(3))).toContainText('completed', { timeout: 15_000 });
@@ -172,10 +176,10 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   await expect(helper.locator('li[data-role="assistant"]').last()).toContainText('exited with code 0', { timeout: 120_000 });
   // The containers exist only on the server: their names and sizes, and Docker's disk summary, came from there.
   const ran = helper.locator('li[data-role="assistant"] pre').last();
-  // (Not stack_postgres_1: the chat blanks a secret's value wherever it appears, and a secret here is "postgres".)
-  await expect(ran).toContainText(/stack_redis_1\s+Up .*\(healthy\)/);
+  // (Not its postgres container: the chat blanks a secret's value wherever it appears, and a secret here is "postgres".)
+  await expect(ran).toContainText(new RegExp(`${place.project}_redis_1\\s+Up .*\\(healthy\\)`));
   // The proxy stopped on the server above: only the server's own containers can say so.
-  await expect(ran).toContainText(/stack_proxy_1\s+Exited/);
+  await expect(ran).toContainText(new RegExp(`${place.project}_proxy_1\\s+Exited`));
   await expect(ran).toContainText(/SIZE/);
   await expect(ran).toContainText(/TYPE\s+TOTAL\s+ACTIVE\s+SIZE/);
   const helperSeconds = Math.round((Date.now() - helperStart) / 100) / 10;
@@ -184,5 +188,5 @@ test('a person deploys PostgreSQL and Redis behind nginx to their own server, va
   test.info().annotations.push({ type: 'after-deploy', description: JSON.stringify(afterDeploy) });
 
   expect(errors).toEqual([]);
-  resetServer(target);
+  resetServer(target, place);
 });

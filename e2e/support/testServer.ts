@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BACKUP_INSTALLED_PATHS } from '../../src/server/agents/offline/backupSteps';
+import { installedPaths, pathsOf, type StackPlace } from '../../src/server/agents/offline/backupScripts';
+import { LEGACY_PLACE, ownFile } from '../../src/server/agents/offline/stackPlace';
 
 /** The server `npm run test-server:up` started (its one line of JSON, kept in .test-server/server.json; journeys run from the repository root). */
 export interface TestServer {
@@ -26,7 +27,8 @@ export function onServer(server: TestServer, command: string): string {
   );
 }
 
-/** Removes what an earlier deploy left on the test server, so a journey starts from a bare server. */
-export function resetServer(server: TestServer): void {
-  onServer(server, `if [ -d /opt/stack ]; then cd /opt/stack && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf /opt/stack /etc/cron.d/stack-maintenance ${BACKUP_INSTALLED_PATHS.join(' ')}`);
+/** Removes what an earlier deploy left on the test server in `place` (the legacy /opt/stack unless a project's is given). */
+export function resetServer(server: TestServer, place: StackPlace = LEGACY_PLACE): void {
+  const dir = place.dir;
+  onServer(server, `if [ -d ${dir} ]; then cd ${dir} && docker-compose down -v --remove-orphans >/dev/null 2>&1 || true; fi; sudo rm -rf ${dir} ${ownFile(place, '/etc/cron.d/stack-maintenance')} ${installedPaths(pathsOf(place)).join(' ')}`);
 }
