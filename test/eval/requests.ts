@@ -231,4 +231,7 @@ export const EVAL_REQUESTS: EvalRequest[] = [
   { id: 'rt-valkey-not-redis', says: ['paperless ngx on hetzner, but use valkey not redis (licensing), docs.kremer.nl'], server: 'new', must: ['paperless', 'postgres', 'valkey'], never: ['redis'], private: ['postgres', 'valkey'], tls: true },
   { id: 'rt-or-chain', says: [`gitea with mysql/mariadb/postgres, any is fine, on ${S1}`], server: 'existing', must: ['gitea', 'mysql'], never: ['mariadb', 'postgres'], private: ['mysql'] },
   { id: 'rt-forgejo-mariadb', says: [`forgejo on ${S3} with mariadb, git.birchwood.dev`], server: 'existing', must: ['forgejo', 'mariadb'], never: ['postgres'], private: ['mariadb'], tls: true },
+  // The words the planner itself asks an image to be described with ("image X port 8080") are no software to name back.
+  { id: 'lead-image-port', says: [`ghost blog behind nginx on ${S1}, no domain, light load`, 'also run my image ghcr.io/acme/api:1.2 port 8080'], server: 'existing', must: ['ghost', 'mysql', 'proxy', 'api'], private: ['mysql'] },
+  { id: 'lead-own-redis-port', says: [`ghost blog behind nginx on ${S1}, no domain, light load`, 'also run my own image redis:7.4.1-alpine port 6380'], server: 'existing', must: ['ghost', 'mysql', 'proxy', 'redis'], private: ['mysql', 'redis'] },
 ];

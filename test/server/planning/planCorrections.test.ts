@@ -31,7 +31,8 @@ describe('corrections to the architecture plan', () => {
     const { replies, plan: result } = architect(['Generate architecture plan', 'keep Adminer private', 'remove Redis', 'serve it at files.example.net instead']);
     expect(replies[0]).toContain('Here is the architecture');
     expect(replies[1]).toMatch(/^I changed the architecture:\n- adminer: no longer published.*\n- adminer: kept private/);
-    expect(replies[2]).toContain('- removed redis');
+    // Nextcloud takes Valkey where Redis is removed: said as the replacement.
+    expect(replies[2]).toMatch(/- put valkey .* in place of redis: nextcloud needs one of/);
     expect(replies[3]).toMatch(/files\.example\.net/);
     for (const r of replies.slice(1)) expect(r).not.toContain('Here is the architecture');
     expect(result).not.toMatch(/reverse_proxy adminer:/);

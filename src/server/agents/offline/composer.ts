@@ -470,7 +470,11 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
       svc.alwaysPublish = svc.alwaysPublish!.map((x) => (x === sshMapping ? `${ask.host}:22` : x));
       for (const k of Object.keys(svc.environment ?? {})) if (k.endsWith('SSH_PORT')) svc.environment![k] = String(ask.host);
     } else if (svc.internalPort) {
-      svc.alwaysPublish = [...(svc.alwaysPublish ?? []).filter((x) => !x.endsWith(`:${svc.internalPort}`)), `${ask.host}:${svc.internalPort}`];
+      // A database, cache or queue named with a port ("redis port 6380") listens there on loopback only: what
+      // the verifier refuses (published-private) is not planned, and the notes say how to reach it.
+      const loopback = productMustStayPrivate(PRODUCTS[componentOf(svc.name)]);
+      if (loopback) notes.push(`${svc.name} is on port ${ask.host} of the server's 127.0.0.1 only, as only the stack's services should reach it: reach it through an SSH tunnel (ssh -N -L ${ask.host}:127.0.0.1:${ask.host} <server>).`);
+      svc.alwaysPublish = [...(svc.alwaysPublish ?? []).filter((x) => !x.endsWith(`:${svc.internalPort}`)), `${loopback ? '127.0.0.1:' : ''}${ask.host}:${svc.internalPort}`];
       svc.publish = (svc.publish ?? []).filter((x) => !x.endsWith(`:${svc.internalPort}`));
     }
   }
@@ -572,7 +576,13 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   for (const c of components) {
     const lacking = c.needs.filter((need) => need.some((x) => facts.heldOut.has(x)) && !need.some((x) => ids.has(x)));
     for (const need of lacking) notes.push(`${c.label} needs ${need.map((x) => PRODUCTS[x]?.label ?? x).join(' or ')}, and you removed ${need.filter((x) => facts.heldOut.has(x)).map((x) => PRODUCTS[x]?.label ?? x).join(' and ')}: it stays out, so ${c.label} runs without it (the plan's findings name what is missing). Add one back, or remove ${c.label} too.`);
-    for (const dep of c.requires) if (facts.excluded.has(dep)) notes.push(`${c.label} needs ${PRODUCTS[dep]?.label ?? dep}, which you ruled out: it will not start without it. Tell me whether to keep ${c.label} or let it have ${PRODUCTS[dep]?.label ?? dep}.`);
+    // A need met by another of its choices (Valkey for a Redis ruled out) is met: only one with none left is said.
+    for (const need of c.needs) {
+      const ruledOut = need.filter((x) => facts.excluded.has(x));
+      if (!ruledOut.length || need.some((x) => ids.has(x)) || lacking.includes(need)) continue;
+      const label = ruledOut.map((x) => PRODUCTS[x]?.label ?? x).join(' or ');
+      notes.push(`${c.label} needs ${label}, which you ruled out: it will not start without it. Tell me whether to keep ${c.label} or let it have ${label}.`);
+    }
     if (c.tls === 'required' && !tls && !externalProxy) notes.push(`${c.label} needs HTTPS to work fully (browsers refuse its features over plain HTTP); give it a domain so the proxy can get a certificate.`);
   }
   if (facts.custom.length && proxy === undefined) {

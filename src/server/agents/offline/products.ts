@@ -74,7 +74,7 @@ export function findImages(text: string): NamedImage[] {
 // Software the catalogue does not hold
 // ---------------------------------------------------------------------------------------------------
 
-/** Words after "deploy/install/run/host" that are not product names. */
+/** Words after "deploy/install/run/host" that are not product names (among them the words a person describes an image with, as the planner asks: "image X port 8080, data in /data"). */
 const COMMON = new Set(
   `a an the my our your their its it this that these those some any all both everything something anything them me us
    on in at for to from with without behind and or plus but also as of by via into onto
@@ -87,6 +87,7 @@ const COMMON = new Set(
    linux ubuntu debian centos rocky alma windows production staging dev development test testing
    wordpress-like something-like a-few few several one two three four five
    somewhere anywhere everywhere ssh
+   port ports listening data volume volumes mount env environment variable variables memory ram cpu cpus disk
    image images tag version latest registry automation workflow workflows tool tools platform software solution system thing
    setup set-up installation deployment docker-compose compose self-host self-hosting selfhost
    self-hosted selfhosted hosted managed open-source opensource private public internal`.split(/\s+/).filter(Boolean),
