@@ -4,6 +4,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { approveEveryStep, approveStep, confirmImplementation, DEPLOY_STEP_TIMEOUT, deployFromUi, saveSecrets, statusOf, stepCard, waitingSteps } from './support/deployFromUi';
 import { confirmThePlans } from './support/planning';
 import { onServer, resetServer, testServer } from './support/testServer';
+import { placeOfProject } from '../src/server/agents/offline/stackPlace';
 import { watchForErrors } from './support/watchForErrors';
 import { signInWithNewProject } from './support/project';
 
@@ -63,6 +64,10 @@ test('a person changes the stack through the plans, a new service that never com
   resetServer(target);
   const errors = watchForErrors(page);
   const projectId = await signInWithNewProject(page, 'e2e-releases', 'Releases');
+  // The project's own folder and compose project on the server, as its plan derives them: a run that failed
+  // half-way left its stack there (holding ports), not in the legacy folder.
+  const place = placeOfProject({ id: projectId, name: 'Releases' });
+  resetServer(target, place);
   await deployFromUi(page, target, {
     stack: 'PostgreSQL and Redis with nginx in front',
     trailing: ', plain HTTP',
@@ -176,5 +181,5 @@ test('a person changes the stack through the plans, a new service that never com
     if (firewall) onServer(target, `sudo -n iptables ${OPENED.replace('-A', '-D')} || true`);
   }
   expect(errors).toEqual([]);
-  resetServer(target);
+  resetServer(target, place);
 });

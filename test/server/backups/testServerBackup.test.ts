@@ -32,7 +32,9 @@ const ROWS = 2_500;
   const s = server!;
   const b = backupHost!;
   // describe.skip still runs this body: nothing here may read a backup host that is not there.
-  const repoPath = `${backupHost?.path ?? ''}/jest-${process.pid}`;
+  const destinationPath = `${backupHost?.path ?? ''}/jest-${process.pid}`;
+  // The stack's own repository inside the destination the person chose (`<destination>/<name>`).
+  const repoPath = `${destinationPath}/${PATHS.repoName}`;
   let workspace: string;
   const services = [PRODUCTS.postgres!.services[0]!, PRODUCTS.redis!.services[0]!];
   const sources = backupSources(services);
@@ -67,7 +69,7 @@ const ROWS = 2_500;
 
   afterAll(() => {
     reset();
-    sshTo(b, `rm -rf ${repoPath}`);
+    sshTo(b, `rm -rf ${destinationPath}`);
     rmSync(workspace, { recursive: true, force: true });
   });
 
@@ -77,7 +79,7 @@ const ROWS = 2_500;
   };
 
   it('backs the stack up to the backup host, encrypted, and the drill restores and checks it without touching the live stack', () => {
-    const step = backupStep(sources, { dir: DIR, project: PROJECT, backup: PATHS }, { schedule: '30 3 * * *', keepDays: 14, destination: `sftp://${b.user}@${b.host}:${b.port}/${repoPath}` });
+    const step = backupStep(sources, { dir: DIR, project: PROJECT, backup: PATHS }, { schedule: '30 3 * * *', keepDays: 14, destination: `sftp://${b.user}@${b.host}:${b.port}/${destinationPath}` });
     const env = {
       ...process.env,
       BACKUP_PASSWORD: 'jest-restic-password',

@@ -97,7 +97,8 @@ describe.each(databaseKinds())('a real model corrects the plans with tool calls 
     const stream = await say(projectId, 'implementation', 'Please remove Redis');
     const answers = toolAnswers(ops.model.requests.slice(before)[1]!.messages);
     expect(answers[0]).toMatch(/^Error: operation 1 \(setPort\): nonesuch is not in the stack/);
-    expect(answers[1]).toMatch(/^Applied exclude\. Changed: removed redis; nextcloud goes without Redis 7\.4, which it needs: say "add Redis" to put it back\./);
+    // Nextcloud takes Valkey where Redis is removed: the operation applied is the replacement, named with the need it fills.
+    expect(answers[1]).toMatch(/^Applied replaceComponent\. Changed: put valkey \(.+\) in place of redis: nextcloud needs one of Redis 7\.4, Valkey/);
     expect(stream).toContain('Some changes could not be made');
     const stack = (await ops.call(projectId, 'GET', '/api/planning/stack')).json<StackResponse>();
     expect(stack.model.components.map((c) => c.name)).not.toContain('redis');
