@@ -1,14 +1,12 @@
-import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
-import { SMTPServer } from 'smtp-server';
 import { BACKUP_SCRIPT, DRILL_SCRIPT } from '../../../src/server/agents/offline/backupScripts';
 import { backupStepRecorder } from '../../../src/server/services/backups/backupHook';
 import { kindOfStep, runsOfStep } from '../../../src/server/services/backups/backupRecords';
 import { BACKUP_RESULT_MARKER, type BackupsStatus } from '../../../src/shared/api/backups';
+import { startNotificationSinks, type NotificationSinks } from '../helpers/notificationSinks';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
-import { listenOnLoopback as listen } from '../helpers/freePort';
 import { found } from '../helpers/until';
 
 /**
@@ -89,36 +87,18 @@ describe('recorded runs, their routes and notices', () => {
   let bob: TestUser;
   const mails: string[] = [];
   const posts: Array<{ text: string }> = [];
-  let smtp: SMTPServer;
-  let receiver: http.Server;
+  let sinks: NotificationSinks;
   let record: ReturnType<typeof backupStepRecorder>;
   let webhook: string;
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData(stream, _session, callback) {
-        let body = '';
-        stream.on('data', (c: Buffer) => (body += c.toString('utf8')));
-        stream.on('end', () => {
-          mails.push(body);
-          callback();
-        });
-      },
+    sinks = await startNotificationSinks({
+      mail: (body) => void mails.push(body),
+      post: (body) => void posts.push(body as { text: string }),
     });
-    const smtpPort = await listen(smtp.server);
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-      req.on('end', () => {
-        posts.push(JSON.parse(body) as { text: string });
-        res.writeHead(204).end();
-      });
-    });
-    const hook = `http://127.0.0.1:${await listen(receiver)}/hooks/backup`;
+    const hook = `${sinks.hookBase}/hooks/backup`;
     database = await openTestDatabase('pglite');
-    app = await buildTestApp(database, { env: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'alerts@example.org', NOTIFY_PRIVATE_ADDRESSES: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    app = await buildTestApp(database, { env: { SMTP_URL: sinks.smtpUrl, SMTP_FROM: 'alerts@example.org', NOTIFY_PRIVATE_ADDRESSES: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
     alice = await signIn(app, 'alice');
     bob = await signIn(app, 'bob');
     record = backupStepRecorder({ db: app.database.db, notify: (id, notice) => app.services.notifications.notify(id, notice), log: app.log });
@@ -127,8 +107,7 @@ describe('recorded runs, their routes and notices', () => {
   afterAll(async () => {
     await app.close();
     await database.destroy();
-    receiver.close();
-    await new Promise<void>((r) => smtp.close(() => r()));
+    await sinks?.close();
   });
 
   const call = (user: TestUser, url: string) => app.inject({ method: 'GET', url, headers: user.headers });

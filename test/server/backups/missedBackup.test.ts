@@ -1,15 +1,13 @@
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { SMTPServer } from 'smtp-server';
 import { backupPaths, installedPaths, type BackupPaths } from '../../../src/server/agents/offline/backupScripts';
 import { backupRuns } from '../../../src/server/db/schema';
 import { createBackupWatch } from '../../../src/server/services/backups/backupWatch';
 import type { BackupsStatus } from '../../../src/shared/api/backups';
-import { listenOnLoopback as listen } from '../helpers/freePort';
 import { localBash, overSsh, scriptSandbox } from '../helpers/scriptSandbox';
+import { startNotificationSinks, type NotificationSinks } from '../helpers/notificationSinks';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 import { requireInCi, testServer } from '../helpers/testServer';
@@ -56,8 +54,7 @@ if (isRoot) {
   let paths: BackupPaths;
   const mails: string[] = [];
   const posts: Array<{ text: string; content: string }> = [];
-  let smtp: SMTPServer;
-  let receiver: http.Server;
+  let sinks: NotificationSinks;
   let hook: string;
   const asRoot = 'if [ "$(id -u)" = 0 ]; then S=; else S="sudo -n"; fi';
   const onServer = (script: string): string => {
@@ -67,30 +64,13 @@ if (isRoot) {
   };
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData(stream, _session, callback) {
-        let body = '';
-        stream.on('data', (c: Buffer) => (body += c.toString('utf8')));
-        stream.on('end', () => {
-          mails.push(body);
-          callback();
-        });
-      },
+    sinks = await startNotificationSinks({
+      mail: (body) => void mails.push(body),
+      post: (body) => void posts.push(body as { text: string; content: string }),
     });
-    const smtpPort = await listen(smtp.server);
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-      req.on('end', () => {
-        posts.push(JSON.parse(body) as { text: string; content: string });
-        res.writeHead(204).end();
-      });
-    });
-    hook = `http://127.0.0.1:${await listen(receiver)}/hooks/missed`;
+    hook = `${sinks.hookBase}/hooks/missed`;
     database = await openTestDatabase('pglite');
-    app = await buildTestApp(database, { env: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'alerts@example.org', NOTIFY_PRIVATE_ADDRESSES: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    app = await buildTestApp(database, { env: { SMTP_URL: sinks.smtpUrl, SMTP_FROM: 'alerts@example.org', NOTIFY_PRIVATE_ADDRESSES: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
     alice = await signIn(app, 'alice');
     paths = place.paths();
     place.cleanup(paths);
@@ -100,8 +80,7 @@ if (isRoot) {
     place.done?.();
     await app.close();
     await database.destroy();
-    receiver.close();
-    await new Promise<void>((r) => smtp.close(() => r()));
+    await sinks?.close();
   });
 
   const newProject = async (name: string): Promise<{ projectId: number; installationId: number }> => {

@@ -1,11 +1,9 @@
-import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { SMTPServer } from 'smtp-server';
 import { GATE_FAILED_MARKER, RESTORED_HEALTHY } from '../../../src/server/agents/offline/releaseGate';
 import { createReleaseService } from '../../../src/server/services/releases/releaseService';
 import { recordRelease } from '../../../src/server/services/releases/releaseStore';
-import { listenOnLoopback as listen } from '../helpers/freePort';
 import { overSsh, scriptSandbox } from '../helpers/scriptSandbox';
+import { startNotificationSinks, type NotificationSinks } from '../helpers/notificationSinks';
 import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
 import { requireInCi, testServer } from '../helpers/testServer';
@@ -27,43 +25,24 @@ describe('a failed health gate and drift reach the person by mail and webhook', 
   let alice: TestUser;
   const mails: string[] = [];
   const posts: Array<{ text: string; content: string }> = [];
-  let smtp: SMTPServer;
-  let receiver: http.Server;
+  let sinks: NotificationSinks;
   let hook: string;
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData(stream, _session, callback) {
-        let body = '';
-        stream.on('data', (c: Buffer) => (body += c.toString('utf8')));
-        stream.on('end', () => {
-          // Quoted-printable soft line breaks joined again.
-          mails.push(body.replace(/=\r?\n/g, ''));
-          callback();
-        });
-      },
+    sinks = await startNotificationSinks({
+      // Quoted-printable soft line breaks joined again.
+      mail: (body) => void mails.push(body.replace(/=\r?\n/g, '')),
+      post: (body) => void posts.push(body as { text: string; content: string }),
     });
-    const smtpPort = await listen(smtp.server);
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-      req.on('end', () => {
-        posts.push(JSON.parse(body) as { text: string; content: string });
-        res.writeHead(204).end();
-      });
-    });
-    hook = `http://127.0.0.1:${await listen(receiver)}/hooks/failures`;
+    hook = `${sinks.hookBase}/hooks/failures`;
     database = await openTestDatabase('pglite');
-    app = await buildTestApp(database, { env: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'alerts@example.org', NOTIFY_PRIVATE_ADDRESSES: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000', DRIFT_CHECK_MINUTES: '0' } });
+    app = await buildTestApp(database, { env: { SMTP_URL: sinks.smtpUrl, SMTP_FROM: 'alerts@example.org', NOTIFY_PRIVATE_ADDRESSES: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000', DRIFT_CHECK_MINUTES: '0' } });
     alice = await signIn(app, 'alice');
   });
   afterAll(async () => {
     await app.close();
     await database.destroy();
-    receiver.close();
-    await new Promise<void>((r) => smtp.close(() => r()));
+    await sinks?.close();
   });
 
   const newProject = async (name: string): Promise<{ projectId: number; installationId: number }> => {

@@ -1,11 +1,9 @@
-import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { SMTPServer } from 'smtp-server';
 import { RECORDED_ACTIVITY_TYPES } from '../../../src/shared/constants/activity';
 import { postWebhook, refusedAddress } from '../../../src/server/services/notifications/webhookChannel';
+import { startNotificationSinks, type NotificationSinks } from '../helpers/notificationSinks';
 import { buildTestApp, installationRowId, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
-import { listenOnLoopback as listen } from '../helpers/freePort';
 import { found } from '../helpers/until';
 
 /**
@@ -27,43 +25,24 @@ describe('project notifications', () => {
   const mails: Mail[] = [];
   const posts: Array<{ path: string; body: { text: string; content: string } }> = [];
   let answer = 204;
-  let smtp: SMTPServer;
-  let receiver: http.Server;
+  let sinks: NotificationSinks;
   let hook: string;
 
   beforeAll(async () => {
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData(stream, session, callback) {
-        let body = '';
-        stream.on('data', (c: Buffer) => (body += c.toString('utf8')));
-        stream.on('end', () => {
-          mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), body });
-          callback();
-        });
-      },
+    sinks = await startNotificationSinks({
+      mail: (body, to) => void mails.push({ to, body }),
+      post: (body, path) => { posts.push({ path, body: body as { text: string; content: string } }); return answer; },
     });
-    const smtpPort = await listen(smtp.server);
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-      req.on('end', () => {
-        posts.push({ path: req.url ?? '', body: JSON.parse(body) as { text: string; content: string } });
-        res.writeHead(answer).end();
-      });
-    });
-    hook = `http://127.0.0.1:${await listen(receiver)}/hooks/T0K3N-secret-part`;
+    hook = `${sinks.hookBase}/hooks/T0K3N-secret-part`;
     database = await openTestDatabase('pglite');
-    app = await buildTestApp(database, { env: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_FROM: 'alerts@example.org', NOTIFY_PRIVATE_ADDRESSES: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    app = await buildTestApp(database, { env: { SMTP_URL: sinks.smtpUrl, SMTP_FROM: 'alerts@example.org', NOTIFY_PRIVATE_ADDRESSES: 'true', LOGIN_RATE_LIMIT_PER_MINUTE: '1000' } });
     alice = await signIn(app, 'alice');
     bob = await signIn(app, 'bob');
   });
   afterAll(async () => {
     await app.close();
     await database.destroy();
-    receiver.close();
-    await new Promise<void>((r) => smtp.close(() => r()));
+    await sinks?.close();
   });
 
   const newProject = async (user: TestUser, name: string): Promise<number> =>
