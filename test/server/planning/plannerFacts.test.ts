@@ -34,6 +34,21 @@ describe('offline planner keeps the facts a person gives', () => {
     expect(published.filter((p) => p.startsWith('2222:'))).toEqual([]);
   });
 
+  test('a port something else holds on the server is not its SSH port, and a port clients find by number alone is never moved', () => {
+    for (const said of ['pi-hole on deploy@203.0.113.12, systemd-resolved holds port 53 on that box', 'pi-hole on deploy@203.0.113.12 where dnsmasq uses port 53']) {
+      expect(extractFacts([said]).sshTarget).toEqual({ user: 'deploy', host: '203.0.113.12', port: 22 });
+    }
+    for (const said of ['pi-hole on deploy@203.0.113.12 (ssh on port 2222)', 'pi-hole on deploy@203.0.113.12:2222', 'pi-hole on deploy@203.0.113.12 port 2222']) {
+      expect(extractFacts([said]).sshTarget).toEqual({ user: 'deploy', host: '203.0.113.12', port: 2222 });
+    }
+    const held = { inspectedAt: '2026-11-28T00:00:00Z', portsInUse: [{ port: 53, protocol: 'udp' as const, holder: 'systemd-resolved' }, { port: 53, protocol: 'tcp' as const, holder: 'systemd-resolved' }], containers: [], composeProjects: [] };
+    const stack = composeStack(extractFacts(['pi-hole on deploy@203.0.113.12']), { serverFacts: held });
+    const ports = (YAML.parse(stack.composeYaml) as { services: { pihole: { ports: string[] } } }).services.pihole.ports;
+    // DNS clients ask port 53 only: moved to 54 it would answer nobody; it stays, and the person is told to free it.
+    expect(ports).toEqual(expect.arrayContaining(['53:53/tcp', '53:53/udp']));
+    expect(stack.notes.filter((n) => n.startsWith('pihole needs port 53'))).toEqual([expect.stringContaining('systemd-resolved holds it on the server: free port 53 there first')]);
+  });
+
   test('storage the machine type cannot hold becomes a block volume, never a claimed bigger or encrypted disk', () => {
     const c = converse(['MinIO with 500 GB of data on Hetzner in Falkenstein', DEFAULTS]);
     expect(c.document).toContain('fsn1');

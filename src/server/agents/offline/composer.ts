@@ -628,6 +628,12 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
  * A `[ip:]host:container` mapping whose host port is free: the same, or moved to the next free port
  * (80 → 8080, 443 → 8443, others upwards) when the server or another service of the stack holds it.
  */
+/**
+ * Ports the clients of a protocol find by number alone: a DNS resolver, a mail server's peers, NTP and DHCP
+ * clients ask there and nowhere else, so a service moved off one serves nobody. Held, it stays and is said.
+ */
+const FOUND_ONLY_BY_NUMBER: Record<number, string> = { 25: 'mail servers deliver to port 25', 53: 'DNS clients ask port 53', 67: 'DHCP clients ask port 67', 123: 'NTP clients ask port 123' };
+
 function claimHostPort(mapping: string, service: string, taken: Set<string>, inUse: Map<string, string>, notes: string[]): string {
   const protocol = mapping.endsWith('/udp') ? 'udp' : 'tcp';
   const parts = mapping.split(':');
@@ -636,7 +642,12 @@ function claimHostPort(mapping: string, service: string, taken: Set<string>, inU
   // A port is held per protocol: DNS publishes 53/tcp and 53/udp side by side.
   const held = (p: number): boolean => taken.has(`${p}/${protocol}`) || inUse.has(`${p}/${protocol}`);
   let port = host;
-  if (held(port)) {
+  const onlyHere = FOUND_ONLY_BY_NUMBER[host];
+  if (held(port) && onlyHere) {
+    const holder = inUse.get(`${host}/${protocol}`) ?? 'another service of the stack';
+    const said = `${service} needs port ${host}`;
+    if (!notes.some((n) => n.startsWith(said))) notes.push(`${said} and cannot move (${onlyHere}, and no other port), but ${holder} holds it on the server: free port ${host} there first, or the stack will not start.`);
+  } else if (held(port)) {
     port = host === 80 ? 8080 : host === 443 ? 8443 : host + 1;
     while (held(port)) port += 1;
     const holder = inUse.get(`${host}/${protocol}`);

@@ -16,6 +16,8 @@ const HOSTNAME = '(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,24}';
 const TARGET = new RegExp(`(?<![\\w.@-])(${USER})@(${IPV4}|${HOSTNAME}|\\[[0-9a-f:]+\\])(?::(\\d{1,5}))?(?![\\w@-]|\\.\\w)`, 'gi');
 /** Words that make `user@host` a server rather than an email address. */
 const SERVER_WORDS = /\b(server|ssh|host|vps|machine|box|instance|droplet|deploy(ing)? (to|on)|log ?in)\b/i;
+/** Words that may stand between an address and its SSH port. */
+const ADDRESS_WORDS = new Set(['ssh', 'sshd', 'on', 'at', 'with', 'using', 'via', 'over', 'its', 'the', 'and', 'is', 'listening', 'listens', 'runs', 'running', 'which', 'that', 'server', 'vps', 'box', 'host']);
 const PORT = /(?:\bssh\s+port|\bport|\s-p)\s*(?:is\s+|=\s*|:\s*)?(\d{1,5})\b/i;
 
 const validPort = (n: number): boolean => Number.isInteger(n) && n >= 1 && n <= 65535;
@@ -35,8 +37,12 @@ export function readSshTarget(text: string): SshTarget | undefined {
     const before = text.slice(Math.max(0, m.index! - 20), m.index);
     const portAfter = after.match(PORT);
     // "root@host, move SSH to port 2222" names the port SSH moves to, not the one it listens on now.
-    const moving = portAfter && /\b(move|moving|change|changing|switch)\b/i.test(after.slice(0, portAfter.index));
-    const portText = m[3] ?? (moving ? undefined : portAfter?.[1]) ?? before.match(/\s-p\s*(\d{1,5})\s+\S*$/)?.[1];
+    // Only words that go on describing the address may part it from the port ("deploy@host (ssh on port 2222)");
+    // any other ("root@host, move SSH to port 2222", "deploy@host, systemd-resolved holds port 53") names
+    // another port: where SSH moves to, what the server runs.
+    const between = portAfter ? after.slice(0, portAfter.index).split(/[^\w-]+/).filter(Boolean) : [];
+    const ofTheAddress = between.every((w) => ADDRESS_WORDS.has(w.toLowerCase()));
+    const portText = m[3] ?? (ofTheAddress ? portAfter?.[1] : undefined) ?? before.match(/\s-p\s*(\d{1,5})\s+\S*$/)?.[1];
     const port = portText ? Number(portText) : 22;
     if (!validPort(port)) continue;
     found = { user: m[1]!, host, port };
