@@ -27,24 +27,44 @@ describe('when the nightly backup was last due', () => {
   it('is cron-parser\'s prev() at now minus the grace in the server\'s zone, never later, and a time the schedule matches', () => {
     fc.assert(
       fc.property(schedule, zone, now, grace, (expr, tz, at, g) => {
+        // cron-parser gives up (its loop limit) on a few schedules around a daylight-saving change in a
+        // half-hour zone (Lord Howe): lastDue then throws as it does, and the watch says the check is unknown.
+        const attempt = <T>(f: () => T): T | Error => { try { return f(); } catch (err) { return err as Error; } };
+        const expected = attempt(() => CronExpressionParser.parse(expr, { currentDate: new Date(at - g), tz }).prev().toDate());
+        if (expected instanceof Error) {
+          expect(() => lastDue(expr, { now: at, zone: tz }, g)).toThrow(expected.message);
+          return;
+        }
         const due = lastDue(expr, { now: at, zone: tz }, g);
-        const expected = CronExpressionParser.parse(expr, { currentDate: new Date(at - g), tz }).prev().toDate();
         expect(due.getTime()).toBe(expected.getTime());
         expect(due.getTime()).toBeLessThanOrEqual(at - g);
         expect(due.getTime() % 60_000).toBe(0);
         // No due time between it and now minus the grace: it is the last one.
-        const next = CronExpressionParser.parse(expr, { currentDate: due, tz }).next().toDate();
-        expect(next.getTime()).toBeGreaterThan(at - g - 1_000);
+        const next = attempt(() => CronExpressionParser.parse(expr, { currentDate: due, tz }).next().toDate());
+        if (!(next instanceof Error)) expect(next.getTime()).toBeGreaterThan(at - g - 1_000);
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("the case CI found: cron-parser's next() gives up after a due time on Lord Howe's half-hour daylight-saving change (the property allows only that)", () => {
+    const expr = '0,1 2 5-5 4,5 0-0';
+    const zone = 'Australia/Lord_Howe';
+    const due = lastDue(expr, { now: Date.parse('2020-01-01T00:00:00Z'), zone }, 0);
+    expect(due.toISOString()).toBe('2019-05-25T15:31:00.000Z');
+    expect(() => CronExpressionParser.parse(expr, { currentDate: due, tz: zone }).next()).toThrow('loop limit');
   });
 
   it('is overdue exactly when the last run started before the due time', () => {
     fc.assert(
       fc.property(schedule, zone, now, grace, fc.option(fc.integer({ min: -400 * 86_400_000, max: 0 })), (expr, tz, at, g, back) => {
         const clock = { now: at, zone: tz };
-        const due = lastDue(expr, clock, g);
+        let due: Date;
+        try {
+          due = lastDue(expr, clock, g);
+        } catch {
+          return; // cron-parser's loop limit (see above): the watch says the check is unknown
+        }
         const last = back === null ? null : new Date(at + back);
         const missed = missedRun(expr, clock, g, last);
         expect(missed !== undefined).toBe(last === null || last.getTime() < due.getTime());

@@ -82,7 +82,15 @@ export function createBackupWatch(deps: BackupWatchDeps) {
     // The entry on the server is what cron runs; the stack model's schedule only when the entry is gone.
     const schedule = cron.installedSchedule ?? (await deps.scheduleOf(projectId));
     if (!schedule) return;
-    const missed = missedRun(schedule, cron.clock, deps.graceMinutes * 60_000, await lastBackupStart(deps.db, projectId));
+    const lastStart = await lastBackupStart(deps.db, projectId);
+    let missed: ReturnType<typeof missedRun>;
+    try {
+      missed = missedRun(schedule, cron.clock, deps.graceMinutes * 60_000, lastStart);
+    } catch (err) {
+      // A schedule cron-parser refuses (an entry edited by hand, or its loop limit around a daylight-saving
+      // change in a half-hour zone): the result files were still read and recorded; only this check is unknown.
+      return deps.log.warn({ projectId, schedule, err: (err as Error).message }, 'the backup schedule could not be read: whether a backup was missed is unknown');
+    }
     if (!missed) return;
     const words = missedInWords(missed, cron, schedule, deps.graceMinutes, paths);
     if (!(await recordMissed(deps.db, projectId, missed, words))) return;
