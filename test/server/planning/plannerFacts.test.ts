@@ -36,8 +36,12 @@ describe('offline planner keeps the facts a person gives', () => {
 
   test('a port something else holds on the server is not its SSH port, and a port clients find by number alone is never moved', () => {
     for (const said of ['pi-hole on deploy@203.0.113.12, systemd-resolved holds port 53 on that box', 'pi-hole on deploy@203.0.113.12 where dnsmasq uses port 53']) {
-      expect(extractFacts([said]).sshTarget).toEqual({ user: 'deploy', host: '203.0.113.12', port: 22 });
+      const facts = extractFacts([said]);
+      expect(facts.sshTarget).toEqual({ user: 'deploy', host: '203.0.113.12', port: 22 });
+      // What the server holds is for the inspection to find, not a port to publish Pi-hole's web page on.
+      expect(facts.ports).toEqual([]);
     }
+    expect(extractFacts(['pi-hole on deploy@203.0.113.12, use port 8081 for its admin page']).ports).toEqual([expect.objectContaining({ host: 8081 })]);
     for (const said of ['pi-hole on deploy@203.0.113.12 (ssh on port 2222)', 'pi-hole on deploy@203.0.113.12:2222', 'pi-hole on deploy@203.0.113.12 port 2222']) {
       expect(extractFacts([said]).sshTarget).toEqual({ user: 'deploy', host: '203.0.113.12', port: 2222 });
     }

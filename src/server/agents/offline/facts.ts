@@ -287,6 +287,11 @@ function isAlreadyThere(clause: string, start: number, end: number): boolean {
 
 /** Words after a port that say something else holds it. */
 const PORT_HELD = /^\s*(is|are)?\s*(already\s+)?(used|taken|in use|occupied|held|busy|bound)\b/i;
+/**
+ * Words before a port that say something else holds it ("systemd-resolved holds port 53", "dnsmasq already
+ * uses port 53"): a state said in the third person, never the request "use port 8080".
+ */
+const HELD_BEFORE = /\b(?:holds|holding|occupies|occupying|uses|blocks|blocking|binds|hogs|grabs|has)\s+(?:the\s+)?$/i;
 
 /** Region ids as written (`eu-central-1`, `fsn1`): each names its provider too. */
 const REGION_PATTERNS: Array<[RegExp, ProviderId]> = Object.values(PROVIDERS).flatMap((p) => (p.regionCodes ? [[wordsPattern(p.regionCodes.words, p.regionCodes.matchCase), p.id] as [RegExp, ProviderId]] : []));
@@ -531,7 +536,7 @@ function readClause(clause: string, facts: Facts): void {
     const host = Number(m[1] ?? m[2]);
     if (host < 1 || host > 65535 || host === sshTargetPort) continue;
     // "port 8080 is used by a legacy java thing": what the server holds, for the inspection to find, not a port to publish on.
-    if (PORT_HELD.test(clause.slice((m.index ?? 0) + m[0].length))) continue;
+    if (PORT_HELD.test(clause.slice((m.index ?? 0) + m[0].length)) || HELD_BEFORE.test(clause.slice(0, m.index ?? 0))) continue;
     const ssh = /\bssh\b/i.test(clause);
     const target = productNear(named, m.index ?? 0);
     const gitSsh = target && PRODUCTS[target]!.services.some((s) => s.alwaysPublish?.some((p) => p.endsWith(':22')));
