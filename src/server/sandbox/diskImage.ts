@@ -43,9 +43,24 @@ const run = (program: string, args: string[]): void => {
   }
 };
 
+/** How often a mount whose loop device could not be set up is tried again, and the pause before each. */
+const LOOP_ATTEMPTS = 5;
+const LOOP_PAUSE_MS = 200;
+
 const mount = (mountpoint: string): void => {
-  // nosuid and nodev: a file the sandbox wrote can never be a setuid program or a device for the host.
-  run('mount', ['-t', 'ext4', '-o', 'loop,nosuid,nodev', imageOf(mountpoint), mountpoint]);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // nosuid and nodev: a file the sandbox wrote can never be a setuid program or a device for the host.
+      run('mount', ['-t', 'ext4', '-o', 'loop,nosuid,nodev', imageOf(mountpoint), mountpoint]);
+      return;
+    } catch (err) {
+      // Finding a free loop device and attaching the image are two steps: another process (another
+      // sandbox's mount, a server beside this one) can take the device between them, and mount then fails
+      // to set up the loop device (EBUSY). Tried again, as image builders do (lorax retries its losetup).
+      if (attempt >= LOOP_ATTEMPTS || !/loop device/i.test((err as Error).message) || isMountpoint(mountpoint)) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, LOOP_PAUSE_MS * attempt);
+    }
+  }
 };
 
 const unmount = (mountpoint: string): void => {
