@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
-import { END } from 'redux-saga';
+import { useCallback, useState } from 'react';
 import { useAppDispatch } from '../../app/hooks';
-import { createTerminalCommandsChannel, type TerminalCommandsMessage } from '../../common/channels/terminalCommandsChannel';
+import type { TerminalCommandsMessage } from '../../common/channels/terminalCommandsChannel';
+import { useTerminalCommands } from '../../common/channels/useTerminalCommands';
 import { executionApi } from './executionApi';
 
 import type { LiveOutput } from '../../common/steps/StepCards';
@@ -18,11 +18,8 @@ export type { LiveOutput };
 export function useLiveStepOutput(projectId: number): Readonly<Record<string, LiveOutput>> {
   const dispatch = useAppDispatch();
   const [live, setLive] = useState<Record<string, LiveOutput>>({});
-  useEffect(() => {
-    const channel = createTerminalCommandsChannel(projectId);
-    let open = true;
-    const onMessage = (message: TerminalCommandsMessage | END): void => {
-      if (!open || message === END) return;
+  const onMessage = useCallback(
+    (message: TerminalCommandsMessage): void => {
       if (message.type === 'terminalCommands/command' && message.command.step_number !== undefined) {
         const key = String(message.command.step_number);
         setLive((was) => ({ ...was, [key]: { output: '', lastAt: Date.now() } }));
@@ -34,13 +31,9 @@ export function useLiveStepOutput(projectId: number): Readonly<Record<string, Li
         // The entry stays: the card reads it only while the progress still says in progress.
         dispatch(executionApi.util.invalidateTags([{ type: 'ExecutionProgress', id: projectId }]));
       }
-      channel.take(onMessage);
-    };
-    channel.take(onMessage);
-    return () => {
-      open = false;
-      channel.close();
-    };
-  }, [projectId, dispatch]);
+    },
+    [projectId, dispatch],
+  );
+  useTerminalCommands(projectId, onMessage);
   return live;
 }

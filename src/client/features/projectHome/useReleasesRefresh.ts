@@ -1,7 +1,7 @@
-import { useEffect } from 'react';
-import { END } from 'redux-saga';
+import { useCallback } from 'react';
 import { useAppDispatch } from '../../app/hooks';
-import { createTerminalCommandsChannel, type TerminalCommandsMessage } from '../../common/channels/terminalCommandsChannel';
+import type { TerminalCommandsMessage } from '../../common/channels/terminalCommandsChannel';
+import { useTerminalCommands } from '../../common/channels/useTerminalCommands';
 import { releasesApi } from './releasesApi';
 
 /**
@@ -15,18 +15,11 @@ import { releasesApi } from './releasesApi';
  */
 export function useReleasesRefresh(projectId: number): void {
   const dispatch = useAppDispatch();
-  useEffect(() => {
-    const channel = createTerminalCommandsChannel(projectId);
-    let open = true;
-    const onMessage = (message: TerminalCommandsMessage | END): void => {
-      if (!open || message === END) return;
+  const onMessage = useCallback(
+    (message: TerminalCommandsMessage): void => {
       if (message.type === 'terminalCommands/release') dispatch(releasesApi.util.invalidateTags([{ type: 'Releases', id: projectId }]));
-      channel.take(onMessage);
-    };
-    channel.take(onMessage);
-    return () => {
-      open = false;
-      channel.close();
-    };
-  }, [projectId, dispatch]);
+    },
+    [projectId, dispatch],
+  );
+  useTerminalCommands(projectId, onMessage);
 }
