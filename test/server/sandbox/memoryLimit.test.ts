@@ -56,6 +56,21 @@ describe('sandbox memory limit (for real)', () => {
     }
   }, 120_000);
 
+  (cgroups.cgroups ? it : it.skip)('gives drivers made in one process groups of their own, each with its own limit', () => {
+    // A test worker runs several suites in one process, with different limits for the same project id.
+    const small = probeMemoryCgroups(128).cgroups!;
+    const large = probeMemoryCgroups(1024).cgroups!;
+    try {
+      const dirs = [small.procsFile(4), large.procsFile(4)].map((file) => path.dirname(file));
+      expect(dirs[0]).not.toBe(dirs[1]);
+      const figure = (dir: string): number => Number(fs.readFileSync(path.join(dir, small.kind === 'v2' ? 'memory.max' : 'memory.limit_in_bytes'), 'utf8'));
+      expect(dirs.map(figure)).toEqual([128 << 20, 1024 << 20]);
+    } finally {
+      small.removeAll();
+      large.removeAll();
+    }
+  });
+
   (cgroups.cgroups ? it.skip : it)('says, when a sandbox first starts, that the limit is per process where no memory cgroup can be made', async () => {
     const driver = driverWith(LIMIT_MB);
     try {

@@ -69,17 +69,26 @@ function v2Base(own: string): string {
   return base;
 }
 
+/** Drivers made in one process (a test worker runs several) each have groups of their own: their limits may differ. */
+let instances = 0;
+
 function cgroupsAt(kind: 'v2' | 'v1', base: string, limitBytes: number): MemoryCgroups {
   const made = new Set<number>();
-  const dirOf = (projectId: number): string => path.join(base, `devops-agents-${process.pid}-sandbox-${projectId}`);
+  const instance = `${process.pid}-${++instances}`;
+  const dirOf = (projectId: number): string => path.join(base, `devops-agents-${instance}-sandbox-${projectId}`);
   const limit = (dir: string): void => {
     if (kind === 'v2') {
       write(path.join(dir, 'memory.max'), String(limitBytes));
       if (fs.existsSync(path.join(dir, 'memory.swap.max'))) write(path.join(dir, 'memory.swap.max'), '0');
     } else {
+      // Memory and swap together get the same figure, so the sandbox cannot spill into swap. v1 refuses
+      // (EINVAL) a memory limit above the memory+swap one, and a memory+swap limit below the memory one: the
+      // group may hold other figures (left by an earlier run), so memory+swap is lifted first, set last.
+      const memsw = path.join(dir, 'memory.memsw.limit_in_bytes');
+      const hasMemsw = fs.existsSync(memsw);
+      if (hasMemsw) write(memsw, '-1');
       write(path.join(dir, 'memory.limit_in_bytes'), String(limitBytes));
-      // Memory and swap together: the same figure, so the sandbox cannot spill into swap.
-      if (fs.existsSync(path.join(dir, 'memory.memsw.limit_in_bytes'))) write(path.join(dir, 'memory.memsw.limit_in_bytes'), String(limitBytes));
+      if (hasMemsw) write(memsw, String(limitBytes));
     }
   };
   const remove = (projectId: number): void => {
