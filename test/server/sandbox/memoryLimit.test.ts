@@ -56,7 +56,7 @@ describe('sandbox memory limit (for real)', () => {
     }
   }, 120_000);
 
-  (cgroups.cgroups ? it : it.skip)('gives drivers made in one process groups of their own, each with its own limit', () => {
+  (cgroups.cgroups ? it : it.skip)('gives drivers made in one process groups of their own, each with its own limit', async () => {
     // A test worker runs several suites in one process, with different limits for the same project id.
     const small = probeMemoryCgroups(128).cgroups!;
     const large = probeMemoryCgroups(1024).cgroups!;
@@ -66,10 +66,24 @@ describe('sandbox memory limit (for real)', () => {
       const figure = (dir: string): number => Number(fs.readFileSync(path.join(dir, small.kind === 'v2' ? 'memory.max' : 'memory.limit_in_bytes'), 'utf8'));
       expect(dirs.map(figure)).toEqual([128 << 20, 1024 << 20]);
     } finally {
-      small.removeAll();
-      large.removeAll();
+      await small.removeAll();
+      await large.removeAll();
     }
   });
+
+  (cgroups.cgroups ? it : it.skip)('leaves no group behind when it closes, though a process the sandbox started in the background still runs', async () => {
+    const probe = cgroups.cgroups!;
+    const base = path.dirname(path.dirname(probe.procsFile(99)));
+    await probe.remove(99);
+    const groups = (): string[] => fs.readdirSync(base).filter((name) => name.startsWith('devops-agents-'));
+    const before = groups();
+    const driver = driverWith(LIMIT_MB);
+    await driver.initialise(ref);
+    await driver.exec(ref, 'setsid sleep 300 >/dev/null 2>&1 < /dev/null & echo started');
+    expect(groups().length).toBe(before.length + 1);
+    await driver.close();
+    expect(groups()).toEqual(before);
+  }, 60_000);
 
   (cgroups.cgroups ? it.skip : it)('says, when a sandbox first starts, that the limit is per process where no memory cgroup can be made', async () => {
     const driver = driverWith(LIMIT_MB);

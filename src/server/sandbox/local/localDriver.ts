@@ -359,7 +359,7 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
 
     async down(s): Promise<void> {
       await endProcesses(s.projectId);
-      host?.memory.cgroups?.remove(s.projectId);
+      await host?.memory.cgroups?.remove(s.projectId);
       removeWorkspace(s);
     },
 
@@ -475,7 +475,7 @@ export function createLocalTransport(options: LocalDriverOptions): SandboxTransp
       closing = true;
       await Promise.all([...running.keys()].map(endProcesses));
       await Promise.all([...endingNetworks]);
-      host?.memory.cgroups?.removeAll();
+      await host?.memory.cgroups?.removeAll();
       detachWorkspaces();
     },
 

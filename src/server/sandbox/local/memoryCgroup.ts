@@ -15,10 +15,13 @@ export interface MemoryCgroups {
   kind: 'v2' | 'v1';
   /** The cgroup.procs file of the project's group, made (with its limit) if missing. */
   procsFile(projectId: number): string;
-  /** Removes the project's group (its processes must have ended). */
-  remove(projectId: number): void;
-  /** Removes every group this process made. */
-  removeAll(): void;
+  /**
+   * Ends whatever is still in the project's group (its members are exactly the sandbox's processes, a
+   * background one its shell left among them) and removes the group once the kernel has let them go.
+   */
+  remove(projectId: number): Promise<void>;
+  /** Removes every group this driver made. */
+  removeAll(): Promise<void>;
 }
 
 export type CgroupProbe = { cgroups: MemoryCgroups } | { cgroups: null; reason: string };
@@ -39,6 +42,15 @@ function ownCgroups(): { v2?: string; v1?: string } {
 }
 
 const write = (file: string, value: string): void => fs.writeFileSync(file, value);
+
+/** The pids in a group; none when it is gone. */
+function members(dir: string): number[] {
+  try {
+    return fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
 
 /** v2: memory must be enabled for the children of the server's cgroup; a cgroup with processes of its own cannot, so the server moves to a leaf first. */
 function v2Base(own: string): string {
@@ -91,12 +103,29 @@ function cgroupsAt(kind: 'v2' | 'v1', base: string, limitBytes: number): MemoryC
       if (hasMemsw) write(memsw, String(limitBytes));
     }
   };
-  const remove = (projectId: number): void => {
+  /** True once the group is gone; false while the kernel still counts a process in it (EBUSY). */
+  const tryRemove = (projectId: number): boolean => {
     try {
       fs.rmdirSync(dirOf(projectId));
-      made.delete(projectId);
-    } catch {
-      // still in use or already gone
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EBUSY') return false;
+      // ENOENT: already gone
+    }
+    made.delete(projectId);
+    return true;
+  };
+  const remove = async (projectId: number): Promise<void> => {
+    // A process that has just been killed stays a member until it is reaped: a left group would keep this
+    // driver's limit under a name the next driver of the same process could meet.
+    for (let attempt = 0; attempt < 50 && !tryRemove(projectId); attempt++) {
+      for (const pid of members(dirOf(projectId))) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 40));
     }
   };
   return {
@@ -111,8 +140,8 @@ function cgroupsAt(kind: 'v2' | 'v1', base: string, limitBytes: number): MemoryC
       return path.join(dir, 'cgroup.procs');
     },
     remove,
-    removeAll() {
-      for (const projectId of [...made]) remove(projectId);
+    async removeAll() {
+      await Promise.all([...made].map(remove));
     },
   };
 }
@@ -135,10 +164,10 @@ export function probeMemoryCgroups(limitMb: number): CgroupProbe {
       const procs = cgroups.procsFile(0);
       const joined = spawnSync('sh', ['-c', 'echo $$ > "$1"', 'sh', procs], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 5_000 });
       if (joined.status !== 0) throw new Error(joined.stderr.trim() || `exit status ${joined.status}`);
-      cgroups.remove(0);
+      void cgroups.remove(0);
       return { cgroups };
     } catch (err) {
-      cgroups?.remove(0);
+      void cgroups?.remove(0);
       attempts.push(`cgroup ${kind}: ${(err as Error).message}`);
     }
   }
