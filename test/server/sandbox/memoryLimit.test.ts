@@ -85,6 +85,23 @@ describe('sandbox memory limit (for real)', () => {
     expect(groups()).toEqual(before);
   }, 60_000);
 
+  (cgroups.cgroups ? it : it.skip)('removes at start the empty groups a server killed before it left, and no other', async () => {
+    const probe = cgroups.cgroups!;
+    const base = path.dirname(path.dirname(probe.procsFile(98)));
+    await probe.remove(98);
+    // A pid above the kernel's pid_max names no process: the server that made the group is gone.
+    const ended = path.join(base, 'devops-agents-4194305-1-sandbox-7');
+    const living = path.join(base, `devops-agents-${process.pid}-999-sandbox-7`);
+    fs.mkdirSync(ended);
+    fs.mkdirSync(living);
+    try {
+      expect(probeMemoryCgroups(LIMIT_MB).cgroups).not.toBeNull();
+      expect([fs.existsSync(ended), fs.existsSync(living)]).toEqual([false, true]);
+    } finally {
+      for (const dir of [ended, living]) if (fs.existsSync(dir)) fs.rmdirSync(dir);
+    }
+  });
+
   (cgroups.cgroups ? it.skip : it)('says, when a sandbox first starts, that the limit is per process where no memory cgroup can be made', async () => {
     const driver = driverWith(LIMIT_MB);
     try {

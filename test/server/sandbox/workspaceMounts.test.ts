@@ -56,8 +56,8 @@ describeAsRoot('workspace mounts of the local driver (root, for real)', () => {
 
   it('a server killed with its workspaces mounted: the next one unmounts them at its shutdown, used or not', async () => {
     const root = path.join(dataDir, 'killed', 'sandboxes');
-    // The killed server: its workspaces mounted, and no close (SIGKILL runs none).
-    const killed = createLocalDriver({ root, limits, uidBase: 200_000, execTimeoutMs: 60_000, diskMb: 64 });
+    // The killed server: its workspaces mounted, and no close (SIGKILL runs none) until the suite ends.
+    const killed = make(root);
     await killed.initialise(ref(3));
     await killed.initialise(ref(4));
     await killed.exec(ref(3), 'echo kept > kept.txt');

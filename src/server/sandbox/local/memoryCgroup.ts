@@ -146,6 +146,22 @@ function cgroupsAt(kind: 'v2' | 'v1', base: string, limitBytes: number): MemoryC
   };
 }
 
+/**
+ * Groups a server killed before it (SIGKILL runs no close) left behind, named by its pid: removed when that
+ * process is gone and the group is empty (bwrap ends a sandbox with the server that started it).
+ */
+function removeGroupsOfEndedServers(base: string): void {
+  for (const name of fs.readdirSync(base)) {
+    const pid = /^devops-agents-(\d+)-/.exec(name)?.[1];
+    if (pid === undefined || fs.existsSync(`/proc/${pid}`)) continue;
+    try {
+      fs.rmdirSync(path.join(base, name));
+    } catch {
+      // still holds a process, or removed by another server meanwhile
+    }
+  }
+}
+
 /** Finds a usable memory cgroup (v2 first), proven by moving a throwaway process into a limited group. */
 export function probeMemoryCgroups(limitMb: number): CgroupProbe {
   if (limitMb <= 0) return { cgroups: null, reason: 'SANDBOX_MEMORY_MB is 0' };
@@ -160,7 +176,9 @@ export function probeMemoryCgroups(limitMb: number): CgroupProbe {
   for (const [kind, base] of candidates) {
     let cgroups: MemoryCgroups | null = null;
     try {
-      cgroups = cgroupsAt(kind, base(), limitMb * 1024 * 1024);
+      const dir = base();
+      removeGroupsOfEndedServers(dir);
+      cgroups = cgroupsAt(kind, dir, limitMb * 1024 * 1024);
       const procs = cgroups.procsFile(0);
       const joined = spawnSync('sh', ['-c', 'echo $$ > "$1"', 'sh', procs], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 5_000 });
       if (joined.status !== 0) throw new Error(joined.stderr.trim() || `exit status ${joined.status}`);
