@@ -148,8 +148,18 @@ function execIn(workspace: string, command: string): Promise<ExecResult> {
     expect(r1!.containers).toEqual([{ service: 'migrate', image: 'redis:7.4.1-alpine', digest: expect.stringMatching(/^sha256:/) as string, ports: [], state: 'exited' }, { service: 'web', image: 'nginx:1.27.2-alpine', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as string, ports: ['127.0.0.1:18080->80/tcp'], state: 'running' }]);
 
     // The change: an added service that never becomes healthy. The gate fails, the last healthy release comes back.
+    // web is not part of the change: it keeps its container and answers throughout (no downtime on redeploy).
+    const webContainer = (): string => onServer(`docker ps -q --no-trunc --filter label=com.docker.compose.project=${PROJECT} --filter label=com.docker.compose.service=web`).trim();
+    const webBefore = webContainer();
+    const watcher = spawn('bash', ['-c', `${SSH} 'while :; do if curl -fsS -o /dev/null http://127.0.0.1:18080/; then echo ok; else echo miss; fi; sleep 0.2; done'`], { cwd: workspace });
+    let watched = '';
+    watcher.stdout.on('data', (b: Buffer) => (watched += b.toString()));
     const two = { 'docker-compose.yml': compose(web(18080) + migrate + broken), 'site/README': 'release two\n' };
     const failed = await deploy(two);
+    watcher.kill();
+    const answers = watched.split('\n').filter(Boolean);
+    expect({ misses: answers.filter((a) => a === 'miss').length, some: answers.length > 5 }).toEqual({ misses: 0, some: true });
+    expect(webContainer()).toBe(webBefore);
     expect(failed.exitCode).toBe(1);
     expect(failed.output).toContain(GATE_FAILED_MARKER);
     expect(failed.output).toContain('worker running unhealthy');
