@@ -3,7 +3,7 @@ import { DEFAULT_BACKUP_PATHS, installedPaths, pathsOf, type StackPlace } from '
 import { composeStack } from '../../../src/server/agents/offline/composer';
 import { planSteps } from '../../../src/server/agents/offline/deploySteps';
 import { extractFacts } from '../../../src/server/agents/offline/facts';
-import { LEGACY_PLACE, LEGACY_STACK_DIR, PROJECT_NAME, placeOfProject, STACK_DIRECTORY, STACKS_ROOT, stackPlaceOf } from '../../../src/server/agents/offline/stackPlace';
+import { isOwnStackDirectory, LEGACY_PLACE, LEGACY_STACK_DIR, PROJECT_NAME, placeOfProject, STACK_DIRECTORY, STACKS_ROOT, stackDirectoriesIn, stackPlaceOf } from '../../../src/server/agents/offline/stackPlace';
 import { validationChecks } from '../../../src/server/agents/offline/validationPlanner';
 
 /**
@@ -107,5 +107,47 @@ describe('a plan rendered for a place', () => {
     const checks = validationChecks(steps).map((c) => c.commands.join('\n')).join('\n');
     expect(checks).toContain(`cd ${place.dir}\n`);
     expect(names(checks, LEGACY_STACK_DIR)).toBe(false);
+  });
+});
+
+describe('the stack folders a shell text names', () => {
+  /** Where a folder stands in steps people and models write: a cd, an rsync target, quotes, a remote script, a file in it. */
+  const contexts = (dir: string): string[] => [
+    `cd ${dir}`,
+    `rsync -a stack/ da-server:${dir}/`,
+    `ssh da-server 'cd ${dir} && docker compose up -d'`,
+    `ssh da-server "ls ${dir}"`,
+    `ssh da-server 'bash -s' <<'REMOTE'\ncd ${dir}\ncompose ps\nREMOTE`,
+    `tar -C ${dir} -xzf -`,
+    `cat ${dir}/.env;`,
+    `echo "deployed in ${dir}."`,
+  ];
+
+  it('are found wherever they stand, as the folder itself', () => {
+    fc.assert(
+      fc.property(projectArb, fc.boolean(), (project, legacy) => {
+        const dir = legacy ? LEGACY_STACK_DIR : placeOfProject(project).dir;
+        for (const text of contexts(dir)) expect(stackDirectoriesIn(text)).toEqual([dir]);
+        expect(isOwnStackDirectory(project.id, dir)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('are not read into other paths: the parent, a longer name, a folder elsewhere, a name built at run time', () => {
+    for (const text of ['mkdir -p /opt/stacks', 'ls /opt/stacks/', '/opt/stackfoo', '/srv/opt/stack', '/opt/stacks/$NAME', '~/opt/stack', 'x/opt/stack', '$HOME/opt/stack', '${D}/opt/stack']) expect(stackDirectoriesIn(text)).toEqual([]);
+    expect(stackDirectoriesIn('cd /opt/stacks/shop-7 && cd /opt/stack && cd /opt/stacks/shop-7')).toEqual(['/opt/stacks/shop-7', '/opt/stack']);
+  });
+
+  it("of another project are not a project's own", () => {
+    fc.assert(
+      fc.property(projectArb, projectArb, (a, b) => {
+        fc.pre(a.id !== b.id);
+        expect(isOwnStackDirectory(a.id, placeOfProject(b).dir)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+    expect(isOwnStackDirectory(7, '/opt/stacks/shop-17')).toBe(false);
+    expect(isOwnStackDirectory(7, '/opt/stacks')).toBe(false);
   });
 });

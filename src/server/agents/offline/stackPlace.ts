@@ -5,9 +5,11 @@ import { backupPaths, DEFAULT_BACKUP_PATHS, type StackPlace } from './backupScri
  * backup is installed. Two projects deployed to one server must never share any of them: a shared folder
  * has the second deploy overwrite the first's files, a shared compose project name has `up
  * --remove-orphans` and `down` act on the other's containers, a shared cron file or state folder mixes
- * their backups. The place is a function of the project's id (unique) and name (never renamed), so every
- * document, step, release, drift check and backup read renders from the same value; a project deployed
- * before places existed keeps the one its releases recorded (`placeOfDirectory`).
+ * their backups. A new project's place is derived from its id (unique) and its name at the time, then
+ * fixed: it is stored with the project the first time a plan or a step uses it (projectPlace.ts), so a
+ * rename never moves the stack, and every document, step, release, drift check and backup read renders
+ * from the same value; a project deployed before places existed keeps the folder its releases or its
+ * executed steps used (`placeOfDirectory`).
  */
 
 /** A compose project name: docker's own rule (lowercase letters, digits, `_`, `-`), so it is safe in a shell word. */
@@ -72,6 +74,37 @@ export function stackPlaceOf(project: { id: number; name: string }, recordedDire
  * overwrites nor removes it; the legacy place keeps the name it was installed under.
  */
 export const ownFile = (place: StackPlace, path: string): string => (place.dir === LEGACY_STACK_DIR ? path : path.replace(/(\.conf)?$/, `-${place.project}$1`));
+
+/**
+ * A stack folder path standing alone: at the start of a word (after a blank, a quote, `host:`, `VAR=`, a
+ * shell operator), so `~/opt/stack` or `$HOME/opt/stack` are not it; none of its name's characters after it.
+ */
+const STACK_FOLDER_NAMED = /(?<=^|[\s'"`:=;|&(<>])\/opt\/stack(?:s\/[A-Za-z0-9_.-]*[A-Za-z0-9_-])?(?![A-Za-z0-9_.-]*[A-Za-z0-9_-])/g;
+
+/**
+ * The stack folders a shell text names: `/opt/stack` and `/opt/stacks/<name>` wherever they stand — a
+ * `cd`, an rsync target (`host:/opt/stack/`), a quoted word, a remote script inside a heredoc or an
+ * `ssh … '…'` string — with what follows inside the folder cut off (`/opt/stack/.env` names `/opt/stack`).
+ * A lexical scan, not a shell parse, on purpose: a folder reached through any nesting of quotes, here-docs
+ * and remote shells is the same characters, and a parse would have to follow every such nesting to see it.
+ * `/opt/stacks` itself (every project's parent) is no stack folder; a name built at run time
+ * (`/opt/stacks/$NAME`) cannot be read and is not returned.
+ */
+export function stackDirectoriesIn(text: string): string[] {
+  const found = new Set<string>();
+  for (const m of text.matchAll(STACK_FOLDER_NAMED)) found.add(m[0]);
+  return [...found];
+}
+
+/**
+ * Whether `directory` can be the project's own stack folder: the legacy shared one, or a folder under
+ * `/opt/stacks` whose name ends in the project's id (its name part may be one the project had before).
+ */
+export function isOwnStackDirectory(projectId: number, directory: string): boolean {
+  if (directory === LEGACY_STACK_DIR) return true;
+  const name = directory.startsWith(`${STACKS_ROOT}/`) ? directory.slice(STACKS_ROOT.length + 1) : '';
+  return PROJECT_NAME.test(name) && name.endsWith(`-${projectId}`) && placeIfValid(directory) !== undefined;
+}
 
 /** The place of the legacy shared folder: what a plan made without a project (a test's, a bench's) renders. */
 export const LEGACY_PLACE: StackPlace = placeOfDirectory(LEGACY_STACK_DIR);

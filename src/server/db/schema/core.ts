@@ -87,6 +87,11 @@ export const projects = pgTable(
     name: text('name').notNull(),
     description: text('description'),
     currentStageIndex: integer('current_stage_index').notNull().default(0),
+    /**
+     * Where the project's stack lives on its server (stackPlace.ts), fixed the first time a plan or a
+     * step uses it (services/releases/projectPlace.ts): never derived again from the name, which can change.
+     */
+    stackDirectory: text('stack_directory'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },

@@ -65,7 +65,7 @@ export function createBackupWatch(deps: BackupWatchDeps) {
     lastRead.set(project.projectId, now());
     // A sandbox stopped by the person or gone with a restart would leave a failed cron run unread until
     // someone opened the project: woken as the drift check wakes it, or the reason is logged.
-    const paths = deps.paths ?? pathsOf(await projectPlace(deps.db, project.projectId));
+    const paths = deps.paths ?? pathsOf(await projectPlace(deps.db, project.projectId, { fix: false }));
     const runner = serverRunner(deps.sandbox, sandboxOf, Object.values(await deps.hiddenValues(project.projectId)));
     const read = await whileAwake(deps.sandbox, sandboxOf, () => runner.run(readLastResults(paths), READ_TITLE), deps.wake);
     if (read.sleepError) deps.log.warn({ projectId: project.projectId, err: read.sleepError }, 'the sandbox woken for the backup watch stays running');

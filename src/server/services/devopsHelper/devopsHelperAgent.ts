@@ -171,7 +171,7 @@ export function createDevopsHelperAgent(deps: DevopsHelperDeps) {
       const secrets = await deps.secretValues(project.projectId);
       const hidden = Object.values(await hiddenValues(project.projectId));
       const found = await loadProjectServers((command) => sandbox.exec({ id: project.projectId, installationId: project.installationId }, command, { timeoutMs: 10_000 }));
-      const servers = { ...found, stackDirectory: (await projectPlace(deps.db, project.projectId)).dir };
+      const servers = { ...found, stackDirectory: (await projectPlace(deps.db, project.projectId, { fix: false })).dir };
       return { secrets, hidden, servers, redact: textRedactor(hidden) };
     },
     systemPrompt: ({ state }) => systemPrompt(state.servers),
