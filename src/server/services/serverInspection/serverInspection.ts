@@ -17,6 +17,7 @@ import {
 import { blankIn, blankValues } from './blankValues';
 import { parseInspection } from '../serverReadback/parseInspection';
 import { wakeSandbox, type WakeableSandbox, type WakeOptions } from '../sandbox/wakeSandbox';
+import { stepEnvironment } from '../userSecrets/reservedNames';
 
 /**
  * The inspection of the person's existing server while planning (see inspectionCommand.ts): offers the exact
@@ -139,7 +140,7 @@ export function createServerInspection(deps: { planning: InspectionPlanning; san
         const notRunning = await wakeSandbox(sandbox, project, deps.wake ?? INSPECTION_WAKE);
         if (notRunning) return { status: 'failed', detail: `The inspection could not run: ${notRunning}.`, not_read: [] };
         const [env, hidden] = await Promise.all([planning.secretValues(scope.projectId), planning.hiddenValues(scope.projectId)]);
-        const result = await sandbox.exec(project, current.command, { env, secrets: Object.values(hidden), timeoutMs: deps.timeoutMs ?? INSPECTION_TIMEOUT_MS });
+        const result = await sandbox.exec(project, current.command, { env: stepEnvironment(env), secrets: Object.values(hidden), timeoutMs: deps.timeoutMs ?? INSPECTION_TIMEOUT_MS });
         // A server named by User Secrets is named by them in what is sent back and stored, never by their values.
         const where = current.where!;
         const named = namedBySecrets(where) ? { [where.userVar]: env[where.userVar] ?? '', [where.hostVar]: env[where.hostVar] ?? '' } : {};

@@ -16,6 +16,7 @@ import { PROJECT_TOUCHED_TOPIC, touchProject } from '../projects/touchProject';
 import { createVersionedSnapshots, sharedOn, type Snapshot, type SnapshotSource } from '../snapshots/versionedSnapshots';
 import { revisePlan } from './planRevision';
 import { applyEdits, type CommandEdit } from './commandEdits';
+import { stepEnvironment } from '../userSecrets/reservedNames';
 
 /** A project already resolved within the caller's installation (`projectOf`). */
 export interface StepProject {
@@ -297,7 +298,7 @@ export function createStepRuns(deps: StepRunsDeps) {
         commands.publish(topic, { command: shown, simulate_typing: shown.length <= TYPED_COMMAND_MAX, typing_speed: TYPING_SPEED, step_number: stepNumber });
         let live = '';
         const result = await sandbox.exec(sandboxOf(project), strictScript(script), {
-          env: values,
+          env: stepEnvironment(values),
           secrets: hidden,
           signal: controller.signal,
           ...(deps.stepTimeoutMs ? { timeoutMs: deps.stepTimeoutMs } : {}),
