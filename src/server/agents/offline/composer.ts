@@ -18,6 +18,7 @@ import {
 import { webPortsOf } from '../catalogue/product';
 import { productMustStayPrivate } from '../verifier/catalogueKnowledge';
 import { chosenProxy, type Facts, type ProviderId, type ProxyId } from './facts';
+import { portsAsKnown, serverProxyOf, serverSite, siteNote, type ServerSite } from './serverProxy';
 import { adoptRepositoryCompose, REPOSITORY_COMPONENT, type RepositoryLayout } from './repositoryCompose';
 import { backupSecretsFor } from './backupSteps';
 import { sshTargetLabel } from './sshTarget';
@@ -114,6 +115,8 @@ export interface Stack {
   serverFacts?: ServerFacts;
   /** The proxy already on the server that serves the routes (`nginx on port 80`): the stack adds none and listens on loopback. */
   frontedBy?: string;
+  /** The site that proxy gets for the routes, when its kind is known (said, or seen at inspection). */
+  serverSite?: ServerSite;
 }
 
 const DATA_CATEGORIES = new Set(['database', 'cache', 'queue']);
@@ -284,7 +287,9 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   // proxy that is there fronts the stack (its services on loopback ports the notes name); without one, the
   // services are published on free ports of their own.
   const wantedProxy = hostOnly || holdsWebPorts ? undefined : chosenProxy(facts);
-  const heldWebPorts = (options.serverFacts?.portsInUse ?? []).filter((p) => p.protocol === 'tcp' && (p.port === 80 || (p.port === 443 && domain)));
+  // The server's ports: the inspection's, or 80 and 443 held by the proxy the person said runs there.
+  const serverPorts = portsAsKnown(facts.serverProxy, options.serverFacts);
+  const heldWebPorts = serverPorts.filter((p) => p.protocol === 'tcp' && (p.port === 80 || (p.port === 443 && domain)));
   const holders = [...new Set(heldWebPorts.map((p) => p.holder ?? 'something'))];
   // A proxy the person named is kept (moved to free ports, said in the notes); only one chosen for them steps aside.
   const frontedBy = wantedProxy && !facts.proxy && heldWebPorts.length
@@ -294,6 +299,13 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const proxy = frontedBy ? undefined : wantedProxy;
   if (frontedBy && !domain) notes.push(`The server already holds ${frontedBy}, so this plan adds no reverse proxy: each web service is published on a port of its own (listed under Access).`);
   let tls = Boolean(proxy && domain);
+  // A proxy the person named, kept beside what holds the server's 80 and 443: Let's Encrypt's challenges come
+  // to those ports, so it could get no certificate; it serves plain HTTP on the ports it moves to, said so.
+  const acmeBlocked = tls && [80, 443].every((port) => serverPorts.some((p) => p.protocol === 'tcp' && p.port === port));
+  if (acmeBlocked) {
+    tls = false;
+    notes.push(`${PRODUCTS[proxy!]!.label} cannot get a certificate for ${domain}: the server's ports 80 and 443 are held by ${holders.join(' and ')}, and Let's Encrypt's challenges come to them; it serves plain HTTP on the ports it moves to. Free 80 and 443 for it, or let the proxy that holds them serve ${domain}.`);
+  }
   if (facts.tls && !domain) {
     notes.push("TLS needs a domain name pointing at the server (Let's Encrypt validates the domain); without one the stack is served over plain HTTP on the server's IP.");
     tls = false;
@@ -483,7 +495,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const published: Array<{ service: string; port: string }> = [];
   let webPortTaken = false;
   // Host ports: one service each, none the server already uses (they move to the next free one, said in the notes).
-  const inUse = new Map((options.serverFacts?.portsInUse ?? []).map((p) => [`${p.port}/${p.protocol}`, p.holder ?? 'something on the server']));
+  const inUse = new Map(serverPorts.map((p) => [`${p.port}/${p.protocol}`, p.holder ?? 'something on the server']));
   const taken = new Set<string>();
   const tunnelled: ServiceSpec[] = [];
   for (const s of services) {
@@ -540,10 +552,14 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
         : `The application is built from ${from} with its Dockerfile and listens on port ${app.internalPort}; add a HEALTHCHECK to that Dockerfile so Compose can report its health.`,
     );
   }
+  let site: ServerSite | undefined;
   if (externalProxy) {
     const upstream = (r: Route): string => services.find((x) => x.name === r.service)?.publish?.find((p) => p.startsWith('127.0.0.1:') && p.endsWith(`:${r.port}`))?.split(':')[1] ?? String(r.port);
+    const known = serverProxyOf(facts.serverProxy, options.serverFacts);
+    // A proxy in a container reaches the services by name on the stack's edge network; one on the host, on loopback.
+    if (known) site = serverSite(known, (options.place ?? LEGACY_PLACE).project, (options.place ?? LEGACY_PLACE).project, routes.map((r) => ({ host: r.host, service: r.service, upstream: known.container ? `${r.service}:${r.port}` : `127.0.0.1:${upstream(r)}` })));
     notes.push(
-      `The server already holds ${frontedBy}, so this plan adds no reverse proxy of its own: the proxy that is there serves ${routes.map((r) => r.host).join(', ')}. Add ${routes.length === 1 ? 'a site' : 'these sites'} to it (with its certificate for HTTPS): ${routes.map((r) => `${r.host} → http://127.0.0.1:${upstream(r)} (${r.service})`).join('; ')}. The services listen on loopback only, so nothing else reaches them.`,
+      `The server already holds ${frontedBy}, so this plan adds no reverse proxy of its own: the proxy that is there serves ${routes.map((r) => r.host).join(', ')}. ${site ? siteNote(site) : `Add ${routes.length === 1 ? 'a site' : 'these sites'} to it (with its certificate for HTTPS): ${routes.map((r) => `${r.host} → http://127.0.0.1:${upstream(r)} (${r.service})`).join('; ')}.`} The services listen on loopback only, so nothing else reaches them.`,
     );
   }
   for (const s of tunnelled) {
@@ -621,6 +637,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     builds: services.filter((x) => x.image === 'build').map((x) => x.name),
     ...(options.serverFacts ? { serverFacts: options.serverFacts } : {}),
     ...(externalProxy ? { frontedBy } : {}),
+    ...(site ? { serverSite: site } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { oneShotServices } from './oneShot';
 import { provisionSteps, webPortsOf } from './provisionSteps';
 import { ownFile } from './stackPlace';
 import { DETECT_DOCKER, remote, SERVER_ADDRESS, SSH, SSH_CONFIG, waitHealthy } from './remoteShell';
+import { loopbackChecks, serverSiteStep } from './serverProxySteps';
 
 /**
  * The offline planner's deploy steps: reach the server (provisionSteps), make sure it has Docker and
@@ -291,6 +292,9 @@ export function planSteps(stack: Stack): PlanStep[] {
     description: 'Pull the pinned images' + (stack.builds.length ? `, build ${stack.builds.join(', ')} from the checkout` : '') + bootstraps.map((b) => `, ${b.says}`).join('') + ', start everything and wait (up to 10 minutes) until every container runs and its healthcheck passes. A change is applied as a release: what differs from the last healthy release is shown, and when a container does not become healthy that release\'s files are put back and brought up again (the step still fails, saying so).',
     commands: [remote(start.join('\n'))],
   });
+  // The site on the proxy the server already runs, when the person asked us to add it there.
+  const site = serverSiteStep(stack);
+  if (site) steps.push(site);
   // Backups: restic, off the server to the model's destination (backupSteps.ts), of what the catalogue's data marks.
   const { backup, sources: backedUp } = stackBackup(stack);
   if (backedUp.length) steps.push(backupStep(backedUp, stack.place, backup));
@@ -316,8 +320,9 @@ export function planSteps(stack: Stack): PlanStep[] {
       ],
     });
   }
-  const checks: string[] = [SERVER_ADDRESS];
-  for (const r of stack.routes) {
+  // Behind the server's own proxy the domains answer once it has the site: what the deploy knows is its loopback ports.
+  const checks: string[] = stack.frontedBy ? loopbackChecks(stack) : [SERVER_ADDRESS];
+  for (const r of stack.frontedBy ? [] : stack.routes) {
     // An endpoint that answers its root with an error (an S3 API without credentials) is asked at its health path.
     const path = stack.services.find((x) => x.name === r.service)?.endpoints?.find((e) => e.name === r.endpoint)?.check ?? '/';
     checks.push(r.host === ':80' ? `curl -fsS -o /dev/null -w "http://$IP${path} answers %{http_code}\\n" "http://$IP${path}"` : `curl -fsS -o /dev/null -w "${stack.tls ? 'https' : 'http'}://${r.host}${path} answers %{http_code}\\n" ${stack.tls ? 'https' : 'http'}://${r.host}${path}`);
@@ -329,6 +334,7 @@ export function planSteps(stack: Stack): PlanStep[] {
     }
   }
   checks.push(remote([DETECT_DOCKER, `cd ${dir}`, waitHealthy(60, oneShotServices(stack.compose))].join('\n')));
-  steps.push({ title: 'Verify the deployment', description: 'Every container runs and is healthy, and each public address answers.', commands: checks });
+  const answers = stack.frontedBy ? "each service the server's proxy forwards to answers on its loopback port (the domains answer once that proxy has the site)" : 'each public address answers';
+  steps.push({ title: 'Verify the deployment', description: `Every container runs and is healthy, and ${answers}.`, commands: checks });
   return steps;
 }

@@ -12,6 +12,7 @@ import { backupLine } from './backupSteps';
 import { webPortsOf } from './provisionSteps';
 import { emptyFacts, type Facts, type HostTask, type ProviderId, type ProxyId } from './facts';
 import { readSshTarget, sshTargetLabel } from './sshTarget';
+import { serverSiteSection } from './serverProxy';
 
 /**
  * The offline planner's documents: the requirements document (part 1 section 3), the architecture
@@ -262,6 +263,7 @@ export function stackDefinition(stack: Stack): string {
     ['Kept private', [...f.keepPrivate].join(', ')],
     ['Host only', stack.hostOnly ? [...f.hostTasks].join(', ') || 'ufw' : undefined],
     ['SSH target', f.sshTarget ? sshTargetLabel(f.sshTarget) : undefined],
+    ['Server proxy', f.serverProxy ? `${f.serverProxy.kind}${f.serverProxy.manage ? ' (managed)' : ''}` : undefined],
   ];
   return [
     DEFINITION_HEADING,
@@ -336,6 +338,8 @@ export function readStackDefinition(text: string): { facts: Facts; repository?: 
   facts.plainHttpOk = get('Plain HTTP accepted') === 'yes';
   facts.gpu = get('GPU') === 'yes';
   for (const id of (get('Kept private') ?? '').split(/,\s*/).filter(Boolean)) facts.keepPrivate.add(id);
+  const serverProxy = get('Server proxy')?.match(/^([a-z]+)( \(managed\))?$/);
+  if (serverProxy) facts.serverProxy = { kind: serverProxy[1]!, manage: Boolean(serverProxy[2]) };
   const hostOnly = get('Host only');
   if (hostOnly) {
     facts.noContainers = true;
@@ -392,6 +396,7 @@ export function renderArchitecturePlan(stack: Stack): string {
     '',
     ...(access.length ? access : ['- SSH only']),
     '',
+    ...serverSiteSection(stack),
     '## Networking and security',
     '',
     `- Inbound: ${accessSummary(stack, webPortsOf(stack))}.`,

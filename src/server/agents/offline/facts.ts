@@ -12,6 +12,7 @@ import { readSpokenTarget, readSshTarget, type SshTarget } from './sshTarget';
 import { emptyStackModel, type Backup } from '../../../shared/stackModel';
 import { readBackupWords, type BackupWords } from './backupWords';
 import { BACKUP_LINE_PREFIX } from './backupSteps';
+import { namesServerProxy, readServerProxy, type SaidServerProxy } from './serverProxy';
 
 /** The id of a provider file (catalogue/providers/<id>.yaml). */
 export type ProviderId = string;
@@ -102,6 +103,8 @@ export interface Facts {
   backup?: Backup;
   /** What the last words about the backup destination said that could not be used (a password in it, no bucket). */
   backupProblems?: string[];
+  /** The reverse proxy the person said their server already runs on 80/443 (serverProxy.ts). */
+  serverProxy?: SaidServerProxy;
 }
 
 export const emptyFacts = (): Facts => ({
@@ -450,7 +453,7 @@ const PROXY_WORDS = /\b(proxy|reverse|ssl|tls|https|certbot|in front|load[- ]bal
  * for ("our Ruby app").
  */
 function readNames(clause: string, facts: Facts, workloadNamed: boolean): string[] {
-  const names = namesIn(clause).filter((n) => !(n.kindWords && workloadNamed) && !isAlreadyThere(clause, n.index, n.end));
+  const names = namesIn(clause).filter((n) => !(n.kindWords && workloadNamed) && !isAlreadyThere(clause, n.index, n.end) && !namesServerProxy(clause, n.index, n.end));
   const twinOf = (n: NameAt): NameAt | undefined => names.find((t) => t.proxy !== n.proxy && t.index === n.index && t.end === n.end);
   const asked: string[] = [];
   const apply = (n: NameAt): void => {
@@ -483,6 +486,8 @@ function readClause(clause: string, facts: Facts): void {
   const named = productsIn(clause);
   const workloadNamed = named.some((n) => !USED_BY_KIND_WORDS.has(n.id));
   const kindAsked = readNames(clause, facts, workloadNamed);
+  const serverProxy = readServerProxy(clause, facts.serverProxy);
+  if (serverProxy) facts.serverProxy = serverProxy;
   for (const rule of RULES) {
     const global = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
     for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0), m[0]);
