@@ -1,3 +1,4 @@
+import { acmeFindings } from './acmeReach';
 import { backupFindings } from './backupCheck';
 import { claimFindings } from './claimCheck';
 import { readCompose, type ComposeModel } from './composeModel';
@@ -35,6 +36,7 @@ export async function verifyArtifacts(artifacts: PlanArtifacts): Promise<Finding
       ...variableFindings(compose.raw, artifacts.secrets, artifacts.files),
       ...composeSecretFindings(compose, artifacts.secrets),
       ...backupFindings(compose, artifacts.steps, artifacts.intent?.backupSkip),
+      ...acmeFindings(compose, artifacts.files, artifacts.target),
     );
   }
   findings.push(...(await scriptFindings(artifacts.steps, artifacts.secrets)), ...claimFindings(artifacts));
