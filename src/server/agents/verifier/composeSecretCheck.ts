@@ -1,6 +1,7 @@
 import { TEXT_SECRETS } from './catalogueKnowledge';
 import type { ComposeModel } from './composeModel';
-import { isCredentialName, secretArgumentFindings, secretArguments } from './secretArguments';
+import { isCredentialName, type SecretOptions } from './secretArguments';
+import { secretFindings } from './secretFindings';
 import type { Finding } from './types';
 import { interpolations } from './variableCheck';
 
@@ -38,12 +39,34 @@ function commandsOf(value: unknown, healthcheck: boolean): { argv: string[]; she
   return SHELLS.has(words[0] ?? '') && words[1] === '-c' ? { argv: words, shell: words[2] ?? '' } : { argv: words };
 }
 
+/** Each service's environment variables that hold a User Secret (variable → the secret), as the shell in its container sees them. */
+function heldSecrets(compose: ComposeModel, userSecrets: Set<string>): Map<string, Map<string, string>> {
+  return new Map(
+    compose.services.map((service) => [
+      service.name,
+      new Map(Object.entries(service.environment).flatMap(([name, value]) => interpolations(value).refs.filter((r) => userSecrets.has(r.name)).slice(0, 1).map((r): [string, string] => [name, r.name]))),
+    ]),
+  );
+}
+
+/**
+ * What a step's `docker exec NAME …` or `compose exec SERVICE …` finds in the container's environment: the
+ * service's variables that hold a User Secret, or every service's when the name is none of them (a
+ * container name built by Compose, a throwaway container started from a service's image).
+ */
+export function containerSecrets(compose: ComposeModel, secrets: string[]): SecretOptions {
+  const held = heldSecrets(compose, new Set(secrets.filter((name) => !TEXT_SECRETS.has(name))));
+  const byContainer = new Map(compose.services.flatMap((s) => (typeof s.raw.container_name === 'string' ? [[s.raw.container_name, s.name] as const] : [])));
+  const every = new Map([...held.values()].flatMap((m) => [...m]));
+  return { container: (name) => held.get(byContainer.get(name ?? '') ?? name ?? '') ?? every };
+}
+
 export function composeSecretFindings(compose: ComposeModel, secrets: string[]): Finding[] {
   const findings: Finding[] = [];
   const userSecrets = new Set(secrets.filter((name) => !TEXT_SECRETS.has(name)));
   for (const service of compose.services) {
     // The service's environment variables that hold a User Secret, as the shell in the container sees them.
-    const held = Object.entries(service.environment).flatMap(([name, value]) => (interpolations(value).refs.some((r) => userSecrets.has(r.name)) ? [name] : []));
+    const held = [...(heldSecrets({ ...compose, services: [service] }, userSecrets).get(service.name)?.keys() ?? [])];
     const healthcheck = service.raw.healthcheck as { test?: unknown } | undefined;
     const places: Array<[string, unknown, boolean]> = [
       ['command', service.raw.command, false],
@@ -68,7 +91,7 @@ export function composeSecretFindings(compose: ComposeModel, secrets: string[]):
         });
       }
       // `$$` is the container's own `$`.
-      if (run.shell !== undefined) findings.push(...secretArgumentFindings(secretArguments(run.shell.replace(/\$\$/g, '$'), held), 'the container', () => where));
+      if (run.shell !== undefined) findings.push(...secretFindings(run.shell.replace(/\$\$/g, '$'), held, 'the container', () => where, { container: () => new Map(held.map((n) => [n, n])) }));
     }
   }
   return findings;

@@ -3,7 +3,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { heredocsOf, remoteScript } from './heredocs';
-import { secretArgumentFindings, secretArguments } from './secretArguments';
+import { shellTexts, viaWords } from './nestedShell';
+import type { SecretOptions } from './secretArguments';
+import { secretFindings } from './secretFindings';
 import type { Finding, PlanStepScript } from './types';
 
 /**
@@ -34,6 +36,8 @@ interface Script {
   /** Variables the environment gives it. */
   env: Set<string>;
   label: string;
+  /** Shell text nested in a command: checked for syntax and ShellCheck's errors only, its lines mapped to the outer script's. */
+  nested?: { where: (line: number) => string };
 }
 
 /** Renames every ALL_CAPS word to a lowercase one ShellCheck checks, consistently (structure is kept). */
@@ -64,7 +68,16 @@ interface ShellcheckComment {
   message: string;
 }
 
-export async function scriptFindings(steps: PlanStepScript[], secrets: string[]): Promise<Finding[]> {
+/** The shell text nested in `script`'s commands, as scripts to check; `where` names a line of `script`. */
+function nestedScripts(script: string, file: string, step: PlanStepScript, where: (line: number) => string): Script[] {
+  return shellTexts(script).flatMap((t, k) =>
+    t.text === undefined
+      ? []
+      : [{ file: `${file}-nested-${k + 1}.sh`, text: `${t.text}\n`, step, env: new Set<string>(), label: `${where(t.lineOf(1))} (${viaWords(t.via)})`, nested: { where: (line: number) => `${where(t.lineOf(line))} (${viaWords(t.via)})` } }],
+  );
+}
+
+export async function scriptFindings(steps: PlanStepScript[], secrets: string[], options: SecretOptions = {}): Promise<Finding[]> {
   if (!steps.length) return [];
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'plan-verify-'));
   const findings: Finding[] = [];
@@ -74,13 +87,16 @@ export async function scriptFindings(steps: PlanStepScript[], secrets: string[])
       // As the step runner runs it.
       const text = `set -euo pipefail\n${step.script}\n`;
       scripts.push({ file: `step-${step.number}.sh`, text, step, env: new Set([...SHELL_VARIABLES, ...secrets]), label: `Step ${step.number}` });
-      findings.push(...secretArgumentFindings(secretArguments(step.script, secrets), 'the sandbox', (line) => `Step ${step.number}, line ${line}`));
+      const stepLine = (line: number): string => `Step ${step.number}, line ${line}`;
+      findings.push(...secretFindings(step.script, secrets, 'the sandbox', stepLine, options));
+      scripts.push(...nestedScripts(step.script, `step-${step.number}`, step, stepLine));
       heredocsOf(step.script).forEach((doc, k) => {
         const remote = remoteScript(doc);
         if (!remote) return;
         if (doc.quoted) {
           const where = (line: number): string => `Step ${step.number} (the script run on the server), line ${doc.line + line}`;
-          findings.push(...secretArgumentFindings(secretArguments(doc.body, remote.passed.filter((n) => secrets.includes(n))), 'the server', where));
+          findings.push(...secretFindings(doc.body, remote.passed.filter((n) => secrets.includes(n)), 'the server', where, options));
+          scripts.push(...nestedScripts(doc.body, `step-${step.number}-remote-${k + 1}`, step, where));
         }
         // On ssh's command line a value shows in `ps` in the sandbox and on the server for the whole step.
         for (const name of remote.onCommandLine.filter((n) => secrets.includes(n))) {
@@ -104,6 +120,7 @@ export async function scriptFindings(steps: PlanStepScript[], secrets: string[])
     const renames = new Map<string, Map<string, string>>();
     for (const s of scripts) {
       await fs.writeFile(path.join(dir, s.file), s.text);
+      if (s.nested) continue;
       const lowered = lowerCaps(s.text);
       renames.set(s.file, lowered.back);
       await fs.writeFile(path.join(dir, `lc-${s.file}`), lowered.text);
@@ -114,7 +131,7 @@ export async function scriptFindings(steps: PlanStepScript[], secrets: string[])
         findings.push({ severity: 'error', code: 'bash-syntax', message: `bash -n refuses it: ${syntax.stderr.trim().split('\n')[0]!.replace(`${s.file}: `, '')}`, where: s.label });
       }
     }
-    const checked = await run('shellcheck', ['-s', 'bash', '-f', 'json', '-S', 'warning', ...scripts.flatMap((s) => [s.file, `lc-${s.file}`])], dir);
+    const checked = await run('shellcheck', ['-s', 'bash', '-f', 'json', '-S', 'warning', ...scripts.flatMap((s) => (s.nested ? [s.file] : [s.file, `lc-${s.file}`]))], dir);
     if (checked.missing) {
       findings.push({ severity: 'warning', code: 'shellcheck-missing', message: 'ShellCheck is not installed on the server, so the step scripts were checked with bash -n only', where: 'verifier' });
       return findings;
@@ -132,6 +149,10 @@ export async function scriptFindings(steps: PlanStepScript[], secrets: string[])
       const lowered = c.file.startsWith('lc-');
       const s = byFile.get(lowered ? c.file.slice(3) : c.file);
       if (!s) continue;
+      if (s.nested) {
+        if (c.level === 'error') findings.push({ severity: 'error', code: `shellcheck-SC${c.code}`, message: `ShellCheck: ${c.message}`, where: s.nested.where(c.line) });
+        continue;
+      }
       // The step runner's `set -euo pipefail` is line 1 of a step's file.
       const line = s.file.includes('-remote-') ? c.line : c.line - 1;
       if (!lowered && c.level === 'error') {

@@ -45,3 +45,18 @@ export function parseShell(script: string): ShNode | undefined {
     return undefined;
   }
 }
+
+/** The names of the parameters expanded straight into a word (not inside `$(…)`, `<(…)` or arithmetic). */
+export function expandedNames(word: ShNode): string[] {
+  const sh = shSyntax();
+  const names: string[] = [];
+  sh.Walk(word, (node) => {
+    if (!node) return true;
+    const type = sh.NodeType(node);
+    if (type === 'CmdSubst' || type === 'ProcSubst' || type === 'ArithmExp') return false;
+    // `${#PW}` is its length, not its value.
+    if (type === 'ParamExp' && !(node as ShNode & { Length?: boolean }).Length && typeof node.Param?.Value === 'string') names.push(node.Param.Value);
+    return true;
+  });
+  return names;
+}

@@ -3,7 +3,7 @@ import { backupFindings } from './backupCheck';
 import { claimFindings } from './claimCheck';
 import { readCompose, type ComposeModel } from './composeModel';
 import { composeSchemaFindings } from './composeSchemaCheck';
-import { composeSecretFindings } from './composeSecretCheck';
+import { composeSecretFindings, containerSecrets } from './composeSecretCheck';
 import { exposureFindings } from './exposureCheck';
 import { linkFindings } from './linkCheck';
 import { artifactsOfPlans, type PlanTexts } from './planArtifacts';
@@ -39,7 +39,7 @@ export async function verifyArtifacts(artifacts: PlanArtifacts): Promise<Finding
       ...acmeFindings(compose, artifacts.files, artifacts.target),
     );
   }
-  findings.push(...(await scriptFindings(artifacts.steps, artifacts.secrets)), ...claimFindings(artifacts));
+  findings.push(...(await scriptFindings(artifacts.steps, artifacts.secrets, compose ? containerSecrets(compose, artifacts.secrets) : {})), ...claimFindings(artifacts));
   return findings.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
 }
 
