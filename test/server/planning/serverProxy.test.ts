@@ -109,7 +109,7 @@ describe("a stack beside the server's own reverse proxy, said in words", () => {
         if (siteStep) {
           const script = siteStep.commands.join('\n');
           expect(script).toContain(site.proxy.kind.test!);
-          expect(script.indexOf(site.proxy.kind.test!)).toBeLessThan(script.indexOf(site.proxy.kind.reload!));
+          expect(script.indexOf(site.proxy.kind.test!)).toBeLessThan(script.indexOf(site.proxy.kind.reload![0]!));
         }
         // The deploy verifies what it can: the loopback ports, not the domain it did not put on the proxy.
         const verify = planSteps(stack).find((s) => s.title === 'Verify the deployment')!.commands.join('\n');

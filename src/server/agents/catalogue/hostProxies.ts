@@ -35,8 +35,8 @@ export interface HostProxyKind {
   disable?: string;
   /** The configuration test, run as root before any reload. */
   test?: string;
-  /** How it loads the new site without dropping connections. */
-  reload?: string;
+  /** How it loads the new site without dropping connections: the service manager's way, then its own (a server without systemd). */
+  reload?: string[];
   /** How the domains get their certificates with this proxy. */
   certificates: string;
   /** Whether a plan may write the site, test and reload it (its layout is standard); otherwise only instructions. */
@@ -70,7 +70,7 @@ export const HOST_PROXIES: HostProxyKind[] = [
     site: { file: '/etc/nginx/conf.d/{{name}}.conf', says: 'a file of its own in /etc/nginx/conf.d/, which nginx includes' },
     enable: [],
     test: 'nginx -t',
-    reload: 'systemctl reload nginx',
+    reload: ['systemctl reload nginx', 'nginx -s reload'],
     certificates: "certbot's nginx plugin adds HTTPS to these sites: `sudo certbot --nginx -d {{hosts}}`",
     manageable: true,
   },
@@ -86,7 +86,7 @@ export const HOST_PROXIES: HostProxyKind[] = [
     // The packaged Caddyfile imports nothing: the import line is added once, at its end.
     enable: ['mkdir -p /etc/caddy/sites', "grep -qxF 'import /etc/caddy/sites/*.caddy' /etc/caddy/Caddyfile || printf '\\nimport /etc/caddy/sites/*.caddy\\n' >> /etc/caddy/Caddyfile"],
     test: 'caddy validate --config /etc/caddy/Caddyfile --adapter caddyfile',
-    reload: 'systemctl reload caddy',
+    reload: ['systemctl reload caddy', 'caddy reload --config /etc/caddy/Caddyfile --adapter caddyfile'],
     certificates: "Caddy obtains and renews a Let's Encrypt certificate for each site by itself once its domain points at the server",
     manageable: true,
   },
@@ -132,7 +132,7 @@ export const HOST_PROXIES: HostProxyKind[] = [
     enable: ['a2enmod proxy proxy_http proxy_wstunnel headers', 'a2ensite {{name}}'],
     disable: 'a2dissite {{name}}',
     test: 'apache2ctl configtest',
-    reload: 'systemctl reload apache2',
+    reload: ['systemctl reload apache2', 'apache2ctl graceful'],
     certificates: "certbot's apache plugin adds HTTPS to these sites: `sudo certbot --apache -d {{hosts}}`",
     manageable: true,
   },
@@ -150,7 +150,7 @@ export const HOST_PROXIES: HostProxyKind[] = [
     site: { into: '/etc/haproxy/haproxy.cfg', says: 'lines in its one configuration file, /etc/haproxy/haproxy.cfg: the use_backend rules in the frontend that binds :80 and :443, the backends after it' },
     enable: [],
     test: 'haproxy -c -f /etc/haproxy/haproxy.cfg',
-    reload: 'systemctl reload haproxy',
+    reload: ['systemctl reload haproxy'],
     certificates: "HAProxy serves HTTPS with a PEM file per domain on its `bind :443 ssl crt …` line; get them with certbot (or acme.sh) and add them there",
     manageable: false,
     notManagedWhy: "HAProxy keeps every site in one file, and its frontend is yours to edit",

@@ -148,7 +148,7 @@ export function siteCommands(site: ServerSite, name: string): string[] {
     const undo = [k.disable ? `as_root sh -c ${quote(`${fill(k.disable, name, [])} >/dev/null 2>&1 || true`)}` : '', site.file ? `as_root rm -f ${site.file}` : ''].filter(Boolean).join('; ');
     lines.push(`if ! as_root ${k.test}; then ${undo ? `${undo}; ` : ''}echo "the ${k.label} configuration test failed: the site was taken out again and ${k.label} was not reloaded" >&2; exit 1; fi`);
   }
-  if (k.reload) lines.push(`as_root ${k.reload}`);
+  if (k.reload) lines.push(`as_root sh -c ${quote(k.reload.map((r, i) => (i < k.reload!.length - 1 ? `${r} 2>/dev/null` : r)).join(' || '))}`);
   return lines;
 }
 
@@ -161,14 +161,14 @@ export function siteNote(site: ServerSite): string {
   const join = site.network ? ` ${k.label} runs in the container ${site.proxy.container}: it reaches the services once it joins the stack's network (docker network connect ${site.network} ${site.proxy.container}).` : '';
   const https = ` HTTPS: ${certificatesSaying(site)}.`;
   if (managesSite(site)) {
-    return `As you asked, a step adds the site to ${k.label} (${hosts}) as ${k.site.says}, runs its configuration test (${k.test}) and reloads it (${k.reload}); a failed test takes the site out again and leaves ${k.label} as it was.${https}`;
+    return `As you asked, a step adds the site to ${k.label} (${hosts}) as ${k.site.says}, runs its configuration test (${k.test}) and reloads it (${k.reload?.[0]}); a failed test takes the site out again and leaves ${k.label} as it was.${https}`;
   }
   const why = !site.proxy.manage
     ? ''
     : site.proxy.container
       ? ` You asked us to add it, but ${k.label} runs in a container whose configuration is its own: the site is given to you instead.`
       : ` You asked us to add it, but ${k.notManagedWhy ?? `${k.label} has no site file of its own`}: the site is given to you instead.`;
-  const check = [k.test ? `check it (sudo ${k.test})` : '', k.reload ? `reload it (sudo ${k.reload})` : ''].filter(Boolean).join(' and ');
+  const check = [k.test ? `check it (sudo ${k.test})` : '', k.reload ? `reload it (sudo ${k.reload[0]})` : ''].filter(Boolean).join(' and ');
   return `Add the site to ${k.label} (${hosts}) as ${k.site.says}${check ? `, then ${check}` : ''}; the plan's "Site for ${k.label}" holds it.${why}${join}${https}`;
 }
 
