@@ -73,6 +73,8 @@ export interface PlanTexts {
   implementation?: string;
   /** The User Secrets declared for the project (the requirements' list). */
   secrets?: string[];
+  /** The project's stack folder on its server. */
+  stackDirectory?: string;
   target?: TargetFacts;
   intent?: PersonIntent;
 }
@@ -91,6 +93,7 @@ export function artifactsOfPlans(plans: PlanTexts): PlanArtifacts {
       ...(plans.implementation ? [{ name: 'implementation plan', text: plans.implementation }] : []),
     ],
     ...(plans.target ? { target: plans.target } : {}),
+    ...(plans.stackDirectory ? { stackDirectory: plans.stackDirectory } : {}),
     ...(plans.intent ? { intent: plans.intent } : {}),
   };
 }

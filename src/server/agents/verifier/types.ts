@@ -62,6 +62,8 @@ export interface PlanArtifacts {
   documents: Array<{ name: string; text: string }>;
   /** Whether the plan deploys to a server it creates (true) or the person's existing one (false); unknown when absent. */
   newServer?: boolean;
+  /** The project's stack folder on its server (stackPlace.ts); unknown for a plan verified on its own. */
+  stackDirectory?: string;
   target?: TargetFacts;
   intent?: PersonIntent;
 }

@@ -8,6 +8,7 @@ import { exposureFindings } from './exposureCheck';
 import { linkFindings } from './linkCheck';
 import { artifactsOfPlans, type PlanTexts } from './planArtifacts';
 import { scriptFindings } from './scriptCheck';
+import { stackFolderFindings } from './stackFolderCheck';
 import type { Finding, PlanArtifacts } from './types';
 import { variableFindings } from './variableCheck';
 
@@ -39,7 +40,11 @@ export async function verifyArtifacts(artifacts: PlanArtifacts): Promise<Finding
       ...acmeFindings(compose, artifacts.files, artifacts.target),
     );
   }
-  findings.push(...(await scriptFindings(artifacts.steps, artifacts.secrets, compose ? containerSecrets(compose, artifacts.secrets) : {})), ...claimFindings(artifacts));
+  findings.push(
+    ...(await scriptFindings(artifacts.steps, artifacts.secrets, compose ? containerSecrets(compose, artifacts.secrets) : {})),
+    ...stackFolderFindings(artifacts.steps, artifacts.stackDirectory, artifacts.composeYaml !== undefined),
+    ...claimFindings(artifacts),
+  );
   return findings.sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
 }
 

@@ -5,6 +5,7 @@ import { TOOL_NAMES } from '../../agents/toolNames';
 import { verifyPlans } from '../../agents/verifier/verifyPlan';
 import { verifierFactsOf } from '../../agents/verifier/stackModelFacts';
 import { readStackModel } from '../../agents/offline/documents';
+import { projectPlace } from '../releases/projectPlace';
 import { documentRedactor } from '../../sandbox/redactor';
 import { sealSecrets } from '../../sandbox/sealedSecrets';
 import type { UserSecrets } from '../userSecrets/userSecrets';
@@ -58,7 +59,7 @@ export function createPlanVerification(deps: PlanVerificationDeps) {
    */
   async function verifyAndPut(projectId: number, plan: VerifiedPlan, text: string): Promise<PlanFinding[]> {
     const architecture = plan === 'architecture' ? text : ((await documents.get(projectId, 'architecture'))?.content ?? '');
-    const [names, current] = await Promise.all([secrets.declaredNames(projectId), deps.stackModel(projectId)]);
+    const [names, current, place] = await Promise.all([secrets.declaredNames(projectId), deps.stackModel(projectId), projectPlace(db, projectId)]);
     const carried = readStackModel(text) ?? (plan === 'implementation' ? readStackModel(architecture) : undefined);
     const { intent } = verifierFactsOf(carried);
     const { target } = verifierFactsOf(current);
@@ -66,6 +67,7 @@ export function createPlanVerification(deps: PlanVerificationDeps) {
       architecture,
       ...(plan === 'implementation' ? { implementation: text } : {}),
       secrets: names,
+      stackDirectory: place.dir,
       ...(intent ? { intent } : {}),
       ...(target ? { target } : {}),
     });
