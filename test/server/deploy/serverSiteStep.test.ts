@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { composeStack } from '../../../src/server/agents/offline/composer';
 import { extractFacts } from '../../../src/server/agents/offline/facts';
 import { serverSiteStep } from '../../../src/server/agents/offline/serverProxySteps';
+import { standinBaseImage } from '../helpers/testServer';
 
 /**
  * The step that adds a stack's site to the nginx a server already runs, run as written against a real
@@ -11,7 +12,7 @@ import { serverSiteStep } from '../../../src/server/agents/offline/serverProxySt
  */
 
 const docker = (...args: string[]) => spawnSync('docker', args, { encoding: 'utf8', timeout: 120_000 });
-const image = docker('images', 'da-test-server-standin-base', '--format', '{{.Repository}}:{{.Tag}}').stdout?.trim().split('\n')[0];
+const image = standinBaseImage();
 const container = `da-proxy-site-${process.pid}`;
 
 /** Runs a step's command with `ssh` meaning the container's shell. */
