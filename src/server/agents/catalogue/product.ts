@@ -24,6 +24,17 @@ export interface SecretSpec {
   secret_type: 'password' | 'text' | 'ssh_private_key';
 }
 
+/** How Grafana reads a service as a data source (see schema.ts). */
+export interface DatasourceSpec {
+  name: string;
+  type: string;
+  url?: string;
+  user?: string;
+  basicAuthUser?: string;
+  jsonData?: Record<string, string | number | boolean>;
+  secureJsonData?: Record<string, string>;
+}
+
 /** One container of a product. `${VAR}` values are filled from the `.env` file the plan writes. */
 export interface ServiceSpec {
   name: string;
@@ -65,7 +76,8 @@ export interface ServiceSpec {
   };
   hostSysctl?: Record<string, string>;
   metrics?: { job: string; port: number; host?: string };
-  datasource?: { name: string; type: string };
+  /** Grafana reads it as a data source of this kind (see schema.ts): `${SECRET}` credentials reach Grafana through its environment. */
+  datasource?: DatasourceSpec;
   generates?: { path: string; kind: 'prometheus-scrape' | 'grafana-datasources' };
   /** Its web endpoints when it has several (see schema.ts): the first gets its domain. */
   endpoints?: Array<{ name: string; port: number; label: string; check?: string }>;

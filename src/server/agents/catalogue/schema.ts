@@ -82,8 +82,27 @@ export const ServiceSchema = Type.Object(
     hostSysctl: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9_.]+$' }), Type.String({ pattern: '^[0-9]+$' }))),
     /** Prometheus scrapes it: job name, port, and the host when it is not the service's own name. */
     metrics: Type.Optional(Type.Object({ job: Type.String({ pattern: '^[a-z0-9_-]+$' }), port: Type.Integer({ minimum: 1, maximum: 65535 }), host: Type.Optional(Type.String()) }, { additionalProperties: false })),
-    /** Grafana reads it as a datasource of this type (at http://<service>:<internalPort>). */
-    datasource: Type.Optional(Type.Object({ name: Type.String({ minLength: 2 }), type: Type.String({ pattern: '^[a-z-]+$' }) }, { additionalProperties: false })),
+    /**
+     * Grafana reads it as a data source of this kind: Grafana's plugin `type`, the `url` it connects to
+     * (`http://<service>:<internalPort>` when absent; `{{service}}` and `{{port}}` fill in), the user and
+     * the plugin's settings (`jsonData`), and its credentials (`secureJsonData`), each `${SECRET}` a secret of
+     * its product: the composer hands those secrets to Grafana's environment and the provisioning file reads
+     * them from there, so no password is written into a file.
+     */
+    datasource: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 2 }),
+          type: Type.String({ pattern: '^[a-z-]+$' }),
+          url: Type.Optional(Type.String({ minLength: 3 })),
+          user: Type.Optional(Type.String({ minLength: 1 })),
+          basicAuthUser: Type.Optional(Type.String({ minLength: 1 })),
+          jsonData: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]))),
+          secureJsonData: Type.Optional(Type.Record(Type.String(), Type.String({ pattern: '^\\$\\{[A-Z][A-Z0-9_]*\\}$' }))),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** A config file generated from the stack: Prometheus' scrape jobs, Grafana's datasources. */
     generates: Type.Optional(Type.Object({ path: Type.String({ pattern: '^[a-z][\\w./-]*$' }), kind: Type.Union([Type.Literal('prometheus-scrape'), Type.Literal('grafana-datasources')]) }, { additionalProperties: false })),
     /**

@@ -24,6 +24,7 @@ import { backupSecretsFor } from './backupSteps';
 import { sshTargetLabel } from './sshTarget';
 import type { StackPlace } from './backupScripts';
 import { LEGACY_PLACE } from './stackPlace';
+import { grafanaDatasourcesYaml, wireDatasources } from './grafanaDatasources';
 
 /**
  * The composer: turns facts into a stack — the docker-compose file, the files it mounts, the secrets
@@ -354,6 +355,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
     app.environment = { PORT: String(port), ...(facts.appLanguage === 'Node.js' || !facts.appLanguage ? { NODE_ENV: 'production' } : {}) };
   }
   wireUses(services, components);
+  wireDatasources(services, components);
   giveGpus(facts, components, services, notes);
   if (app) {
     for (const n of options.repository?.envNames ?? []) if (!(n in app.environment!)) app.environment![n] = `\${${n}}`;
@@ -538,7 +540,7 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   // Files generated from the stack (scrape jobs, datasources), then the products' own files as given.
   for (const x of services) {
     if (x.generates?.kind === 'prometheus-scrape') files.push({ path: x.generates.path, content: prometheusYml(services) });
-    if (x.generates?.kind === 'grafana-datasources') files.push({ path: x.generates.path, content: grafanaDatasources(services, components.find((c) => c.services.some((y) => y.name === x.name))!) });
+    if (x.generates?.kind === 'grafana-datasources') files.push({ path: x.generates.path, content: grafanaDatasourcesYaml(services, components.find((c) => c.services.some((y) => y.name === x.name))!) });
   }
   for (const c of components) for (const f of c.files) files.push({ path: f.path, content: f.content.replaceAll('{{name}}', name) });
   shareNetworks(services);
@@ -990,18 +992,6 @@ function nginxConf(routes: Route[], tls: boolean, domain: string | undefined, ab
 function prometheusYml(services: ServiceSpec[]): string {
   const jobs = services.filter((s) => s.metrics).map((s) => ({ job_name: s.metrics!.job, static_configs: [{ targets: [`${s.metrics!.host ?? s.name}:${s.metrics!.port}`] }] }));
   return YAML.stringify({ global: { scrape_interval: '15s', evaluation_interval: '15s' }, scrape_configs: jobs });
-}
-
-/** Grafana's datasources: every service that is one (its catalogue `datasource`), in the order of Grafana's own needs; the first is the default. */
-function grafanaDatasources(services: ServiceSpec[], grafana: Product): string {
-  const order = grafana.needs.flat();
-  const rank = (s: ServiceSpec): number => {
-    const i = order.indexOf(componentOf(s.name));
-    return i < 0 ? order.length : i;
-  };
-  const sources = services.filter((s) => s.datasource && s.internalPort).sort((a, b) => rank(a) - rank(b));
-  const datasources = sources.map((s, i) => ({ name: s.datasource!.name, type: s.datasource!.type, access: 'proxy', url: `http://${s.name}:${s.internalPort}`, isDefault: i === 0 }));
-  return YAML.stringify({ apiVersion: 1, datasources });
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -159,6 +159,8 @@ const ADDRESS_BEFORE = /^(domain|domains|address|url|hostname|site|at|on|to|via)
  * - `not`: an address, a command-line fragment or a time, never software.
  */
 export function nameShape(word: string, next: string | undefined, before = ''): 'path' | 'name' | 'word' | 'not' {
+  // A joiner alone ("grafana + prometheus") has no letter or digit: it joins names, it is none.
+  if (!/[\p{L}\p{N}]/u.test(word)) return 'not';
   if (/^@[a-z0-9][\w.-]*\/[a-z0-9][\w.-]*$/i.test(word)) return 'path';
   if (/^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?(\/[a-z0-9][\w.-]*)+(:[\w.-]+)?$/.test(word)) return 'path';
   if (/[:/@]/.test(word)) return 'not';
