@@ -245,6 +245,19 @@ describe('analyzer with the local provider', () => {
     expect((await call(alice, projectId, 'GET', '/api/planning/analysis')).json()).toEqual({ message: 'No analysis found for this project' });
   });
 
+  test('an environment naming a variable that changes how steps run (COMPOSE_PROJECT_NAME, LD_PRELOAD) answers 400 naming it, and stores nothing', async () => {
+    for (const name of ['COMPOSE_PROJECT_NAME', 'LD_PRELOAD', 'PATH']) {
+      const projectId = await newProject(alice, `reserved-${name}`);
+      const configs = [{ name: 'environment1', description: 'Production', content: `APP_KEY=${CANARY}\n${name}=other\n` }];
+      const res = await call(alice, projectId, 'POST', '/api/planning/analyzer', analyzerBody({ full_name: 'local/shop' }, 'deploy', configs));
+      expect(res.statusCode).toBe(400);
+      expect(res.json<{ detail: string }>().detail).toContain(`${name} cannot be a User Secret`);
+      expect(res.body).not.toContain(CANARY);
+      expect((await call(alice, projectId, 'GET', '/api/planning/analysis')).json()).toEqual({ message: 'No analysis found for this project' });
+      expect((await call(alice, projectId, 'GET', '/api/planning/requirements/user-secrets')).json()).toEqual({ secrets: [] });
+    }
+  });
+
   test("another tenant's Project-Id answers 404; bad bodies answer 400", async () => {
     const projectId = await newProject(alice, 'mine');
     const res = await call(bob, projectId, 'POST', '/api/planning/analyzer', analyzerBody({ full_name: 'local/shop' }, 'main'));
