@@ -233,5 +233,8 @@ export const EVAL_REQUESTS: EvalRequest[] = [
   { id: 'rt-forgejo-mariadb', says: [`forgejo on ${S3} with mariadb, git.birchwood.dev`], server: 'existing', must: ['forgejo', 'mariadb'], never: ['postgres'], private: ['mariadb'], tls: true },
   // The words the planner itself asks an image to be described with ("image X port 8080") are no software to name back.
   { id: 'lead-image-port', says: [`ghost blog behind nginx on ${S1}, no domain, light load`, 'also run my image ghcr.io/acme/api:1.2 port 8080'], server: 'existing', must: ['ghost', 'mysql', 'proxy', 'api'], private: ['mysql'] },
+  // A catalogued name as a host name's label is where the stack is served, not a product asked for.
+  { id: 'lead-outline-at-wiki-host', says: [`Deploy Outline wiki on ${S2} at wiki.example.com`], server: 'existing', must: [], unknown: ['Outline'], never: ['wikijs'] },
+  { id: 'lead-gitea-at-n8n-host', says: [`Deploy Gitea at n8n.birchwood.dev on ${S3}, light load`], server: 'existing', must: ['gitea', 'caddy'], never: ['n8n'], tls: true },
   { id: 'lead-own-redis-port', says: [`ghost blog behind nginx on ${S1}, no domain, light load`, 'also run my own image redis:7.4.1-alpine port 6380'], server: 'existing', must: ['ghost', 'mysql', 'proxy', 'redis'], private: ['mysql', 'redis'] },
 ];

@@ -14,7 +14,13 @@ export interface ProductRule {
 
 /** What a product answers to: its names and the descriptions people give of it. */
 const wordsOf = (c: Product): string[] => [...c.aliases, ...c.describedAs];
-const aliasPattern = (c: Product): RegExp => new RegExp(`(?<![\\w-])(?:${wordsOf(c).join('|')})(?![\\w-])`, 'gi');
+/**
+ * Where a name may start and end: not inside a word, a compound or a host name — "wiki.example.com" or
+ * "grafana.example.com" is where something is served, not a request for Wiki.js or Grafana.
+ */
+const NAME_START = '(?<![\\w-]|[\\w-]\\.)';
+const NAME_END = '(?![\\w-]|\\.[\\w-])';
+const aliasPattern = (c: Product): RegExp => new RegExp(`${NAME_START}(?:${wordsOf(c).join('|')})${NAME_END}`, 'gi');
 const rule = (c: Product): ProductRule => ({ id: c.id, pattern: aliasPattern(c), kindWords: c.kindWords });
 
 /** Products matched from their aliases as components of the stack. */
@@ -31,7 +37,7 @@ export const USED_BY_KIND_WORDS: ReadonlySet<string> = new Set(Object.values(PRO
 
 /** Any catalogued product's name (proxies included), to tell known names from unknown ones. */
 const ANY_ALIAS = new RegExp(`^(?:${Object.values(PRODUCTS).flatMap(wordsOf).join('|')})$`, 'i');
-const ANY_ALIAS_GLOBAL = new RegExp(`(?<![\\w-])(?:${Object.values(PRODUCTS).flatMap(wordsOf).join('|')})(?![\\w-])`, 'gi');
+const ANY_ALIAS_GLOBAL = new RegExp(`${NAME_START}(?:${Object.values(PRODUCTS).flatMap(wordsOf).join('|')})${NAME_END}`, 'gi');
 
 /** Catalogued products offered for a name the catalogue does not hold. */
 export function alternativesFor(name: string): Product[] {
@@ -113,7 +119,7 @@ export function unknownNames(text: string): string[] {
   // Catalogued names are known whatever their words ("S3-compatible storage"): they are taken out first.
   const clause = text.replace(ANY_ALIAS_GLOBAL, (m) => ' '.repeat(m.length));
   for (const alt of ALTERNATIVE_NAMES) {
-    const m = clause.match(new RegExp(`(?<![\\w-])${alt.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`, 'i'));
+    const m = clause.match(new RegExp(`${NAME_START}${alt.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${NAME_END}`, 'i'));
     if (m) out.add(m[0]);
   }
   for (const m of clause.matchAll(VERBS)) {
@@ -125,7 +131,8 @@ export function unknownNames(text: string): string[] {
     for (const [i, { raw, sep, at }] of parts.entries()) {
       const word = raw.replace(/[.,;:!?)]+$/, '');
       if (STOP.test(word)) break;
-      if (!word || COMMON.has(word.toLowerCase()) || NOT_SOFTWARE.test(word) || ANY_ALIAS.test(word) || /^\d/.test(word)) continue;
+      // A joiner standing alone ("opensearch + opensearch dashboards") names nothing: a name has a letter or digit.
+      if (!/[a-z0-9]/i.test(word) || COMMON.has(word.toLowerCase()) || NOT_SOFTWARE.test(word) || ANY_ALIAS.test(word) || /^\d/.test(word)) continue;
       if (PRODUCT_RULES.some((r) => new RegExp(r.pattern.source, 'i').test(word))) continue;
       // The word after it in the person's text (a catalogued one too: "high-availability n8n" is a modifier), when only spaces part them.
       const next = /^\s+$/.test(sep) && raw === word ? text.slice(at + raw.length).match(/^\s+([^\s,&]+)/)?.[1]?.replace(/[.,;:!?)]+$/, '') : undefined;
@@ -194,11 +201,15 @@ const BEFORE = /^(self-hosted|selfhosted|self|hosted)$/i;
 /** Ordinary words that also open a sentence ("light load", "sounds good"): never a name in a slot. */
 const OPENERS = new Set(
   `hi hello hey thanks thank yes no ok okay sure sounds go continue skip make keep put publish remove drop replace actually lets let's can could would should
+   deploy install run host setup set spin add use get create launch start bring stand provision configure build
    what how why when about around roughly light low high heavy medium moderate just mostly everything nothing germany please i we you they need want
    daily nightly weekly hourly automatic automated regular full more less extra separate dedicated same another other family team personal company home office
    default defaults rest sensible whatever recommended standard usual normal typical fine good great done
    space room memory ram disk cpu cpus traffic load users access email mail notifications port ports domain domains dns region location data`.split(/\s+/).filter(Boolean),
 );
+
+/** The words a request may open with before the software it names: a verb of deploying, "please", an article. */
+const LEADING = /^(please|deploy|install|run|host|set|setup|spin|up|create|launch|start|bring|stand|provision|a|an|the|my|our)$/i;
 
 /**
  * Lower-case names in the places a request puts software: opening a clause before a kind word ("immich for
@@ -236,13 +247,15 @@ function slotNames(text: string, blanked: string): string[] {
     if (nameShape(t.word, tokens[i + 1 + skip]?.word) === 'not') return;
     const after = tokens[i + 2 + skip]?.word ?? '';
     const prev = tokens[i - 1]?.word ?? '';
-    const opening = i === 0 || (i === 1 && /^(a|an|the|my|our)$/i.test(prev)) || /[,;:]\s*$/.test(blanked.slice(0, t.index));
+    // Only openers and articles before it ("Deploy Outline wiki", "please install a discourse forum"): it opens the request.
+    const leading = tokens.slice(0, i).every((x) => LEADING.test(x.word));
+    const opening = leading || /[,;:]\s*$/.test(blanked.slice(0, t.index));
     const named = KEPT_WITH_NAME.test(following) ? `${t.word} ${following}` : t.word;
     const kind = KIND_AFTER.test(following) || (!COMMON.has(following.toLowerCase()) && /^(manager|server|app|tool)$/i.test(after));
     // A request opening on a name in a list ("opensearch + opensearch dashboards on my vps") names software.
-    const listed = i === 0 && JOINER.test(following);
+    const listed = leading && JOINER.test(following);
     // A name of two words opening the request before a kind word: "hashicorp vault for secrets".
-    const twoWords = i === 0 && !skip && !ordinary(following) && !catalogued(tokens[i + 1] ?? t) && KIND_AFTER.test(after);
+    const twoWords = leading && !skip && !ordinary(following) && !catalogued(tokens[i + 1] ?? t) && KIND_AFTER.test(after);
     if (twoWords) out.push(`${t.word} ${following}`);
     else if (listed) out.push(t.word);
     else if ((opening || /^(a|an)$/i.test(prev)) && kind && !(/^(for|as|on)$/i.test(following) && !opening)) out.push(named);
@@ -254,7 +267,7 @@ function slotNames(text: string, blanked: string): string[] {
 }
 
 /** A catalogued name at the end of a text. */
-const ANY_ALIAS_GLOBAL_END = new RegExp(`(?<![\\w-])(?:${Object.values(PRODUCTS).flatMap(wordsOf).join('|')})$`, 'i');
+const ANY_ALIAS_GLOBAL_END = new RegExp(`${NAME_START}(?:${Object.values(PRODUCTS).flatMap(wordsOf).join('|')})$`, 'i');
 
 // ---------------------------------------------------------------------------------------------------
 // The person's language
