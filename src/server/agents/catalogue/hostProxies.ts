@@ -56,6 +56,8 @@ const NGINX_LOCATION = [
   '        proxy_set_header Upgrade $http_upgrade;',
   '        proxy_set_header Connection "upgrade";',
   '    }',
+  // nginx alone refuses bodies over 1 MB (uploads to Nextcloud, Gitea, Paperless…); the other proxies set no limit.
+  '    client_max_body_size 0;',
 ].join('\n');
 
 export const HOST_PROXIES: HostProxyKind[] = [

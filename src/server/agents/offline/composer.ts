@@ -1081,14 +1081,22 @@ export function mermaidDiagram(stack: Stack): string {
     const label = `${s.name}<br/>${s.image === 'build' ? 'built from repository' : s.image}`;
     lines.push(holdsData(s) ? `    ${nodeId(s.name)}[("${label}")]` : `    ${nodeId(s.name)}["${label}"]`);
   }
+  // The proxy the server already runs is on the host, not of the stack: it reaches the routed services on loopback.
+  if (stack.frontedBy) lines.push(`    serverproxy{{"${stack.serverSite?.proxy.kind.label ?? 'proxy'} already on the server"}}`);
   lines.push('  end');
   const proxyService = stack.proxy ? stack.services.find((s) => s.name === PRODUCTS[stack.proxy!]!.services[0]!.name) : undefined;
   if (proxyService) {
     lines.push(`  users -->|"${stack.tls ? 'HTTPS 443' : 'HTTP 80'}"| ${nodeId(proxyService.name)}`);
     for (const r of stack.routes) lines.push(`  ${nodeId(proxyService.name)} -->|"${r.host}"| ${nodeId(r.service)}`);
   }
+  const fronted = new Set(stack.frontedBy ? stack.routes.map((r) => r.service) : []);
+  if (stack.frontedBy) {
+    lines.push('  users -->|"HTTP 80 / HTTPS 443"| serverproxy');
+    for (const r of stack.routes) lines.push(`  serverproxy -->|"${r.host}"| ${nodeId(r.service)}`);
+  }
   for (const p of stack.published) {
     if (proxyService && p.service === proxyService.name) continue;
+    if (fronted.has(p.service) && p.port.startsWith('127.0.0.1')) continue;
     const who = p.port.startsWith('127.0.0.1') ? 'admin' : 'users';
     lines.push(`  ${who} -->|"${p.port.startsWith('127.0.0.1') ? 'SSH tunnel' : `port ${p.port.split(':')[0]}`}"| ${nodeId(p.service)}`);
   }

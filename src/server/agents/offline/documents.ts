@@ -371,7 +371,7 @@ export function renderArchitecturePlan(stack: Stack): string {
   const files = stack.files.map((f) => `### ${f.path}\n\n\`\`\`${fenceLang(f.path)}\n${f.content.trimEnd()}\n\`\`\``);
   const loopbackPort = (service: string): string | undefined => stack.published.find((p) => p.service === service && p.port.startsWith('127.0.0.1:'))?.port.split(':')[1];
   const access = stack.frontedBy
-    ? stack.routes.map((r) => `- ${r.host} → ${r.service}: served by the proxy already on the server (${stack.frontedBy}) once it sends ${r.host} to http://127.0.0.1:${loopbackPort(r.service) ?? r.port}; its certificate, not this plan's`)
+    ? stack.routes.map((r) => `- ${r.host} → ${r.service}: served by the proxy already on the server (${stack.frontedBy}) once it sends ${r.host} to http://${stack.serverSite?.routes.find((x) => x.host === r.host)?.upstream ?? `127.0.0.1:${loopbackPort(r.service) ?? r.port}`}; its certificate, not this plan's`)
     : stack.routes.length
     ? stack.routes.map((r) => `- ${stack.tls ? 'https' : 'http'}://${r.host === ':80' ? '<server-ip>' : r.host}/ → ${r.service}`)
     : stack.published.map((p) => `- ${p.port.startsWith('127.0.0.1') ? `SSH tunnel to ${p.port.split(':').slice(1, 2)[0]}` : `port ${p.port.split(':')[0]}`} → ${p.service}`);
