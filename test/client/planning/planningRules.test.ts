@@ -1,4 +1,4 @@
-import { saveResultText } from '../../../src/client/features/planning/components/SecretsForm';
+import { refusalDetail, saveResultText } from '../../../src/client/features/planning/components/SecretsForm';
 import {
   canConfirmRequirements,
   defaultBranch,
@@ -113,5 +113,10 @@ describe('user secrets rules', () => {
     expect(saveResultText(2, 0)).toBe(SECRET_MESSAGES.saved(2));
     expect(saveResultText(1, 2)).toBe(SECRET_MESSAGES.partiallySaved(1, 2));
     expect(saveResultText(0, 2)).toBe(SECRET_MESSAGES.failed);
+  });
+
+  it("reads a refused save's detail, and nothing from an answer without one", () => {
+    expect(refusalDetail({ status: 400, data: { detail: 'PATH cannot be a User Secret: …' } })).toBe('PATH cannot be a User Secret: …');
+    for (const reason of [undefined, null, 'x', { status: 'FETCH_ERROR', error: 'down' }, { data: { detail: 3 } }, { data: null }]) expect(refusalDetail(reason)).toBeUndefined();
   });
 });

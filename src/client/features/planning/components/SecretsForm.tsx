@@ -16,6 +16,12 @@ export function saveResultText(saved: number, failed: number): string {
   return SECRET_MESSAGES.partiallySaved(saved, failed);
 }
 
+/** What the server said about a refused save (`{detail}` of a 4xx: a name that cannot be a secret, a key it cannot read), when it said it. */
+export function refusalDetail(reason: unknown): string | undefined {
+  const data = typeof reason === 'object' && reason !== null && 'data' in reason ? (reason as { data: unknown }).data : undefined;
+  return typeof data === 'object' && data !== null && 'detail' in data && typeof data.detail === 'string' ? data.detail : undefined;
+}
+
 /**
  * 'User Secrets': one input per secret the plans need; password secrets are masked, GITHUB_TOKEN is
  * the server's and read-only. Only non-blank typed values are saved (else 'No changes to save');
@@ -41,7 +47,9 @@ export function SecretsForm({ projectId, secrets }: { projectId: number; secrets
     const savedNames = changes.filter((_, index) => results[index].status === 'fulfilled').map((change) => change.name);
     setTyped((current) => Object.fromEntries(Object.entries(current).filter(([name]) => !savedNames.includes(name))));
     setSaving(false);
-    setStatus(saveResultText(savedNames.length, changes.length - savedNames.length));
+    // The person reads why a value was refused, not only how many were.
+    const refusals = results.flatMap((r) => (r.status === 'rejected' ? [refusalDetail(r.reason)] : [])).filter((d): d is string => Boolean(d));
+    setStatus([saveResultText(savedNames.length, changes.length - savedNames.length), ...new Set(refusals)].join(' '));
     dispatch(planningApi.util.invalidateTags([{ type: 'UserSecrets', id: projectId }]));
   };
 
