@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ArchitecturePlanResponse, ImplementationPlanResponse, PlanFinding } from '../../../src/shared/api/planning';
+import { projectPlace } from '../../../src/server/services/releases/projectPlace';
 import type { ServerFacts } from '../../../src/shared/stackModel';
 import { buildTestApp, signIn, type TestUser } from '../helpers/testApp';
 import { openTestDatabase, type TestDatabase } from '../helpers/testDatabase';
@@ -81,5 +82,28 @@ describe('findings follow what is known of the server', () => {
     expect((await call(projectId, 'POST', '/planning/requirements-gatherer', { message: 'actually, deploy it on my existing server other@198.51.100.7 port 22' })).statusCode).toBe(200);
     expect(portTaken((await architecture(projectId)).findings)).toEqual([]);
     expect(portTaken((await implementation(projectId)).findings)).toEqual([]);
+  }, 120_000);
+
+  test("the project's own containers from its earlier deploy hold no port against it; another project's do", async () => {
+    const projectId = (await app.inject({ method: 'POST', url: '/api/projects', headers: alice.headers, payload: { name: 'own stack' } })).json<{ id: number }>().id;
+    expect((await call(projectId, 'POST', '/planning/requirements-gatherer', { message: 'Redis alone, nothing else, on my existing server deploy@203.0.113.7 port 22' })).statusCode).toBe(200);
+    const own = (await projectPlace(database.db, projectId)).project;
+    const facts = (holderProject: string): ServerFacts => ({
+      ...FACTS,
+      portsInUse: [
+        { port: 22, protocol: 'tcp', holder: 'sshd' },
+        { port: 6379, protocol: 'tcp', holder: `container ${holderProject}-redis-1 (compose project ${holderProject})` },
+      ],
+      containers: [{ name: `${holderProject}-redis-1`, image: 'redis:7.4.1-alpine', project: holderProject }],
+      composeProjects: [holderProject],
+    });
+    expect((await call(projectId, 'POST', '/planning/stack/ops', { ops: [{ op: 'setServerFacts', facts: facts(own) }] })).statusCode).toBe(200);
+    expect((await call(projectId, 'POST', '/planning/cloud-architect', { message: 'Generate architecture plan' })).statusCode).toBe(200);
+    // Its redeploy replaces its own container: the port stays, and no error says it is taken.
+    const mine = await architecture(projectId);
+    expect(mine.plan).toMatch(/127\.0\.0\.1:6379:6379/);
+    expect(portTaken(mine.findings)).toEqual([]);
+    expect((await call(projectId, 'POST', '/planning/stack/ops', { ops: [{ op: 'setServerFacts', facts: facts('other-9') }] })).statusCode).toBe(200);
+    expect(portTaken((await architecture(projectId)).findings)).toEqual([expect.objectContaining({ message: expect.stringContaining('compose project other-9') })]);
   }, 120_000);
 });

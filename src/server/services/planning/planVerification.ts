@@ -5,6 +5,7 @@ import { TOOL_NAMES } from '../../agents/toolNames';
 import { verifyPlans } from '../../agents/verifier/verifyPlan';
 import { verifierFactsOf } from '../../agents/verifier/stackModelFacts';
 import { readStackModel } from '../../agents/offline/documents';
+import { modelWithOthersOnServer } from '../releases/othersOnServer';
 import { projectPlace } from '../releases/projectPlace';
 import { documentRedactor } from '../../sandbox/redactor';
 import { sealSecrets } from '../../sandbox/sealedSecrets';
@@ -62,7 +63,8 @@ export function createPlanVerification(deps: PlanVerificationDeps) {
     const [names, current, place] = await Promise.all([secrets.declaredNames(projectId), deps.stackModel(projectId), projectPlace(db, projectId)]);
     const carried = readStackModel(text) ?? (plan === 'implementation' ? readStackModel(architecture) : undefined);
     const { intent } = verifierFactsOf(carried);
-    const { target } = verifierFactsOf(current);
+    // The project's own containers from an earlier deploy hold no port against its redeploy.
+    const { target } = verifierFactsOf(current && modelWithOthersOnServer(current, place.project));
     const findings = await verifyPlans({
       architecture,
       ...(plan === 'implementation' ? { implementation: text } : {}),

@@ -18,6 +18,7 @@ import { architectAgent } from './agents/architectAgent';
 import { implementationAgent } from './agents/implementationAgent';
 import { createStackEditing, STACK_CATALOGUE } from './stackEditing';
 import type { StackResponse } from '../../../shared/api/stack';
+import { modelWithOthersOnServer } from '../releases/othersOnServer';
 import { projectPlace } from '../releases/projectPlace';
 import { SECRETS_TARGET } from '../serverReadback/inspectionCommand';
 
@@ -96,10 +97,12 @@ export function createPlanningService(deps: PlanningDeps) {
       stackEditing.read(projectId),
       projectPlace(db, projectId),
     ]);
+    // The project's own containers from an earlier deploy hold no port against its next plan.
+    const model = modelWithOthersOnServer(stack.model, place.project);
     return {
       stackEdits: stack.edits.length ? JSON.stringify(stack.edits.map((e) => (e.after === undefined ? e.op : { op: e.op, after: e.after }))) : undefined,
-      stackModel: stack.stale || !stack.model.components.length ? undefined : JSON.stringify(stack.model),
-      serverFacts: stack.model.serverFacts ? JSON.stringify(stack.model.serverFacts) : undefined,
+      stackModel: stack.stale || !model.components.length ? undefined : JSON.stringify(model),
+      serverFacts: model.serverFacts ? JSON.stringify(model.serverFacts) : undefined,
       projectName: project?.name,
       stackDirectory: place.dir,
       requirements: docs.requirements?.content,

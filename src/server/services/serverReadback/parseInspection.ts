@@ -122,6 +122,9 @@ export function parseHostKey(output: string): ServerFacts['hostKey'] {
 
 const text200 = (s: string): string => (s.length > 200 ? `${s.slice(0, 199)}…` : s);
 
+/** Who holds a container's published port, as the facts say it (othersOnServer.ts reads it back). */
+export const containerHolder = (name: string, project: string | undefined): string => text200(`container ${name}${project ? ` (compose project ${project})` : ''}`);
+
 /** The server's facts from the inspection's output, read at `at`. */
 export function parseInspection(output: string, at: Date): Inspection {
   const text = readbackText(output);
@@ -147,7 +150,7 @@ export function parseInspection(output: string, at: Date): Inspection {
     if (project) projects.add(project);
     const name = row.Names.split(',')[0]!;
     containers.push({ name: text200(name), image: row.Image.slice(0, 300), ...(project ? { project: text200(project) } : {}) });
-    const holder = text200(`container ${name}${project ? ` (compose project ${project})` : ''}`);
+    const holder = containerHolder(name, project);
     for (const p of typeof row.Ports === 'string' ? parsePublished(row.Ports) : []) {
       if (!published.has(`${p.port}/${p.protocol}`)) published.set(`${p.port}/${p.protocol}`, { holder, address: p.address });
     }
