@@ -146,6 +146,16 @@ describe("a stack beside the server's own reverse proxy, said in words", () => {
     expect(planSteps(stack).some((s) => s.title.startsWith('Add the site'))).toBe(false);
   });
 
+  it('taken back later ("there is no nginx on that box after all"), the stack gets its own proxy again', () => {
+    const first = 'n8n at flows.example.org on my server deploy@203.0.113.7, nginx already runs on 80/443';
+    expect(composeStack(extractFacts([first])).serverSite).toBeDefined();
+    for (const later of ["sorry, there's no nginx on that box after all", 'the proxy is gone now', 'nginx no longer runs there']) {
+      const facts = extractFacts([first, later]);
+      expect(facts.serverProxy).toBeUndefined();
+      expect(composeStack(facts).proxy).toBe('caddy');
+    }
+  });
+
   it('the plan read back from its documents keeps the server proxy', async () => {
     const { readStackDefinition } = await import('../../../src/server/agents/offline/documents');
     const stack = composeStack(extractFacts(['n8n at flows.example.org on my server deploy@203.0.113.7, behind our Apache; add the site to it for us']));

@@ -486,8 +486,7 @@ function readClause(clause: string, facts: Facts): void {
   const named = productsIn(clause);
   const workloadNamed = named.some((n) => !USED_BY_KIND_WORDS.has(n.id));
   const kindAsked = readNames(clause, facts, workloadNamed);
-  const serverProxy = readServerProxy(clause, facts.serverProxy);
-  if (serverProxy) facts.serverProxy = serverProxy;
+  facts.serverProxy = readServerProxy(clause, facts.serverProxy);
   for (const rule of RULES) {
     const global = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
     for (const m of clause.matchAll(global)) rule.apply(facts, !isNegated(clause, m.index ?? 0), m[0]);

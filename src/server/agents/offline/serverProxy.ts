@@ -29,6 +29,8 @@ export function namesServerProxy(clause: string, start: number, end: number): bo
   if (!hostProxyNamed(clause.slice(start, end))) return false;
   const after = clause.slice(end);
   if (/^[^,;:]{0,40}?\balready\b/i.test(after)) return true;
+  // Said of it as gone from the server: still the server's proxy, never one to deploy.
+  if (/^\s+(?:is gone|was removed|has been removed|no longer runs|isn'?t (?:there|running)|is not (?:there|running)|doesn'?t run)\b/i.test(after)) return true;
   if (OURS_BEFORE.test(clause.slice(0, start))) return true;
   return THERE_AFTER.test(after) && !DEPLOY_BEFORE.test(clause.slice(0, start));
 }
@@ -38,8 +40,15 @@ const MANAGE = /\b(?:add|configure|set ?up|write|create|edit|update|manage|regis
 /** Keeping it theirs: "don't touch our nginx", "I'll add the site myself". */
 const KEEP_OUT = /\b(?:don'?t|do not|never|no need to|won'?t|leave)\b[^.;]{0,30}\b(?:touch|edit|change|manage|configure|add|alone)\b|\b(?:myself|ourselves)\b|\bI'?ll (?:add|do|configure|set)/i;
 
+/** Words that take it back: "there's no nginx on that box after all", "the proxy is gone", "Apache no longer runs there". */
+const GONE = new RegExp(
+  `\\b(?:there'?s|there is|it has|the (?:server|box) has)\\s+no\\s+(?:(?:reverse\\s+)?proxy|${HOST_PROXIES.flatMap((k) => k.words).join('|')})\\b|\\b(?:the (?:reverse\\s+)?proxy|${HOST_PROXIES.flatMap((k) => k.words).join('|')})\\s+(?:is gone|was removed|has been removed|no longer runs|isn'?t (?:there|running)|is not (?:there|running)|doesn'?t run)\\b`,
+  'i',
+);
+
 /** Reads what a clause says of the server's own proxy into `said` (the last word on it wins). */
 export function readServerProxy(clause: string, said: SaidServerProxy | undefined): SaidServerProxy | undefined {
+  if (GONE.test(clause)) return undefined;
   let found = said;
   for (const m of clause.matchAll(HOST_PROXY_WORDS)) {
     const start = m.index ?? 0;
