@@ -37,14 +37,14 @@ export function removeFixtureRepositories(): void {
  * The fixture as a git repository on `branch` (minus `without`), inspected as the analysis does; `name`
  * is the repository's name the analysis is told (the repository picker's).
  */
-export async function analyse(fixture: string, branch: string, without: string[] = [], name?: string): Promise<Inspection> {
+export async function analyse(fixture: string, branch: string, without: string[] = [], name?: string, fullName?: string): Promise<Inspection> {
   tmp ??= fs.mkdtempSync(path.join(os.tmpdir(), 'da-repo-plans-'));
   const files = Object.fromEntries(Object.entries(filesOf(path.join(FIXTURES, fixture))).filter(([p]) => !without.includes(p)));
   const repo = `${fixture}-${branch}-${without.length}`;
   // Made once per fixture, branch and omission; later tests read the same repository.
   if (!fs.existsSync(path.join(tmp, repo))) makeRepository(path.join(tmp, repo), [{ name: branch, files }]);
   const snapshot = await createLocalRepositories(tmp).snapshot({ installationId: 1, publicInstallationId: 1 }, `local/${repo}`, branch);
-  return inspectRepository(snapshot, null, name ? { branch, name } : {});
+  return inspectRepository(snapshot, null, name ? { branch, name, ...(fullName ? { fullName } : {}) } : {});
 }
 
 export interface Planned {

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { imageRepository, imageTag } from './publishedImages';
+import { imageDefault, imageRepository, imageTag } from './publishedImages';
 import type { RepositorySnapshot } from './repositorySource';
 
 /**
@@ -26,8 +26,15 @@ export interface DeploymentCandidate {
 type Service = Record<string, unknown>;
 
 const COMPOSE_FILE = /^(docker-)?compose([._-][A-Za-z0-9_.-]+)?\.ya?ml$/;
-/** Folders whose compose files are tooling for the authors: tests, dev containers, test environments. */
-const TOOLING_DIR = /(^|\/)(tests?|e2e|spec|\.devcontainer|\.github|scripts|examples?|fixtures)\//;
+/** Any YAML file of a folder named for Compose is a compose file (miniflux's contrib/docker-compose/basic.yml). */
+const COMPOSE_FOLDER_FILE = /(^|\/)(docker-)?compose\/[^/]+\.ya?ml$/;
+const isComposeFile = (f: string): boolean => COMPOSE_FILE.test(f.slice(f.lastIndexOf('/') + 1)) || COMPOSE_FOLDER_FILE.test(f);
+/**
+ * Folders whose compose files are tooling for the authors: tests, dev containers, test environments.
+ * `scripts/` and `examples/` are not among them: what a compose file there runs says what it is for
+ * (memos ships its production compose as scripts/compose.yaml).
+ */
+const TOOLING_DIR = /(^|\/)(tests?|e2e|spec|\.devcontainer|\.github|fixtures)\//;
 const DEV_NAME = /(^|[._-])(dev|devel|development|local|debug|test|testing|e2e|ci|override)([._-]|$)/i;
 const INSTALL_DOC = /(^|\/)(readme|install[a-z-]*|deploy[a-z-]*|getting-started|quick-?start|setup|self-?host[a-z-]*|docker[a-z-]*|postgres|sqlite|production)\.mdx?$/i;
 /** Images that catch mail for inspection instead of delivering it: development tools by their nature. */
@@ -99,12 +106,14 @@ export function classifyCompose(source: string, dir: string, text: string, ctx: 
   if (!services || typeof services !== 'object' || Array.isArray(services) || !Object.keys(services).length) return undefined;
   const dev: string[] = [];
   const prod: string[] = [];
+  /** Debug settings: development on their own, a setting to turn off in a compose that runs the published release. */
+  const debug: string[] = [];
   const fileName = source.replace(/ \(block \d+\)$/, '').slice(source.lastIndexOf('/') + 1);
   if (!documented && DEV_NAME.test(fileName.replace(/\.ya?ml$/, '').replace(/^(docker-)?compose/, ''))) dev.push(`named for development (${fileName})`);
   let runsApp = false;
   for (const [name, raw] of Object.entries(services as Record<string, Service>)) {
     const s = raw ?? {};
-    const image = typeof s.image === 'string' ? s.image : undefined;
+    const image = typeof s.image === 'string' ? imageDefault(s.image) : undefined;
     if (s.build !== undefined) {
       runsApp = true;
       const target = typeof s.build === 'object' && s.build ? (s.build as { target?: unknown }).target : undefined;
@@ -123,12 +132,16 @@ export function classifyCompose(source: string, dir: string, text: string, ctx: 
     }
     for (const mount of sourceMounts(s, dir, ctx.files)) dev.push(`${name} mounts the source code into the container (${mount})`);
     for (const [key, value] of environmentOf(s)) {
-      if (DEBUG_ENV.some(([k, v]) => k.test(key) && v.test(value.trim()))) dev.push(`${name} sets ${key}: ${value} (debug settings)`);
+      if (DEBUG_ENV.some(([k, v]) => k.test(key) && v.test(value.trim()))) debug.push(`${name} sets ${key}: ${value} (debug settings)`);
     }
   }
   if (!runsApp && ctx.hasApp) dev.push(`runs only backing services (${Object.keys(services).join(', ')}); the application itself is not in it`);
   if (documented) prod.push(`documented by the authors in ${source.replace(/ \(block \d+\)$/, '')}`);
-  return { source, dir, text, kind: dev.length ? 'development' : 'production', reasons: dev.length ? dev : prod, runsApp };
+  // miniflux's basic.yml runs its published image with DEBUG=1: an example to deploy, with logging to turn down.
+  const runsRelease = prod.some((r) => r.includes(' runs the published image '));
+  if (debug.length && (dev.length || !runsRelease)) dev.push(...debug);
+  if (dev.length) return { source, dir, text, kind: 'development', reasons: dev, runsApp };
+  return { source, dir, text, kind: 'production', reasons: [...prod, ...debug.map((d) => `${d}: turn it off for production`)], runsApp };
 }
 
 /** Fenced YAML blocks of a Markdown text. */
@@ -153,7 +166,7 @@ const MAX_BYTES = 64 * 1024;
 export async function deploymentCandidates(snapshot: RepositorySnapshot, ctx: ClassifyContext): Promise<DeploymentCandidate[]> {
   const out: DeploymentCandidate[] = [];
   const composeFiles = snapshot.files
-    .filter((f) => depth(f) <= 2 && COMPOSE_FILE.test(f.slice(f.lastIndexOf('/') + 1)) && !TOOLING_DIR.test(f))
+    .filter((f) => depth(f) <= 2 && isComposeFile(f) && !TOOLING_DIR.test(f))
     .sort((a, b) => depth(a) - depth(b) || a.localeCompare(b))
     .slice(0, 12);
   for (const path of composeFiles) {

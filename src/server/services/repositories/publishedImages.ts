@@ -11,6 +11,15 @@ import type { RepositorySnapshot } from './repositorySource';
 const WORKFLOW = /^\.github\/workflows\/[^/]+\.ya?ml$/;
 const IMAGE_REF = /^(?:[a-z0-9.-]+(?::\d+)?\/)?[a-z0-9._-]+(?:\/[a-z0-9._-]+)+$|^[a-z0-9._-]+\/[a-z0-9._-]+$/;
 
+/**
+ * The image a compose `image:` runs when its variable is not set: `${MINIFLUX_IMAGE:-miniflux/miniflux:latest}`
+ * → `miniflux/miniflux:latest` (Compose's `:-` and `-` defaults); any other text unchanged.
+ */
+export function imageDefault(ref: string): string {
+  const m = ref.trim().match(/^\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^}]+)\}$/);
+  return m ? m[1]!.trim() : ref;
+}
+
 /** `ghcr.io/acme/app:1.2` → `ghcr.io/acme/app`; Docker Hub's implicit prefixes dropped. */
 export function imageRepository(ref: string): string {
   const noDigest = ref.split('@')[0]!;
@@ -34,8 +43,13 @@ function envOf(node: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(env as Record<string, unknown>).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => [k, String(v)]));
 }
 
-function resolveExpressions(text: string, env: Record<string, string>): string {
-  return text.replace(/\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => env[name] ?? whole);
+/** `owner/name` of the repository, for `${{ github.repository }}` and `${{ github.repository_owner }}`. */
+type GithubContext = { repository?: string; repository_owner?: string };
+
+function resolveExpressions(text: string, env: Record<string, string>, github: GithubContext = {}): string {
+  return text
+    .replace(/\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (whole, name: string) => env[name] ?? whole)
+    .replace(/\$\{\{\s*github\.(repository|repository_owner)\s*\}\}/g, (whole, name: keyof GithubContext) => github[name]?.toLowerCase() ?? whole);
 }
 
 /** Image references in one value: one per line or comma, each a word without a template left in it. */
@@ -47,9 +61,9 @@ function refsIn(text: string): string[] {
 }
 
 /** Words after `docker push`, `docker tag X`, `-t`/`--tag` in a shell line. */
-function refsInRun(run: string, env: Record<string, string>): string[] {
+function refsInRun(run: string, env: Record<string, string>, github: GithubContext): string[] {
   const out: string[] = [];
-  const words = resolveExpressions(run, env).split(/\s+/);
+  const words = resolveExpressions(run, env, github).split(/\s+/);
   for (let i = 0; i < words.length - 1; i += 1) {
     const w = words[i]!;
     if ((w === 'push' && words[i - 1] === 'docker') || w === '-t' || w === '--tag') out.push(...refsIn(words[i + 1]!));
@@ -58,7 +72,7 @@ function refsInRun(run: string, env: Record<string, string>): string[] {
   return out;
 }
 
-function walkSteps(doc: unknown, topEnv: Record<string, string>, out: Set<string>): void {
+function walkSteps(doc: unknown, topEnv: Record<string, string>, out: Set<string>, github: GithubContext): void {
   const jobs = (doc as { jobs?: unknown } | null)?.jobs;
   if (!jobs || typeof jobs !== 'object') return;
   for (const job of Object.values(jobs as Record<string, unknown>)) {
@@ -70,19 +84,20 @@ function walkSteps(doc: unknown, topEnv: Record<string, string>, out: Set<string
       const uses = typeof step.uses === 'string' ? step.uses : '';
       const withBlock = (step.with ?? {}) as Record<string, unknown>;
       if (/docker\/metadata-action/.test(uses) && typeof withBlock.images === 'string') {
-        for (const line of resolveExpressions(withBlock.images, env).split('\n')) refsIn(line.split(',')[0] ?? '').forEach((r) => out.add(imageRepository(r)));
+        for (const line of resolveExpressions(withBlock.images, env, github).split('\n')) refsIn(line.split(',')[0] ?? '').forEach((r) => out.add(imageRepository(r)));
       }
       if (/build-push-action/.test(uses) && typeof withBlock.tags === 'string' && withBlock.push !== false && withBlock.push !== 'false') {
-        refsIn(resolveExpressions(withBlock.tags, env)).forEach((r) => out.add(imageRepository(r)));
+        refsIn(resolveExpressions(withBlock.tags, env, github)).forEach((r) => out.add(imageRepository(r)));
       }
-      if (typeof step.run === 'string') refsInRun(step.run, env).forEach((r) => out.add(imageRepository(r)));
+      if (typeof step.run === 'string') refsInRun(step.run, env, github).forEach((r) => out.add(imageRepository(r)));
     }
   }
 }
 
-/** Repositories of the images the repository's workflows publish, sorted. */
-export async function publishedImages(snapshot: RepositorySnapshot): Promise<string[]> {
+/** Repositories of the images the repository's workflows publish, sorted; `fullName` (`owner/name`) resolves `${{ github.repository… }}`. */
+export async function publishedImages(snapshot: RepositorySnapshot, fullName?: string): Promise<string[]> {
   const out = new Set<string>();
+  const github: GithubContext = fullName?.includes('/') ? { repository: fullName, repository_owner: fullName.slice(0, fullName.indexOf('/')) } : {};
   for (const path of snapshot.files.filter((f) => WORKFLOW.test(f)).slice(0, 40)) {
     const text = await snapshot.read(path);
     if (!text || !/docker|ghcr|image/i.test(text)) continue;
@@ -92,7 +107,7 @@ export async function publishedImages(snapshot: RepositorySnapshot): Promise<str
     } catch {
       continue;
     }
-    walkSteps(doc, envOf(doc), out);
+    walkSteps(doc, envOf(doc), out, github);
   }
   // A base or builder image is published to build the application's, not to run it.
   return [...out].filter((r) => !/[-_/](base|builder|build|cache|ci)$/.test(r)).sort();

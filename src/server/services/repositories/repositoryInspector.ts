@@ -318,7 +318,7 @@ const sorted = (s: Set<string>): string[] => [...s].sort((a, b) => a.localeCompa
  * `options.branch` pins the application's published image to the branch's release; `options.name` (the
  * repository's name) recognises its image in a documented compose.
  */
-export async function inspectRepository(snapshot: RepositorySnapshot, language: string | null, options: { branch?: string; name?: string } = {}): Promise<Inspection> {
+export async function inspectRepository(snapshot: RepositorySnapshot, language: string | null, options: { branch?: string; name?: string; fullName?: string } = {}): Promise<Inspection> {
   const relevant = snapshot.files
     .map((p) => ({ path: p, kind: kindOf(p) }))
     .filter((f): f is { path: string; kind: Kind } => f.kind !== undefined)

@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml';
 import type { RepositoryLayout } from '../../../shared/repositoryLayout';
 import { chooseDeployment, deploymentCandidates, type DeploymentCandidate } from './deploymentCandidates';
-import { imageRepository, imageTag, publishedImages } from './publishedImages';
+import { imageDefault, imageRepository, imageTag, publishedImages } from './publishedImages';
 import type { RepositorySnapshot } from './repositorySource';
 
 export type { RepositoryLayout };
@@ -49,16 +49,23 @@ function pinAppImages(text: string, published: string[], name: string | undefine
   const services = doc.toJS() as { services?: Record<string, { image?: unknown }> };
   for (const [service, s] of Object.entries(services.services ?? {})) {
     if (typeof s?.image !== 'string') continue;
-    const repo = imageRepository(s.image);
+    const written = s.image;
+    const image = imageDefault(written);
+    if (image !== written) {
+      // The deployed stack names the image it runs, not a variable nobody sets on the server.
+      doc.setIn(['services', service, 'image'], image);
+      reasons.push(`${service}: ${written} runs ${image} when its variable is not set; the plan names that image`);
+    }
+    const repo = imageRepository(image);
     const last = repo.slice(repo.lastIndexOf('/') + 1);
     if (!published.includes(repo) && !(name && last === name.toLowerCase())) continue;
-    const current = imageTag(s.image);
+    const current = imageTag(image);
     if (current && FULL_VERSION.test(current) && (!tag || current === tag)) continue;
     if (tag) {
-      const pinned = `${s.image.slice(0, s.image.length - (current ? current.length + 1 : 0))}:${tag}`;
+      const pinned = `${image.slice(0, image.length - (current ? current.length + 1 : 0))}:${tag}`;
       doc.setIn(['services', service, 'image'], pinned);
-      reasons.push(`${service}: ${s.image} pinned to ${pinned}, the release of the analysed branch`);
-    } else reasons.push(`${service}: ${s.image} is a floating tag (${current ?? 'latest'}); pin it to a release for repeatable deploys`);
+      reasons.push(`${service}: ${image} pinned to ${pinned}, the release of the analysed branch`);
+    } else reasons.push(`${service}: ${image} is a floating tag (${current ?? 'latest'}); pin it to a release for repeatable deploys`);
   }
   return doc.toString();
 }
@@ -82,7 +89,7 @@ function assemble(dev: DeploymentCandidate, image: string, appName: string, envS
   return doc.toString();
 }
 
-export async function readLayout(snapshot: RepositorySnapshot, options: { branch?: string; name?: string } = {}): Promise<RepositoryLayout> {
+export async function readLayout(snapshot: RepositorySnapshot, options: { branch?: string; name?: string; fullName?: string } = {}): Promise<RepositoryLayout> {
   const depth = (p: string): number => p.split('/').length - 1;
   const dockerfiles: RepositoryLayout['dockerfiles'] = [];
   for (const path of snapshot.files.filter((f) => depth(f) <= 2 && /(^|\/)(Dockerfile|Containerfile)$/.test(f) && !NOT_RUN.test(f)).sort()) {
@@ -90,7 +97,7 @@ export async function readLayout(snapshot: RepositorySnapshot, options: { branch
     if (text === undefined) continue;
     dockerfiles.push({ path, context: path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '.', ports: [...new Set(exposed(text))] });
   }
-  const published = await publishedImages(snapshot);
+  const published = await publishedImages(snapshot, options.fullName);
   const hasApp = dockerfiles.length > 0 || snapshot.files.some((f) => depth(f) <= 1 && MANIFEST.test(f.slice(f.lastIndexOf('/') + 1)));
   const candidates = await deploymentCandidates(snapshot, { files: snapshot.files, published, hasApp, name: options.name });
   const chosen = chooseDeployment(candidates);
@@ -152,7 +159,7 @@ export async function readLayout(snapshot: RepositorySnapshot, options: { branch
 function floatingImages(text: string): string[] {
   const services = (parseDocument(text).toJS() as { services?: Record<string, { image?: unknown; build?: unknown }> }).services ?? {};
   return Object.values(services)
-    .map((s) => (typeof s?.image === 'string' && s.build === undefined ? s.image : undefined))
+    .map((s) => (typeof s?.image === 'string' && s.build === undefined ? imageDefault(s.image) : undefined))
     .filter((image): image is string => Boolean(image) && !image!.includes('@') && !FULL_VERSION.test(imageTag(image!)?.replace(/-[a-z][\w.-]*$/, '') ?? ''));
 }
 
