@@ -26,6 +26,11 @@ interface Documented {
   /** Secrets the plan must ask for, and ones it must not (variables with defaults). */
   secrets?: string[];
   notSecrets?: string[];
+  /**
+   * The application reaches its database with the password the database is given: the value of the first
+   * service's variable holds the value of the second's (`[app, DATABASE_URL, db, POSTGRES_PASSWORD]`).
+   */
+  wired?: Array<[string, string, string, string]>;
 }
 
 const DOCUMENTED: Documented[] = [
@@ -92,6 +97,7 @@ const DOCUMENTED: Documented[] = [
     services: ['db', 'miniflux'],
     sealed: ['miniflux:secret@', 'POSTGRES_PASSWORD=secret', 'POSTGRES_PASSWORD: secret', 'ADMIN_PASSWORD=test123', 'ADMIN_PASSWORD: test123'],
     secrets: ['ADMIN_PASSWORD'],
+    wired: [['miniflux', 'DATABASE_URL', 'db', 'POSTGRES_PASSWORD']],
   },
   {
     fixture: 'umami', fullName: 'umami-software/umami', branch: 'master',
@@ -100,6 +106,7 @@ const DOCUMENTED: Documented[] = [
     services: ['db', 'umami'],
     sealed: ['replace-me-with-a-random-string', 'umami:umami@', 'POSTGRES_PASSWORD: umami'],
     secrets: ['APP_SECRET'],
+    wired: [['umami', 'DATABASE_URL', 'db', 'POSTGRES_PASSWORD']],
   },
   {
     // The compose's x-db-credentials anchors carry the database password to both services.
@@ -108,7 +115,9 @@ const DOCUMENTED: Documented[] = [
     app: { service: 'app', image: /^listmonk\/listmonk:/ },
     services: ['app', 'db'],
     sealed: ['POSTGRES_PASSWORD: listmonk', 'LISTMONK_db__password: listmonk'],
-    notSecrets: ['TZ', 'LISTMONK_db__host'],
+    secrets: ['POSTGRES_PASSWORD'],
+    notSecrets: ['TZ', 'LISTMONK_db__host', 'LISTMONK_db__password'],
+    wired: [['app', 'LISTMONK_db__password', 'db', 'POSTGRES_PASSWORD']],
   },
   {
     // The compose lives in scripts/ beside the Dockerfile the image is built from; the authors run the image.
@@ -125,6 +134,7 @@ const DOCUMENTED: Documented[] = [
     services: ['db', 'docmost', 'redis'],
     sealed: ['REPLACE_WITH_LONG_SECRET', 'STRONG_DB_PASSWORD'],
     secrets: ['APP_SECRET'],
+    wired: [['docmost', 'DATABASE_URL', 'db', 'POSTGRES_PASSWORD']],
   },
 ];
 
@@ -160,6 +170,11 @@ describe.each(DOCUMENTED)('$fullName is deployed the way its authors ship it', (
     for (const literal of d.sealed ?? []) expect(p.compose).not.toContain(literal);
     for (const s of d.secrets ?? []) expect(p.secrets).toContain(s);
     for (const s of d.notSecrets ?? []) expect(p.secrets).not.toContain(s);
+    for (const [from, key, to, toKey] of d.wired ?? []) {
+      const password = p.services[to]?.environment?.[toKey];
+      expect(password).toMatch(/^\$\{\w+\}$/);
+      expect(p.services[from]?.environment?.[key]).toContain(password);
+    }
     // The plan says which file it used and why.
     expect(p.architecture).toContain(layout.compose!.path);
     expectAccepted(p.compose, d.fixture);

@@ -123,6 +123,17 @@ export function sealLiterals(parsed: Record<string, unknown> | null, dir: string
   const kept: string[] = [];
   const allValues = [...envs.values()].flatMap((env) => Object.values(env));
   const usedElsewhere = (value: string): boolean => allValues.filter((v) => v === value || v.includes(`:${value}@`)).length > 1;
+  // One password the repository passes under several names (listmonk's `POSTGRES_PASSWORD` and
+  // `LISTMONK_db__password`, one YAML anchor) stays one secret, so the application still logs in to the
+  // database; named by the database's own variable when one holds it. A placeholder is no such link:
+  // `changeme` written for two passwords stands for two.
+  const shared = new Map<string, string>();
+  for (const env of envs.values()) {
+    for (const [key, value] of Object.entries(env)) {
+      if (!isLiteral(value) || !SECRET_NAME.test(key) || PLACEHOLDER.test(value)) continue;
+      if (!shared.has(value) || (INIT_CREDENTIAL.test(key) && !INIT_CREDENTIAL.test(shared.get(value)!))) shared.set(value, key);
+    }
+  }
   for (const [service, env] of envs) {
     for (const [key, value] of Object.entries(env)) {
       if (!isLiteral(value) || !(SECRET_NAME.test(key) || PLACEHOLDER.test(value))) continue;
@@ -130,9 +141,10 @@ export function sealLiterals(parsed: Record<string, unknown> | null, dir: string
         kept.push(`${service}'s ${key}`);
         continue;
       }
-      env[key] = `\${${key}}`;
-      if (SECRET_NAME.test(key) && !sealedValues.has(value)) sealedValues.set(value, key);
-      if (!sealed.includes(key)) sealed.push(key);
+      const name = (SECRET_NAME.test(key) && shared.get(value)) || key;
+      env[key] = `\${${name}}`;
+      if (SECRET_NAME.test(key) && !sealedValues.has(value)) sealedValues.set(value, name);
+      if (!sealed.includes(name)) sealed.push(name);
     }
   }
   for (const env of envs.values()) {
