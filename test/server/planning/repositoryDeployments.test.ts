@@ -132,8 +132,9 @@ const DOCUMENTED: Documented[] = [
     source: /^docker-compose\.yml$/, kind: 'production',
     app: { service: 'docmost', image: /^docmost\/docmost:/ },
     services: ['db', 'docmost', 'redis'],
-    sealed: ['REPLACE_WITH_LONG_SECRET', 'STRONG_DB_PASSWORD'],
-    secrets: ['APP_SECRET'],
+    // APP_URL is the address links and redirects are built from: the server's, not the author's machine.
+    sealed: ['REPLACE_WITH_LONG_SECRET', 'STRONG_DB_PASSWORD', 'APP_URL: http://localhost'],
+    secrets: ['APP_SECRET', 'SERVER_HOST'],
     wired: [['docmost', 'DATABASE_URL', 'db', 'POSTGRES_PASSWORD']],
   },
 ];

@@ -92,6 +92,29 @@ const healthcheckOf = (h: Record<string, unknown>): Healthcheck => ({
   start_period: String(h.start_period ?? '0s'),
 });
 
+/** A URL the application advertises as its own address, written for the author's machine. */
+const LOCAL_URL = /^(https?):\/\/(?:localhost|127\.0\.0\.1|0\.0\.0\.0)(?::(\d+))?(\/.*)?$/;
+
+/**
+ * Docmost's `APP_URL: http://localhost:3000` on a service publishing 3000: on the server, the address people
+ * open is the server's on that port, so links, redirects and cookies the application builds from it work;
+ * the SERVER_HOST secret holds that address, as for the catalogue's products without a domain.
+ */
+function advertiseServerAddress(name: string, s: Service, ports: string[], notes: string[]): void {
+  const env = s.environment;
+  if (!env || typeof env !== 'object' || Array.isArray(env)) return;
+  const publicPorts = new Set(ports.map((p) => p.split(':')).filter((parts) => parts.length === 2 || (parts.length === 3 && !/^(127\.|localhost$|\[?::1)/.test(parts[0]!))).map((parts) => parts.at(-2)!));
+  const changed: string[] = [];
+  for (const [key, value] of Object.entries(env as Record<string, unknown>)) {
+    const m = typeof value === 'string' ? value.match(LOCAL_URL) : null;
+    const port = m ? m[2] ?? (m[1] === 'https' ? '443' : '80') : undefined;
+    if (!m || !port || !publicPorts.has(port)) continue;
+    (env as Record<string, unknown>)[key] = `http://\${SERVER_HOST}:${port}${m[3] ?? ''}`;
+    changed.push(key);
+  }
+  if (changed.length) notes.push(`${name}: ${changed.join(', ')} named the author's machine (localhost); set to the server's address on the published port, from the SERVER_HOST secret.`);
+}
+
 /**
  * `envFiles` are the texts of the env files the compose reads (RepositoryLayout.envFiles): their
  * variables join each service's environment, so they work where compose runs, with literal passwords and
@@ -162,6 +185,7 @@ export function adoptRepositoryCompose(layout: Required<Pick<RepositoryLayout, '
     else if (!s.healthcheck) s['x-no-healthcheck'] = "the repository's compose file defines none; checked for running";
     services[name] = s;
     const ports = (Array.isArray(s.ports) ? s.ports : []).map((p) => (typeof p === 'object' && p ? `${(p as { published?: unknown }).published ?? ''}:${(p as { target?: unknown }).target}` : String(p)));
+    advertiseServerAddress(name, s, ports, notes);
     const known = typeof s.image === 'string' ? catalogued(s.image)?.service : undefined;
     const deps = Array.isArray(s.depends_on) ? (s.depends_on as string[]) : Object.keys((s.depends_on as object | undefined) ?? {});
     // Named volumes hold the stack's state: the deploy backs them up (a catalogued database by its dump).
