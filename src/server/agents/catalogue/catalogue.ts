@@ -51,6 +51,7 @@ function toProduct(p: ProductFile): Product {
     kindWords: p.kindWords ?? false,
     asksDomain: p.asksDomain ?? false,
     similar: p.similar ?? [],
+    ...(p.versions ? { versions: p.versions } : {}),
     alternativeTo: p.alternativeTo ?? [],
     requires: (p.requires ?? []).map((r) => (Array.isArray(r) ? r[0]! : r)),
     needs: (p.requires ?? []).map((r) => (Array.isArray(r) ? r : [r])),

@@ -127,6 +127,8 @@ export interface Product {
   kindWords: boolean;
   /** A domain is asked for when it is in the stack. */
   asksDomain: boolean;
+  /** The image and label of a version asked for by number; see schema.ts. */
+  versions?: { image: string; label: string };
   /** Catalogued products that do a similar job: offered, never swapped in. */
   similar: string[];
   /** Products outside the catalogue it can stand in for, when the person agrees. */

@@ -162,6 +162,20 @@ export const ProductSchema = Type.Object(
     kindWords: Type.Optional(Type.Boolean()),
     /** Its settings want the address it is reached at (n8n's webhook URL, an app's own links): a domain is asked for when it is in the stack. */
     asksDomain: Type.Optional(Type.Boolean()),
+    /**
+     * A version asked for by number ("postgres 15", "redis 6.2") runs from `image` with `{version}` filled in
+     * (a tag its maintainers publish for every supported version: see its docs), shown as `label` with the
+     * same. An image the person names is shown by its tag the same way.
+     */
+    versions: Type.Optional(
+      Type.Object(
+        {
+          image: Type.String({ pattern: '^[a-z0-9./-]+:[^\\s]*\\{version\\}[^\\s]*$' }),
+          label: Type.String({ pattern: '\\{version\\}' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     /** Catalogue ids of products that do a similar job: offered as alternatives, never swapped in. */
     similar: Type.Optional(Type.Array(Id)),
     /** Names of products not in the catalogue that this one can stand in for, when the person agrees. */

@@ -25,6 +25,7 @@ import { sshTargetLabel } from './sshTarget';
 import type { StackPlace } from './backupScripts';
 import { LEGACY_PLACE } from './stackPlace';
 import { grafanaDatasourcesYaml, wireDatasources } from './grafanaDatasources';
+import { labelOf } from './versions';
 
 /**
  * The composer: turns facts into a stack — the docker-compose file, the files it mounts, the secrets
@@ -315,8 +316,13 @@ export function composeStack(facts: Facts, options: StackOptions = {}): Stack {
   const components: Product[] = [...ids]
     .sort((a, b) => Object.keys(PRODUCTS).indexOf(a) - Object.keys(PRODUCTS).indexOf(b))
     .map((id) => PRODUCTS[id]!)
-    .filter(Boolean);
+    .filter(Boolean)
+    // What runs is what the documents name: another version than the pinned one is labelled by its own.
+    .map((p) => (facts.images[p.id] ? { ...p, label: labelOf(p, facts.images[p.id]) } : p));
   if (proxy) components.push(PRODUCTS[proxy]!);
+  for (const c of components.filter((x) => facts.images[x.id] && x.label !== PRODUCTS[x.id]!.label)) {
+    notes.push(`${c.label} runs as you asked (${facts.images[c.id]}); the catalogue's settings for it (health check, backup, wiring) were written for ${PRODUCTS[c.id]!.label}, and the start step's health gate shows whether they hold for this version.`);
+  }
 
   const services: ServiceSpec[] = components.flatMap((c) => c.services.map(clone));
   // An image the person named is used as given.

@@ -13,6 +13,7 @@ import { webPortsOf } from './provisionSteps';
 import { emptyFacts, type Facts, type HostTask, type ProviderId, type ProxyId } from './facts';
 import { readSshTarget, sshTargetLabel } from './sshTarget';
 import { serverSiteSection } from './serverProxy';
+import { isLabelOf } from './versions';
 
 /**
  * The offline planner's documents: the requirements document (part 1 section 3), the architecture
@@ -82,7 +83,7 @@ export function readRequirementLines(requiredStack: string, configuration: strin
       continue;
     }
     // A service built from the repository may carry its folder's name (several Dockerfiles).
-    const c = Object.values(PRODUCTS).find((x) => x.label === label && (x.services.some((y) => y.name === service) || image.startsWith('built from')));
+    const c = Object.values(PRODUCTS).find((x) => isLabelOf(x, label) && (x.services.some((y) => y.name === service) || image.startsWith('built from')));
     if (!c) continue;
     if (c.category === 'proxy') facts.proxy = c.id as ProxyId;
     else facts.components.add(c.id);

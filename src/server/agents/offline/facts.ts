@@ -13,6 +13,7 @@ import { emptyStackModel, type Backup } from '../../../shared/stackModel';
 import { readBackupWords, type BackupWords } from './backupWords';
 import { BACKUP_LINE_PREFIX } from './backupSteps';
 import { namesServerProxy, readServerProxy, type SaidServerProxy } from './serverProxy';
+import { imageOfVersion, versionAfter } from './versions';
 
 /** The id of a provider file (catalogue/providers/<id>.yaml). */
 export type ProviderId = string;
@@ -460,6 +461,10 @@ function readNames(clause: string, facts: Facts, workloadNamed: boolean): string
     const on = !isNegated(clause, n.index);
     (n.proxy ? proxy(n.id) : component(n.id))(facts, on);
     if (on && n.kindWords) asked.push(n.id);
+    // "postgres 15": that version runs (an image named with its tag, read after the names, still wins).
+    const version = on ? versionAfter(clause, n.end) : undefined;
+    const image = version && PRODUCTS[n.id] ? imageOfVersion(PRODUCTS[n.id]!, version) : undefined;
+    if (image) facts.images[n.id] = image;
   };
   // "postgres or mariadb, whatever works better": a choice left to the plan, so the first named is taken
   // and the others stay out (two databases for one consumer leave one running unwired).
