@@ -54,6 +54,20 @@ const inside = (script: string) => docker('exec', container, 'bash', '-c', scrip
     expect(inside(`curl -sS -H 'Host: flows.example.org' http://127.0.0.1/`).stdout).not.toBe('n8n here');
   });
 
+  it('a site written where nginx does not read it fails the step: the domain gets the default site, HTTP 200 too', () => {
+    inside(`rm -f ${stack.serverSite!.file} && nginx -s reload && sleep 1`);
+    // This server's nginx does not read conf.d, where the site goes (the app moves to sites-enabled); its
+    // default site answers every other name with HTTP 200, as the app does.
+    inside("cp /etc/nginx/nginx.conf /tmp/nginx.conf.kept && sed -i '/conf\\.d/d' /etc/nginx/nginx.conf && cp /etc/nginx/conf.d/zz-app.conf /etc/nginx/sites-enabled/zz-app && nginx -s reload && sleep 1");
+    try {
+      const r = runStep(step.commands.join('\n'));
+      expect(r.status).not.toBe(0);
+      expect(r.output).toContain('Nginx answers flows.example.org with its default site, not n8n: the new site is not in effect');
+    } finally {
+      inside(`cp /tmp/nginx.conf.kept /etc/nginx/nginx.conf && rm -f /etc/nginx/sites-enabled/zz-app ${stack.serverSite!.file} && nginx -s reload && sleep 1`);
+    }
+  });
+
   it('an app that does not answer fails the step, naming what nginx cannot reach', () => {
     inside('rm -f /etc/nginx/conf.d/zz-app.conf && nginx -s reload && sleep 1');
     const r = runStep(step.commands.join('\n'));
