@@ -12,15 +12,30 @@ import { processesHolding } from '../sandbox/processTable';
 /**
  * The catalogue's commands that hand a password to a program through a config on stdin or a 0600 file
  * (curl -K - for Elasticsearch, mongodump --config) deliver generated passwords exactly, run by dash (the
- * images' sh) with real curl against a real HTTP server, and no process holds the password on its
- * command line while curl waits for the answer.
+ * images' sh) with each awk the machine has (the images have mawk or gawk) and real curl against a real
+ * HTTP server, and no process holds the password on its command line while curl waits for the answer.
+ * mongodump itself is not installable here (no Debian package, no image on this machine): a stand-in
+ * prints the file it is given, read with a YAML parser.
  */
 
-/** Passwords people type: quotes, backslashes, `$`, backquotes, spaces, non-ASCII (a line break would end a config line). */
+/**
+ * Any value a User Secret can hold (an environment variable: no NUL): quotes, backslashes, `$`, backquotes,
+ * spaces, non-ASCII, line breaks (a trailing one too), carriage returns, tabs and other control characters.
+ */
 const password = fc
-  .array(fc.oneof(fc.constantFrom('"', "'", '\\', '\\\\', '$', '$(id)', '`', ' ', '%s', '{', '}', ':', 'é', '🔑', '#'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 })), { minLength: 1, maxLength: 12 })
+  .array(fc.oneof(fc.constantFrom('"', "'", '\\', '\\\\', '$', '$(id)', '`', ' ', '%s', '{', '}', ':', 'é', '🔑', '#', '\n', '\r\n', '\t', '\x01', '\x1b', '\x7f', '\\n'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 })), { minLength: 1, maxLength: 12 })
   .map((parts) => `pw-${parts.join('')}`)
-  .filter((p) => ![...p].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f));
+  .filter((p) => !p.includes('\0'));
+
+/** The machine's awks, each put first on PATH as `awk` by its own directory. */
+const AWKS = ['mawk', 'gawk'].flatMap((name) => {
+  const found = (process.env.PATH ?? '').split(':').map((d) => path.join(d, name)).find((p) => fs.existsSync(p));
+  if (!found) return [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `da-${name}-`));
+  fs.symlinkSync(found, path.join(dir, 'awk'));
+  return [{ name, dir }];
+});
+const awk = fc.constantFrom(...AWKS);
 
 interface Heard {
   authorization: string | undefined;
@@ -62,25 +77,32 @@ describe("the catalogue's commands hand passwords over off the command line", ()
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const a of AWKS) fs.rmSync(a.dir, { recursive: true, force: true });
+  });
+
+  it('has an awk to run them with, as the images do', () => {
+    expect(AWKS.map((a) => a.name)).toContain('mawk');
+  });
 
   it("Elasticsearch's readiness check, kibana_system password and healthcheck send the passwords as curl config on stdin", async () => {
     const elk = PRODUCTS.elk!;
     const healthcheck = elk.services.find((s) => s.name === 'elasticsearch')!.healthcheck!.test[1]!.replace(/\$\$/g, '$');
     const here = (command: string): string => command.replaceAll('http://127.0.0.1:9200', url);
     await fc.assert(
-      fc.asyncProperty(password, password, async (elastic, kibana) => {
+      fc.asyncProperty(password, password, awk, async (elastic, kibana, { dir }) => {
         const basic = `Basic ${Buffer.from(`elastic:${elastic}`, 'utf8').toString('base64')}`;
         for (const [command, watched] of [[elk.bootstrap!.ready, elastic], [healthcheck, elastic], [elk.bootstrap!.commands[0]!, kibana]] as const) {
           heard = [];
           secret = watched;
-          const result = await run(here(command), { ELASTIC_PASSWORD: elastic, KIBANA_SYSTEM_PASSWORD: kibana });
+          const result = await run(here(command), { PATH: `${dir}:${process.env.PATH}`, ELASTIC_PASSWORD: elastic, KIBANA_SYSTEM_PASSWORD: kibana });
           expect(result).toMatchObject({ code: 0 });
           expect(heard).toEqual([expect.objectContaining({ authorization: basic, holders: 0 })]);
           if (watched === kibana) expect(JSON.parse(heard[0]!.body)).toEqual({ password: kibana });
         }
       }),
-      { numRuns: 15 },
+      { numRuns: 30 },
     );
   });
 
@@ -91,15 +113,15 @@ describe("the catalogue's commands hand passwords over off the command line", ()
       fs.writeFileSync(path.join(dir, 'mongodump'), '#!/bin/sh\nwhile [ $# -gt 0 ]; do if [ "$1" = --config ]; then cat -- "$2"; stat -c %a -- "$2" >&2; printf "%s\\n" "$2" >&2; fi; shift; done\n', { mode: 0o755 });
       const dump = PRODUCTS.mongo!.services[0]!.backup!.dump;
       await fc.assert(
-        fc.asyncProperty(password, async (root) => {
-          const result = await run(dump, { PATH: `${dir}:${process.env.PATH}`, MONGO_INITDB_ROOT_PASSWORD: root });
+        fc.asyncProperty(password, awk, async (root, withAwk) => {
+          const result = await run(dump, { PATH: `${dir}:${withAwk.dir}:${process.env.PATH}`, MONGO_INITDB_ROOT_PASSWORD: root });
           expect(result.code).toBe(0);
           expect(YAML.parse(result.stdout)).toEqual({ password: root });
           const [mode, file] = result.stderr.trim().split('\n');
           expect(mode).toBe('600');
           expect(fs.existsSync(file!)).toBe(false);
         }),
-        { numRuns: 25 },
+        { numRuns: 40 },
       );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

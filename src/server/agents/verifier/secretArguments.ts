@@ -68,7 +68,7 @@ const ONLY_AS_ARGUMENT: Array<{ program: string; subcommand: string; why: string
 
 /** The ways a program takes a secret off its command line, said in every finding (the model picks the one its program has). */
 const SECRET_WAYS =
-  "its environment for the program alone (MYSQL_PWD=\"$PW\" mysql …, PGPASSWORD, REDISCLI_AUTH, SSHPASS with sshpass -e), its stdin (printf '%s' \"$PW\" | docker login --password-stdin …, printf 'user = \"elastic:%s\"\\n' \"$PW\" | curl -K - …, htpasswd -i), a config file of mode 0600 removed afterwards (mongodump --config), or for ssh the stdin ahead of the script ({ printf 'export %s=%q\\n' NAME \"$NAME\"; cat <<'REMOTE'; } | ssh … 'bash -s')";
+  "its environment for the program alone (MYSQL_PWD=\"$PW\" mysql …, PGPASSWORD, REDISCLI_AUTH, SSHPASS with sshpass -e), its stdin (printf '%s' \"$PW\" | docker login --password-stdin …, a curl config written by awk from its environment, which takes any value (awk 'BEGIN { printf \"user = \\\"elastic:%s\\\"\\n\", ENVIRON[\"PW\"] }' | curl -K - …, with \\\\, \\\" and line breaks escaped), htpasswd -i), a config file of mode 0600 removed afterwards (mongodump --config), or for ssh the stdin ahead of the script ({ printf 'export %s=%q\\n' NAME \"$NAME\"; cat <<'REMOTE'; } | ssh … 'bash -s')";
 
 /** Options of the reading of a script's secrets. */
 export interface SecretOptions {
